@@ -1,0 +1,215 @@
+"""Self-contained model files: weights, resolved config, tokenizers, version and metadata.
+
+A model file is a plain ``torch.save`` of tensors, strings, numbers, bytes, lists and dicts, so it
+loads with ``torch.load(..., weights_only=True)``: loading never unpickles arbitrary objects.
+Every write is atomic (a temporary file in the same folder, then a rename).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from anuvad import __version__
+from anuvad.config import ExperimentConfig, config_from_dict, config_to_dict
+from anuvad.errors import CheckpointError, ConfigError
+from anuvad.model import Transformer, build_model, count_parameters
+from anuvad.tokenizer import Tokenizer
+
+MODEL_FORMAT = "anuvad-model"
+MODEL_FORMAT_VERSION = 1
+DEFAULT_MODEL_DIR = Path("data/trained_models")
+
+
+@dataclass
+class ModelFile:
+    """A model loaded from (or about to be written to) a model file."""
+
+    model: Transformer
+    config: ExperimentConfig
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def atomic_save(obj: Any, path: str | Path) -> Path:
+    """``torch.save`` to a temporary file beside ``path``, fsync, then rename over ``path``.
+
+    A process killed mid-write leaves any previous file at ``path`` intact.
+
+    Raises:
+        CheckpointError: the folder cannot be written (permissions, full disk).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            torch.save(obj, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise CheckpointError(f"cannot write {path}: {exc}") from exc
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def default_model_path(
+    config: ExperimentConfig,
+    directory: str | Path = DEFAULT_MODEL_DIR,
+    timestamp: _dt.datetime | None = None,
+) -> Path:
+    """``<dir>/<pair>_d<d_model>_L<layers>_V<vocab>_<timestamp>.pt``, e.g.
+    ``data/trained_models/enhi_d256_L3_V8000_20261122-0930.pt``."""
+    m = config.model
+    layers = (
+        str(m.num_encoder_layers)
+        if m.num_encoder_layers == m.num_decoder_layers
+        else f"{m.num_encoder_layers}-{m.num_decoder_layers}"
+    )
+    stamp = (timestamp or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    pair = f"{config.data.src_lang}{config.data.tgt_lang}"
+    return Path(directory) / f"{pair}_d{m.d_model}_L{layers}_V{m.tgt_vocab_size}_{stamp}.pt"
+
+
+def save_model(
+    path: str | Path,
+    model: Transformer,
+    config: ExperimentConfig,
+    src_tokenizer: Tokenizer,
+    tgt_tokenizer: Tokenizer,
+    metadata: dict[str, Any] | None = None,
+    dtype: torch.dtype | None = None,
+) -> Path:
+    """Write one self-contained model file, atomically.
+
+    Args:
+        path: where to write (folders are created).
+        model: the network; its weights are copied to the CPU.
+        config: the resolved experiment config the model was built from.
+        src_tokenizer: source SentencePiece model.
+        tgt_tokenizer: target SentencePiece model (the same object for a joint vocabulary).
+        metadata: training facts to keep (steps, data, scores); plain data only.
+        dtype: store floating-point weights in this dtype (e.g. ``torch.float16``) to save space;
+            they are restored to float32 on load.
+
+    Returns:
+        The path written.
+    """
+    state = {}
+    for name, tensor in model.state_dict().items():
+        tensor = tensor.detach().cpu()
+        if dtype is not None and tensor.is_floating_point():
+            tensor = tensor.to(dtype)
+        state[name] = tensor
+    payload = {
+        "format": MODEL_FORMAT,
+        "format_version": MODEL_FORMAT_VERSION,
+        "anuvad_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "config": config_to_dict(config),
+        "state_dict": state,
+        "tokenizers": {"src": src_tokenizer.model_proto, "tgt": tgt_tokenizer.model_proto},
+        "metadata": {"num_parameters": count_parameters(model), **(metadata or {})},
+    }
+    return atomic_save(payload, path)
+
+
+def read_model_payload(path: str | Path) -> dict[str, Any]:
+    """Read and check a model file without building the model (``anuvad info`` uses it).
+
+    Raises:
+        CheckpointError: missing, truncated, not a PyTorch file, or not an anuvad model file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"model file {path} does not exist")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises RuntimeError, UnpicklingError, EOFError, ...
+        raise CheckpointError(
+            f"{path} is truncated or not a PyTorch model file ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); re-copy or re-export it"
+        ) from exc
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        keys = sorted(payload)[:8] if isinstance(payload, dict) else type(payload).__name__
+        raise CheckpointError(
+            f"{path} is not an anuvad model file (found {keys}); a training checkpoint is "
+            f"turned into a model file by `anuvad average` or at the end of `anuvad train`"
+        )
+    version = payload.get("format_version")
+    if not isinstance(version, int) or version > MODEL_FORMAT_VERSION:
+        raise CheckpointError(
+            f"{path} has model format version {version}; this anuvad ({__version__}) reads up "
+            f"to {MODEL_FORMAT_VERSION}: upgrade anuvad"
+        )
+    missing = [k for k in ("config", "state_dict", "tokenizers", "metadata") if k not in payload]
+    if missing:
+        raise CheckpointError(f"{path} is damaged: it lacks {', '.join(missing)}")
+    return dict(payload)
+
+
+def load_model(path: str | Path, device: str | torch.device = "cpu") -> ModelFile:
+    """Load a model file written by :func:`save_model`, ready for inference (eval mode).
+
+    Raises:
+        CheckpointError: the file is missing, truncated, foreign, or its weights do not fit
+            its own config.
+    """
+    payload = read_model_payload(path)
+    try:
+        config = config_from_dict(payload["config"])
+        config.validate()
+    except ConfigError as exc:
+        raise CheckpointError(f"{path}: its stored config is invalid: {exc}") from exc
+    model = build_model(config.model)
+    state = {
+        name: tensor.float() if tensor.is_floating_point() else tensor
+        for name, tensor in payload["state_dict"].items()
+    }
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as exc:
+        raise CheckpointError(f"{path}: weights do not match its config: {exc}") from exc
+    tokenizers = payload["tokenizers"]
+    try:
+        src_tokenizer = Tokenizer(tokenizers["src"])
+        tgt_tokenizer = Tokenizer(tokenizers["tgt"])
+    except (KeyError, CheckpointError) as exc:
+        raise CheckpointError(f"{path}: stored tokenizer is unusable: {exc}") from exc
+    model.to(device).eval()
+    metadata = dict(payload["metadata"])
+    metadata.setdefault("anuvad_version", payload.get("anuvad_version"))
+    metadata.setdefault("created", payload.get("created"))
+    return ModelFile(model, config, src_tokenizer, tgt_tokenizer, metadata)
+
+
+def model_info(path: str | Path) -> dict[str, Any]:
+    """What ``anuvad info`` shows: config, parameter count, vocabulary sizes, metadata.
+
+    Raises:
+        CheckpointError: as :func:`read_model_payload`.
+    """
+    payload = read_model_payload(path)
+    model_config = payload["config"]["model"]
+    metadata = dict(payload["metadata"])
+    return {
+        "config": payload["config"],
+        "num_parameters": metadata.pop("num_parameters", None),
+        "src_vocab_size": model_config["src_vocab_size"],
+        "tgt_vocab_size": model_config["tgt_vocab_size"],
+        "anuvad_version": payload.get("anuvad_version"),
+        "created": payload.get("created"),
+        "format_version": payload["format_version"],
+        "metadata": metadata,
+    }

@@ -1,0 +1,222 @@
+"""``anuvad <command>``: parse the arguments, make one library call, print the result.
+
+The only module that prints and chooses exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from anuvad import __version__
+from anuvad.errors import AnuvadError
+
+logger = logging.getLogger("anuvad")
+
+EXAMPLES = {
+    "prepare": "anuvad prepare --config configs/multi30k_en_de.yaml",
+    "train": "anuvad train --config configs/multi30k_en_de.yaml train.max_minutes=30",
+    "translate": (
+        "echo 'A man is riding a bike.' | anuvad translate --model runs/multi30k_en_de/model.pt"
+    ),
+    "info": "anuvad info runs/multi30k_en_de/model.pt",
+    "demo": "anuvad demo --minutes 1",
+}
+
+
+def _add_config_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="a YAML config, e.g. configs/tiny.yaml")
+    parser.add_argument(
+        "overrides", nargs="*", help="key.sub=value settings applied after the file"
+    )
+
+
+def _default_data_dir(name: str) -> Path:
+    return Path("data/prepared") / name
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    from anuvad.config import load_config
+    from anuvad.prepare import prepare_data
+
+    config = load_config(args.config, args.overrides)
+    out = Path(args.out) if args.out else _default_data_dir(config.name)
+    prepared = prepare_data(config, out)
+    print(
+        f"prepared {len(prepared.train)} training and {len(prepared.valid)} dev pairs in {out} "
+        f"(vocabularies: source {prepared.src_tokenizer.vocab_size}, "
+        f"target {prepared.tgt_tokenizer.vocab_size})"
+    )
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from anuvad.config import load_config
+    from anuvad.prepare import prepare_or_load
+    from anuvad.trainer import Trainer
+
+    config = load_config(args.config, args.overrides)
+    data_dir = Path(args.data) if args.data else _default_data_dir(config.name)
+    prepared = prepare_or_load(config, data_dir)
+    run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / config.name
+    result = Trainer(config, prepared, run_dir).train(show_progress=not args.no_progress)
+    scores = ", ".join(f"{k} {v:.2f}" for k, v in result.valid.items())
+    print(
+        f"trained {result.steps} steps in {result.seconds / 60:.1f} min; final train loss "
+        f"{result.train_loss:.3f}; {scores or 'no dev set'}\nmodel: {result.model_path}"
+    )
+    return 0
+
+
+def cmd_translate(args: argparse.Namespace) -> int:
+    from anuvad.translator import Translator
+
+    translator = Translator.from_file(args.model, device=args.device)
+    if args.batch_size:
+        translator.decode.batch_size = args.batch_size
+    if args.input:
+        lines = Path(args.input).read_text(encoding="utf-8").splitlines()
+    else:
+        lines = sys.stdin.read().splitlines()
+    outputs = translator.translate_text(lines)
+    text = "".join(line + "\n" for line in outputs)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from anuvad.checkpoint import model_info
+
+    info = model_info(args.model)
+    if args.json:
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+        return 0
+    m = info["config"]["model"]
+    print(f"model file:   {args.model}")
+    print(f"name:         {info['config']['name']}")
+    data = info["config"]["data"]
+    print(f"pair:         {data['src_lang']} -> {data['tgt_lang']}")
+    print(
+        f"architecture: d_model {m['d_model']}, {m['num_heads']} heads, d_ff {m['d_ff']}, "
+        f"{m['num_encoder_layers']}+{m['num_decoder_layers']} layers, {m['norm_position']}-LN, "
+        f"{m['positional_encoding']} positions"
+    )
+    print(f"parameters:   {info['num_parameters']:,}")
+    print(
+        f"vocabulary:   source {info['src_vocab_size']}, target {info['tgt_vocab_size']}"
+        f"{' (joint, shared embeddings)' if m['share_source_embedding'] else ''}"
+    )
+    print(f"anuvad:       {info['anuvad_version']} (written {info['created']})")
+    for key, value in info["metadata"].items():
+        print(f"  {key}: {value}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from anuvad.config import load_config
+    from anuvad.prepare import prepare_data
+    from anuvad.synthetic import reversal_config, reversal_pairs
+    from anuvad.trainer import Trainer
+    from anuvad.translator import Translator
+
+    config = load_config(args.config, [f"train.max_minutes={args.minutes}"])
+    work = Path(args.work_dir)
+    config = reversal_config(config, work / "corpus")
+    print(f"anuvad {__version__} demo: a tiny Transformer learns to reverse digit strings.")
+    prepared = prepare_data(config, work / "prepared")
+    result = Trainer(config, prepared, work / "run").train(show_progress=True)
+
+    translator = Translator.from_file(result.model_path, device="cpu")
+    examples = [src for src, _ in reversal_pairs(8, seed=2026)]
+    outputs = translator.translate_text(examples)
+    print(f"\ntrained {result.steps} steps in {result.seconds:.0f} s; model: {result.model_path}")
+    correct = 0
+    for src, out in zip(examples, outputs, strict=True):
+        ok = out == src[::-1]
+        correct += ok
+        print(f"  {src:>12} -> {out:<12} {'ok' if ok else 'expected ' + src[::-1]}")
+    print(f"{correct}/{len(examples)} reversed exactly; dev {result.valid}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``anuvad`` argument parser with one sub-command per job."""
+    parser = argparse.ArgumentParser(
+        prog="anuvad", description="Transformer machine translation (Vaswani et al., 2017)."
+    )
+    parser.add_argument("--version", action="version", version=f"anuvad {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help_text,
+            description=f"{help_text}\n\nexample:\n  {EXAMPLES[name]}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    p = add("prepare", "Train the SentencePiece tokenizers, clean and encode the data, cache it.")
+    _add_config_args(p)
+    p.add_argument("--out", help="output folder (default data/prepared/<config name>)")
+    p.set_defaults(func=cmd_prepare)
+
+    p = add("train", "Train a model from a config (prepares the data first when needed).")
+    _add_config_args(p)
+    p.add_argument("--data", help="prepared data folder (default data/prepared/<config name>)")
+    p.add_argument("--run-dir", help="run folder (default runs/<config name>)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+
+    p = add("translate", "Translate sentences (one per line) from stdin or a file, greedily.")
+    p.add_argument("--model", required=True, help="a model file (.pt)")
+    p.add_argument("--input", help="input file (default stdin)")
+    p.add_argument("--output", help="output file (default stdout)")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    p.add_argument("--batch-size", type=int, default=0, help="sentences per batch")
+    p.set_defaults(func=cmd_translate)
+
+    p = add("info", "Show a model file's config, parameter count, vocabulary and metadata.")
+    p.add_argument("model", help="a model file (.pt)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_info)
+
+    p = add("demo", "Train the tiny preset on a built-in digit-reversal task and translate.")
+    p.add_argument("--minutes", type=float, default=1.0, help="training time (default 1)")
+    p.add_argument("--config", default="configs/tiny.yaml", help="preset (default: tiny)")
+    p.add_argument("--work-dir", default="data/demo", help="where data and the run go")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``anuvad`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    started = time.monotonic()
+    try:
+        code: int = args.func(args)
+    except AnuvadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    logger.debug("%s took %.1f s", args.command, time.monotonic() - started)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

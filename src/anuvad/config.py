@@ -1,0 +1,418 @@
+"""Configuration: dataclasses mirrored one-to-one by the YAML files in ``configs/``.
+
+A config is loaded with :func:`load_config`, changed with ``a.b=c`` overrides
+(:func:`apply_overrides`), checked by :meth:`ExperimentConfig.validate` and saved, resolved, with
+:func:`save_config` and inside every model file. Unknown keys are errors, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, Union
+
+import yaml
+
+from anuvad.errors import ConfigError
+
+DATA_ENV_VAR = "ANUVAD_DATA"
+
+
+@dataclass
+class ModelConfig:
+    """The Transformer's shape (the paper's Table 3 columns) and its few architectural options."""
+
+    d_model: int = 512
+    num_heads: int = 8
+    d_ff: int = 2048
+    num_encoder_layers: int = 6
+    num_decoder_layers: int = 6
+    # P_drop of section 5.4: on every sub-layer output and on the embedding + position sums.
+    dropout: float = 0.1
+    # Not in the paper (0.0 = paper); dropout on attention probabilities and inside the FFN.
+    attention_dropout: float = 0.0
+    activation_dropout: float = 0.0
+    # "sinusoidal" (section 3.5) or "learned" (Table 3, row E).
+    positional_encoding: str = "sinusoidal"
+    max_positions: int = 1024
+    # "post" = LayerNorm(x + Dropout(Sublayer(x))) as in the paper; "pre" is the common variant.
+    norm_position: str = "post"
+    layer_norm_eps: float = 1e-6
+    # Vocabulary sizes; 0 means "fill in from the trained tokenizers" (anuvad prepare does it).
+    src_vocab_size: int = 0
+    tgt_vocab_size: int = 0
+    # Section 3.4: the target embedding is tied to the pre-softmax projection; with a joint
+    # vocabulary the source embedding shares the same matrix (three-way tying).
+    tie_output_embedding: bool = True
+    share_source_embedding: bool = False
+
+    @property
+    def d_head(self) -> int:
+        """d_k = d_v = d_model / h (section 3.2.2)."""
+        return self.d_model // self.num_heads
+
+
+@dataclass
+class CorpusConfig:
+    """One parallel corpus: an aligned file pair or one TSV file with two chosen columns.
+
+    Relative paths are resolved against ``DataConfig.data_root``.
+    """
+
+    name: str = ""
+    format: str = "aligned"  # "aligned" (two files, one sentence per line) or "tsv"
+    src: str = ""  # aligned: the source-language file
+    tgt: str = ""  # aligned: the target-language file
+    path: str = ""  # tsv: the file
+    src_column: int = 0  # tsv: 0-based column of the source sentence
+    tgt_column: int = 1  # tsv: 0-based column of the target sentence
+    max_lines: int = 0  # read only the first N pairs (0 = all), e.g. a dev-set slice
+
+
+@dataclass
+class TokenizerConfig:
+    """SentencePiece settings (the paper used byte-pair encoding, section 5.1)."""
+
+    model_type: str = "bpe"  # "bpe", "unigram", "char" or "word"
+    joint: bool = True  # one vocabulary for both languages (three-way tied embeddings)
+    vocab_size: int = 8000  # joint vocabulary size, or per-language size when joint is False
+    src_vocab_size: int = 0  # per-language override when joint is False (0 = vocab_size)
+    tgt_vocab_size: int = 0
+    # 1.0 keeps every character (Devanagari needs it); 0.9995 is SentencePiece's default for Latin.
+    character_coverage: float = 1.0
+    input_sentence_size: int = 2_000_000  # sentences sampled to train the tokenizer
+    seed: int = 1
+
+
+@dataclass
+class DataConfig:
+    """Where the parallel text is, how it is cleaned and how it is batched."""
+
+    src_lang: str = "en"
+    tgt_lang: str = "de"
+    # Root for relative corpus paths; "" means $ANUVAD_DATA, or ../shared/data when unset.
+    data_root: str = ""
+    train: list[CorpusConfig] = field(default_factory=list)
+    valid: list[CorpusConfig] = field(default_factory=list)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    # Cleaning (applied to training pairs; every dropped pair is counted by reason).
+    max_len: int = 250  # subword tokens per side
+    max_len_ratio: float = 3.0  # longer side / shorter side, in subword tokens
+    dedup: bool = True  # drop exact duplicate (source, target) pairs
+    # Token-budget batching (section 5.1: ~25,000 source and ~25,000 target tokens per batch).
+    max_tokens: int = 4096  # padded tokens per side per batch
+    valid_max_tokens: int = 8192
+
+    def resolve_root(self) -> Path:
+        """The folder relative corpus paths are read from."""
+        if self.data_root:
+            return Path(os.path.expandvars(os.path.expanduser(self.data_root)))
+        env = os.environ.get(DATA_ENV_VAR)
+        return Path(env) if env else Path("../shared/data")
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation (sections 5.3-5.4), training length, checkpoints and logging."""
+
+    seed: int = 1
+    max_steps: int = 100_000  # optimizer updates (base 100k, big 300k); 0 = no step limit
+    max_epochs: int = 0  # 0 = no epoch limit
+    max_minutes: float = 0.0  # wall-clock limit; 0 = none
+    # lr = lr_scale * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)  (equation 3)
+    lr_scale: float = 1.0
+    warmup_steps: int = 4000
+    adam_beta1: float = 0.9
+    adam_beta2: float = 0.98
+    adam_eps: float = 1e-9
+    weight_decay: float = 0.0
+    label_smoothing: float = 0.1
+    accumulate: int = 1  # gradient accumulation: batches per optimizer update
+    clip_norm: float = 0.0  # 0 = no gradient-norm clipping
+    precision: str = "fp32"  # "fp32", "bf16" (CPU and GPU) or "fp16" (GPU, with a grad scaler)
+    device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1", ...
+    num_threads: int = 0  # intra-op CPU threads; 0 = PyTorch's default
+    log_every: int = 50
+    valid_every: int = 1000  # steps; 0 = only at the end
+    save_every: int = 1000  # steps; 0 = only at the end
+    save_every_minutes: float = 0.0
+    keep_last: int = 5
+    average_last: int = 5  # checkpoints averaged into the final model (5 base, 20 big)
+    early_stop_patience: int = 0  # validations without improvement; 0 = off
+    early_stop_metric: str = "bleu"
+    valid_bleu_max_sentences: int = 500  # dev sentences translated for BLEU (0 = all)
+    # sacreBLEU tokenizer: "13a" (its default) or "intl" for Hindi (splits the danda).
+    bleu_tokenize: str = "13a"
+
+
+@dataclass
+class DecodeConfig:
+    """Inference settings (section 6.1: beam 4, alpha 0.6, max length input + 50)."""
+
+    beam_size: int = 4
+    length_penalty: float = 0.6
+    max_len_a: float = 1.0
+    max_len_b: int = 50
+    batch_size: int = 64
+
+
+@dataclass
+class ExperimentConfig:
+    """Everything one training run needs; saved, resolved, inside every model file."""
+
+    name: str = "experiment"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+    def validate(self) -> None:
+        """Check every value; report all problems at once.
+
+        Raises:
+            ConfigError: listing each invalid field, what it holds and what is allowed.
+        """
+        problems: list[str] = []
+        m = self.model
+
+        def need(ok: bool, message: str) -> None:
+            if not ok:
+                problems.append(message)
+
+        need(m.d_model > 0, f"model.d_model must be positive, got {m.d_model}")
+        need(m.num_heads > 0, f"model.num_heads must be positive, got {m.num_heads}")
+        need(
+            m.num_heads > 0 and m.d_model % m.num_heads == 0,
+            f"model.d_model ({m.d_model}) must be divisible by model.num_heads ({m.num_heads})",
+        )
+        need(m.d_ff > 0, f"model.d_ff must be positive, got {m.d_ff}")
+        need(m.num_encoder_layers >= 1, "model.num_encoder_layers must be at least 1")
+        need(m.num_decoder_layers >= 1, "model.num_decoder_layers must be at least 1")
+        for name in ("dropout", "attention_dropout", "activation_dropout"):
+            value = getattr(m, name)
+            need(0.0 <= value < 1.0, f"model.{name} must be in [0, 1), got {value}")
+        need(
+            m.positional_encoding in ("sinusoidal", "learned"),
+            f"model.positional_encoding must be 'sinusoidal' or 'learned', "
+            f"got {m.positional_encoding!r}",
+        )
+        need(
+            m.norm_position in ("post", "pre"),
+            f"model.norm_position must be 'post' or 'pre', got {m.norm_position!r}",
+        )
+        need(m.max_positions > 0, "model.max_positions must be positive")
+        need(m.src_vocab_size >= 0, "model.src_vocab_size must be >= 0")
+        need(m.tgt_vocab_size >= 0, "model.tgt_vocab_size must be >= 0")
+        if m.share_source_embedding:
+            need(
+                m.src_vocab_size == m.tgt_vocab_size,
+                f"model.share_source_embedding needs one joint vocabulary, but "
+                f"src_vocab_size={m.src_vocab_size} and tgt_vocab_size={m.tgt_vocab_size}",
+            )
+            need(
+                m.tie_output_embedding,
+                "model.share_source_embedding (three-way tying) needs tie_output_embedding",
+            )
+
+        t = self.data.tokenizer
+        need(
+            t.model_type in ("bpe", "unigram", "char", "word"),
+            f"data.tokenizer.model_type must be bpe, unigram, char or word, got {t.model_type!r}",
+        )
+        need(t.vocab_size > 0, "data.tokenizer.vocab_size must be positive")
+        need(0.0 < t.character_coverage <= 1.0, "data.tokenizer.character_coverage in (0, 1]")
+        d = self.data
+        need(d.max_len > 0, "data.max_len must be positive")
+        need(d.max_len_ratio >= 1.0, "data.max_len_ratio must be >= 1")
+        need(d.max_tokens > 0, "data.max_tokens must be positive")
+        for split in ("train", "valid"):
+            for i, corpus in enumerate(getattr(d, split)):
+                where = f"data.{split}[{i}]"
+                if corpus.format == "aligned":
+                    need(bool(corpus.src and corpus.tgt), f"{where}: aligned needs src and tgt")
+                elif corpus.format == "tsv":
+                    need(bool(corpus.path), f"{where}: tsv needs path")
+                    need(
+                        corpus.src_column >= 0 and corpus.tgt_column >= 0,
+                        f"{where}: columns must be >= 0",
+                    )
+                else:
+                    problems.append(
+                        f"{where}.format must be 'aligned' or 'tsv', got {corpus.format!r}"
+                    )
+
+        tr = self.train
+        need(tr.warmup_steps > 0, "train.warmup_steps must be positive")
+        need(tr.lr_scale > 0, "train.lr_scale must be positive")
+        need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")
+        need(tr.accumulate >= 1, "train.accumulate must be at least 1")
+        need(
+            tr.precision in ("fp32", "bf16", "fp16"),
+            f"train.precision must be fp32, bf16 or fp16, got {tr.precision!r}",
+        )
+        need(
+            tr.max_steps > 0 or tr.max_epochs > 0 or tr.max_minutes > 0,
+            "set at least one of train.max_steps, train.max_epochs, train.max_minutes",
+        )
+        need(tr.keep_last >= 1, "train.keep_last must be at least 1")
+        need(tr.average_last >= 1, "train.average_last must be at least 1")
+        need(
+            tr.bleu_tokenize in ("13a", "intl", "none", "char", "zh", "ja-mecab", "flores200"),
+            f"train.bleu_tokenize must be a sacreBLEU tokenizer name, got {tr.bleu_tokenize!r}",
+        )
+
+        dc = self.decode
+        need(dc.beam_size >= 1, "decode.beam_size must be at least 1")
+        need(dc.max_len_a >= 0 and dc.max_len_b >= 0, "decode.max_len_a/b must be >= 0")
+        if problems:
+            raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
+
+
+T = TypeVar("T")
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp))
+
+
+def _convert(value: Any, tp: Any, where: str) -> Any:
+    """Check ``value`` against the annotation ``tp`` and build nested dataclasses."""
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping, found {value!r}")
+        return _from_dict(tp, value, where)
+    if origin is list:
+        (item_tp,) = typing.get_args(tp)
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: expected a list, found {value!r}")
+        return [_convert(v, item_tp, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin in (Union, types.UnionType):
+        for option in typing.get_args(tp):
+            try:
+                return _convert(value, option, where)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{where}: {value!r} matches none of {tp}")
+    if tp is type(None):
+        if value is not None:
+            raise ConfigError(f"{where}: expected null, found {value!r}")
+        return None
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, found {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected an integer, found {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where}: expected a number, found {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a string, found {value!r}")
+        return value
+    raise ConfigError(f"{where}: unsupported type {_type_name(tp)}")
+
+
+def _from_dict(cls: type[T], data: dict[str, Any], where: str) -> T:
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(
+            f"{where or 'config'}: unknown key(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(sorted(names))}"
+        )
+    kwargs = {
+        key: _convert(value, hints[key], f"{where}.{key}" if where else key)
+        for key, value in data.items()
+    }
+    return cls(**kwargs)
+
+
+def config_from_dict(data: dict[str, Any]) -> ExperimentConfig:
+    """Build an :class:`ExperimentConfig` from plain data (e.g. parsed YAML).
+
+    Raises:
+        ConfigError: on an unknown key or a value of the wrong type.
+    """
+    return _from_dict(ExperimentConfig, data, "")
+
+
+def config_to_dict(config: ExperimentConfig) -> dict[str, Any]:
+    """Plain nested dicts/lists/scalars, safe for YAML and for ``torch.load(weights_only=True)``."""
+    return dataclasses.asdict(config)
+
+
+def _parse_overrides(overrides: list[str]) -> list[tuple[list[str], Any]]:
+    parsed = []
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} must look like key.subkey=value")
+        key, raw = item.split("=", 1)
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"override {item!r}: value is not valid YAML ({exc})") from exc
+        parsed.append((key.strip().split("."), value))
+    return parsed
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``a.b=c`` overrides (values parsed as YAML) to a config mapping, in place.
+
+    Raises:
+        ConfigError: on a malformed override.
+    """
+    for path, value in _parse_overrides(overrides):
+        node = data
+        for part in path[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"override {'.'.join(path)}: {part} is not a section")
+            node = child
+        node[path[-1]] = value
+    return data
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> ExperimentConfig:
+    """Read a YAML config, apply overrides, validate.
+
+    Args:
+        path: a YAML file mirroring :class:`ExperimentConfig`.
+        overrides: ``key.sub=value`` strings applied after reading.
+
+    Raises:
+        ConfigError: the file is missing or malformed, or a value is invalid.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist (presets live in configs/)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping")
+    apply_overrides(data, overrides or [])
+    try:
+        config = config_from_dict(data)
+        config.validate()
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    return config
+
+
+def save_config(config: ExperimentConfig, path: str | Path) -> None:
+    """Write the resolved config as YAML."""
+    Path(path).write_text(
+        yaml.safe_dump(config_to_dict(config), sort_keys=False, allow_unicode=True),
+        encoding="utf-8",
+    )

@@ -1,0 +1,20 @@
+"""The few named errors anuvad raises. Each message says what was expected, what was found and
+how to fix it; the CLI prints the message and exits non-zero."""
+
+from __future__ import annotations
+
+
+class AnuvadError(Exception):
+    """Base class of every error anuvad raises on purpose."""
+
+
+class ConfigError(AnuvadError):
+    """A configuration file or override is invalid (unknown key, wrong type, bad value)."""
+
+
+class DataError(AnuvadError):
+    """Training or evaluation data cannot be read as asked (names the file and line)."""
+
+
+class CheckpointError(AnuvadError):
+    """A model file or training checkpoint is missing, truncated, foreign or incompatible."""

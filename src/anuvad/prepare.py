@@ -1,0 +1,407 @@
+"""``anuvad prepare``: raw parallel text → tokenizers and encoded, cleaned token ids on disk.
+
+:func:`prepare_data` reads the corpora of ``config.data``, trains the SentencePiece model(s),
+encodes, cleans the training pairs and writes one folder; :func:`load_prepared` reads it back.
+The folder holds::
+
+    src.spm.model, tgt.spm.model   SentencePiece models (identical bytes with a joint vocabulary)
+    train.pt, valid.pt             token ids without BOS/EOS (see EncodedCorpus.save)
+    valid.src.txt, valid.tgt.txt   the raw dev text, one sentence per line (references for BLEU)
+    report.json                    data settings, corpora, counts, vocabulary sizes, filter report
+
+Every file is written atomically (temporary name in the same folder, then ``os.replace``), and
+``report.json`` last, so a folder with a report is complete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import itertools
+import json
+import logging
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from anuvad.config import DataConfig, ExperimentConfig
+from anuvad.data import ParallelText, filter_pairs, read_corpora, require_nonempty_sides
+from anuvad.errors import CheckpointError, DataError
+from anuvad.tokenizer import Tokenizer, train_tokenizer
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+SRC_MODEL = "src.spm.model"
+TGT_MODEL = "tgt.spm.model"
+TRAIN_FILE = "train.pt"
+VALID_FILE = "valid.pt"
+VALID_SRC_TEXT = "valid.src.txt"
+VALID_TGT_TEXT = "valid.tgt.txt"
+REPORT_FILE = "report.json"
+PREPARED_FILES = (
+    SRC_MODEL,
+    TGT_MODEL,
+    TRAIN_FILE,
+    VALID_FILE,
+    VALID_SRC_TEXT,
+    VALID_TGT_TEXT,
+    REPORT_FILE,
+)
+_FIX = "run `anuvad prepare --config <your config>` to (re)create it"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
+    # A unique name in the same folder (os.replace is atomic within one file system); plain
+    # open() so the file gets the usual umask permissions, unlike tempfile's private 0600.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with tmp.open("xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _flatten(seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(N_tokens,) int32 ids and (N + 1,) int64 offsets: sequence i is ``ids[off[i]:off[i+1]]``."""
+    lengths = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs))
+    offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int32, count=int(offsets[-1]))
+    return torch.from_numpy(flat), torch.from_numpy(offsets)
+
+
+def _unflatten(flat: torch.Tensor, offsets: torch.Tensor) -> list[list[int]]:
+    ids: list[int] = flat.tolist()
+    off: list[int] = offsets.tolist()
+    return [ids[off[i] : off[i + 1]] for i in range(len(off) - 1)]
+
+
+@dataclass
+class EncodedCorpus:
+    """Token ids of sentence pairs, without BOS/EOS (collation adds them).
+
+    Attributes:
+        src: per pair, the source token ids.
+        tgt: per pair, the target token ids.
+    """
+
+    src: list[list[int]]
+    tgt: list[list[int]]
+
+    def __post_init__(self) -> None:
+        if len(self.src) != len(self.tgt):
+            raise ValueError(f"{len(self.src)} source but {len(self.tgt)} target sequences")
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def save(self, path: Path) -> None:
+        """Write atomically as flat int32 ids plus int64 offsets per side (``weights_only`` safe).
+
+        Args:
+            path: the ``.pt`` file to write.
+        """
+        src_ids, src_offsets = _flatten(self.src)
+        tgt_ids, tgt_offsets = _flatten(self.tgt)
+        state = {
+            "format_version": FORMAT_VERSION,
+            "src_ids": src_ids,
+            "src_offsets": src_offsets,
+            "tgt_ids": tgt_ids,
+            "tgt_offsets": tgt_offsets,
+        }
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        _write_atomic(Path(path), buffer.getvalue())
+
+    @classmethod
+    def load(cls, path: Path) -> EncodedCorpus:
+        """Read a file written by :meth:`save`.
+
+        Args:
+            path: the ``.pt`` file.
+
+        Returns:
+            The corpus.
+
+        Raises:
+            DataError: the file is missing, unreadable or not in this format.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise DataError(f"encoded corpus {path} does not exist; {_FIX}")
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:  # torch raises many types for a truncated or foreign file
+            raise DataError(f"{path} is not a readable encoded corpus ({exc}); {_FIX}") from exc
+        keys = ("src_ids", "src_offsets", "tgt_ids", "tgt_offsets")
+        if (
+            not isinstance(state, dict)
+            or state.get("format_version") != FORMAT_VERSION
+            or not all(isinstance(state.get(k), torch.Tensor) for k in keys)
+        ):
+            raise DataError(
+                f"{path} is not an anuvad encoded corpus of format {FORMAT_VERSION}; {_FIX}"
+            )
+        for side in ("src", "tgt"):
+            ids, offsets = state[f"{side}_ids"], state[f"{side}_offsets"]
+            if offsets.numel() < 1 or int(offsets[-1]) != ids.numel():
+                raise DataError(f"{path}: {side} offsets do not match its ids (truncated?); {_FIX}")
+        return cls(
+            src=_unflatten(state["src_ids"], state["src_offsets"]),
+            tgt=_unflatten(state["tgt_ids"], state["tgt_offsets"]),
+        )
+
+
+@dataclass
+class PreparedData:
+    """Everything training needs from ``anuvad prepare``.
+
+    Attributes:
+        src_tokenizer: the source-language tokenizer.
+        tgt_tokenizer: the target-language tokenizer (the same model when joint).
+        train: the cleaned, encoded training pairs.
+        valid: the encoded validation pairs (all of them, unfiltered; may be empty).
+        valid_src_text: raw validation source sentences, aligned with ``valid``.
+        valid_tgt_text: raw validation target sentences (BLEU references).
+        report: the contents of ``report.json``.
+    """
+
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    train: EncodedCorpus
+    valid: EncodedCorpus
+    valid_src_text: list[str]
+    valid_tgt_text: list[str]
+    report: dict[str, Any]
+
+
+def _concat(texts: list[ParallelText]) -> tuple[list[str], list[str]]:
+    src = [s for text in texts for s in text.src]
+    tgt = [t for text in texts for t in text.tgt]
+    return src, tgt
+
+
+def _corpora_report(texts: list[ParallelText]) -> list[dict[str, Any]]:
+    """Which files each corpus was read from and how many pairs it gave."""
+    return [
+        {"name": t.name, "src_file": str(t.src_path), "tgt_file": str(t.tgt_path), "pairs": len(t)}
+        for t in texts
+    ]
+
+
+def _train_tokenizers(
+    data: DataConfig, src_text: list[str], tgt_text: list[str]
+) -> tuple[Tokenizer, Tokenizer]:
+    cfg = data.tokenizer
+    if cfg.joint:
+        # One vocabulary over both languages, so embeddings can be shared (section 3.4).
+        joint = train_tokenizer(itertools.chain(src_text, tgt_text), cfg, cfg.vocab_size)
+        return joint, joint
+    src_tok = train_tokenizer(src_text, cfg, cfg.src_vocab_size or cfg.vocab_size)
+    tgt_tok = train_tokenizer(tgt_text, cfg, cfg.tgt_vocab_size or cfg.vocab_size)
+    return src_tok, tgt_tok
+
+
+def _data_fingerprint(data: DataConfig) -> dict[str, Any]:
+    """The data settings the prepared files depend on, as JSON would return them."""
+    settings = dataclasses.asdict(data)
+    for batching_only in ("max_tokens", "valid_max_tokens"):
+        del settings[batching_only]
+    settings["data_root"] = str(data.resolve_root())
+    result: dict[str, Any] = json.loads(json.dumps(settings))
+    return result
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    _write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+
+
+def _read_lines(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    # Split on "\n" only: sentences may hold other Unicode line separators.
+    return text[:-1].split("\n") if text else []
+
+
+def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
+    """Read, tokenize, clean and save the corpora of ``config.data`` into ``out_dir``.
+
+    Training pairs are cleaned with :func:`anuvad.data.filter_pairs`; validation pairs are kept
+    all, but may not have an empty side. The tokenizer(s) are trained on the raw training text.
+
+    Args:
+        config: the experiment; only ``config.data`` is used.
+        out_dir: the folder to write (created if needed; files in it are replaced).
+
+    Returns:
+        The prepared data, as :func:`load_prepared` would return it.
+
+    Raises:
+        DataError: no training corpus is configured, a corpus cannot be read, a dev pair has an
+            empty side, the tokenizer cannot be trained, or no training pair survives cleaning.
+    """
+    data = config.data
+    if not data.train:
+        raise DataError(
+            "data.train lists no corpus; add at least one (format aligned with src/tgt files, or "
+            "tsv with path/src_column/tgt_column) to the config"
+        )
+    root = data.resolve_root()
+    train_texts = read_corpora(data.train, root)
+    valid_texts = read_corpora(data.valid, root)
+    for text in valid_texts:
+        require_nonempty_sides(text)
+    train_src, train_tgt = _concat(train_texts)
+    valid_src, valid_tgt = _concat(valid_texts)
+
+    src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt)
+    src_ids = src_tok.encode_batch(train_src)
+    tgt_ids = tgt_tok.encode_batch(train_tgt)
+    kept, report = filter_pairs(
+        train_src,
+        train_tgt,
+        src_ids,
+        tgt_ids,
+        max_len=data.max_len,
+        max_len_ratio=data.max_len_ratio,
+        dedup=data.dedup,
+    )
+    if not kept:
+        raise DataError(
+            f"no training pairs left after cleaning ({report.summary()}). Fix: check the "
+            f"corpora, or relax data.max_len / data.max_len_ratio / data.dedup"
+        )
+    train = EncodedCorpus(src=[src_ids[i] for i in kept], tgt=[tgt_ids[i] for i in kept])
+    valid = EncodedCorpus(src=src_tok.encode_batch(valid_src), tgt=tgt_tok.encode_batch(valid_tgt))
+
+    summary: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "data_config": _data_fingerprint(data),
+        "src_vocab_size": src_tok.vocab_size,
+        "tgt_vocab_size": tgt_tok.vocab_size,
+        "train": {
+            "corpora": _corpora_report(train_texts),
+            "filter": report.to_dict(),
+            "pairs": len(train),
+            "src_tokens": sum(len(s) for s in train.src),
+            "tgt_tokens": sum(len(t) for t in train.tgt),
+        },
+        "valid": {
+            "corpora": _corpora_report(valid_texts),
+            "pairs": len(valid),
+        },
+    }
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_atomic(out_dir / SRC_MODEL, src_tok.model_proto)
+    _write_atomic(out_dir / TGT_MODEL, tgt_tok.model_proto)
+    train.save(out_dir / TRAIN_FILE)
+    valid.save(out_dir / VALID_FILE)
+    _write_lines(out_dir / VALID_SRC_TEXT, valid_src)
+    _write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
+    _write_atomic(
+        out_dir / REPORT_FILE,
+        (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+    )
+    logger.info(
+        "prepared %d training and %d validation pairs in %s (vocab %d / %d)",
+        len(train),
+        len(valid),
+        out_dir,
+        src_tok.vocab_size,
+        tgt_tok.vocab_size,
+    )
+    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, summary)
+
+
+def load_prepared(out_dir: Path) -> PreparedData:
+    """Read a folder written by :func:`prepare_data`.
+
+    Args:
+        out_dir: the folder.
+
+    Returns:
+        The tokenizers, encoded corpora, raw dev text and report.
+
+    Raises:
+        DataError: a file is missing or unreadable, or the files disagree with each other.
+    """
+    out_dir = Path(out_dir)
+    missing = [name for name in PREPARED_FILES if not (out_dir / name).is_file()]
+    if missing:
+        raise DataError(
+            f"prepared data in {out_dir} is incomplete (missing {', '.join(missing)}); {_FIX}"
+        )
+    try:
+        src_tok = Tokenizer.load(out_dir / SRC_MODEL)
+        tgt_tok = Tokenizer.load(out_dir / TGT_MODEL)
+    except CheckpointError as exc:
+        raise DataError(f"{out_dir}: {exc}; {_FIX}") from exc
+    try:
+        report = json.loads((out_dir / REPORT_FILE).read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"{out_dir / REPORT_FILE} is not valid JSON ({exc}); {_FIX}") from exc
+    train = EncodedCorpus.load(out_dir / TRAIN_FILE)
+    valid = EncodedCorpus.load(out_dir / VALID_FILE)
+    valid_src = _read_lines(out_dir / VALID_SRC_TEXT)
+    valid_tgt = _read_lines(out_dir / VALID_TGT_TEXT)
+    if not len(valid_src) == len(valid_tgt) == len(valid):
+        raise DataError(
+            f"{out_dir}: {VALID_SRC_TEXT} has {len(valid_src)} lines, {VALID_TGT_TEXT} "
+            f"{len(valid_tgt)} and {VALID_FILE} {len(valid)} pairs; they must agree; {_FIX}"
+        )
+    for corpus, name in ((train, TRAIN_FILE), (valid, VALID_FILE)):
+        for seqs, tok, side in ((corpus.src, src_tok, "source"), (corpus.tgt, tgt_tok, "target")):
+            top = max((max(s) for s in seqs if s), default=-1)
+            if top >= tok.vocab_size:
+                raise DataError(
+                    f"{out_dir / name}: {side} id {top} is outside the {tok.vocab_size}-piece "
+                    f"tokenizer (files from different runs?); {_FIX}"
+                )
+    logger.info(
+        "loaded %d training and %d validation pairs from %s", len(train), len(valid), out_dir
+    )
+    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report)
+
+
+def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:
+    """Load ``out_dir`` if it was prepared with the same data settings, else prepare it.
+
+    "Same" compares ``config.data`` (batch sizes aside, with the data root resolved) against the
+    settings recorded in ``report.json``; the corpus files themselves are not checksummed, so run
+    :func:`prepare_data` again after editing a corpus in place.
+
+    Args:
+        config: the experiment; only ``config.data`` is used.
+        out_dir: the prepared-data folder (the cache).
+
+    Returns:
+        The prepared data.
+
+    Raises:
+        DataError: as :func:`prepare_data`, or a complete folder has unreadable files.
+    """
+    out_dir = Path(out_dir)
+    if all((out_dir / name).is_file() for name in PREPARED_FILES):
+        try:
+            recorded = json.loads((out_dir / REPORT_FILE).read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            recorded = {}
+        if isinstance(recorded, dict) and recorded.get("data_config") == _data_fingerprint(
+            config.data
+        ):
+            return load_prepared(out_dir)
+        logger.warning("%s was prepared with other data settings; preparing it again", out_dir)
+    return prepare_data(config, out_dir)

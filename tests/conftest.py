@@ -1,0 +1,56 @@
+"""Shared fixtures: a small English–Hindi parallel text written in the tests themselves."""
+
+from __future__ import annotations
+
+import pytest
+
+# Everyday sentences; Devanagari without precomposed nukta letters (SentencePiece's NFKC
+# normalisation would decompose those, so they would not round-trip byte for byte).
+EN_HI_PAIRS: list[tuple[str, str]] = [
+    ("I am going home.", "मैं घर जा रहा हूँ।"),
+    ("What is your name?", "आपका नाम क्या है?"),
+    ("My name is Ravi.", "मेरा नाम रवि है।"),
+    ("The weather is nice today.", "आज मौसम अच्छा है।"),
+    ("Please sit down.", "कृपया बैठ जाइए।"),
+    ("Where is the station?", "स्टेशन कहाँ है?"),
+    ("I like to read books.", "मुझे किताबें पढ़ना पसंद है।"),
+    ("She is my sister.", "वह मेरी बहन है।"),
+    ("We will eat at eight.", "हम आठ बजे खाना खाएँगे।"),
+    ("The children are playing in the garden.", "बच्चे बगीचे में खेल रहे हैं।"),
+    ("This is a red car.", "यह एक लाल गाड़ी है।"),
+    ("He drinks tea every morning.", "वह हर सुबह चाय पीता है।"),
+    ("The man has short hair.", "आदमी के छोटे बाल हैं।"),
+    ("Two dogs are running on the road.", "दो कुत्ते सड़क पर दौड़ रहे हैं।"),
+    ("The computer screen is on.", "कंप्यूटर स्क्रीन चालू है।"),
+    ("It is an indoor scene.", "यह एक इनडोर दृश्य है।"),
+    ("I do not know.", "मुझे नहीं पता।"),
+    ("Thank you very much.", "बहुत बहुत धन्यवाद।"),
+    ("How much does this cost?", "इसकी कीमत कितनी है?"),
+    ("Open the window.", "खिड़की खोलो।"),
+    ("The sky is blue.", "आसमान नीला है।"),
+    ("My father is a teacher.", "मेरे पिता अध्यापक हैं।"),
+    ("The train is late.", "ट्रेन देर से है।"),
+    ("Come here quickly.", "जल्दी यहाँ आओ।"),
+    ("I have two brothers.", "मेरे दो भाई हैं।"),
+    ("The book is on the table.", "किताब मेज़ पर है।"),
+    ("She sings very well.", "वह बहुत अच्छा गाती है।"),
+    ("We live in Delhi.", "हम दिल्ली में रहते हैं।"),
+    ("The water is cold.", "पानी ठंडा है।"),
+    ("He is reading a newspaper.", "वह अखबार पढ़ रहा है।"),
+    ("There are 12 apples in the basket.", "टोकरी में 12 सेब हैं।"),
+    ("The shop opens at 9 o'clock.", "दुकान 9 बजे खुलती है।"),
+    ("Mother is cooking food.", "माँ खाना बना रही है।"),
+    ("A woman is wearing a white shirt.", "एक औरत ने सफेद कमीज़ पहनी है।"),
+    ("The clock is on the wall.", "घड़ी दीवार पर है।"),
+    ("I will call you tomorrow.", "मैं तुम्हें कल फोन करूँगा।"),
+    ("The bus is full.", "बस भरी हुई है।"),
+    ("Birds are flying in the sky.", "पक्षी आसमान में उड़ रहे हैं।"),
+    ("Do you speak Hindi?", "क्या आप हिंदी बोलते हैं?"),
+    ("Yes, a little.", "हाँ, थोड़ी सी।"),
+]
+
+
+@pytest.fixture
+def en_hi_pairs() -> list[tuple[str, str]]:
+    """Forty English–Hindi sentence pairs (a fresh list per test)."""
+    return list(EN_HI_PAIRS)
