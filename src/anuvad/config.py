@@ -368,17 +368,32 @@ def _parse_overrides(overrides: list[str]) -> list[tuple[list[str], Any]]:
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``a.b=c`` overrides (values parsed as YAML) to a config mapping, in place.
 
+    A numeric part indexes a list: ``data.train.0.max_lines=1000``.
+
     Raises:
-        ConfigError: on a malformed override.
+        ConfigError: on a malformed override or an index past the end of a list.
     """
     for path, value in _parse_overrides(overrides):
-        node = data
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise ConfigError(f"override {'.'.join(path)}: {part} is not a section")
-            node = child
-        node[path[-1]] = value
+        name = ".".join(path)
+        node: Any = data
+        for depth, part in enumerate(path):
+            last = depth == len(path) - 1
+            if isinstance(node, list):
+                if not part.isdigit() or int(part) >= len(node):
+                    raise ConfigError(
+                        f"override {name}: {part!r} is not an index of a list of {len(node)}"
+                    )
+                if last:
+                    node[int(part)] = value
+                else:
+                    node = node[int(part)]
+            elif isinstance(node, dict):
+                if last:
+                    node[part] = value
+                else:
+                    node = node.setdefault(part, {})
+            else:
+                raise ConfigError(f"override {name}: {path[depth - 1]} is not a section")
     return data
 
 

@@ -262,6 +262,14 @@ class Trainer:
                         "elapsed_s": time.monotonic() - started,
                     }
                     self._log(record)
+                    if not show_progress:
+                        logger.info(
+                            "step %d: loss %.3f, lr %.2e, %.0f target tokens/s",
+                            self.step,
+                            record["loss"],
+                            record["lr"],
+                            record["tgt_tokens_per_s"],
+                        )
                     bar.set_postfix(
                         loss=f"{record['loss']:.3f}",
                         lr=f"{record['lr']:.2e}",

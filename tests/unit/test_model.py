@@ -9,15 +9,8 @@ import pytest
 import torch
 
 from anuvad.config import ModelConfig
-from anuvad.model import (
-    LearnedPositions,
-    SinusoidalPositions,
-    Transformer,
-    build_model,
-    causal_mask,
-    count_parameters,
-    sinusoidal_table,
-)
+from anuvad.layers import LearnedPositions, SinusoidalPositions, sinusoidal_table
+from anuvad.model import Transformer, build_model, causal_mask, count_parameters
 
 SMALL = ModelConfig(
     d_model=32,
