@@ -298,36 +298,36 @@ def _padding_fraction(batches: Sequence[Sequence[int]], src: np.ndarray, tgt: np
     return 0.0 if slots == 0 else (slots - real) / slots
 
 
-def shard_batches(batches: Sequence[list[int]], rank: int, world_size: int) -> list[list[int]]:
-    """This rank's share of an epoch's batches, the same number for every rank.
+def group_updates(
+    batches: Sequence[list[int]], world_size: int, accumulate: int
+) -> list[list[list[int]]]:
+    """Split an epoch's batches into optimizer updates of ``world_size * accumulate`` batches.
 
-    DistributedDataParallel needs every rank to run the same number of steps, so the last
-    ``len(batches) % world_size`` batches are dropped (they differ every epoch, as the batch
-    order is shuffled, so no example is left out for good). Rank ``r`` takes batches
-    ``r, r + world_size, ...``; shares are disjoint. If there are fewer batches than ranks, the
-    batches are repeated so that each rank gets one (logged as a warning).
-
-    Args:
-        batches: the epoch's batches, identical on every rank (same seed and epoch).
-        rank: this process' rank, ``0 <= rank < world_size``.
-        world_size: number of processes.
-
-    Returns:
-        ``max(1, len(batches) // world_size)`` batches (none if ``batches`` is empty).
+    Every rank builds the same list (same seed and epoch), so each knows the whole global batch
+    (e.g. its token count) without communicating; rank ``r`` trains on ``update[r::world_size]``
+    (:func:`rank_share`). The last ``len(batches) % (world_size * accumulate)`` batches are
+    left out: DDP needs the same number of updates on every rank, and since the batch order is
+    shuffled every epoch, no example is left out for good.
 
     Raises:
-        ValueError: ``rank`` or ``world_size`` is out of range.
+        ValueError: ``world_size`` or ``accumulate`` is below 1.
     """
-    if world_size < 1 or not 0 <= rank < world_size:
-        raise ValueError(f"need 0 <= rank < world_size, got rank={rank}, world_size={world_size}")
-    if not batches:
-        return []
-    if len(batches) < world_size:
-        logger.warning(
-            "only %d batches for %d ranks: repeating batches so every rank has one",
-            len(batches),
-            world_size,
+    if world_size < 1 or accumulate < 1:
+        raise ValueError(
+            f"need world_size >= 1 and accumulate >= 1, got {world_size}, {accumulate}"
         )
-        return [batches[rank % len(batches)]]
-    usable = len(batches) - len(batches) % world_size
-    return list(batches[rank:usable:world_size])
+    size = world_size * accumulate
+    return [
+        list(batches[start : start + size]) for start in range(0, len(batches) - size + 1, size)
+    ]
+
+
+def rank_share(update: Sequence[list[int]], rank: int, world_size: int) -> list[list[int]]:
+    """The batches of one update that rank ``rank`` accumulates (disjoint across ranks).
+
+    Raises:
+        ValueError: ``rank`` is out of range.
+    """
+    if not 0 <= rank < world_size:
+        raise ValueError(f"need 0 <= rank < world_size, got rank={rank}, world_size={world_size}")
+    return list(update[rank::world_size])

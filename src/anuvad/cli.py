@@ -21,6 +21,7 @@ logger = logging.getLogger("anuvad")
 EXAMPLES = {
     "prepare": "anuvad prepare --config configs/multi30k_en_de.yaml",
     "train": "anuvad train --config configs/multi30k_en_de.yaml train.max_minutes=30",
+    "average": "anuvad average --run-dir runs/wmt14_en_de_base --last 5 --out base_avg5.pt",
     "translate": (
         "echo 'A man is riding a bike.' | anuvad translate --model runs/multi30k_en_de/model.pt"
     ),
@@ -36,16 +37,13 @@ def _add_config_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _default_data_dir(name: str) -> Path:
-    return Path("data/prepared") / name
-
-
 def cmd_prepare(args: argparse.Namespace) -> int:
     from anuvad.config import load_config
+    from anuvad.launch import default_data_dir
     from anuvad.prepare import prepare_data
 
     config = load_config(args.config, args.overrides)
-    out = Path(args.out) if args.out else _default_data_dir(config.name)
+    out = Path(args.out) if args.out else default_data_dir(config)
     prepared = prepare_data(config, out)
     print(
         f"prepared {len(prepared.train)} training and {len(prepared.valid)} dev pairs in {out} "
@@ -57,19 +55,47 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from anuvad.config import load_config
-    from anuvad.prepare import prepare_or_load
-    from anuvad.trainer import Trainer
+    from anuvad.launch import default_data_dir, default_run_dir, resume_settings, run_training
 
-    config = load_config(args.config, args.overrides)
-    data_dir = Path(args.data) if args.data else _default_data_dir(config.name)
-    prepared = prepare_or_load(config, data_dir)
-    run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / config.name
-    result = Trainer(config, prepared, run_dir).train(show_progress=not args.no_progress)
+    if args.resume:
+        run_dir = Path(args.resume)
+        config, stored_data_dir = resume_settings(run_dir, args.overrides)
+        data_dir = Path(args.data) if args.data else stored_data_dir or default_data_dir(config)
+    else:
+        if not args.config:
+            print("error: give --config FILE (or --resume RUN_DIR)", file=sys.stderr)
+            return 2
+        config = load_config(args.config, args.overrides)
+        data_dir = Path(args.data) if args.data else default_data_dir(config)
+        run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config)
+    result = run_training(
+        config, data_dir, run_dir, resume=bool(args.resume), show_progress=not args.no_progress
+    )
+    if result.model_path is None:  # not rank 0 of a DDP job
+        return 0
     scores = ", ".join(f"{k} {v:.2f}" for k, v in result.valid.items())
     print(
         f"trained {result.steps} steps in {result.seconds / 60:.1f} min; final train loss "
         f"{result.train_loss:.3f}; {scores or 'no dev set'}\nmodel: {result.model_path}"
     )
+    return 0
+
+
+def cmd_average(args: argparse.Namespace) -> int:
+    from anuvad.training_state import average_into_model_file, list_checkpoints
+
+    if args.checkpoints:
+        paths = [Path(p) for p in args.checkpoints]
+    elif not args.run_dir:
+        print("error: give checkpoint files or --run-dir RUN_DIR", file=sys.stderr)
+        return 2
+    else:
+        paths = list_checkpoints(Path(args.run_dir))[-args.last :]
+        if not paths:
+            print(f"error: {args.run_dir} has no checkpoints", file=sys.stderr)
+            return 2
+    out = average_into_model_file(paths, Path(args.out))
+    print(f"averaged {len(paths)} checkpoints ({paths[0].name} .. {paths[-1].name}) into {out}")
     return 0
 
 
@@ -134,6 +160,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     prepared = prepare_data(config, work / "prepared")
     result = Trainer(config, prepared, work / "run").train(show_progress=True)
 
+    assert result.model_path is not None  # a single process is rank 0
     translator = Translator.from_file(result.model_path, device="cpu")
     examples = [src for src, _ in reversal_pairs(8, seed=2026)]
     outputs = translator.translate_text(examples)
@@ -170,7 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prepare)
 
     p = add("train", "Train a model from a config (prepares the data first when needed).")
-    _add_config_args(p)
+    p.add_argument("--config", help="a YAML config, e.g. configs/tiny.yaml")
+    p.add_argument("overrides", nargs="*", help="key.sub=value settings applied after the file")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--data", help="prepared data folder (default data/prepared/<config name>)")
     p.add_argument("--run-dir", help="run folder (default runs/<config name>)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -183,6 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
     p.add_argument("--batch-size", type=int, default=0, help="sentences per batch")
     p.set_defaults(func=cmd_translate)
+
+    p = add("average", "Average training checkpoints into one model file (section 6.1).")
+    p.add_argument("checkpoints", nargs="*", help="checkpoint files (default: the run's last N)")
+    p.add_argument("--run-dir", help="run folder whose last N checkpoints to average")
+    p.add_argument("--last", type=int, default=5, help="how many to average (5 base, 20 big)")
+    p.add_argument("--out", required=True, help="the model file to write")
+    p.set_defaults(func=cmd_average)
 
     p = add("info", "Show a model file's config, parameter count, vocabulary and metadata.")
     p.add_argument("model", help="a model file (.pt)")

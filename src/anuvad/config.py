@@ -143,7 +143,7 @@ class TrainConfig:
     keep_last: int = 5
     average_last: int = 5  # checkpoints averaged into the final model (5 base, 20 big)
     early_stop_patience: int = 0  # validations without improvement; 0 = off
-    early_stop_metric: str = "bleu"
+    early_stop_metric: str = "bleu"  # also picks model_best.pt: bleu, chrf, loss or ppl
     valid_bleu_max_sentences: int = 500  # dev sentences translated for BLEU (0 = all)
     # sacreBLEU tokenizer: "13a" (its default) or "intl" for Hindi (splits the danda).
     bleu_tokenize: str = "13a"
@@ -260,6 +260,11 @@ class ExperimentConfig:
         )
         need(tr.keep_last >= 1, "train.keep_last must be at least 1")
         need(tr.average_last >= 1, "train.average_last must be at least 1")
+        need(
+            tr.early_stop_metric in ("bleu", "chrf", "loss", "ppl"),
+            f"train.early_stop_metric must be bleu, chrf, loss or ppl, got "
+            f"{tr.early_stop_metric!r}",
+        )
         need(
             tr.bleu_tokenize in ("13a", "intl", "none", "char", "zh", "ja-mecab", "flores200"),
             f"train.bleu_tokenize must be a sacreBLEU tokenizer name, got {tr.bleu_tokenize!r}",

@@ -18,3 +18,7 @@ class DataError(AnuvadError):
 
 class CheckpointError(AnuvadError):
     """A model file or training checkpoint is missing, truncated, foreign or incompatible."""
+
+
+class TrainingError(AnuvadError):
+    """Training cannot start or go on (unwritable run folder, full disk, non-finite loss)."""

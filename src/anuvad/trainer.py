@@ -1,40 +1,61 @@
-"""The training loop: token-budget batches, label-smoothed loss, Adam with the paper's schedule.
+"""The training loop: token-budget batches, label-smoothed loss, Adam with the paper's schedule,
+gradient accumulation, mixed precision, DDP, periodic validation, checkpoints and exact resume.
 
-Saving goes through :mod:`anuvad.checkpoint`; data comes prepared by :mod:`anuvad.prepare`.
+Saving goes through :mod:`anuvad.checkpoint` / :mod:`anuvad.training_state`; data comes
+prepared by :mod:`anuvad.prepare`; logs are written by :mod:`anuvad.run_log`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import logging
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
-from anuvad.batching import Batch, collate, make_batches, model_lengths
-from anuvad.checkpoint import ModelFile, save_model
-from anuvad.config import ExperimentConfig, save_config
-from anuvad.errors import AnuvadError
-from anuvad.evaluate import corpus_scores
+from anuvad.batching import (
+    Batch,
+    collate,
+    group_updates,
+    make_batches,
+    model_lengths,
+    rank_share,
+)
+from anuvad.checkpoint import save_model
+from anuvad.config import ExperimentConfig, config_to_dict, save_config
+from anuvad.distributed import DistributedContext, any_rank, barrier, wrap_model
+from anuvad.errors import TrainingError
 from anuvad.loss import label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.prepare import PreparedData
-from anuvad.translator import Translator, resolve_device
+from anuvad.run_log import RunLogger
+from anuvad.training_state import (
+    Progress,
+    TrainingState,
+    average_weights,
+    capture_rng_state,
+    check_run_dir,
+    checkpoint_path,
+    list_checkpoints,
+    load_training_state,
+    prune_checkpoints,
+    restore_rng_state,
+    save_training_state,
+)
+from anuvad.translator import resolve_device
+from anuvad.validation import Validator
 
 logger = logging.getLogger(__name__)
-
-
-class TrainingError(AnuvadError):
-    """Training cannot go on (e.g. the loss became NaN or infinite)."""
 
 
 @dataclass
@@ -46,7 +67,7 @@ class TrainResult:
     seconds: float
     train_loss: float
     valid: dict[str, float]
-    model_path: Path
+    model_path: Path | None
 
 
 def with_vocab_sizes(config: ExperimentConfig, prepared: PreparedData) -> ExperimentConfig:
@@ -71,230 +92,378 @@ def autocast_context(
     return torch.autocast(device_type=device.type, dtype=dtype)
 
 
-def _update_groups(batches: Sequence[list[int]], accumulate: int) -> Iterator[list[list[int]]]:
-    for start in range(0, len(batches) - accumulate + 1, accumulate):
-        yield list(batches[start : start + accumulate])
-
-
 class Trainer:
     """Trains one model on prepared data and writes the run folder.
 
-    Run folder: ``config.yaml`` (resolved), ``metrics.jsonl`` (one JSON object per log line),
-    ``model.pt`` (the final self-contained model file).
+    Run folder: ``config.yaml`` (resolved), ``run.json`` (command, versions, git commit),
+    ``train.log``, ``metrics.jsonl``, ``tensorboard/``, ``checkpoints/step_*.pt`` (training
+    state, the last ``keep_last``), ``model_best.pt`` and ``model.pt`` (the final model file:
+    the last ``average_last`` checkpoints averaged).
+
+    Args:
+        config: the experiment (vocabulary sizes are filled in from ``prepared``).
+        prepared: tokenizers and encoded data.
+        run_dir: the run folder.
+        context: this process' place in a DDP job (default: one process).
+        resume: continue from the newest checkpoint in ``run_dir``.
     """
 
     def __init__(
-        self, config: ExperimentConfig, prepared: PreparedData, run_dir: str | Path
+        self,
+        config: ExperimentConfig,
+        prepared: PreparedData,
+        run_dir: str | Path,
+        context: DistributedContext | None = None,
+        resume: bool = False,
     ) -> None:
         self.config = with_vocab_sizes(config, prepared)
         self.prepared = prepared
         self.run_dir = Path(run_dir)
-        self.device = resolve_device(self.config.train.device)
         train = self.config.train
+        self.context = context or DistributedContext(device=resolve_device(train.device))
+        self.device = self.context.device
         if train.precision == "fp16" and self.device.type != "cuda":
-            raise TrainingError("train.precision=fp16 needs a CUDA device; use bf16 on the CPU")
+            raise TrainingError("train.precision=fp16 needs a CUDA device; use bf16 or fp32")
+        if len(prepared.train) == 0:
+            raise TrainingError("the prepared training set is empty; check data.train")
+        if train.keep_last < train.average_last:
+            raise TrainingError(
+                f"train.keep_last ({train.keep_last}) must be at least train.average_last "
+                f"({train.average_last}) so that the checkpoints to average exist"
+            )
         if train.num_threads > 0:
             torch.set_num_threads(train.num_threads)
         torch.manual_seed(train.seed)
         self.model: Transformer = build_model(self.config.model).to(self.device)
+        self.network = wrap_model(self.model, self.context)
         self.optimizer = build_optimizer(self.model, train)
         self.scaler = torch.amp.GradScaler("cuda", enabled=train.precision == "fp16")
-        self.step = 0
-        self.epoch = 0
-        if len(prepared.train) == 0:
-            raise TrainingError("the prepared training set is empty; check data.train")
-        self._train_src_lengths = model_lengths(prepared.train.src)
-        self._train_tgt_lengths = model_lengths(prepared.train.tgt)
+        self.progress = Progress()
+        self.validator = Validator(self.model, self.config, prepared, self._loss)
+        self._src_lengths = model_lengths(prepared.train.src)
+        self._tgt_lengths = model_lengths(prepared.train.tgt)
+        if resume:
+            self._restore()
 
-    # ----------------------------------------------------------------------------------------
-    def _check_run_dir(self) -> None:
-        try:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            probe = self.run_dir / ".write-test"
-            probe.write_text("ok", encoding="utf-8")
-            probe.unlink()
-        except OSError as exc:
+    # -- state ---------------------------------------------------------------------------------
+    def _state(self) -> TrainingState:
+        return TrainingState(
+            config=config_to_dict(self.config),
+            model=self.model.state_dict(),
+            optimizer=self.optimizer.state_dict(),
+            scaler=self.scaler.state_dict(),
+            progress=dataclasses.replace(self.progress),
+            rng=capture_rng_state(),
+            tokenizers={
+                "src": self.prepared.src_tokenizer.model_proto,
+                "tgt": self.prepared.tgt_tokenizer.model_proto,
+            },
+        )
+
+    def _restore(self) -> None:
+        checkpoints = list_checkpoints(self.run_dir)
+        if not checkpoints:
+            raise TrainingError(f"nothing to resume: {self.run_dir} has no checkpoints")
+        state = load_training_state(checkpoints[-1])
+        stored = state.config["model"]
+        if stored != config_to_dict(self.config)["model"]:
             raise TrainingError(
-                f"run directory {self.run_dir} is not writable ({exc}); choose another with "
-                f"--run-dir"
-            ) from exc
+                f"{checkpoints[-1]} was trained with another model config; resume with the "
+                f"run's own config.yaml"
+            )
+        self.model.load_state_dict(state.model)
+        self.optimizer.load_state_dict(state.optimizer)
+        self.scaler.load_state_dict(state.scaler)
+        restore_rng_state(state.rng)
+        self.progress = state.progress
+        logger.info("resumed from %s (step %d)", checkpoints[-1], self.progress.step)
 
-    def _log(self, record: dict[str, Any]) -> None:
-        with (self.run_dir / "metrics.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+    def save_checkpoint(self) -> Path | None:
+        """Write the training state (rank 0 only) and drop checkpoints beyond ``keep_last``."""
+        if not self.context.is_main:
+            return None
+        path = save_training_state(checkpoint_path(self.run_dir, self.progress.step), self._state())
+        prune_checkpoints(self.run_dir, self.config.train.keep_last)
+        return path
 
-    def _batch(self, group: list[int], src: Sequence[list[int]], tgt: Sequence[list[int]]) -> Batch:
+    # -- one update ----------------------------------------------------------------------------
+    def _batch(self, group: list[int]) -> Batch:
+        src, tgt = self.prepared.train.src, self.prepared.train.tgt
         batch = collate([src[i] for i in group], [tgt[i] for i in group], group)
         return batch.to(self.device)
 
-    def _loss(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, int]:
+    def _loss(
+        self, batch: Batch, network: torch.nn.Module | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, int]:
         with autocast_context(self.device, self.config.train.precision):
-            logits = self.model(batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask)
+            logits = (network or self.model)(batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask)
         return label_smoothed_nll(logits, batch.tgt_out_ids, self.config.train.label_smoothing)
 
-    def train_step(self, groups: list[list[int]]) -> tuple[float, int]:
-        """One optimizer update over ``groups`` (accumulated batches of example indices).
+    def train_step(self, local_groups: Sequence[list[int]], global_tokens: int) -> float:
+        """One optimizer update: this rank's accumulated batches of the global batch.
 
-        The loss is averaged over every non-padding target token of the update, so gradient
-        accumulation gives the same update as one large batch.
+        The loss is the sum over every target token of the global batch (all ranks, all
+        accumulated batches) divided by its token count, so gradient accumulation and DDP give
+        the same update as one large batch.
 
         Returns:
-            (mean label-smoothed loss per token, target tokens in the update).
+            Mean label-smoothed loss per target token over the global batch.
+
+        Raises:
+            TrainingError: the loss is NaN or infinite (fp32/bf16); nothing is updated.
         """
         train = self.config.train
-        src, tgt = self.prepared.train.src, self.prepared.train.tgt
-        total_tokens = sum(len(tgt[i]) + 1 for group in groups for i in group)
-        self.model.train()
-        loss_sum = 0.0
-        for group in groups:
-            loss, _, _ = self._loss(self._batch(group, src, tgt))
-            self.scaler.scale(loss / total_tokens).backward()  # type: ignore[no-untyped-call]
-            loss_sum += float(loss.detach())
-        if not math.isfinite(loss_sum):
+        self.network.train()
+        loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
+        scale = self.context.world_size / global_tokens  # DDP averages gradients over ranks
+        for index, group in enumerate(local_groups):
+            last = index == len(local_groups) - 1
+            sync: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+            if isinstance(self.network, DistributedDataParallel) and not last:
+                sync = self.network.no_sync()  # gradients are all-reduced once, at the end
+            with sync:
+                loss, _, _ = self._loss(self._batch(group), self.network)
+                self.scaler.scale(loss * scale).backward()  # type: ignore[no-untyped-call]
+            loss_sum += loss.detach().double()
+        if self.context.enabled:
+            dist.all_reduce(loss_sum)
+        total = float(loss_sum) / global_tokens
+        if not math.isfinite(total) and train.precision != "fp16":  # fp16: the scaler skips it
+            self.optimizer.zero_grad(set_to_none=True)
             raise TrainingError(
-                f"loss became {loss_sum} at step {self.step + 1}; lower train.lr_scale or use "
-                f"train.clip_norm; the last saved model is kept"
+                f"the loss became {total} at step {self.progress.step + 1}; the last saved "
+                f"checkpoint is kept. Lower train.lr_scale, set train.clip_norm, or use fp32"
             )
-        self.step += 1
-        set_learning_rate(
-            self.optimizer,
-            noam_learning_rate(
-                self.step, self.config.model.d_model, train.warmup_steps, train.lr_scale
-            ),
+        self.progress.step += 1
+        lr = noam_learning_rate(
+            self.progress.step, self.config.model.d_model, train.warmup_steps, train.lr_scale
         )
+        set_learning_rate(self.optimizer, lr)
         if train.clip_norm > 0:
             self.scaler.unscale_(self.optimizer)
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), train.clip_norm)
         self.scaler.step(self.optimizer)
         self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
-        return loss_sum / total_tokens, total_tokens
+        return total
 
-    @torch.no_grad()
-    def validate(self) -> dict[str, float]:
-        """Dev loss, perplexity and (greedy) BLEU / chrF++; empty when there is no dev set."""
-        valid = self.prepared.valid
-        if len(valid) == 0:
-            return {}
-        self.model.eval()
+    # -- the loop ------------------------------------------------------------------------------
+    def _elapsed(self, started: float) -> float:
+        return self.progress.elapsed_seconds + time.monotonic() - started
+
+    def _finished(self, started: float, stop_early: bool) -> bool:
+        train, p = self.config.train, self.progress
+        done = (
+            stop_early
+            or (train.max_steps > 0 and p.step >= train.max_steps)
+            or (train.max_epochs > 0 and p.epoch >= train.max_epochs)
+            or (train.max_minutes > 0 and self._elapsed(started) >= 60 * train.max_minutes)
+        )
+        # Wall-clock limits may be reached on one rank first: stop all together.
+        return any_rank(done, self.context)
+
+    def _updates(self, epoch: int) -> list[list[list[int]]]:
+        """The epoch's global batches: each a list of ``world_size * accumulate`` batches."""
+        world, accumulate = self.context.world_size, self.config.train.accumulate
         plan = make_batches(
-            model_lengths(valid.src),
-            model_lengths(valid.tgt),
-            self.config.data.valid_max_tokens,
-            shuffle=False,
+            self._src_lengths,
+            self._tgt_lengths,
+            self.config.data.max_tokens,
+            seed=self.config.train.seed,
+            epoch=epoch,
         )
-        nll_sum, tokens = 0.0, 0
-        for group in plan.batches:
-            _, nll, count = self._loss(self._batch(group, valid.src, valid.tgt))
-            nll_sum += float(nll)
-            tokens += count
-        metrics = {"valid_nll": nll_sum / tokens, "valid_ppl": math.exp(min(nll_sum / tokens, 50))}
-        limit = self.config.train.valid_bleu_max_sentences
-        sources = self.prepared.valid_src_text[: limit or None]
-        references = self.prepared.valid_tgt_text[: limit or None]
-        if sources:
-            hypotheses = self.translator().translate_text(sources)
-            scores = corpus_scores(hypotheses, references, self.config.train.bleu_tokenize)
-            metrics.update({"valid_bleu": scores.bleu, "valid_chrf": scores.chrf})
-        return metrics
-
-    def translator(self) -> Translator:
-        """A translator over the model being trained (shares its weights)."""
-        return Translator(
-            ModelFile(
-                self.model, self.config, self.prepared.src_tokenizer, self.prepared.tgt_tokenizer
+        updates = group_updates(plan.batches, world, accumulate)
+        if not updates:
+            raise TrainingError(
+                f"an epoch has {len(plan.batches)} batches, fewer than world size x "
+                f"train.accumulate = {world * accumulate}; lower train.accumulate or "
+                f"data.max_tokens"
             )
-        )
+        return updates
 
-    def _done(self, started: float) -> bool:
-        train = self.config.train
-        return (
-            (train.max_steps > 0 and self.step >= train.max_steps)
-            or (train.max_epochs > 0 and self.epoch >= train.max_epochs)
-            or (train.max_minutes > 0 and time.monotonic() - started >= 60 * train.max_minutes)
-        )
+    def train(self, show_progress: bool = True, data_dir: Path | None = None) -> TrainResult:
+        """Train until a step, epoch, time or early-stopping limit; write the final model.
 
-    def train(self, show_progress: bool = True) -> TrainResult:
-        """Train until a step, epoch or time limit; validate; write the final model file."""
-        self._check_run_dir()
-        save_config(self.config, self.run_dir / "config.yaml")
-        cfg, train = self.config, self.config.train
+        Raises:
+            TrainingError: the run folder is unusable, or the loss diverged.
+        """
+        is_main = self.context.is_main
+        if is_main:
+            check_run_dir(self.run_dir, self.model, self.config.train.keep_last)
+            save_config(self.config, self.run_dir / "config.yaml")
+        barrier(self.context)
+        log = RunLogger(self.run_dir, enabled=is_main)
+        try:
+            log.write_run_info(
+                {
+                    "resumed_at_step": self.progress.step,
+                    "data_dir": str(data_dir) if data_dir else None,
+                    "world_size": self.context.world_size,
+                    "device": str(self.device),
+                    "num_parameters": count_parameters(self.model),
+                }
+            )
+            return self._train(log, show_progress and is_main)
+        finally:
+            log.close()
+
+    def _train(self, log: RunLogger, show_progress: bool) -> TrainResult:
+        cfg, train, p = self.config, self.config.train, self.progress
         logger.info(
-            "training %s: %d parameters on %s (%s)",
+            "training %s: %d parameters on %s x%d (%s), from step %d",
             cfg.name,
             count_parameters(self.model),
             self.device,
+            self.context.world_size,
             train.precision,
+            p.step,
         )
         started = time.monotonic()
-        total = train.max_steps if train.max_steps > 0 else None
-        bar = tqdm(total=total, disable=not show_progress, unit="step", dynamic_ncols=True)
-        window_loss, window_tokens, window_start = 0.0, 0, time.monotonic()
-        valid: dict[str, float] = {}
-        last_loss = float("nan")
-        while not self._done(started):
-            plan = make_batches(
-                self._train_src_lengths,
-                self._train_tgt_lengths,
-                cfg.data.max_tokens,
-                seed=train.seed,
-                epoch=self.epoch,
-            )
-            if len(plan.batches) < train.accumulate:
-                raise TrainingError(
-                    f"an epoch has {len(plan.batches)} batches, fewer than train.accumulate="
-                    f"{train.accumulate}; lower train.accumulate or data.max_tokens"
-                )
-            for groups in _update_groups(plan.batches, train.accumulate):
-                loss, tokens = self.train_step(groups)
-                last_loss = loss
-                window_loss += loss * tokens
-                window_tokens += tokens
+        last_save = time.monotonic()
+        bar = tqdm(
+            total=train.max_steps or None,
+            initial=p.step,
+            disable=not show_progress,
+            unit="step",
+            dynamic_ncols=True,
+        )
+        window = {"loss": 0.0, "tokens": 0, "steps": 0, "start": time.monotonic()}
+        last_loss, stop_early, valid = float("nan"), False, dict[str, float]()
+        while not self._finished(started, stop_early):
+            updates = self._updates(p.epoch)
+            for global_groups in updates[p.epoch_updates :]:
+                tokens = sum(len(self.prepared.train.tgt[i]) + 1 for b in global_groups for i in b)
+                local = rank_share(global_groups, self.context.rank, self.context.world_size)
+                last_loss = self.train_step(local, tokens)
+                p.epoch_updates += 1
+                window["loss"] += last_loss * tokens
+                window["tokens"] += tokens
+                window["steps"] += 1
                 bar.update(1)
-                if self.step % train.log_every == 0:
-                    elapsed = time.monotonic() - window_start
-                    record = {
-                        "step": self.step,
-                        "epoch": self.epoch,
-                        "loss": window_loss / window_tokens,
-                        "lr": self.optimizer.param_groups[0]["lr"],
-                        "tgt_tokens_per_s": window_tokens / max(elapsed, 1e-9),
-                        "elapsed_s": time.monotonic() - started,
-                    }
-                    self._log(record)
-                    if not show_progress:
-                        logger.info(
-                            "step %d: loss %.3f, lr %.2e, %.0f target tokens/s",
-                            self.step,
-                            record["loss"],
-                            record["lr"],
-                            record["tgt_tokens_per_s"],
-                        )
-                    bar.set_postfix(
-                        loss=f"{record['loss']:.3f}",
-                        lr=f"{record['lr']:.2e}",
-                        tok_s=f"{record['tgt_tokens_per_s']:.0f}",
-                    )
-                    window_loss, window_tokens, window_start = 0.0, 0, time.monotonic()
-                if train.valid_every > 0 and self.step % train.valid_every == 0:
-                    valid = self.validate()
-                    self._log({"step": self.step, **valid})
-                    logger.info("step %d: %s", self.step, valid)
-                if self._done(started):
+                if p.step % train.log_every == 0:
+                    self._log_window(log, bar, window, started)
+                if train.valid_every > 0 and p.step % train.valid_every == 0:
+                    valid, stop_early = self._validate(log)
+                saved_recently = time.monotonic() - last_save < 60 * train.save_every_minutes
+                if (train.save_every > 0 and p.step % train.save_every == 0) or (
+                    train.save_every_minutes > 0 and not saved_recently
+                ):
+                    p.elapsed_seconds, started = self._elapsed(started), time.monotonic()
+                    self.save_checkpoint()
+                    last_save = time.monotonic()
+                if self._finished(started, stop_early):
                     break
             else:
-                self.epoch += 1
+                p.epoch += 1
+                p.epoch_updates = 0
         bar.close()
-        valid = self.validate()
-        seconds = time.monotonic() - started
-        self._log({"step": self.step, "final": True, "elapsed_s": seconds, **valid})
-        model_path = save_model(
-            self.run_dir / "model.pt",
+        return self._finish(log, started, last_loss, valid)
+
+    def _log_window(
+        self, log: RunLogger, bar: tqdm[Any], window: dict[str, Any], started: float
+    ) -> None:
+        elapsed = time.monotonic() - window["start"]
+        record = {
+            "epoch": self.progress.epoch,
+            "loss": window["loss"] / max(window["tokens"], 1),
+            "lr": float(self.optimizer.param_groups[0]["lr"]),
+            "tgt_tokens_per_s": window["tokens"] / max(elapsed, 1e-9),
+            "step_seconds": elapsed / max(window["steps"], 1),
+            "elapsed_s": self._elapsed(started),
+        }
+        log.metrics(self.progress.step, record)
+        bar.set_postfix(
+            loss=f"{record['loss']:.3f}",
+            lr=f"{record['lr']:.2e}",
+            tok_s=f"{record['tgt_tokens_per_s']:.0f}",
+        )
+        if bar.disable:
+            logger.info(
+                "step %d: loss %.3f, lr %.2e, %.0f target tokens/s",
+                self.progress.step,
+                record["loss"],
+                record["lr"],
+                record["tgt_tokens_per_s"],
+            )
+        window.update(loss=0.0, tokens=0, steps=0, start=time.monotonic())
+
+    def _validate(self, log: RunLogger) -> tuple[dict[str, float], bool]:
+        """Validate on rank 0, track the best model, decide on early stopping (all ranks)."""
+        p, train = self.progress, self.config.train
+        valid: dict[str, float] = {}
+        stop = False
+        if self.context.is_main:
+            valid = self.validator.validate()
+            if valid:
+                log.metrics(p.step, valid)
+                logger.info("step %d: %s", p.step, _format(valid))
+                value, better = self.validator.score(valid)
+                if p.best_value is None or better(value, p.best_value):
+                    p.best_value, p.best_step, p.bad_validations = value, p.step, 0
+                    self._write_model(self.run_dir / "model_best.pt", {**valid, "step": p.step})
+                else:
+                    p.bad_validations += 1
+                stop = 0 < train.early_stop_patience <= p.bad_validations
+                if stop:
+                    logger.info(
+                        "early stop: no better %s for %d validations (best %.3f at step %d)",
+                        train.early_stop_metric,
+                        p.bad_validations,
+                        p.best_value,
+                        p.best_step,
+                    )
+        return valid, any_rank(stop, self.context)
+
+    def _write_model(self, path: Path, metadata: dict[str, Any]) -> Path:
+        return save_model(
+            path,
             self.model,
-            cfg,
+            self.config,
             self.prepared.src_tokenizer,
             self.prepared.tgt_tokenizer,
-            metadata={"steps": self.step, "epochs": self.epoch, "train_seconds": seconds, **valid},
+            metadata=metadata,
         )
-        logger.info("wrote %s after %d steps (%.0f s)", model_path, self.step, seconds)
-        return TrainResult(self.step, self.epoch, seconds, last_loss, valid, model_path)
+
+    def _finish(
+        self, log: RunLogger, started: float, last_loss: float, valid: dict[str, float]
+    ) -> TrainResult:
+        p = self.progress
+        p.elapsed_seconds = self._elapsed(started)
+        checkpoints = list_checkpoints(self.run_dir)
+        if not checkpoints or checkpoints[-1] != checkpoint_path(self.run_dir, p.step):
+            self.save_checkpoint()
+        barrier(self.context)
+        model_path: Path | None = None
+        if self.context.is_main:
+            last = self.validator.validate()
+            to_average = list_checkpoints(self.run_dir)[-self.config.train.average_last :]
+            final = dict(last)
+            if len(to_average) > 1:
+                self.model.load_state_dict(average_weights(to_average))
+                averaged = self.validator.validate()
+                final = {**averaged, **{f"last_{k}": v for k, v in last.items()}}
+                logger.info(
+                    "averaged the last %d checkpoints: %s (last weights: %s)",
+                    len(to_average),
+                    _format(averaged),
+                    _format(last),
+                )
+            log.metrics(p.step, {"final": True, "elapsed_s": p.elapsed_seconds, **final})
+            model_path = self._write_model(
+                self.run_dir / "model.pt",
+                {
+                    "steps": p.step,
+                    "epochs": p.epoch,
+                    "train_seconds": p.elapsed_seconds,
+                    "averaged_checkpoints": [c.name for c in to_average],
+                    **final,
+                },
+            )
+            logger.info("wrote %s after %d steps (%.0f s)", model_path, p.step, p.elapsed_seconds)
+            valid = final
+        barrier(self.context)
+        return TrainResult(p.step, p.epoch, p.elapsed_seconds, last_loss, valid, model_path)
+
+
+def _format(metrics: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v:.3f}" for k, v in metrics.items())

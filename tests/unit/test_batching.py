@@ -11,11 +11,12 @@ from anuvad.batching import (
     Batch,
     collate,
     collate_source,
+    group_updates,
     iter_batches,
     make_batches,
     model_lengths,
     padding_fraction,
-    shard_batches,
+    rank_share,
 )
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
@@ -184,24 +185,35 @@ def test_model_lengths_and_iter_batches_agree_with_collate() -> None:
 # --- sharding ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("world_size", [1, 2, 3, 4])
-def test_shards_are_equal_and_disjoint(world_size: int) -> None:
+@pytest.mark.parametrize(("world_size", "accumulate"), [(1, 1), (2, 1), (3, 2), (4, 3)])
+def test_updates_split_batches_evenly_and_disjointly(world_size: int, accumulate: int) -> None:
     src, tgt = _random_lengths(400)
     batches = make_batches(src, tgt, 100, seed=3, epoch=1).batches
-    shards = [shard_batches(batches, rank, world_size) for rank in range(world_size)]
-    assert len({len(shard) for shard in shards}) == 1
-    assert len(shards[0]) == len(batches) // world_size
-    taken = [tuple(batch) for shard in shards for batch in shard]
-    assert len(taken) == len(set(taken))  # disjoint
+    updates = group_updates(batches, world_size, accumulate)
+    assert len(updates) == len(batches) // (world_size * accumulate)
+    taken: list[tuple[int, ...]] = []
+    for update in updates:
+        shares = [rank_share(update, rank, world_size) for rank in range(world_size)]
+        assert all(len(share) == accumulate for share in shares)  # same work on every rank
+        union = sorted(tuple(b) for share in shares for b in share)
+        assert union == sorted(tuple(b) for b in update)  # the ranks together do the update
+        taken += union
+    assert len(taken) == len(set(taken))  # no batch twice
     dropped = len(batches) - len(taken)
-    assert 0 <= dropped < world_size
-    assert set(taken) == {tuple(batch) for batch in batches[: len(batches) - dropped]}
+    assert 0 <= dropped < world_size * accumulate
 
 
-def test_fewer_batches_than_ranks_repeats() -> None:
-    batches = [[0], [1]]
-    shards = [shard_batches(batches, rank, 4) for rank in range(4)]
-    assert shards == [[[0]], [[1]], [[0]], [[1]]]
-    assert shard_batches([], 0, 2) == []
+def test_one_process_with_accumulation_sees_the_same_global_batches_as_ddp() -> None:
+    src, tgt = _random_lengths(300)
+    batches = make_batches(src, tgt, 120, seed=5, epoch=0).batches
+    ddp = group_updates(batches, world_size=2, accumulate=1)
+    single = group_updates(batches, world_size=1, accumulate=2)
+    assert ddp == single
+
+
+def test_update_grouping_rejects_bad_sizes() -> None:
+    with pytest.raises(ValueError, match="world_size"):
+        group_updates([[0]], 0, 1)
     with pytest.raises(ValueError, match="rank"):
-        shard_batches(batches, 2, 2)
+        rank_share([[0], [1]], 2, 2)
+    assert group_updates([[0], [1]], 2, 2) == []

@@ -1,0 +1,123 @@
+"""What a run records: a plain log file, metrics as JSON lines, TensorBoard events, run facts.
+
+Only the main process (rank 0) writes; other ranks get a logger that does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import platform
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from anuvad import __version__
+
+logger = logging.getLogger(__name__)
+
+LOG_FILE = "train.log"
+METRICS_FILE = "metrics.jsonl"
+TENSORBOARD_DIR = "tensorboard"
+RUN_INFO_FILE = "run.json"
+
+
+def git_commit() -> str:
+    """The commit of the anuvad source tree, with ``-dirty`` if it has changes, or "unknown"."""
+    source = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, timeout=10
+        )
+        if commit.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=source,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+class RunLogger:
+    """Writes a run's logs under ``run_dir`` (when ``enabled``).
+
+    Args:
+        run_dir: the run folder.
+        enabled: False on every rank but 0.
+        tensorboard: also write TensorBoard event files (needs the ``tensorboard`` package).
+    """
+
+    def __init__(self, run_dir: Path, enabled: bool = True, tensorboard: bool = True) -> None:
+        self.run_dir = run_dir
+        self.enabled = enabled
+        self._handler: logging.Handler | None = None
+        self._writer: Any = None
+        if not enabled:
+            return
+        self._handler = logging.FileHandler(run_dir / LOG_FILE, encoding="utf-8")
+        self._handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        )
+        self._handler.setLevel(logging.INFO)
+        package_logger = logging.getLogger("anuvad")
+        package_logger.addHandler(self._handler)
+        if package_logger.getEffectiveLevel() > logging.INFO:
+            package_logger.setLevel(logging.INFO)
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR))
+            except ImportError:  # pragma: no cover - tensorboard is a declared dependency
+                logger.warning("tensorboard is not installed; no event files are written")
+
+    def write_run_info(self, extra: dict[str, Any]) -> None:
+        """Record how the run was made: command line, versions, git commit, machine."""
+        if not self.enabled:
+            return
+        info = {
+            "command": sys.argv,
+            "anuvad_version": __version__,
+            "git_commit": git_commit(),
+            "torch_version": torch.__version__,
+            "python_version": platform.python_version(),
+            "platform": platform.platform(),
+            "cpu_threads": torch.get_num_threads(),
+            "cuda_devices": torch.cuda.device_count(),
+            **extra,
+        }
+        path = self.run_dir / RUN_INFO_FILE
+        history = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        history.append(info)  # one entry per start: the first run and every resume
+        path.write_text(json.dumps(history, indent=2), encoding="utf-8")
+
+    def metrics(self, step: int, values: Mapping[str, float | int | str | bool]) -> None:
+        """One JSON line ``{"step": ..., **values}`` and a TensorBoard scalar per number."""
+        if not self.enabled:
+            return
+        with (self.run_dir / METRICS_FILE).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"step": step, **values}) + "\n")
+        if self._writer is not None:
+            for name, value in values.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    self._writer.add_scalar(name, value, step)
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Flush and detach."""
+        if self._handler is not None:
+            logging.getLogger("anuvad").removeHandler(self._handler)
+            self._handler.close()
+            self._handler = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None

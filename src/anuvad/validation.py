@@ -1,0 +1,101 @@
+"""Validation during training: dev loss and perplexity (teacher forced) and dev BLEU / chrF++
+of greedy translations."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from anuvad.batching import Batch, collate, make_batches, model_lengths
+from anuvad.checkpoint import ModelFile
+from anuvad.config import ExperimentConfig
+from anuvad.evaluate import corpus_scores
+from anuvad.model import Transformer
+from anuvad.prepare import PreparedData
+from anuvad.translator import Translator
+
+LossFn = Callable[[Batch], tuple[Any, Any, int]]
+
+# early_stop_metric → (metrics key, "is better" comparison)
+METRICS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
+    "bleu": ("valid_bleu", operator.gt),
+    "chrf": ("valid_chrf", operator.gt),
+    "loss": ("valid_nll", operator.lt),
+    "ppl": ("valid_ppl", operator.lt),
+}
+
+
+class Validator:
+    """Scores the model being trained on the prepared dev set.
+
+    Args:
+        model: the network (not the DDP wrapper: validation runs on one rank).
+        config: the resolved experiment.
+        prepared: holds the encoded dev set and its raw text.
+        loss_fn: the trainer's loss on one batch (same precision settings as training).
+    """
+
+    def __init__(
+        self,
+        model: Transformer,
+        config: ExperimentConfig,
+        prepared: PreparedData,
+        loss_fn: LossFn,
+    ) -> None:
+        self.model = model
+        self.config = config
+        self.prepared = prepared
+        self.loss_fn = loss_fn
+        self.device = next(model.parameters()).device
+
+    @torch.no_grad()
+    def validate(self) -> dict[str, float]:
+        """``valid_nll``, ``valid_ppl`` and, with dev text, ``valid_bleu`` / ``valid_chrf``.
+
+        Returns an empty dict when there is no dev set. Leaves the model in eval mode.
+        """
+        valid = self.prepared.valid
+        if len(valid) == 0:
+            return {}
+        self.model.eval()
+        plan = make_batches(
+            model_lengths(valid.src),
+            model_lengths(valid.tgt),
+            self.config.data.valid_max_tokens,
+            shuffle=False,
+        )
+        nll_sum, tokens = 0.0, 0
+        for group in plan.batches:
+            batch = collate([valid.src[i] for i in group], [valid.tgt[i] for i in group], group)
+            _, nll, count = self.loss_fn(batch.to(self.device))
+            nll_sum += float(nll)
+            tokens += count
+        nll = nll_sum / tokens
+        metrics = {"valid_nll": nll, "valid_ppl": math.exp(min(nll, 50.0))}
+        limit = self.config.train.valid_bleu_max_sentences or None
+        sources = self.prepared.valid_src_text[:limit]
+        references = self.prepared.valid_tgt_text[:limit]
+        if sources:
+            translator = Translator(
+                ModelFile(
+                    self.model,
+                    self.config,
+                    self.prepared.src_tokenizer,
+                    self.prepared.tgt_tokenizer,
+                )
+            )
+            hypotheses = translator.translate_text(sources)
+            scores = corpus_scores(hypotheses, references, self.config.train.bleu_tokenize)
+            metrics.update({"valid_bleu": scores.bleu, "valid_chrf": scores.chrf})
+        return metrics
+
+    def score(self, metrics: dict[str, float]) -> tuple[float, Callable[[float, float], bool]]:
+        """The early-stopping / best-model metric and how to compare it."""
+        key, better = METRICS[self.config.train.early_stop_metric]
+        if key not in metrics:  # e.g. BLEU asked for but no dev text: fall back to the loss
+            key, better = METRICS["loss"]
+        return metrics[key], better
