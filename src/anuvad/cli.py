@@ -235,7 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``anuvad`` console script."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # key=value overrides may come anywhere, also after options (argparse alone would only
+    # take them before the first option).
+    args, extra = parser.parse_known_args(argv)
+    overrides = [item for item in extra if "=" in item and not item.startswith("-")]
+    unknown = [item for item in extra if item not in overrides]
+    if unknown or (overrides and not hasattr(args, "overrides")):
+        parser.error(f"unrecognized arguments: {' '.join(unknown or overrides)}")
+    if overrides:
+        args.overrides = [*args.overrides, *overrides]
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

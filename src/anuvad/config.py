@@ -7,6 +7,7 @@ A config is loaded with :func:`load_config`, changed with ``a.b=c`` overrides
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import types
@@ -316,6 +317,10 @@ def _convert(value: Any, tp: Any, where: str) -> Any:
             raise ConfigError(f"{where}: expected an integer, found {value!r}")
         return value
     if tp is float:
+        if isinstance(value, str):
+            # PyYAML reads "1e-4" (no dot) as a string; accept it as the number it means.
+            with contextlib.suppress(ValueError):
+                value = float(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: expected a number, found {value!r}")
         return float(value)

@@ -1,0 +1,192 @@
+"""The trainer's invariants: accumulation = one big batch, averaging, failures, early stopping."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from anuvad.checkpoint import load_model
+from anuvad.config import ExperimentConfig, load_config
+from anuvad.errors import TrainingError
+from anuvad.prepare import PreparedData, prepare_data
+from anuvad.synthetic import reversal_config
+from anuvad.trainer import Trainer
+from anuvad.training_state import list_checkpoints, load_training_state
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def tiny_config(tmp: Path, *overrides: str) -> ExperimentConfig:
+    base = [
+        "train.max_minutes=0",
+        "train.max_steps=6",
+        "train.valid_bleu_max_sentences=20",
+        "model.dropout=0.0",
+        *overrides,
+    ]
+    config = load_config(REPO / "configs" / "tiny.yaml", base)
+    return reversal_config(config, tmp / "corpus", seed=3)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, PreparedData]:
+    tmp = tmp_path_factory.mktemp("prepared")
+    return tmp, prepare_data(tiny_config(tmp), tmp / "data")
+
+
+def gradients_of_one_step(trainer: Trainer, groups: list[list[int]], tokens: int) -> dict:
+    """Run one train_step, capturing the gradients the optimizer receives."""
+    captured: dict[str, torch.Tensor] = {}
+
+    def capture(*args: object, **kwargs: object) -> None:
+        for name, param in trainer.model.named_parameters():
+            captured[name] = param.grad.detach().clone()
+
+    trainer.optimizer.step = capture  # type: ignore[method-assign]
+    trainer.train_step(groups, tokens)
+    return captured
+
+
+def test_accumulated_batches_give_the_same_gradient_as_one_batch(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    # Gradients, not updated weights, are compared: the key projection's bias has a gradient
+    # that is zero up to rounding (softmax ignores a constant per query), and Adam's
+    # normalisation turns that rounding noise into full-size steps of either sign.
+    tmp, data = prepared
+    config = tiny_config(tmp)
+    first, second = list(range(0, 40)), list(range(40, 100))
+    tokens = sum(len(data.train.tgt[i]) + 1 for i in first + second)
+    accumulated = gradients_of_one_step(
+        Trainer(config, data, tmp_path / "a"), [first, second], tokens
+    )
+    single = gradients_of_one_step(Trainer(config, data, tmp_path / "b"), [first + second], tokens)
+    assert accumulated.keys() == single.keys()
+    for name, grad in accumulated.items():
+        assert torch.allclose(grad, single[name], rtol=1e-4, atol=1e-7), name
+
+
+def test_run_writes_checkpoints_averages_them_and_logs(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    config = tiny_config(
+        tmp,
+        "train.save_every=2",
+        "train.keep_last=3",
+        "train.average_last=2",
+        "train.valid_every=3",
+        "train.log_every=2",
+    )
+    run = tmp_path / "run"
+    result = Trainer(config, data, run).train(show_progress=False)
+    assert result.steps == 6
+    checkpoints = list_checkpoints(run)
+    assert [c.name for c in checkpoints] == [f"step_{s:08d}.pt" for s in (2, 4, 6)]
+    # The final model is the element-wise mean of the last two checkpoints.
+    last_two = [load_training_state(c).model for c in checkpoints[-2:]]
+    final = load_model(run / "model.pt").model.state_dict()
+    for name, value in final.items():
+        expected = (last_two[0][name].double() + last_two[1][name].double()) / 2
+        assert torch.allclose(value.double(), expected, atol=1e-6), name
+    assert (run / "model_best.pt").is_file()
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records if "loss" in r] == [2, 4, 6]
+    assert any("valid_bleu" in r for r in records)
+    assert records[-1]["final"] is True and "last_valid_nll" in records[-1]
+    assert any((run / "tensorboard").iterdir())
+    assert "resumed_at_step" in json.loads((run / "run.json").read_text())[0]
+    assert "training tiny_reverse" in (run / "train.log").read_text()
+
+
+def test_non_finite_loss_stops_with_the_step_and_keeps_the_last_checkpoint(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.save_every=2", "train.max_steps=5")
+    trainer = Trainer(config, data, tmp_path / "run")
+    original = trainer.train_step
+    calls = {"n": 0}
+
+    def poisoned(groups: list[list[int]], tokens: int) -> float:
+        calls["n"] += 1
+        if calls["n"] == 3:  # make step 3 diverge
+            with torch.no_grad():
+                trainer.model.tgt_embed.weight[5] = float("nan")
+        return original(groups, tokens)
+
+    trainer.train_step = poisoned  # type: ignore[method-assign]
+    with pytest.raises(TrainingError, match="at step 3"):
+        trainer.train(show_progress=False)
+    checkpoints = list_checkpoints(tmp_path / "run")
+    assert [c.name for c in checkpoints] == ["step_00000002.pt"]
+    weights = load_training_state(checkpoints[0]).model
+    assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write into read-only folders")
+def test_unwritable_run_dir_fails_before_training(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    with pytest.raises(TrainingError, match="not writable"):
+        Trainer(tiny_config(tmp), data, locked / "run").train(show_progress=False)
+
+
+def test_run_dir_that_is_a_file_fails_before_training(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    (tmp_path / "file").write_text("x")
+    trainer = Trainer(tiny_config(tmp), data, tmp_path / "file" / "run")
+    with pytest.raises(TrainingError, match="not writable"):
+        trainer.train(show_progress=False)
+    assert trainer.progress.step == 0
+
+
+def test_full_disk_is_reported_before_training(
+    prepared: tuple[Path, PreparedData], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    tmp, data = prepared
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(
+        "anuvad.training_state.shutil.disk_usage",
+        lambda _: usage._replace(free=1024),
+    )
+    trainer = Trainer(tiny_config(tmp), data, tmp_path / "run")
+    with pytest.raises(TrainingError, match="MiB free"):
+        trainer.train(show_progress=False)
+    assert trainer.progress.step == 0
+
+
+def test_early_stopping_stops_after_patience(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    # lr 0 after warmup-free start: the model cannot improve, so loss never gets better.
+    config = tiny_config(
+        tmp,
+        "train.max_steps=50",
+        "train.valid_every=1",
+        "train.early_stop_patience=2",
+        "train.early_stop_metric=loss",
+        "train.lr_scale=1e-12",
+    )
+    result = Trainer(config, data, tmp_path / "run").train(show_progress=False)
+    assert result.steps < 50
+
+
+def test_keep_last_must_cover_average_last(prepared: tuple[Path, PreparedData]) -> None:
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.keep_last=2", "train.average_last=5")
+    with pytest.raises(TrainingError, match="keep_last"):
+        Trainer(config, data, tmp / "run")
