@@ -47,19 +47,22 @@ def atomic_save(obj: Any, path: str | Path) -> Path:
         CheckpointError: the folder cannot be written (permissions, full disk).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp_name: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             torch.save(obj, handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except OSError as exc:
-        Path(tmp_name).unlink(missing_ok=True)
+        if tmp_name is not None:
+            Path(tmp_name).unlink(missing_ok=True)
         raise CheckpointError(f"cannot write {path}: {exc}") from exc
     except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+        if tmp_name is not None:
+            Path(tmp_name).unlink(missing_ok=True)
         raise
     return path
 
@@ -106,11 +109,16 @@ def save_model(
     Returns:
         The path written.
     """
-    state = {}
+    state: dict[str, torch.Tensor] = {}
+    converted: dict[int, torch.Tensor] = {}  # storage address → converted tensor
     for name, tensor in model.state_dict().items():
         tensor = tensor.detach().cpu()
         if dtype is not None and tensor.is_floating_point():
-            tensor = tensor.to(dtype)
+            # Tied weights share one storage: convert it once so that it is saved once.
+            key = tensor.untyped_storage().data_ptr()
+            if key not in converted:
+                converted[key] = tensor.to(dtype)
+            tensor = converted[key]
         state[name] = tensor
     payload = {
         "format": MODEL_FORMAT,

@@ -111,7 +111,8 @@ class Transformer(nn.Module):
                     nn.init.xavier_uniform_(block)
                 if module.bias is not None:
                     nn.init.zeros_(module.bias)
-        for embedding in {self.src_embed, self.tgt_embed}:
+        # dict.fromkeys: each distinct matrix once (tied ones are one), in a fixed order.
+        for embedding in dict.fromkeys((self.src_embed, self.tgt_embed)):
             nn.init.normal_(embedding.weight, mean=0.0, std=d**-0.5)
 
     def _embed(self, embedding: nn.Embedding, ids: Tensor, offset: int = 0) -> Tensor:

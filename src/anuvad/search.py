@@ -83,7 +83,7 @@ def greedy_search(
     pad_mask = src_pad_mask
     last = torch.full((batch, 1), BOS_ID, dtype=torch.long, device=device)  # (B_active, 1)
 
-    for step in range(limit + 1):
+    for step in range(limit):
         logits = model.decode_step(last, cache, pad_mask).logits[:, -1]  # (B_active, V)
         log_probs = forbid_special_tokens(torch.log_softmax(logits.float(), dim=-1))
         best_scores, best = log_probs.max(dim=-1)  # (B_active,)

@@ -1,0 +1,437 @@
+"""Model files: exact round trips, plain data, tying, fp16 storage, atomic writes, errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import random
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pytest
+import torch
+
+from anuvad.checkpoint import (
+    MODEL_FORMAT_VERSION,
+    atomic_save,
+    default_model_path,
+    load_model,
+    model_info,
+    save_model,
+)
+from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
+from anuvad.errors import CheckpointError
+from anuvad.model import Transformer, build_model
+from anuvad.tokenizer import Tokenizer, train_tokenizer
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread() -> Iterator[None]:
+    """Tiny tensors: one intra-op thread is fastest, and immune to a busy machine's contention."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+@dataclasses.dataclass
+class Tokenizers:
+    src: Tokenizer
+    tgt: Tokenizer
+    joint: Tokenizer
+
+
+@pytest.fixture
+def tokenizers(en_hi_pairs: list[tuple[str, str]]) -> Tokenizers:
+    """Character vocabularies: English, Hindi, and both together (tens of pieces each)."""
+    char = TokenizerConfig(model_type="char")
+    english = [en for en, _ in en_hi_pairs]
+    hindi = [hi for _, hi in en_hi_pairs]
+    return Tokenizers(
+        src=train_tokenizer(english, char, 200),
+        tgt=train_tokenizer(hindi, char, 200),
+        joint=train_tokenizer(english + hindi, char, 200),
+    )
+
+
+def experiment(src: Tokenizer, tgt: Tokenizer, **model_changes: Any) -> ExperimentConfig:
+    model = ModelConfig(
+        d_model=32,
+        num_heads=4,
+        d_ff=64,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dropout=0.0,
+        max_positions=64,
+        src_vocab_size=src.vocab_size,
+        tgt_vocab_size=tgt.vocab_size,
+    )
+    config = ExperimentConfig(name="ckpt-test", model=dataclasses.replace(model, **model_changes))
+    config.data.src_lang, config.data.tgt_lang = "en", "hi"
+    config.validate()
+    return config
+
+
+def separate(toks: Tokenizers, **model_changes: Any) -> tuple[Transformer, ExperimentConfig]:
+    config = experiment(toks.src, toks.tgt, **model_changes)
+    torch.manual_seed(0)
+    return build_model(config.model).eval(), config
+
+
+def shared(toks: Tokenizers, **model_changes: Any) -> tuple[Transformer, ExperimentConfig]:
+    model_changes.setdefault("share_source_embedding", True)
+    config = experiment(toks.joint, toks.joint, **model_changes)
+    torch.manual_seed(0)
+    return build_model(config.model).eval(), config
+
+
+def sample_inputs(config: ExperimentConfig) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(3)
+    m = config.model
+    src = torch.randint(4, m.src_vocab_size, (2, 9), generator=gen)
+    tgt = torch.randint(4, m.tgt_vocab_size, (2, 6), generator=gen)
+    pad = torch.zeros(2, 9, dtype=torch.bool)
+    pad[1, 6:] = True
+    return src.masked_fill(pad, 0), tgt, pad
+
+
+def unique_parameters(model: torch.nn.Module) -> int:
+    """Count by parameter identity, each shared matrix once."""
+    seen = {id(p): p for _, p in model.named_parameters(remove_duplicate=False)}
+    return sum(p.numel() for p in seen.values())
+
+
+def storage_bytes(path: Path) -> int:
+    """Bytes of tensor data in a torch zip file (its ``<archive>/data/<key>`` records)."""
+    with zipfile.ZipFile(path) as archive:
+        return sum(
+            info.file_size
+            for info in archive.infolist()
+            if re.fullmatch(r"[^/]+/data/\d+", info.filename)
+        )
+
+
+# --- round trip ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tying", ["separate", "shared"])
+def test_save_then_load_gives_identical_logits(
+    tmp_path: Path, tokenizers: Tokenizers, tying: str
+) -> None:
+    model, config = (separate if tying == "separate" else shared)(tokenizers)
+    src, tgt, pad = sample_inputs(config)
+    with torch.no_grad():
+        expected = model(src, tgt, pad)
+    src_tok = tokenizers.src if tying == "separate" else tokenizers.joint
+    tgt_tok = tokenizers.tgt if tying == "separate" else tokenizers.joint
+    path = save_model(tmp_path / "m.pt", model, config, src_tok, tgt_tok, {"steps": 12})
+    loaded = load_model(path)
+    assert not loaded.model.training
+    with torch.no_grad():
+        assert torch.equal(loaded.model(src, tgt, pad), expected)
+    assert loaded.config == config
+    assert loaded.src_tokenizer.model_proto == src_tok.model_proto
+    assert loaded.tgt_tokenizer.model_proto == tgt_tok.model_proto
+    assert loaded.tgt_tokenizer.encode("मौसम अच्छा") == tgt_tok.encode("मौसम अच्छा")
+    assert loaded.metadata["steps"] == 12
+    assert loaded.metadata["num_parameters"] == unique_parameters(model)
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(loaded.model.state_dict()[name], tensor), name
+
+
+def test_saving_does_not_change_the_model(tmp_path: Path, tokenizers: Tokenizers) -> None:
+    model, config = separate(tokenizers)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    save_model(tmp_path / "m.pt", model, config, tokenizers.src, tokenizers.tgt, dtype=torch.half)
+    after = model.state_dict()
+    assert all(torch.equal(before[k], after[k]) and after[k].dtype == torch.float32 for k in before)
+
+
+def test_the_file_is_plain_data(tmp_path: Path, tokenizers: Tokenizers) -> None:
+    model, config = separate(tokenizers)
+    path = save_model(tmp_path / "m.pt", model, config, tokenizers.src, tokenizers.tgt)
+    payload = torch.load(path, map_location="cpu", weights_only=True)
+    assert payload["format"] == "anuvad-model"
+    assert payload["format_version"] == MODEL_FORMAT_VERSION
+    assert payload["config"]["model"]["d_model"] == 32
+    assert isinstance(payload["tokenizers"]["src"], bytes)
+    assert set(payload["state_dict"]) == set(model.state_dict())
+
+
+def test_tied_embeddings_stay_tied_after_loading(tmp_path: Path, tokenizers: Tokenizers) -> None:
+    model, config = shared(tokenizers)
+    path = save_model(tmp_path / "m.pt", model, config, tokenizers.joint, tokenizers.joint)
+    loaded = load_model(path).model
+    assert loaded.src_embed is loaded.tgt_embed
+    assert loaded.output_proj is None
+    # One matrix, seen through both names: a change through one shows through the other.
+    with torch.no_grad():
+        loaded.tgt_embed.weight[5, 0] = 123.0
+    assert loaded.src_embed.weight[5, 0].item() == 123.0
+    assert unique_parameters(loaded) == unique_parameters(model)
+
+
+# --- float16 storage -----------------------------------------------------------------------------
+
+
+def test_float16_storage_halves_the_weights_and_loads_as_float32(
+    tmp_path: Path, tokenizers: Tokenizers
+) -> None:
+    # Wide enough that the weights, not the two tokenizer protos, dominate the file.
+    model, config = separate(tokenizers, d_model=128, d_ff=512)
+    full = save_model(tmp_path / "fp32.pt", model, config, tokenizers.src, tokenizers.tgt)
+    half = save_model(
+        tmp_path / "fp16.pt", model, config, tokenizers.src, tokenizers.tgt, dtype=torch.float16
+    )
+    count = unique_parameters(model)
+    assert storage_bytes(full) == 4 * count
+    assert storage_bytes(half) == 2 * count
+    saved = full.stat().st_size - half.stat().st_size
+    assert 0.98 * 2 * count <= saved <= 1.02 * 2 * count
+    assert half.stat().st_size < 0.6 * full.stat().st_size
+
+    loaded = load_model(half).model
+    original = model.state_dict()
+    for name, tensor in loaded.state_dict().items():
+        assert tensor.dtype == torch.float32, name
+        # Rounding to float16 moves a value by at most half a unit in its last place, 2^-11
+        # relative (plus float16's subnormal spacing near zero).
+        assert torch.allclose(tensor, original[name], rtol=2**-11, atol=6e-8), name
+    src, tgt, pad = sample_inputs(config)
+    with torch.no_grad():
+        exact, approx = model(src, tgt, pad), loaded(src, tgt, pad)
+    assert not torch.equal(exact, approx)
+    assert (exact - approx).abs().max() < 2e-2
+
+
+def test_float16_storage_writes_a_shared_matrix_once(
+    tmp_path: Path, tokenizers: Tokenizers
+) -> None:
+    model, config = shared(tokenizers)
+    full = save_model(tmp_path / "fp32.pt", model, config, tokenizers.joint, tokenizers.joint)
+    half = save_model(
+        tmp_path / "fp16.pt",
+        model,
+        config,
+        tokenizers.joint,
+        tokenizers.joint,
+        dtype=torch.float16,
+    )
+    count = unique_parameters(model)
+    assert storage_bytes(full) == 4 * count  # float32: the tied matrix is stored once
+    assert storage_bytes(half) == 2 * count
+
+
+# --- paths and atomic writes ---------------------------------------------------------------------
+
+
+def test_default_model_path_names_pair_size_layers_vocab_and_time(
+    tmp_path: Path, tokenizers: Tokenizers
+) -> None:
+    config = experiment(tokenizers.src, tokenizers.tgt, d_model=32, num_encoder_layers=2)
+    stamp = dt.datetime(2026, 11, 22, 9, 30, 5)
+    path = default_model_path(config, tmp_path / "models", stamp)
+    vocab = tokenizers.tgt.vocab_size
+    assert path == tmp_path / "models" / f"enhi_d32_L2_V{vocab}_20261122-093005.pt"
+    assert not path.parent.exists()  # naming a file creates nothing
+
+    uneven = experiment(tokenizers.src, tokenizers.tgt, num_encoder_layers=3)
+    assert default_model_path(uneven, tmp_path, stamp).name.startswith("enhi_d32_L3-2_")
+
+
+def test_default_model_path_uses_the_current_time(tokenizers: Tokenizers) -> None:
+    config = experiment(tokenizers.src, tokenizers.tgt)
+    before = dt.datetime.now().replace(microsecond=0)
+    path = default_model_path(config)
+    after = dt.datetime.now()
+    assert path.parent == Path("data") / "trained_models"
+    match = re.fullmatch(r"enhi_d32_L2_V(\d+)_(\d{8}-\d{6})\.pt", path.name)
+    assert match is not None, path.name
+    assert int(match.group(1)) == config.model.tgt_vocab_size
+    assert before <= dt.datetime.strptime(match.group(2), "%Y%m%d-%H%M%S") <= after
+
+
+def test_atomic_save_writes_the_object_and_no_temporary_file(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "state.pt"
+    assert atomic_save({"step": 3, "w": torch.arange(4.0)}, path) == path
+    assert [p.name for p in path.parent.iterdir()] == ["state.pt"]
+    loaded = torch.load(path, weights_only=True)
+    assert loaded["step"] == 3 and torch.equal(loaded["w"], torch.arange(4.0))
+    atomic_save({"step": 4}, path)  # replacing an existing file
+    assert torch.load(path, weights_only=True) == {"step": 4}
+    assert [p.name for p in path.parent.iterdir()] == ["state.pt"]
+
+
+@pytest.mark.parametrize(
+    ("failure", "raised"),
+    [
+        (OSError(28, "No space left on device"), CheckpointError),
+        (RuntimeError("boom"), RuntimeError),
+    ],
+)
+def test_a_failed_write_leaves_the_previous_file_intact(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: BaseException,
+    raised: type[BaseException],
+) -> None:
+    path = tmp_path / "model.pt"
+    atomic_save({"generation": 1, "w": torch.ones(100)}, path)
+    original = path.read_bytes()
+
+    def half_written_save(obj: object, handle: BinaryIO) -> None:
+        handle.write(b"PK\x03\x04 partial data")
+        raise failure
+
+    monkeypatch.setattr("anuvad.checkpoint.torch.save", half_written_save)
+    with pytest.raises(raised) as info:
+        atomic_save({"generation": 2}, path)
+    if raised is CheckpointError:
+        assert str(path) in str(info.value) and "No space left" in str(info.value)
+    assert path.read_bytes() == original
+    assert [p.name for p in tmp_path.iterdir()] == ["model.pt"]
+
+
+@pytest.mark.parametrize("cause", ["parent is a file", "no permission"])
+def test_an_unwritable_folder_is_a_checkpoint_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cause: str
+) -> None:
+    if cause == "parent is a file":
+        (tmp_path / "not_a_folder").write_text("x")
+        path = tmp_path / "not_a_folder" / "model.pt"
+    else:
+        path = tmp_path / "model.pt"
+
+        def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
+            raise PermissionError(13, "Permission denied", str(tmp_path))
+
+        # Tests may run as root, for whom chmod does not block writes: refuse as the OS would.
+        monkeypatch.setattr("anuvad.checkpoint.tempfile.mkstemp", refuse)
+    with pytest.raises(CheckpointError, match="cannot write"):
+        atomic_save({"a": 1}, path)
+
+
+# --- damaged and foreign files -------------------------------------------------------------------
+
+
+@pytest.fixture
+def model_file(tmp_path: Path, tokenizers: Tokenizers) -> Path:
+    model, config = separate(tokenizers)
+    return save_model(tmp_path / "good.pt", model, config, tokenizers.src, tokenizers.tgt)
+
+
+def rewrite(model_file: Path, change: Any) -> Path:
+    payload = torch.load(model_file, weights_only=True)
+    change(payload)
+    path = model_file.with_name("changed.pt")
+    torch.save(payload, path)
+    return path
+
+
+def both_readers_refuse(path: Path, *fragments: str) -> None:
+    for read in (load_model, model_info):
+        with pytest.raises(CheckpointError) as info:
+            read(path)
+        message = str(info.value)
+        assert str(path) in message
+        for fragment in fragments:
+            assert fragment in message, message
+
+
+def test_a_truncated_file_is_refused(model_file: Path) -> None:
+    data = model_file.read_bytes()
+    truncated = model_file.with_name("truncated.pt")
+    truncated.write_bytes(data[: len(data) // 2])
+    both_readers_refuse(truncated, "truncated or not a PyTorch model file")
+
+
+def test_random_bytes_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "noise.pt"
+    path.write_bytes(random.Random(0).randbytes(4096))
+    both_readers_refuse(path, "truncated or not a PyTorch model file")
+
+
+def test_a_bare_state_dict_is_refused(tmp_path: Path, tokenizers: Tokenizers) -> None:
+    model, _ = separate(tokenizers)
+    path = tmp_path / "state_dict.pt"
+    torch.save(model.state_dict(), path)
+    both_readers_refuse(path, "not an anuvad model file", "decoder_layers.")
+
+
+def test_a_torch_file_holding_a_tensor_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tensor.pt"
+    torch.save(torch.zeros(3), path)
+    both_readers_refuse(path, "not an anuvad model file", "Tensor")
+
+
+def test_a_missing_file_is_refused(tmp_path: Path) -> None:
+    both_readers_refuse(tmp_path / "absent.pt", "does not exist")
+
+
+def test_a_newer_format_version_is_refused(model_file: Path) -> None:
+    newer = MODEL_FORMAT_VERSION + 1
+
+    def bump(payload: dict[str, Any]) -> None:
+        payload["format_version"] = newer
+
+    both_readers_refuse(rewrite(model_file, bump), f"format version {newer}", "upgrade anuvad")
+
+
+def test_a_file_without_its_tokenizers_is_refused(model_file: Path) -> None:
+    both_readers_refuse(rewrite(model_file, lambda p: p.pop("tokenizers")), "lacks tokenizers")
+
+
+def test_weights_that_do_not_fit_the_stored_config_are_refused(model_file: Path) -> None:
+    def widen(payload: dict[str, Any]) -> None:
+        payload["config"]["model"]["d_ff"] = 128
+
+    with pytest.raises(CheckpointError, match="weights do not match its config"):
+        load_model(rewrite(model_file, widen))
+
+
+def test_an_invalid_stored_config_is_refused(model_file: Path) -> None:
+    def break_heads(payload: dict[str, Any]) -> None:
+        payload["config"]["model"]["num_heads"] = 5
+
+    with pytest.raises(CheckpointError, match="stored config is invalid"):
+        load_model(rewrite(model_file, break_heads))
+
+
+def test_a_broken_stored_tokenizer_is_refused(model_file: Path) -> None:
+    def garble(payload: dict[str, Any]) -> None:
+        payload["tokenizers"]["tgt"] = b"not a sentencepiece model"
+
+    with pytest.raises(CheckpointError, match="tokenizer is unusable"):
+        load_model(rewrite(model_file, garble))
+
+
+# --- model_info ----------------------------------------------------------------------------------
+
+
+def test_model_info_agrees_with_the_model(tmp_path: Path, tokenizers: Tokenizers) -> None:
+    model, config = separate(tokenizers)
+    path = save_model(
+        tmp_path / "m.pt", model, config, tokenizers.src, tokenizers.tgt, {"bleu": 12.5}
+    )
+    info = model_info(path)
+    assert info["num_parameters"] == unique_parameters(model)
+    assert info["src_vocab_size"] == tokenizers.src.vocab_size
+    assert info["tgt_vocab_size"] == tokenizers.tgt.vocab_size
+    assert info["src_vocab_size"] != info["tgt_vocab_size"]  # the two sides are not mixed up
+    assert info["format_version"] == MODEL_FORMAT_VERSION
+    assert info["metadata"] == {"bleu": 12.5}
+    assert info["config"] == dataclasses.asdict(config)
+
+
+def test_model_info_counts_a_shared_matrix_once(tmp_path: Path, tokenizers: Tokenizers) -> None:
+    tied, tied_config = shared(tokenizers)
+    untied, untied_config = shared(tokenizers, share_source_embedding=False)
+    joint = tokenizers.joint
+    tied_info = model_info(save_model(tmp_path / "a.pt", tied, tied_config, joint, joint))
+    untied_info = model_info(save_model(tmp_path / "b.pt", untied, untied_config, joint, joint))
+    # Sharing the source embedding removes exactly one (V, D) matrix.
+    difference = untied_info["num_parameters"] - tied_info["num_parameters"]
+    assert difference == joint.vocab_size * 32
