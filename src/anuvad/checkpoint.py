@@ -133,38 +133,60 @@ def save_model(
     return atomic_save(payload, path)
 
 
+def read_payload(
+    path: str | Path, expected_format: str, max_version: int, what: str, fix: str
+) -> dict[str, Any]:
+    """Load a file written by anuvad with ``torch.load(weights_only=True)`` and check its kind.
+
+    Args:
+        path: the file.
+        expected_format: the ``format`` tag it must carry.
+        max_version: the newest ``format_version`` this anuvad reads.
+        what: how messages name it ("model file", "training checkpoint").
+        fix: what to do when it is truncated or unreadable.
+
+    Raises:
+        CheckpointError: missing, truncated, not a PyTorch file, of another kind, or newer.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{what} {path} does not exist")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises RuntimeError, UnpicklingError, EOFError, ...
+        detail = str(exc).splitlines()[0] if str(exc) else "no detail"
+        raise CheckpointError(
+            f"{path} is truncated or not a PyTorch {what} ({type(exc).__name__}: {detail}); {fix}"
+        ) from exc
+    if not isinstance(payload, dict) or payload.get("format") != expected_format:
+        found = sorted(payload)[:8] if isinstance(payload, dict) else type(payload).__name__
+        raise CheckpointError(f"{path} is not an anuvad {what} (found {found})")
+    version = payload.get("format_version")
+    if not isinstance(version, int) or version > max_version:
+        raise CheckpointError(
+            f"{path} has {what} format version {version}; this anuvad ({__version__}) reads up "
+            f"to {max_version}: upgrade anuvad"
+        )
+    return dict(payload)
+
+
 def read_model_payload(path: str | Path) -> dict[str, Any]:
     """Read and check a model file without building the model (``anuvad info`` uses it).
 
     Raises:
         CheckpointError: missing, truncated, not a PyTorch file, or not an anuvad model file.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"model file {path} does not exist")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises RuntimeError, UnpicklingError, EOFError, ...
-        raise CheckpointError(
-            f"{path} is truncated or not a PyTorch model file ({type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); re-copy or re-export it"
-        ) from exc
-    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
-        keys = sorted(payload)[:8] if isinstance(payload, dict) else type(payload).__name__
-        raise CheckpointError(
-            f"{path} is not an anuvad model file (found {keys}); a training checkpoint is "
-            f"turned into a model file by `anuvad average` or at the end of `anuvad train`"
-        )
-    version = payload.get("format_version")
-    if not isinstance(version, int) or version > MODEL_FORMAT_VERSION:
-        raise CheckpointError(
-            f"{path} has model format version {version}; this anuvad ({__version__}) reads up "
-            f"to {MODEL_FORMAT_VERSION}: upgrade anuvad"
-        )
+    payload = read_payload(
+        path,
+        MODEL_FORMAT,
+        MODEL_FORMAT_VERSION,
+        "model file",
+        "re-copy or re-export it; a training checkpoint becomes a model file with `anuvad average`",
+    )
     missing = [k for k in ("config", "state_dict", "tokenizers", "metadata") if k not in payload]
     if missing:
         raise CheckpointError(f"{path} is damaged: it lacks {', '.join(missing)}")
-    return dict(payload)
+    return payload
 
 
 def load_model(path: str | Path, device: str | torch.device = "cpu") -> ModelFile:

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from anuvad.checkpoint import atomic_save, save_model
+from anuvad.checkpoint import atomic_save, read_payload, save_model
 from anuvad.config import config_from_dict
 from anuvad.errors import CheckpointError, ConfigError, TrainingError
 from anuvad.model import build_model
@@ -133,19 +133,13 @@ def load_training_state(path: Path) -> TrainingState:
     Raises:
         CheckpointError: missing, truncated, or not an anuvad training checkpoint.
     """
-    if not path.is_file():
-        raise CheckpointError(f"training checkpoint {path} does not exist")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises RuntimeError, UnpicklingError, EOFError, ...
-        raise CheckpointError(
-            f"{path} is truncated or not a PyTorch file ({type(exc).__name__}); delete it to "
-            f"resume from the previous checkpoint"
-        ) from exc
-    if not isinstance(payload, dict) or payload.get("format") != STATE_FORMAT:
-        raise CheckpointError(f"{path} is not an anuvad training checkpoint")
-    if payload.get("format_version", 0) > STATE_FORMAT_VERSION:
-        raise CheckpointError(f"{path} was written by a newer anuvad; upgrade to resume it")
+    payload = read_payload(
+        path,
+        STATE_FORMAT,
+        STATE_FORMAT_VERSION,
+        "training checkpoint",
+        "delete it to resume from the previous checkpoint",
+    )
     return TrainingState(
         config=payload["config"],
         model=payload["model"],
