@@ -8,10 +8,10 @@ from torch import Tensor
 from anuvad.tokenizer import PAD_ID
 
 
-def label_smoothed_nll(
+def label_smoothed_loss(
     logits: Tensor, target_ids: Tensor, label_smoothing: float, pad_id: int = PAD_ID
-) -> tuple[Tensor, Tensor, int]:
-    """Summed label-smoothed loss and summed plain NLL over the non-padding targets.
+) -> Tensor:
+    """Summed label-smoothed cross-entropy over the non-padding targets (what training needs).
 
     The smoothing mass is spread uniformly over the vocabulary, as PyTorch's
     ``cross_entropy(label_smoothing=...)`` does; padding targets contribute nothing.
@@ -23,22 +23,36 @@ def label_smoothed_nll(
         pad_id: the id ignored in the loss.
 
     Returns:
-        (smoothed loss sum, NLL sum, number of non-padding target tokens). Divide by the
-        token count for the per-token average the trainer optimises.
+        The summed loss, a scalar; divide by the number of non-padding targets for the
+        per-token average the trainer optimises.
     """
-    flat_logits = logits.reshape(-1, logits.size(-1)).float()  # (B*T, V)
-    flat_targets = target_ids.reshape(-1)  # (B*T,)
-    loss = F.cross_entropy(
-        flat_logits,
-        flat_targets,
+    return F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)).float(),  # (B*T, V)
+        target_ids.reshape(-1),  # (B*T,)
         ignore_index=pad_id,
         label_smoothing=label_smoothing,
         reduction="sum",
     )
+
+
+def label_smoothed_nll(
+    logits: Tensor, target_ids: Tensor, label_smoothing: float, pad_id: int = PAD_ID
+) -> tuple[Tensor, Tensor, int]:
+    """:func:`label_smoothed_loss` plus the plain NLL and the token count (for validation).
+
+    Returns:
+        (smoothed loss sum, NLL sum, number of non-padding target tokens).
+    """
+    loss = label_smoothed_loss(logits, target_ids, label_smoothing, pad_id)
     nll = (
-        F.cross_entropy(flat_logits.detach(), flat_targets, ignore_index=pad_id, reduction="sum")
+        F.cross_entropy(
+            logits.detach().reshape(-1, logits.size(-1)).float(),
+            target_ids.reshape(-1),
+            ignore_index=pad_id,
+            reduction="sum",
+        )
         if label_smoothing > 0
         else loss.detach()
     )
-    num_tokens = int((flat_targets != pad_id).sum())
+    num_tokens = int((target_ids != pad_id).sum())
     return loss, nll, num_tokens

@@ -34,7 +34,7 @@ from anuvad.checkpoint import save_model
 from anuvad.config import ExperimentConfig, config_to_dict, save_config
 from anuvad.distributed import DistributedContext, any_rank, barrier, wrap_model
 from anuvad.errors import TrainingError
-from anuvad.loss import label_smoothed_nll
+from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.prepare import PreparedData
@@ -192,12 +192,18 @@ class Trainer:
         batch = collate([src[i] for i in group], [tgt[i] for i in group], group)
         return batch.to(self.device)
 
-    def _loss(
-        self, batch: Batch, network: torch.nn.Module | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, int]:
+    def _logits(self, batch: Batch, network: torch.nn.Module | None = None) -> torch.Tensor:
         with autocast_context(self.device, self.config.train.precision):
-            logits = (network or self.model)(batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask)
-        return label_smoothed_nll(logits, batch.tgt_out_ids, self.config.train.label_smoothing)
+            logits: torch.Tensor = (network or self.model)(
+                batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask
+            )
+        return logits
+
+    def _loss(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """Smoothed loss, NLL and token count of a batch (validation)."""
+        return label_smoothed_nll(
+            self._logits(batch), batch.tgt_out_ids, self.config.train.label_smoothing
+        )
 
     def train_step(self, local_groups: Sequence[list[int]], global_tokens: int) -> float:
         """One optimizer update: this rank's accumulated batches of the global batch.
@@ -222,7 +228,9 @@ class Trainer:
             if isinstance(self.network, DistributedDataParallel) and not last:
                 sync = self.network.no_sync()  # gradients are all-reduced once, at the end
             with sync:
-                loss, _, _ = self._loss(self._batch(group), self.network)
+                batch = self._batch(group)
+                logits = self._logits(batch, self.network)
+                loss = label_smoothed_loss(logits, batch.tgt_out_ids, train.label_smoothing)
                 self.scaler.scale(loss * scale).backward()  # type: ignore[no-untyped-call]
             loss_sum += loss.detach().double()
         if self.context.enabled:
