@@ -26,7 +26,7 @@ EXAMPLES = {
         "echo 'A man is riding a bike.' | anuvad translate --model runs/multi30k_en_de/model.pt"
     ),
     "info": "anuvad info runs/multi30k_en_de/model.pt",
-    "demo": "anuvad demo --minutes 1",
+    "demo": "anuvad demo --steps 800",
 }
 
 
@@ -153,7 +153,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from anuvad.trainer import Trainer
     from anuvad.translator import Translator
 
-    config = load_config(args.config, [f"train.max_minutes={args.minutes}"])
+    # A fixed number of updates (about 45 s on 2 idle cores) so that the result does not depend
+    # on what else the machine is doing; the time limit is only a safety net.
+    config = load_config(
+        args.config, [f"train.max_steps={args.steps}", f"train.max_minutes={args.minutes}"]
+    )
     work = Path(args.work_dir)
     config = reversal_config(config, work / "corpus")
     print(f"anuvad {__version__} demo: a tiny Transformer learns to reverse digit strings.")
@@ -226,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_info)
 
     p = add("demo", "Train the tiny preset on a built-in digit-reversal task and translate.")
-    p.add_argument("--minutes", type=float, default=1.0, help="training time (default 1)")
+    p.add_argument("--steps", type=int, default=800, help="training updates (default 800)")
+    p.add_argument("--minutes", type=float, default=5.0, help="time limit (default 5)")
     p.add_argument("--config", default="configs/tiny.yaml", help="preset (default: tiny)")
     p.add_argument("--work-dir", default="data/demo", help="where data and the run go")
     p.set_defaults(func=cmd_demo)
