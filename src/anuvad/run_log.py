@@ -10,6 +10,7 @@ import logging
 import platform
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -121,3 +122,32 @@ class RunLogger:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+class ThroughputWindow:
+    """Training loss and speed between two log lines."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Start a new window now."""
+        self.loss_sum, self.tokens, self.steps = 0.0, 0, 0
+        self.started = time.monotonic()
+
+    def add(self, loss_per_token: float, tokens: int) -> None:
+        """Count one update of ``tokens`` target tokens."""
+        self.loss_sum += loss_per_token * tokens
+        self.tokens += tokens
+        self.steps += 1
+
+    def summary(self) -> dict[str, float]:
+        """Mean loss per token, target tokens/s and seconds per step; then start anew."""
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        record = {
+            "loss": self.loss_sum / max(self.tokens, 1),
+            "tgt_tokens_per_s": self.tokens / elapsed,
+            "step_seconds": elapsed / max(self.steps, 1),
+        }
+        self.reset()
+        return record

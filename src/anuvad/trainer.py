@@ -38,7 +38,7 @@ from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.prepare import PreparedData
-from anuvad.run_log import RunLogger
+from anuvad.run_log import RunLogger, ThroughputWindow
 from anuvad.training_state import (
     Progress,
     TrainingState,
@@ -46,8 +46,8 @@ from anuvad.training_state import (
     capture_rng_state,
     check_run_dir,
     checkpoint_path,
+    latest_training_state,
     list_checkpoints,
-    load_training_state,
     prune_checkpoints,
     restore_rng_state,
     save_training_state,
@@ -161,22 +161,13 @@ class Trainer:
         )
 
     def _restore(self) -> None:
-        checkpoints = list_checkpoints(self.run_dir)
-        if not checkpoints:
-            raise TrainingError(f"nothing to resume: {self.run_dir} has no checkpoints")
-        state = load_training_state(checkpoints[-1])
-        stored = state.config["model"]
-        if stored != config_to_dict(self.config)["model"]:
-            raise TrainingError(
-                f"{checkpoints[-1]} was trained with another model config; resume with the "
-                f"run's own config.yaml"
-            )
+        path, state = latest_training_state(self.run_dir, config_to_dict(self.config)["model"])
         self.model.load_state_dict(state.model)
         self.optimizer.load_state_dict(state.optimizer)
         self.scaler.load_state_dict(state.scaler)
         restore_rng_state(state.rng)
         self.progress = state.progress
-        logger.info("resumed from %s (step %d)", checkpoints[-1], self.progress.step)
+        logger.info("resumed from %s (step %d)", path, self.progress.step)
 
     def save_checkpoint(self) -> Path | None:
         """Write the training state (rank 0 only) and drop checkpoints beyond ``keep_last``."""
@@ -335,7 +326,7 @@ class Trainer:
             unit="step",
             dynamic_ncols=True,
         )
-        window = {"loss": 0.0, "tokens": 0, "steps": 0, "start": time.monotonic()}
+        window = ThroughputWindow()
         last_loss, stop_early, valid = float("nan"), False, dict[str, float]()
         while not self._finished(started, stop_early):
             updates = self._updates(p.epoch)
@@ -344,9 +335,7 @@ class Trainer:
                 local = rank_share(global_groups, self.context.rank, self.context.world_size)
                 last_loss = self.train_step(local, tokens)
                 p.epoch_updates += 1
-                window["loss"] += last_loss * tokens
-                window["tokens"] += tokens
-                window["steps"] += 1
+                window.add(last_loss, tokens)
                 bar.update(1)
                 if p.step % train.log_every == 0:
                     self._log_window(log, bar, window, started)
@@ -368,16 +357,13 @@ class Trainer:
         return self._finish(log, started, last_loss, valid)
 
     def _log_window(
-        self, log: RunLogger, bar: tqdm[Any], window: dict[str, Any], started: float
+        self, log: RunLogger, bar: tqdm[Any], window: ThroughputWindow, started: float
     ) -> None:
-        elapsed = time.monotonic() - window["start"]
         record = {
             "epoch": self.progress.epoch,
-            "loss": window["loss"] / max(window["tokens"], 1),
             "lr": float(self.optimizer.param_groups[0]["lr"]),
-            "tgt_tokens_per_s": window["tokens"] / max(elapsed, 1e-9),
-            "step_seconds": elapsed / max(window["steps"], 1),
             "elapsed_s": self._elapsed(started),
+            **window.summary(),
         }
         log.metrics(self.progress.step, record)
         bar.set_postfix(
@@ -393,33 +379,20 @@ class Trainer:
                 record["lr"],
                 record["tgt_tokens_per_s"],
             )
-        window.update(loss=0.0, tokens=0, steps=0, start=time.monotonic())
 
     def _validate(self, log: RunLogger) -> tuple[dict[str, float], bool]:
-        """Validate on rank 0, track the best model, decide on early stopping (all ranks)."""
-        p, train = self.progress, self.config.train
+        """Validate on rank 0, keep the best model, decide on early stopping (all ranks)."""
         valid: dict[str, float] = {}
         stop = False
         if self.context.is_main:
             valid = self.validator.validate()
             if valid:
-                log.metrics(p.step, valid)
-                logger.info("step %d: %s", p.step, _format(valid))
-                value, better = self.validator.score(valid)
-                if p.best_value is None or better(value, p.best_value):
-                    p.best_value, p.best_step, p.bad_validations = value, p.step, 0
-                    self._write_model(self.run_dir / "model_best.pt", {**valid, "step": p.step})
-                else:
-                    p.bad_validations += 1
-                stop = 0 < train.early_stop_patience <= p.bad_validations
-                if stop:
-                    logger.info(
-                        "early stop: no better %s for %d validations (best %.3f at step %d)",
-                        train.early_stop_metric,
-                        p.bad_validations,
-                        p.best_value,
-                        p.best_step,
-                    )
+                log.metrics(self.progress.step, valid)
+                logger.info("step %d: %s", self.progress.step, _format(valid))
+                improved, stop = self.validator.track(self.progress, valid)
+                if improved:
+                    metadata = {**valid, "step": self.progress.step}
+                    self._write_model(self.run_dir / "model_best.pt", metadata)
         return valid, any_rank(stop, self.context)
 
     def _write_model(self, path: Path, metadata: dict[str, Any]) -> Path:

@@ -152,6 +152,27 @@ def load_training_state(path: Path) -> TrainingState:
     )
 
 
+def latest_training_state(
+    run_dir: Path, model_config: dict[str, Any]
+) -> tuple[Path, TrainingState]:
+    """The newest checkpoint of a run, checked against the model config it must fit.
+
+    Raises:
+        TrainingError: the run has no checkpoints, or they hold another architecture.
+        CheckpointError: the newest checkpoint is unreadable.
+    """
+    checkpoints = list_checkpoints(run_dir)
+    if not checkpoints:
+        raise TrainingError(f"nothing to resume: {run_dir} has no checkpoints")
+    state = load_training_state(checkpoints[-1])
+    if state.config["model"] != model_config:
+        raise TrainingError(
+            f"{checkpoints[-1]} was trained with another model config; resume with the run's "
+            f"own config.yaml"
+        )
+    return checkpoints[-1], state
+
+
 def prune_checkpoints(run_dir: Path, keep_last: int) -> list[Path]:
     """Delete all but the newest ``keep_last`` checkpoints; returns what was deleted."""
     checkpoints = list_checkpoints(run_dir)

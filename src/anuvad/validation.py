@@ -3,6 +3,7 @@ of greedy translations."""
 
 from __future__ import annotations
 
+import logging
 import math
 import operator
 from collections.abc import Callable
@@ -16,7 +17,10 @@ from anuvad.config import ExperimentConfig
 from anuvad.evaluate import corpus_scores
 from anuvad.model import Transformer
 from anuvad.prepare import PreparedData
+from anuvad.training_state import Progress
 from anuvad.translator import Translator
+
+logger = logging.getLogger(__name__)
 
 LossFn = Callable[[Batch], tuple[Any, Any, int]]
 
@@ -99,3 +103,28 @@ class Validator:
         if key not in metrics:  # e.g. BLEU asked for but no dev text: fall back to the loss
             key, better = METRICS["loss"]
         return metrics[key], better
+
+    def track(self, progress: Progress, metrics: dict[str, float]) -> tuple[bool, bool]:
+        """Record a validation in ``progress``: the best score and the validations since.
+
+        Returns:
+            (whether this is the best so far, whether early stopping's patience ran out).
+        """
+        value, better = self.score(metrics)
+        train = self.config.train
+        improved = progress.best_value is None or better(value, progress.best_value)
+        if improved:
+            progress.best_value, progress.best_step = value, progress.step
+            progress.bad_validations = 0
+        else:
+            progress.bad_validations += 1
+        stop = 0 < train.early_stop_patience <= progress.bad_validations
+        if stop:
+            logger.info(
+                "early stop: no better %s for %d validations (best %.3f at step %d)",
+                train.early_stop_metric,
+                progress.bad_validations,
+                progress.best_value,
+                progress.best_step,
+            )
+        return improved, stop
