@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -151,3 +152,11 @@ class ThroughputWindow:
         }
         self.reset()
         return record
+
+
+def peak_memory_mib(device: torch.device) -> dict[str, float]:
+    """Peak resident memory of this process and, on a GPU, peak tensor memory, in MiB."""
+    peak = {"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    if device.type == "cuda":
+        peak["peak_cuda_mib"] = torch.cuda.max_memory_allocated(device) / 2**20
+    return peak

@@ -38,7 +38,7 @@ from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.prepare import PreparedData
-from anuvad.run_log import RunLogger, ThroughputWindow
+from anuvad.run_log import RunLogger, ThroughputWindow, peak_memory_mib
 from anuvad.training_state import (
     Progress,
     TrainingState,
@@ -364,6 +364,7 @@ class Trainer:
             "lr": float(self.optimizer.param_groups[0]["lr"]),
             "elapsed_s": self._elapsed(started),
             **window.summary(),
+            **peak_memory_mib(self.device),
         }
         log.metrics(self.progress.step, record)
         bar.set_postfix(

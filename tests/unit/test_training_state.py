@@ -13,7 +13,7 @@ from anuvad.cli import main
 from anuvad.config import ExperimentConfig, ModelConfig, config_to_dict
 from anuvad.errors import CheckpointError, TrainingError
 from anuvad.model import build_model
-from anuvad.run_log import ThroughputWindow
+from anuvad.run_log import ThroughputWindow, peak_memory_mib
 from anuvad.tokenizer import train_tokenizer
 from anuvad.training_state import (
     Progress,
@@ -151,3 +151,9 @@ def test_throughput_window_averages_over_tokens() -> None:
     assert record["loss"] == pytest.approx((2.0 * 100 + 1.0 * 300) / 400)
     assert record["tgt_tokens_per_s"] > 0 and record["step_seconds"] > 0
     assert window.tokens == 0 and window.steps == 0  # a new window starts
+
+
+def test_peak_memory_is_reported_in_mib() -> None:
+    held = torch.ones(16 * 2**20 // 4)  # 16 MiB that stay alive during the reading
+    peak = peak_memory_mib(torch.device("cpu"))
+    assert peak["peak_rss_mib"] >= 16 and held.numel() > 0
