@@ -1,8 +1,12 @@
-"""Shared fixtures: a small English–Hindi parallel text written in the tests themselves."""
+"""Shared fixtures: a small English–Hindi parallel text written in the tests themselves, and a
+single-thread setting for tests of tiny tensors."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+import torch
 
 # Everyday sentences; Devanagari without precomposed nukta letters (SentencePiece's NFKC
 # normalisation would decompose those, so they would not round-trip byte for byte).
@@ -54,3 +58,15 @@ EN_HI_PAIRS: list[tuple[str, str]] = [
 def en_hi_pairs() -> list[tuple[str, str]]:
     """Forty English–Hindi sentence pairs (a fresh list per test)."""
     return list(EN_HI_PAIRS)
+
+
+@pytest.fixture(scope="module")
+def one_thread() -> Iterator[None]:
+    """Tiny tensors: one intra-op thread is fastest, and immune to a busy machine's contention.
+
+    Use it per module: ``pytestmark = pytest.mark.usefixtures("one_thread")``.
+    """
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)

@@ -7,7 +7,6 @@ import datetime as dt
 import random
 import re
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -27,14 +26,7 @@ from anuvad.errors import CheckpointError
 from anuvad.model import Transformer, build_model
 from anuvad.tokenizer import Tokenizer, train_tokenizer
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread() -> Iterator[None]:
-    """Tiny tensors: one intra-op thread is fastest, and immune to a busy machine's contention."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @dataclasses.dataclass

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
 
 import pytest
 import torch
@@ -16,14 +15,7 @@ from anuvad.model import build_model
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.tokenizer import PAD_ID
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread() -> Iterator[None]:
-    """Tiny tensors: one intra-op thread is fastest, and immune to a busy machine's contention."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 V = 11

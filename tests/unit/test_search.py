@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import pytest
 import torch
@@ -16,14 +16,7 @@ from anuvad.model import Transformer, build_model
 from anuvad.search import Hypothesis, greedy_search
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread() -> Iterator[None]:
-    """Tiny tensors: one intra-op thread is fastest, and immune to a busy machine's contention."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # A small target vocabulary (six tokens besides PAD and BOS) makes EOS a frequent argmax, so
