@@ -243,3 +243,53 @@ def model_info(path: str | Path) -> dict[str, Any]:
         "format_version": payload["format_version"],
         "metadata": metadata,
     }
+
+
+STORAGE_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def export_model_file(
+    path: str | Path,
+    out: str | Path,
+    dtype: str = "float16",
+    metadata: dict[str, Any] | None = None,
+) -> Path:
+    """Rewrite a model file with its weights stored in ``dtype`` (a release file).
+
+    The shipped English→Hindi model is stored in float16 (issue 5: under 25 MB); weights are
+    restored to float32 on load, so only their rounding changes.
+
+    Args:
+        path: an existing model file.
+        out: the file to write, or a folder: then the name is
+            :func:`default_model_path` (``<pair>_d<D>_L<layers>_V<vocab>_<timestamp>.pt``).
+        dtype: "float16", "bfloat16" or "float32".
+        metadata: facts added to the file's metadata (e.g. dev scores for the model card).
+
+    Returns:
+        The path written.
+
+    Raises:
+        CheckpointError: ``path`` is not a usable model file, or ``dtype`` is unknown.
+    """
+    if dtype not in STORAGE_DTYPES:
+        raise CheckpointError(
+            f"unknown storage dtype {dtype!r}; choose one of {', '.join(STORAGE_DTYPES)}"
+        )
+    loaded = load_model(path, device="cpu")
+    target = Path(out)
+    if target.is_dir() or target.suffix != ".pt":
+        target = default_model_path(loaded.config, target)
+    facts = {k: v for k, v in loaded.metadata.items() if k not in ("anuvad_version", "created")}
+    facts.update(metadata or {})
+    facts["exported_from"] = Path(path).name
+    facts["storage_dtype"] = dtype
+    return save_model(
+        target,
+        loaded.model,
+        loaded.config,
+        loaded.src_tokenizer,
+        loaded.tgt_tokenizer,
+        metadata=facts,
+        dtype=STORAGE_DTYPES[dtype],
+    )

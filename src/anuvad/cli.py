@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from anuvad import __version__
+from anuvad import __version__, cli_export
 from anuvad.errors import AnuvadError
 
 logger = logging.getLogger("anuvad")
@@ -27,6 +27,7 @@ EXAMPLES = {
     ),
     "info": "anuvad info runs/multi30k_en_de/model.pt",
     "demo": "anuvad demo --steps 800",
+    "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/",
 }
 
 
@@ -235,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="configs/tiny.yaml", help="preset (default: tiny)")
     p.add_argument("--work-dir", default="data/demo", help="where data and the run go")
     p.set_defaults(func=cmd_demo)
+
+    cli_export.register(add)
     return parser
 
 

@@ -17,10 +17,12 @@ from anuvad.checkpoint import (
     MODEL_FORMAT_VERSION,
     atomic_save,
     default_model_path,
+    export_model_file,
     load_model,
     model_info,
     save_model,
 )
+from anuvad.cli import main
 from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
 from anuvad.errors import CheckpointError
 from anuvad.model import Transformer, build_model
@@ -427,3 +429,66 @@ def test_model_info_counts_a_shared_matrix_once(tmp_path: Path, tokenizers: Toke
     # Sharing the source embedding removes exactly one (V, D) matrix.
     difference = untied_info["num_parameters"] - tied_info["num_parameters"]
     assert difference == joint.vocab_size * 32
+
+
+# --- release files (anuvad export) ---------------------------------------------------------------
+
+
+def test_export_to_a_folder_writes_a_named_float16_file_with_close_outputs(
+    tmp_path: Path, tokenizers: Tokenizers
+) -> None:
+    model, config = separate(tokenizers)
+    original = save_model(
+        tmp_path / "m.pt", model, config, tokenizers.src, tokenizers.tgt, {"steps": 7}
+    )
+    out = export_model_file(original, tmp_path / "release", "float16", {"dev_bleu": 12.5})
+    assert out.parent == tmp_path / "release"
+    assert re.fullmatch(r"enhi_d32_L2_V\d+_\d{8}-\d{6}\.pt", out.name)
+    payload = torch.load(out, weights_only=True)
+    assert {t.dtype for t in payload["state_dict"].values() if t.is_floating_point()} == {
+        torch.float16
+    }
+    assert storage_bytes(out) * 2 == pytest.approx(storage_bytes(original), rel=0.01)
+    loaded = load_model(out)
+    assert loaded.metadata["steps"] == 7
+    assert loaded.metadata["dev_bleu"] == 12.5
+    assert loaded.metadata["storage_dtype"] == "float16"
+    assert loaded.metadata["exported_from"] == "m.pt"
+    src, tgt, pad = sample_inputs(config)
+    with torch.no_grad():
+        expected = model(src, tgt, pad)
+        got = loaded.model(src, tgt, pad)
+    assert got.dtype == torch.float32
+    assert not torch.equal(got, expected)  # rounded weights ...
+    torch.testing.assert_close(got, expected, atol=2e-2, rtol=0)  # ... barely change the logits
+
+
+def test_export_as_float32_to_a_file_keeps_the_logits_exactly(
+    tmp_path: Path, tokenizers: Tokenizers
+) -> None:
+    model, config = shared(tokenizers)
+    original = save_model(tmp_path / "m.pt", model, config, tokenizers.joint, tokenizers.joint)
+    out = export_model_file(original, tmp_path / "copy.pt", "float32")
+    assert out == tmp_path / "copy.pt"
+    src, tgt, pad = sample_inputs(config)
+    with torch.no_grad():
+        assert torch.equal(load_model(out).model(src, tgt, pad), model(src, tgt, pad))
+
+
+def test_export_refuses_unknown_dtypes_and_missing_files(model_file: Path) -> None:
+    with pytest.raises(CheckpointError, match="unknown storage dtype 'int4'"):
+        export_model_file(model_file, model_file.with_name("x.pt"), "int4")
+    with pytest.raises(CheckpointError, match="does not exist"):
+        export_model_file(model_file.with_name("missing.pt"), model_file.with_name("x.pt"))
+    assert not model_file.with_name("x.pt").exists()
+
+
+def test_the_export_command_reports_the_file_and_exits_2_on_errors(
+    model_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = model_file.with_name("half.pt")
+    assert main(["export", str(model_file), "--out", str(out)]) == 0
+    assert f"wrote {out} (float16 weights" in capsys.readouterr().out
+    assert load_model(out).metadata["storage_dtype"] == "float16"
+    assert main(["export", str(model_file.with_name("nope.pt")), "--out", str(out)]) == 2
+    assert "does not exist" in capsys.readouterr().err
