@@ -59,19 +59,23 @@ class ModelConfig:
 
 @dataclass
 class CorpusConfig:
-    """One parallel corpus: an aligned file pair or one TSV file with two chosen columns.
+    """One parallel corpus: an aligned file pair, one TSV file with two chosen columns, or Penn
+    Treebank trees (``ptb``: sentence → linearised tree pairs for parsing, section 6.3).
 
     Relative paths are resolved against ``DataConfig.data_root``.
     """
 
     name: str = ""
-    format: str = "aligned"  # "aligned" (two files, one sentence per line) or "tsv"
+    format: str = "aligned"  # "aligned" (two files, one sentence per line), "tsv" or "ptb"
     src: str = ""  # aligned: the source-language file
     tgt: str = ""  # aligned: the target-language file
-    path: str = ""  # tsv: the file
+    path: str = ""  # tsv: the file; ptb: a folder of .mrg files, a glob or one file
     src_column: int = 0  # tsv: 0-based column of the source sentence
     tgt_column: int = 1  # tsv: 0-based column of the target sentence
     max_lines: int = 0  # read only the first N pairs (0 = all), e.g. a dev-set slice
+    first: str = ""  # ptb: first file name (without .mrg) to read, inclusive; "" = no bound
+    last: str = ""  # ptb: last file name to read, inclusive; "" = no bound
+    tree_leaves: str = "xx"  # ptb: a word becomes "xx" (placeholder XX), "pos" (its tag) or "word"
 
 
 @dataclass
@@ -158,7 +162,8 @@ class DecodeConfig:
     length_penalty: float = 0.6
     max_len_a: float = 1.0
     max_len_b: int = 50
-    batch_size: int = 64
+    batch_size: int = 64  # sentences per batch (similar lengths together)
+    max_tokens: int = 0  # > 0: batch by source tokens instead (padded, before the beam)
 
 
 @dataclass
@@ -241,9 +246,15 @@ class ExperimentConfig:
                         corpus.src_column >= 0 and corpus.tgt_column >= 0,
                         f"{where}: columns must be >= 0",
                     )
+                elif corpus.format == "ptb":
+                    need(bool(corpus.path), f"{where}: ptb needs path (a folder of .mrg files)")
+                    need(
+                        corpus.tree_leaves in ("xx", "pos", "word"),
+                        f"{where}.tree_leaves must be xx, pos or word, got {corpus.tree_leaves!r}",
+                    )
                 else:
                     problems.append(
-                        f"{where}.format must be 'aligned' or 'tsv', got {corpus.format!r}"
+                        f"{where}.format must be 'aligned', 'tsv' or 'ptb', got {corpus.format!r}"
                     )
 
         tr = self.train
@@ -274,6 +285,8 @@ class ExperimentConfig:
         dc = self.decode
         need(dc.beam_size >= 1, "decode.beam_size must be at least 1")
         need(dc.max_len_a >= 0 and dc.max_len_b >= 0, "decode.max_len_a/b must be >= 0")
+        need(dc.batch_size >= 1, f"decode.batch_size must be at least 1, got {dc.batch_size}")
+        need(dc.max_tokens >= 0, f"decode.max_tokens must be >= 0, got {dc.max_tokens}")
         if problems:
             raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
 

@@ -92,7 +92,8 @@ class Validator:
                     self.prepared.tgt_tokenizer,
                 )
             )
-            hypotheses = translator.translate_text(sources)
+            # Greedy whatever the model's beam: fast, and the score to compare runs by.
+            hypotheses = [t.text for t in translator.translate(sources, beam_size=1)]
             scores = corpus_scores(hypotheses, references, self.config.train.bleu_tokenize)
             metrics.update({"valid_bleu": scores.bleu, "valid_chrf": scores.chrf})
         return metrics

@@ -102,9 +102,9 @@ def reference_greedy(
             token = int(allowed.argmax())
             score += float(log_probs[token])
             if token == EOS_ID:
-                return Hypothesis(prefix[1:], score, finished=True)
+                return Hypothesis(prefix[1:], score, finished=True, log_prob=score)
             prefix.append(token)
-    return Hypothesis(prefix[1:], score, finished=False)
+    return Hypothesis(prefix[1:], score, finished=False, log_prob=score)
 
 
 def full_model_score(model: Transformer, source: Sequence[int], hyp: Hypothesis) -> float:
