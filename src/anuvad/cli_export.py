@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the exported model file and say where it went and how large it is."""
     from anuvad.checkpoint import export_model_file
