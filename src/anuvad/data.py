@@ -1,11 +1,12 @@
 """Reading and cleaning parallel text.
 
 A corpus is an aligned file pair (line *i* of the source file translates line *i* of the target
-file) or one TSV file with two chosen columns. Files are read in binary and decoded line by line so
-that a bad byte is reported with its line and offset. Each sentence loses its line ending and
-surrounding whitespace and is otherwise kept as it is; nothing is ever dropped silently: reading
-fails with a :class:`~anuvad.errors.DataError` naming the file and the line, and cleaning
-(:func:`filter_pairs`) counts every dropped pair by reason in a :class:`FilterReport`.
+file), one TSV file with two chosen columns, or Penn Treebank trees read as (sentence,
+linearised tree) pairs for parsing (:mod:`anuvad.parsing`). Files are read in binary and decoded
+line by line so that a bad byte is reported with its line and offset. Each sentence loses its
+line ending and surrounding whitespace and is otherwise kept as it is; nothing is ever dropped
+silently: reading fails with a :class:`~anuvad.errors.DataError` naming the file and the line,
+and cleaning (:func:`filter_pairs`) counts every dropped pair by reason in a :class:`FilterReport`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from anuvad.config import CorpusConfig
 from anuvad.errors import DataError
+from anuvad.parsing import read_treebank, treebank_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +161,21 @@ def _read_tsv(corpus: CorpusConfig, root: Path, name: str) -> ParallelText:
     return ParallelText(name=name, src_path=path, tgt_path=path, src=src, tgt=tgt)
 
 
+def _read_ptb(corpus: CorpusConfig, root: Path, name: str) -> ParallelText:
+    """Penn Treebank trees → (sentence, linearised tree) pairs, traces removed (section 6.3)."""
+    path = _resolve(corpus.path, root)
+    pairs = treebank_pairs(read_treebank(path, corpus.first, corpus.last), corpus.tree_leaves)
+    if corpus.max_lines > 0:
+        pairs = pairs[: corpus.max_lines]
+    return ParallelText(
+        name=name,
+        src_path=path,
+        tgt_path=path,
+        src=[sentence for sentence, _ in pairs],
+        tgt=[tree for _, tree in pairs],
+    )
+
+
 def read_corpus(corpus: CorpusConfig, root: Path) -> ParallelText:
     """Read one parallel corpus.
 
@@ -171,17 +188,20 @@ def read_corpus(corpus: CorpusConfig, root: Path) -> ParallelText:
 
     Raises:
         DataError: a file is missing, empty or not UTF-8; aligned files differ in line count; a
-            TSV line lacks a requested column; the format is unknown.
+            TSV line lacks a requested column; a treebank has a malformed tree or no file
+            matches; the format is unknown.
     """
     name = corpus.name or Path(corpus.src or corpus.path).name
     if corpus.format == "aligned":
         text = _read_aligned(corpus, root, name)
     elif corpus.format == "tsv":
         text = _read_tsv(corpus, root, name)
+    elif corpus.format == "ptb":
+        text = _read_ptb(corpus, root, name)
     else:
         raise DataError(
             f"corpus {name!r}: unknown format {corpus.format!r}; use 'aligned' (src and tgt "
-            f"files) or 'tsv' (path, src_column, tgt_column)"
+            f"files), 'tsv' (path, src_column, tgt_column) or 'ptb' (path, first, last)"
         )
     logger.info("read %d pairs from corpus %r (%s)", len(text), name, text.files)
     return text
