@@ -296,7 +296,7 @@ def test_validate_reports_every_problem_at_once() -> None:
         ("model.positional_encoding=rotary", "'rotary'"),
         ("model.norm_position=middle", "'middle'"),
         ("data.tokenizer.model_type=wordpiece", "'wordpiece'"),
-        ("data.train.0.format=csv", "data.train[0].format must be 'aligned' or 'tsv'"),
+        ("data.train.0.format=csv", "data.train[0].format must be 'aligned', 'tsv' or 'ptb'"),
         ("data.train.0.tgt=", "data.train[0]: aligned needs src and tgt"),
         ("data.valid.0.path=", "data.valid[0]: tsv needs path"),
         ("train.precision=fp8", "'fp8'"),
