@@ -152,7 +152,7 @@ class Translator:
         max_len_a: float | None = None,
         max_len_b: int | None = None,
         use_cache: bool = True,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -227,6 +227,11 @@ class Translator:
             length_penalty: as in :meth:`translate`.
         """
         (result,) = self.translate([text], beam_size=beam_size, length_penalty=length_penalty)
+        return self.attention_of(result)
+
+    def attention_of(self, result: Translation) -> AttentionView:
+        """The attention view of a translation :meth:`translate` returned (its best output)."""
+        text = result.source
         src = [*self._encode([text])[0], EOS_ID]
         src_ids = torch.tensor(src, device=self.device)  # (S,)
         matrices = attention_matrices(self.model, src_ids, result.token_ids, result.finished)

@@ -1,0 +1,191 @@
+"""``anuvad translate`` and ``anuvad evaluate``: thin adapters over :class:`Translator` and
+:mod:`anuvad.evaluate` (``evaluate --task parsing`` is :mod:`anuvad.cli_parsing`'s)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anuvad.translator import Translation, Translator
+
+
+def _add_search_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    p.add_argument("--beam-size", type=int, help="beam size K; 1 = greedy (default: the model's)")
+    p.add_argument(
+        "--length-penalty", type=float, help="alpha of ((5+|Y|)/6)^alpha (default: the model's)"
+    )
+    p.add_argument("--max-len-a", type=float, help="output limit a*source_length + b: a")
+    p.add_argument("--max-len-b", type=int, help="output limit a*source_length + b: b")
+    p.add_argument("--batch-size", type=int, default=0, help="sentences per batch")
+    p.add_argument(
+        "--batch-tokens", type=int, default=0, help="batch by source tokens instead of sentences"
+    )
+    p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
+
+
+def _translator(args: argparse.Namespace) -> Translator:
+    from anuvad.translator import Translator
+
+    translator = Translator.from_file(args.model, device=args.device)
+    changes = {"batch_size": args.batch_size or None, "max_tokens": args.batch_tokens or None}
+    translator.decode = dataclasses.replace(
+        translator.decode, **{k: v for k, v in changes.items() if v is not None}
+    )
+    return translator
+
+
+def _translate(
+    translator: Translator, lines: Sequence[str], args: argparse.Namespace, nbest: int = 1
+) -> list[Translation]:
+    """Translate with the command line's search settings; a progress bar for files."""
+    show = bool(getattr(args, "input", None) or getattr(args, "source", None))
+    show = show and not getattr(args, "no_progress", False)
+    from tqdm import tqdm
+
+    with tqdm(total=len(lines), unit="sent", disable=not show, file=sys.stderr) as bar:
+        return translator.translate(
+            lines,
+            beam_size=args.beam_size,
+            nbest=nbest,
+            length_penalty=args.length_penalty,
+            max_len_a=args.max_len_a,
+            max_len_b=args.max_len_b,
+            use_cache=not args.no_cache,
+            progress=bar.update,
+        )
+
+
+def _write_attention(translator: Translator, results: Sequence[Translation], path: str) -> None:
+    views = [dataclasses.asdict(translator.attention_of(r)) for r in results]
+    Path(path).write_text(json.dumps(views, ensure_ascii=False), encoding="utf-8")
+
+
+def cmd_translate(args: argparse.Namespace) -> int:
+    """Translate stdin or ``--input``, one sentence per line, into stdout or ``--output``."""
+    if args.nbest < 1:
+        print("error: --nbest must be at least 1", file=sys.stderr)
+        return 2
+    translator = _translator(args)
+    if args.input:
+        lines = Path(args.input).read_text(encoding="utf-8").splitlines()
+    else:
+        lines = sys.stdin.read().splitlines()
+    results = _translate(translator, lines, args, nbest=args.nbest)
+    if args.nbest == 1:
+        text = "".join(r.text + "\n" for r in results)
+    else:  # fairseq / Moses style: sentence index ||| output ||| score
+        text = "".join(
+            f"{i} ||| {c.text} ||| {c.score:.4f}\n" for i, r in enumerate(results) for c in r.nbest
+        )
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.attention:
+        _write_attention(translator, results, args.attention)
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Score hypotheses (given, or translated with ``--model``) against references."""
+    if args.task == "parsing":
+        try:
+            from anuvad.cli_parsing import run_parsing_evaluation
+        except ImportError as exc:
+            print(
+                f"error: --task parsing needs anuvad.cli_parsing, which cannot be imported "
+                f"({exc}); this installation has no parsing support",
+                file=sys.stderr,
+            )
+            return 2
+        code: int = run_parsing_evaluation(args)
+        return code
+    return _evaluate_translation(args)
+
+
+def _evaluate_translation(args: argparse.Namespace) -> int:
+    from anuvad.evaluate import default_tokenize, evaluate_translations
+
+    references = Path(args.references).read_text(encoding="utf-8").splitlines()
+    settings: dict[str, Any] = {}
+    tgt_lang: str | None = None
+    if args.hypotheses:
+        hypotheses = Path(args.hypotheses).read_text(encoding="utf-8").splitlines()
+    elif args.model and args.source:
+        translator = _translator(args)
+        tgt_lang = translator.model_file.config.data.tgt_lang
+        sources = Path(args.source).read_text(encoding="utf-8").splitlines()
+        hypotheses = [r.text for r in _translate(translator, sources, args)]
+        d = translator.decode
+        settings = {
+            "model": str(args.model),
+            "beam_size": d.beam_size if args.beam_size is None else args.beam_size,
+            "length_penalty": d.length_penalty
+            if args.length_penalty is None
+            else args.length_penalty,
+            "max_len_a": d.max_len_a if args.max_len_a is None else args.max_len_a,
+            "max_len_b": d.max_len_b if args.max_len_b is None else args.max_len_b,
+        }
+    else:
+        print("error: give --hypotheses FILE, or --model MODEL --source FILE", file=sys.stderr)
+        return 2
+    if len(hypotheses) != len(references):
+        print(
+            f"error: {len(hypotheses)} hypotheses but {len(references)} references in "
+            f"{args.references}; they must be aligned line by line",
+            file=sys.stderr,
+        )
+        return 2
+    if args.write_hypotheses:
+        Path(args.write_hypotheses).write_text(
+            "".join(h + "\n" for h in hypotheses), encoding="utf-8"
+        )
+    tokenize = args.tokenize or default_tokenize(args.tgt_lang or tgt_lang)
+    paper_lang = (args.tgt_lang or tgt_lang or "de") if args.paper_bleu else None
+    result = evaluate_translations(hypotheses, references, tokenize, paper_lang, settings)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(result.to_table())
+    return 0
+
+
+def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``anuvad translate`` and ``anuvad evaluate`` to the command-line parser."""
+    p = add("translate", "Translate sentences (one per line) from stdin or a file.")
+    p.add_argument("--model", required=True, help="a model file (.pt)")
+    p.add_argument("--input", help="input file (default stdin)")
+    p.add_argument("--output", help="output file (default stdout)")
+    p.add_argument(
+        "--nbest", type=int, default=1, help="outputs per sentence ('i ||| text ||| score')"
+    )
+    p.add_argument("--attention", metavar="FILE", help="write attention matrices as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_search_args(p)
+    p.set_defaults(func=cmd_translate)
+
+    p = add("evaluate", "Score translations (sacreBLEU BLEU, chrF++, the paper's BLEU) or parses.")
+    p.add_argument("--task", choices=("translation", "parsing"), default="translation")
+    p.add_argument("--hypotheses", help="system outputs, one per line")
+    p.add_argument("--model", help="translate --source with this model file instead")
+    p.add_argument("--source", help="source sentences for --model, one per line")
+    p.add_argument("--references", required=True, help="references, one per line")
+    p.add_argument(
+        "--tokenize", help="sacreBLEU tokenizer: 13a, intl, ... (default intl for Hindi, else 13a)"
+    )
+    p.add_argument("--tgt-lang", help="target language when not known from --model (e.g. hi, de)")
+    p.add_argument(
+        "--paper-bleu", action="store_true", help="also the paper's tokenized, compound-split BLEU"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--write-hypotheses", metavar="FILE", help="write the hypotheses here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_search_args(p)
+    p.set_defaults(func=cmd_evaluate)
