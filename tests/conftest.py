@@ -3,10 +3,14 @@ single-thread setting for tests of tiny tensors."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import torch
+
+REPO = Path(__file__).resolve().parents[1]
 
 # Everyday sentences; Devanagari without precomposed nukta letters (SentencePiece's NFKC
 # normalisation would decompose those, so they would not round-trip byte for byte).
@@ -70,3 +74,41 @@ def one_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+def train_tiny_enhi_model(work: Path, steps: int = 60) -> Path:
+    """Train the tiny preset on :data:`EN_HI_PAIRS` (a joint character vocabulary) for ``steps``
+    updates and return its model file. A few seconds on one thread; it half-learns the pairs, so
+    it writes Devanagari, which is all the server and web-page tests need."""
+    from anuvad.config import CorpusConfig, load_config
+    from anuvad.prepare import prepare_data
+    from anuvad.trainer import Trainer
+
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "pairs.en").write_text("".join(en + "\n" for en, _ in EN_HI_PAIRS), encoding="utf-8")
+    (work / "pairs.hi").write_text("".join(hi + "\n" for _, hi in EN_HI_PAIRS), encoding="utf-8")
+    corpus = CorpusConfig(name="pairs", src=str(work / "pairs.en"), tgt=str(work / "pairs.hi"))
+    config = load_config(
+        REPO / "configs" / "tiny.yaml",
+        [f"train.max_steps={steps}", "train.max_minutes=0", "train.warmup_steps=50"],
+    )
+    data = dataclasses.replace(
+        config.data, src_lang="en", tgt_lang="hi", train=[corpus], valid=[corpus], max_len=128
+    )
+    config = dataclasses.replace(config, name="tiny_enhi", data=data)
+    prepared = prepare_data(config, work / "prepared")
+    result = Trainer(config, prepared, work / "run").train(show_progress=False)
+    assert result.model_path is not None
+    return result.model_path
+
+
+@pytest.fixture(scope="session")
+def tiny_enhi_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One tiny English→Hindi model file shared by the whole session (see
+    :func:`train_tiny_enhi_model`)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return train_tiny_enhi_model(tmp_path_factory.mktemp("tiny_enhi"))
+    finally:
+        torch.set_num_threads(previous)

@@ -1,0 +1,77 @@
+"""``anuvad serve``: the HTTP API and web page for one model file (uvicorn + FastAPI)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
+DEFAULT_PORT = 8000
+
+
+def serve(
+    model: str | Path,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    device: str = "auto",
+    batching: bool = True,
+    max_wait_ms: float = 5.0,
+    log_level: str = "info",
+) -> None:
+    """Load ``model`` and serve it until interrupted (prints the address first).
+
+    Raises:
+        CheckpointError: the model file is missing or unreadable.
+    """
+    import uvicorn
+
+    from anuvad.server.app import create_app
+    from anuvad.translator import Translator
+
+    translator = Translator.from_file(model, device=device)
+    app = create_app(translator, batching=batching, max_wait_ms=max_wait_ms)
+    shown = f"[{host}]" if ":" in host else host
+    config = translator.model_file.config
+    print(
+        f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "
+        f"from {model} on {translator.device}\n"
+        f"  web page: http://{shown}:{port}/\n"
+        f"  API docs: http://{shown}:{port}/docs\n"
+        f"  batching: {'on' if batching else 'off'}; stop with Ctrl+C",
+        flush=True,
+    )
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    serve(
+        args.model,
+        host=args.host,
+        port=args.port,
+        device=args.device,
+        batching=not args.no_batching,
+        max_wait_ms=args.max_wait_ms,
+        log_level="debug" if args.verbose else "info",
+    )
+    return 0
+
+
+def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``anuvad serve`` to the CLI."""
+    p = add("serve", "Serve a model over HTTP: the translation API, its docs and a web page.")
+    p.add_argument("--model", required=True, help="a model file (.pt)")
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    p.add_argument(
+        "--no-batching", action="store_true", help="one model call per request (no micro-batching)"
+    )
+    p.add_argument(
+        "--max-wait-ms",
+        type=float,
+        default=5.0,
+        help="how long a request waits for others to batch with (default 5)",
+    )
+    p.set_defaults(func=cmd_serve)

@@ -1,0 +1,302 @@
+"""The HTTP server: ``create_app(translator)`` → a FastAPI app with the API and the web page.
+
+Endpoints (OpenAPI docs at ``/docs``):
+
+- ``POST /translate``: one text or a list; greedy or beam search; n-best lists.
+- ``POST /attention``: tokens, cross-attention per layer and head, cosine similarities.
+- ``GET /health``, ``GET /models``.
+- ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
+
+A sentence's path: the page (or any client) posts JSON → pydantic checks it against the limits
+in :mod:`~anuvad.server.schemas` → :class:`~anuvad.server.batcher.MicroBatcher` merges it with
+concurrent requests → :meth:`Translator.translate` on the model thread → JSON back. The
+endpoints hold no ML logic. The served model is fixed when the app is created; no request names
+a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from anuvad import __version__
+from anuvad.errors import AnuvadError
+from anuvad.model import count_parameters
+from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
+from anuvad.server.schemas import (
+    MAX_BODY_BYTES,
+    AttentionRequest,
+    AttentionResponse,
+    CandidateOut,
+    ErrorResponse,
+    HealthResponse,
+    Limits,
+    ModelInfo,
+    ModelsResponse,
+    TranslateRequest,
+    TranslateResponse,
+    TranslationOut,
+)
+from anuvad.translator import AttentionView, Translation, Translator
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "the model cannot translate this input"},
+    413: {"model": ErrorResponse, "description": "request body too large"},
+    422: {"model": ErrorResponse, "description": "invalid request (the message names the field)"},
+    500: {"model": ErrorResponse, "description": "the model failed"},
+    503: {"model": ErrorResponse, "description": "too many requests waiting; retry"},
+}
+
+
+class ModelFailedError(Exception):
+    """Translating a valid request failed: 400 for an :class:`AnuvadError` (the input cannot be
+    translated, the message says why), 500 for anything else (logged with its traceback)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @classmethod
+    def from_exception(cls, exc: Exception) -> ModelFailedError:
+        """Wrap what the translator raised."""
+        if isinstance(exc, AnuvadError):
+            return cls(f"cannot translate this request: {exc}", 400)
+        logger.error("the model failed", exc_info=exc)
+        return cls(f"the model failed on this request: {type(exc).__name__}: {exc}", 500)
+
+
+def model_info(translator: Translator) -> ModelInfo:
+    """Describe the served model (name, languages, size, defaults) for ``GET /models``."""
+    config = translator.model_file.config
+    model = config.model
+    path = getattr(translator, "model_path", None)
+    metadata = {
+        key: value
+        for key, value in translator.model_file.metadata.items()
+        if isinstance(value, str | int | float | bool)
+    }
+    return ModelInfo(
+        name=config.name,
+        src_lang=config.data.src_lang,
+        tgt_lang=config.data.tgt_lang,
+        file=Path(path).name if path else None,
+        num_parameters=count_parameters(translator.model),
+        d_model=model.d_model,
+        num_heads=model.num_heads,
+        num_encoder_layers=model.num_encoder_layers,
+        num_decoder_layers=model.num_decoder_layers,
+        src_vocab_size=model.src_vocab_size,
+        tgt_vocab_size=model.tgt_vocab_size,
+        default_beam_size=translator.decode.beam_size,
+        default_length_penalty=translator.decode.length_penalty,
+        metadata=metadata,
+    )
+
+
+def _translation_out(translation: Translation) -> TranslationOut:
+    return TranslationOut(
+        source=translation.source,
+        text=translation.text,
+        score=translation.score,
+        finished=translation.finished,
+        nbest=[
+            CandidateOut(
+                text=c.text,
+                score=c.score,
+                log_prob=c.log_prob,
+                num_tokens=len(c.token_ids),
+                finished=c.finished,
+            )
+            for c in translation.nbest
+        ],
+    )
+
+
+def _rounded(values: Any, digits: int = 4) -> Any:
+    """Nested lists of floats rounded (attention JSON is mostly digits)."""
+    if isinstance(values, list):
+        return [_rounded(v, digits) for v in values]
+    return round(float(values), digits)
+
+
+def _attention_out(view: AttentionView, model: str, elapsed_ms: float) -> AttentionResponse:
+    return AttentionResponse(
+        source=view.source,
+        text=view.text,
+        score=view.score,
+        src_tokens=view.src_tokens,
+        tgt_tokens=view.tgt_tokens,
+        num_layers=view.num_layers,
+        num_heads=view.num_heads,
+        cross_attention=_rounded(view.cross_attention),
+        cosine_similarity=_rounded(view.cosine_similarity),
+        model=model,
+        elapsed_ms=elapsed_ms,
+    )
+
+
+def _error(status: int, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
+    body = ErrorResponse(error=message, details=details or [])
+    return JSONResponse(status_code=status, content=body.model_dump())
+
+
+def _describe(error: dict[str, Any]) -> str:
+    """One pydantic error as ``field: message``, e.g. ``beam_size: Input should be <= 16``."""
+    location = [str(part) for part in error.get("loc", ()) if part != "body"]
+    message = str(error.get("msg", "invalid"))
+    message = message.removeprefix("Value error, ")
+    if error.get("type") == "json_invalid":
+        return f"the body is not valid JSON ({error.get('ctx', {}).get('error', message)})"
+    return f"{'.'.join(location)}: {message}" if location else message
+
+
+def create_app(
+    translator: Translator,
+    *,
+    batching: bool = True,
+    max_wait_ms: float = 5.0,
+    title: str = "anuvad",
+) -> FastAPI:
+    """Build the app serving ``translator`` (the API, its docs and the web page).
+
+    Args:
+        translator: the model to serve; fixed for the app's lifetime.
+        batching: merge concurrent requests with the same settings into one model call.
+        max_wait_ms: how long a request waits for others to batch with.
+        title: the OpenAPI title.
+
+    Returns:
+        The FastAPI application; run it with uvicorn (``anuvad serve`` does).
+    """
+    batcher = MicroBatcher(translator, batching=batching, max_wait_ms=max_wait_ms)
+    info = model_info(translator)
+    started = time.monotonic()
+    counters = {"requests": 0}
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        batcher.start()
+        logger.info("serving %s (%s -> %s)", info.name, info.src_lang, info.tgt_lang)
+        yield
+        batcher.stop()
+
+    app = FastAPI(
+        title=title,
+        version=__version__,
+        description=f"Transformer translation ({info.src_lang} → {info.tgt_lang}, "
+        f"model {info.name}). The web page is at /.",
+        lifespan=lifespan,
+    )
+    app.state.batcher = batcher
+    app.state.translator = translator
+
+    @app.middleware("http")
+    async def limit_body(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return _error(413, f"request body of {length} bytes; the limit is {MAX_BODY_BYTES}")
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [dict(e) for e in exc.errors()]
+        messages = [_describe(e) for e in errors]
+        details = [
+            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": m}
+            for e, m in zip(errors, messages, strict=True)
+        ]
+        return _error(422, "; ".join(messages), details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # FastAPI's own errors (404, 405, a body that is not UTF-8) in the same shape as ours.
+        response = _error(exc.status_code, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        return response
+
+    @app.exception_handler(OverloadedError)
+    async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
+        return _error(503, str(exc))
+
+    @app.exception_handler(ModelFailedError)
+    async def failed(_: Request, exc: ModelFailedError) -> JSONResponse:
+        return _error(exc.status, str(exc))
+
+    @app.post("/translate", response_model=TranslateResponse, responses=ERRORS)
+    async def translate(body: TranslateRequest) -> TranslateResponse:
+        """Translate one text or a list of texts (greedy or beam search, n-best lists)."""
+        start = time.perf_counter()
+        key = DecodeKey(body.effective_beam_size(), body.nbest, body.length_penalty)
+        try:
+            results = await batcher.translate(body.texts(), key)
+        except (OverloadedError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise ModelFailedError.from_exception(exc) from exc
+        counters["requests"] += 1
+        return TranslateResponse(
+            translations=[_translation_out(t) for t in results],
+            model=info.name,
+            decoding=body.decoding,
+            beam_size=key.beam_size,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+        )
+
+    @app.post("/attention", response_model=AttentionResponse, responses=ERRORS)
+    async def attention(body: AttentionRequest) -> AttentionResponse:
+        """Cross-attention (every layer and head) and cosine similarities for one sentence."""
+        start = time.perf_counter()
+        try:
+            view = await batcher.call(
+                lambda: translator.attention(
+                    body.text,
+                    beam_size=body.effective_beam_size(),
+                    length_penalty=body.length_penalty,
+                )
+            )
+        except (OverloadedError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise ModelFailedError.from_exception(exc) from exc
+        counters["requests"] += 1
+        return _attention_out(view, info.name, (time.perf_counter() - start) * 1000)
+
+    @app.get("/health", response_model=HealthResponse)
+    async def health() -> HealthResponse:
+        """Liveness, the served model and request counters."""
+        return HealthResponse(
+            status="ok",
+            model=info.name,
+            uptime_s=time.monotonic() - started,
+            batching=batching,
+            requests=counters["requests"],
+            model_calls=batcher.model_calls,
+        )
+
+    @app.get("/models", response_model=ModelsResponse)
+    async def models() -> ModelsResponse:
+        """The served model and the request limits."""
+        return ModelsResponse(models=[info], limits=Limits())
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

@@ -1,0 +1,219 @@
+"""A micro-batcher: concurrent requests with the same decode settings share one model call.
+
+Requests are queued; one worker thread takes the first, waits up to ``max_wait_ms`` for more
+(and takes at once whatever queued while the model was busy), groups them by their settings and
+translates each group with a single :meth:`Translator.translate` call. The model is only ever
+called from that thread, so a :class:`~anuvad.translator.Translator` needs no locking, and the
+event loop stays free to accept requests while the model runs.
+
+Without batching (``batching=False``) every request is its own model call, still on the worker
+thread (the baseline that ``bench/serve.py`` compares against).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from anuvad.translator import Translation, Translator
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class OverloadedError(RuntimeError):
+    """More requests are waiting than the batcher accepts; the client should retry later."""
+
+
+@dataclass(frozen=True)
+class DecodeKey:
+    """Requests batch together only when all of these agree."""
+
+    beam_size: int
+    nbest: int
+    length_penalty: float | None
+
+
+@dataclass
+class _TranslateJob:
+    key: DecodeKey
+    texts: list[str]
+    future: Future[list[Translation]] = field(default_factory=Future)
+
+
+@dataclass
+class _CallJob:
+    """Work that must run alone on the model thread (e.g. attention for one sentence)."""
+
+    function: Callable[[], Any]
+    future: Future[Any] = field(default_factory=Future)
+
+
+_STOP = object()
+
+
+class MicroBatcher:
+    """Serialise model calls onto one worker thread, merging concurrent translate requests.
+
+    Args:
+        translator: the model; only the worker thread calls it.
+        batching: merge concurrent requests (False: one model call per request).
+        max_wait_ms: how long the first request of a batch waits for company.
+        max_batch_texts: the most sentences one model call gets.
+        max_pending: requests allowed to wait; beyond it :meth:`translate` raises
+            :class:`OverloadedError`.
+    """
+
+    def __init__(
+        self,
+        translator: Translator,
+        *,
+        batching: bool = True,
+        max_wait_ms: float = 5.0,
+        max_batch_texts: int = 256,
+        max_pending: int = 4096,
+    ) -> None:
+        self.translator = translator
+        self.batching = batching
+        self.max_wait = max_wait_ms / 1000.0
+        self.max_batch_texts = max_batch_texts
+        self.max_pending = max_pending
+        self.model_calls = 0  # translate calls into the model (read by /health and tests)
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the worker thread (idempotent; a stopped batcher can be started again)."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._thread = threading.Thread(target=self._run, name="anuvad-model", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Finish the queued work, then stop the worker thread."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is not None and thread.is_alive():
+            self._queue.put(_STOP)
+            thread.join(timeout)
+
+    # -- the API the endpoints use ---------------------------------------------------------------
+
+    async def translate(self, texts: Sequence[str], key: DecodeKey) -> list[Translation]:
+        """Translate ``texts`` (in order), possibly in one model call with other requests.
+
+        Raises:
+            OverloadedError: too many requests are waiting.
+            Exception: whatever the translator raised.
+        """
+        job = _TranslateJob(key=key, texts=list(texts))
+        self._submit(job)
+        return await asyncio.wrap_future(job.future)
+
+    async def call(self, function: Callable[[], T]) -> T:
+        """Run ``function`` alone on the model thread and return its result."""
+        job = _CallJob(function=function)
+        self._submit(job)
+        result: T = await asyncio.wrap_future(job.future)
+        return result
+
+    def _submit(self, job: _TranslateJob | _CallJob) -> None:
+        if self._queue.qsize() >= self.max_pending:
+            raise OverloadedError(
+                f"{self._queue.qsize()} requests are already waiting for the model; retry shortly"
+            )
+        self.start()
+        self._queue.put(job)
+
+    # -- the worker thread -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            jobs = [first] if not self.batching else self._collect(first)
+            stop = jobs[-1] is _STOP
+            if stop:
+                jobs.pop()
+            self._process(jobs)
+            if stop:
+                return
+
+    def _collect(self, first: Any) -> list[Any]:
+        """``first`` and whatever arrives within ``max_wait`` (up to ``max_batch_texts``)."""
+        jobs = [first]
+        texts = len(first.texts) if isinstance(first, _TranslateJob) else 0
+        deadline = time.monotonic() + self.max_wait
+        while texts < self.max_batch_texts:
+            remaining = deadline - time.monotonic()
+            try:
+                job = (
+                    self._queue.get(timeout=remaining)
+                    if remaining > 0
+                    else self._queue.get_nowait()
+                )
+            except queue.Empty:
+                break
+            jobs.append(job)
+            if job is _STOP:
+                break
+            if isinstance(job, _TranslateJob):
+                texts += len(job.texts)
+        return jobs
+
+    def _process(self, jobs: list[_TranslateJob | _CallJob]) -> None:
+        groups: dict[DecodeKey, list[_TranslateJob]] = {}
+        for job in jobs:
+            if isinstance(job, _CallJob):
+                self._run_call(job)
+            elif job.future.set_running_or_notify_cancel():
+                groups.setdefault(job.key, []).append(job)
+        for key, group in groups.items():
+            if self.batching:
+                self._run_group(key, group)
+            else:
+                for job in group:
+                    self._run_group(key, [job])
+
+    @staticmethod
+    def _run_call(job: _CallJob) -> None:
+        if not job.future.set_running_or_notify_cancel():
+            return
+        try:
+            job.future.set_result(job.function())
+        except Exception as exc:  # handed to the waiting request, which answers 500
+            job.future.set_exception(exc)
+
+    def _run_group(self, key: DecodeKey, group: list[_TranslateJob]) -> None:
+        texts = [text for job in group for text in job.texts]
+        try:
+            self.model_calls += 1
+            results = self.translator.translate(
+                texts,
+                beam_size=key.beam_size,
+                nbest=key.nbest,
+                length_penalty=key.length_penalty,
+            )
+        except Exception as exc:  # each waiting request gets the error and answers 500
+            logger.exception("translating a batch of %d texts failed", len(texts))
+            for job in group:
+                job.future.set_exception(exc)
+            return
+        logger.debug("one model call for %d requests, %d texts", len(group), len(texts))
+        start = 0
+        for job in group:
+            job.future.set_result(results[start : start + len(job.texts)])
+            start += len(job.texts)

@@ -1,0 +1,218 @@
+"""The HTTP API's request and response bodies, with their limits (pydantic).
+
+Every request model forbids unknown fields and uses strict types (``"4"`` is not a beam size), so
+a client's mistake is a 422 naming the field, never a silently different request. The limits
+below bound the work one request can ask for; the server answers anything beyond them with a
+4xx and goes on serving.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_TEXT_CHARS = 2000  # characters per text (a long paragraph; sentences are far shorter)
+MAX_TEXTS = 64  # texts per /translate request
+MAX_BEAM_SIZE = 16
+MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
+
+Decoding = Literal["greedy", "beam"]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _check_text(text: str) -> str:
+    if not text.strip():
+        raise ValueError("text is empty; give at least one non-space character")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(
+            f"text has {len(text)} characters; the limit is {MAX_TEXT_CHARS} per text "
+            f"(split long documents into sentences)"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate, e.g. the JSON escape "\ud800"
+        raise ValueError(
+            f"text is not valid Unicode: {exc.reason} at character {exc.start}"
+        ) from None
+    return text
+
+
+class DecodeSettings(_Request):
+    """How to search: greedy, or beam search with ``beam_size`` hypotheses."""
+
+    decoding: Decoding = Field("beam", description="'greedy' or 'beam'")
+    beam_size: int = Field(
+        4, ge=1, le=MAX_BEAM_SIZE, description="hypotheses kept per step (beam only)"
+    )
+    length_penalty: float | None = Field(
+        None, ge=0.0, le=5.0, description="alpha of Wu et al. (2016); null: the model's default"
+    )
+
+    def effective_beam_size(self) -> int:
+        """1 for greedy search (identical to greedy), else ``beam_size``."""
+        return 1 if self.decoding == "greedy" else self.beam_size
+
+
+class TranslateRequest(DecodeSettings):
+    """``POST /translate``: one text or a list of texts, translated with the same settings."""
+
+    text: str | list[str] = Field(
+        description=f"one text, or a list of up to {MAX_TEXTS} texts "
+        f"(each 1-{MAX_TEXT_CHARS} characters)",
+        examples=["The weather is nice today."],
+    )
+    nbest: int = Field(1, ge=1, le=MAX_BEAM_SIZE, description="candidates returned per text")
+
+    @field_validator("text")
+    @classmethod
+    def _check_texts(cls, value: str | list[str]) -> str | list[str]:
+        if isinstance(value, str):
+            return _check_text(value)
+        if not value:
+            raise ValueError("the list of texts is empty; give at least one text")
+        if len(value) > MAX_TEXTS:
+            raise ValueError(
+                f"{len(value)} texts in one request; the limit is {MAX_TEXTS} "
+                f"(send several requests)"
+            )
+        for i, text in enumerate(value):
+            try:
+                _check_text(text)
+            except ValueError as exc:
+                raise ValueError(f"text {i}: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _check_nbest(self) -> TranslateRequest:
+        if self.nbest > self.effective_beam_size():
+            raise ValueError(
+                f"nbest ({self.nbest}) cannot exceed the beam size "
+                f"({self.effective_beam_size()} for {self.decoding} search); "
+                f"raise beam_size or lower nbest"
+            )
+        return self
+
+    def texts(self) -> list[str]:
+        """The texts to translate, as a list."""
+        return [self.text] if isinstance(self.text, str) else list(self.text)
+
+
+class AttentionRequest(DecodeSettings):
+    """``POST /attention``: the attention of one sentence and its best translation."""
+
+    text: str = Field(
+        description=f"one sentence (1-{MAX_TEXT_CHARS} characters)",
+        examples=["The weather is nice today."],
+    )
+
+    @field_validator("text")
+    @classmethod
+    def _check_one_text(cls, value: str) -> str:
+        return _check_text(value)
+
+
+class CandidateOut(BaseModel):
+    """One entry of an n-best list."""
+
+    text: str
+    score: float = Field(description="ranking score: log-probability / length penalty")
+    log_prob: float = Field(description="sum of the token log-probabilities")
+    num_tokens: int
+    finished: bool = Field(description="false when the length limit cut the output")
+
+
+class TranslationOut(BaseModel):
+    """One translated text."""
+
+    source: str
+    text: str
+    score: float
+    finished: bool
+    nbest: list[CandidateOut]
+
+
+class TranslateResponse(BaseModel):
+    """The translations, in request order, and what it took."""
+
+    translations: list[TranslationOut]
+    model: str
+    decoding: Decoding
+    beam_size: int
+    elapsed_ms: float = Field(description="server time for the whole request")
+
+
+class AttentionResponse(BaseModel):
+    """Cross-attention and the cosine-similarity view of one sentence."""
+
+    source: str
+    text: str
+    score: float
+    src_tokens: list[str]
+    tgt_tokens: list[str]
+    num_layers: int
+    num_heads: int
+    cross_attention: list[list[list[list[float]]]] = Field(
+        description="[layer][head][target position][source position]; rows sum to 1"
+    )
+    cosine_similarity: list[list[float]] = Field(
+        description="[target position][source position], decoder state vs encoder memory"
+    )
+    model: str
+    elapsed_ms: float
+
+
+class Limits(BaseModel):
+    """The request limits, so that clients can check before sending."""
+
+    max_text_chars: int = MAX_TEXT_CHARS
+    max_texts: int = MAX_TEXTS
+    max_beam_size: int = MAX_BEAM_SIZE
+    max_body_bytes: int = MAX_BODY_BYTES
+
+
+class ModelInfo(BaseModel):
+    """What ``GET /models`` says about the served model."""
+
+    name: str
+    src_lang: str
+    tgt_lang: str
+    file: str | None = Field(description="the model file's name (not its folder)")
+    num_parameters: int
+    d_model: int
+    num_heads: int
+    num_encoder_layers: int
+    num_decoder_layers: int
+    src_vocab_size: int
+    tgt_vocab_size: int
+    default_beam_size: int
+    default_length_penalty: float
+    metadata: dict[str, Any]
+
+
+class ModelsResponse(BaseModel):
+    """``GET /models``: the served model(s) and the request limits."""
+
+    models: list[ModelInfo]
+    limits: Limits
+
+
+class HealthResponse(BaseModel):
+    """``GET /health``."""
+
+    status: Literal["ok"]
+    model: str
+    uptime_s: float
+    batching: bool
+    requests: int = Field(description="translation and attention requests answered")
+    model_calls: int = Field(description="calls into the model (batching merges requests)")
+
+
+class ErrorResponse(BaseModel):
+    """Every 4xx/5xx body: a readable message, and per-field details for validation errors."""
+
+    error: str
+    details: list[dict[str, Any]] = Field(default_factory=list)

@@ -1,0 +1,436 @@
+// anuvad web page: talks to the JSON API of the same server (POST /translate, POST /attention,
+// GET /models). Plain browser JavaScript, no build step, no libraries, nothing fetched elsewhere.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  limits: { max_text_chars: 2000, max_texts: 64, max_beam_size: 16 },
+  attention: null, // the last /attention response
+  settings: null, // the decode settings of the last translation
+  sources: [], // the sentences of the last translation
+  busy: false,
+};
+
+// ---------------------------------------------------------------- API
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (err) {
+    throw new Error(`cannot reach the server (${err.message})`);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (err) {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && (data.error || data.detail) ? (data.error || JSON.stringify(data.detail)) : response.statusText;
+    throw new Error(`${response.status}: ${message}`);
+  }
+  return data;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+// ---------------------------------------------------------------- setup
+
+function fillSelect(select, values, selected, label) {
+  select.replaceChildren();
+  for (const value of values) {
+    const option = document.createElement("option");
+    option.value = String(value);
+    option.textContent = label ? label(value) : String(value);
+    if (String(value) === String(selected)) option.selected = true;
+    select.append(option);
+  }
+}
+
+function range(from, to) {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+function decoding() {
+  return document.querySelector("input[name=decoding]:checked").value;
+}
+
+function syncControls() {
+  const greedy = decoding() === "greedy";
+  const beam = Number($("beam-size").value || 4);
+  $("beam-size").disabled = greedy;
+  $("beam-field").classList.toggle("disabled", greedy);
+  const maxNbest = greedy ? 1 : beam;
+  const current = Math.min(Number($("nbest").value || Math.min(4, maxNbest)), maxNbest);
+  fillSelect($("nbest"), range(1, maxNbest), current);
+  $("nbest").disabled = greedy;
+  $("nbest-field").classList.toggle("disabled", greedy);
+}
+
+function updateCount() {
+  const length = $("source").value.length;
+  $("char-count").textContent = String(length);
+  $("char-count").parentElement.classList.toggle("over", length > state.limits.max_text_chars);
+}
+
+async function loadModel() {
+  try {
+    const info = await api("/models");
+    const model = info.models[0];
+    state.limits = info.limits;
+    const names = { en: "English", hi: "Hindi", de: "German", fr: "French" };
+    $("src-name").textContent = names[model.src_lang] || model.src_lang;
+    $("tgt-name").textContent = names[model.tgt_lang] || model.tgt_lang;
+    const params = model.num_parameters >= 1e6
+      ? `${(model.num_parameters / 1e6).toFixed(1)} M` : `${(model.num_parameters / 1e3).toFixed(0)} k`;
+    $("model-info").innerHTML = "";
+    const strong = document.createElement("strong");
+    strong.textContent = model.name;
+    $("model-info").append(strong, ` · ${model.src_lang} → ${model.tgt_lang} · ${params} parameters`);
+    $("char-limit").textContent = String(state.limits.max_text_chars);
+    fillSelect($("beam-size"), range(1, state.limits.max_beam_size), Math.min(model.default_beam_size > 1 ? model.default_beam_size : 4, state.limits.max_beam_size));
+    syncControls();
+  } catch (err) {
+    $("model-info").textContent = "model unavailable";
+    showError(`Could not load the model description: ${err.message}`);
+  }
+}
+
+// ---------------------------------------------------------------- translation
+
+function sentences() {
+  return $("source").value.split("\n").map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function settings() {
+  const greedy = decoding() === "greedy";
+  return {
+    decoding: decoding(),
+    beam_size: greedy ? 1 : Number($("beam-size").value),
+    nbest: greedy ? 1 : Number($("nbest").value),
+  };
+}
+
+function setBusy(busy) {
+  state.busy = busy;
+  const button = $("translate-button");
+  button.disabled = busy;
+  button.classList.toggle("busy", busy);
+  button.querySelector(".button-label").textContent = busy ? "Translating…" : "Translate";
+}
+
+async function translate(event) {
+  if (event) event.preventDefault();
+  if (state.busy) return;
+  showError("");
+  const lines = sentences();
+  if (lines.length === 0) {
+    showError("Type a sentence to translate.");
+    return;
+  }
+  const request = settings();
+  setBusy(true);
+  const started = performance.now();
+  try {
+    const result = await api("/translate", {
+      text: lines.length === 1 ? lines[0] : lines,
+      decoding: request.decoding,
+      beam_size: request.decoding === "greedy" ? 4 : request.beam_size,
+      nbest: request.nbest,
+    });
+    const roundTrip = performance.now() - started;
+    state.settings = request;
+    state.sources = lines;
+    renderTranslations(result, roundTrip);
+    fillSelect($("sentence"), range(0, lines.length - 1), 0, (i) => `${i + 1}. ${truncate(lines[i], 40)}`);
+    $("sentence-field").hidden = lines.length < 2;
+    await loadAttention(0);
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    setBusy(false);
+  }
+}
+
+function truncate(text, n) {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
+function renderTranslations(result, roundTrip) {
+  const list = $("translations");
+  list.replaceChildren();
+  const search = result.decoding === "greedy" ? "greedy search" : `beam search, beam ${result.beam_size}`;
+  $("timing").textContent = `${result.elapsed_ms.toFixed(0)} ms on the server · ${roundTrip.toFixed(0)} ms in all · ${search}`;
+  for (const t of result.translations) {
+    const item = document.createElement("li");
+    item.className = "translation";
+    const source = document.createElement("div");
+    source.className = "source";
+    source.textContent = t.source;
+    const target = document.createElement("p");
+    target.className = "target";
+    target.lang = "hi";
+    target.textContent = t.text || "(empty output)";
+    item.append(source, target);
+    if (!t.finished) {
+      const note = document.createElement("div");
+      note.className = "unfinished";
+      note.textContent = "stopped at the length limit";
+      item.append(note);
+    }
+    item.append(nbestTable(t.nbest));
+    list.append(item);
+  }
+  $("output-card").hidden = false;
+}
+
+function nbestTable(nbest) {
+  const details = document.createElement("details");
+  details.className = "nbest";
+  details.open = nbest.length > 1;
+  const summary = document.createElement("summary");
+  summary.textContent = nbest.length > 1 ? `${nbest.length} best candidates` : "score";
+  details.append(summary);
+  const table = document.createElement("table");
+  table.innerHTML = "<thead><tr><th>#</th><th>candidate</th><th class=\"num\">score</th><th class=\"num\">log p</th></tr></thead>";
+  const body = document.createElement("tbody");
+  const scores = nbest.map((c) => c.score);
+  const best = Math.max(...scores);
+  const worst = Math.min(...scores);
+  nbest.forEach((c, i) => {
+    const row = document.createElement("tr");
+    if (i === 0) row.className = "best";
+    const rank = document.createElement("td");
+    rank.className = "num";
+    rank.textContent = String(i + 1);
+    const hyp = document.createElement("td");
+    hyp.className = "hyp";
+    hyp.lang = "hi";
+    hyp.textContent = c.text || "(empty)";
+    const score = document.createElement("td");
+    score.className = "num";
+    const bar = document.createElement("span");
+    bar.className = "score-bar";
+    const share = best === worst ? 1 : (c.score - worst) / (best - worst);
+    bar.style.width = `${Math.round(8 + 40 * share)}px`;
+    score.append(bar, c.score.toFixed(3));
+    const logp = document.createElement("td");
+    logp.className = "num";
+    logp.textContent = c.log_prob.toFixed(2);
+    row.append(rank, hyp, score, logp);
+    body.append(row);
+  });
+  table.append(body);
+  details.append(table);
+  return details;
+}
+
+// ---------------------------------------------------------------- attention
+
+async function loadAttention(index) {
+  const text = state.sources[index];
+  if (!text || !state.settings) return;
+  const s = state.settings;
+  const view = await api("/attention", {
+    text,
+    decoding: s.decoding,
+    beam_size: s.decoding === "greedy" ? 4 : s.beam_size,
+  });
+  state.attention = view;
+  $("attention-timing").textContent = `${view.elapsed_ms.toFixed(0)} ms`;
+  const layer = Math.min(Number($("layer").value || view.num_layers), view.num_layers);
+  fillSelect($("layer"), range(1, view.num_layers), layer, (l) => `${l}${l === view.num_layers ? " (last)" : ""}`);
+  const head = $("head").value || "avg";
+  const heads = ["avg", ...range(1, view.num_heads)];
+  fillSelect($("head"), heads, heads.map(String).includes(head) ? head : "avg", (h) => (h === "avg" ? "Average of heads" : `Head ${h}`));
+  $("attention-card").hidden = false;
+  drawHeatmap();
+}
+
+function currentMatrix() {
+  const view = state.attention;
+  if ($("view-cosine").checked) {
+    return { matrix: view.cosine_similarity, kind: "cosine" };
+  }
+  const layer = view.cross_attention[Number($("layer").value) - 1];
+  const head = $("head").value;
+  if (head !== "avg") return { matrix: layer[Number(head) - 1], kind: "cross" };
+  const rows = layer[0].length;
+  const cols = rows ? layer[0][0].length : 0;
+  const mean = Array.from({ length: rows }, () => new Array(cols).fill(0));
+  for (const h of layer) {
+    for (let t = 0; t < rows; t++) for (let s = 0; s < cols; s++) mean[t][s] += h[t][s] / layer.length;
+  }
+  return { matrix: mean, kind: "cross" };
+}
+
+function mix(a, b, t) {
+  return a.map((v, i) => Math.round(v + (b[i] - v) * t));
+}
+
+// Sequential (white → indigo) for attention weights; diverging (blue ← white → red) for cosines.
+const LOW = [247, 248, 255];
+const MID = [129, 140, 248];
+const HIGH = [49, 46, 129];
+const NEG = [37, 99, 235];
+const POS = [220, 38, 38];
+
+function color(value, kind, scale) {
+  if (kind === "cosine") {
+    const t = Math.max(-1, Math.min(1, value / scale));
+    const rgb = t >= 0 ? mix([255, 255, 255], POS, t) : mix([255, 255, 255], NEG, -t);
+    return `rgb(${rgb.join(",")})`;
+  }
+  const t = Math.max(0, Math.min(1, value / scale));
+  const rgb = t < 0.5 ? mix(LOW, MID, t * 2) : mix(MID, HIGH, (t - 0.5) * 2);
+  return `rgb(${rgb.join(",")})`;
+}
+
+function shownPiece(piece) {
+  if (piece === "▁") return "␣";
+  return piece.replace(/^▁/, "").replace(/▁/g, " ") || piece;
+}
+
+function svg(tag, attributes, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function drawHeatmap() {
+  const view = state.attention;
+  if (!view) return;
+  const cosine = $("view-cosine").checked;
+  $("layer").disabled = cosine;
+  $("head").disabled = cosine;
+  $("layer-field").classList.toggle("disabled", cosine);
+  $("head-field").classList.toggle("disabled", cosine);
+  $("attention-explain").textContent = cosine
+    ? "Cosine similarity between each output position's final decoder state (row) and each input token's encoder output (column)."
+    : "How strongly each output token (row) attends to each input token (column); each row sums to 1.";
+
+  const { matrix, kind } = currentMatrix();
+  const src = view.src_tokens.map(shownPiece);
+  const tgt = view.tgt_tokens.map(shownPiece);
+  let scale = 0;
+  for (const row of matrix) for (const v of row) scale = Math.max(scale, Math.abs(v));
+  if (scale === 0) scale = 1;
+
+  const narrow = window.innerWidth < 600;
+  const cell = Math.max(narrow ? 18 : 22, Math.min(narrow ? 28 : 36, Math.floor((narrow ? 300 : 640) / Math.max(1, src.length))));
+  const longest = (tokens) => tokens.reduce((m, t) => Math.max(m, t.length), 1);
+  const left = Math.min(150, 14 + 8.5 * longest(tgt));
+  const top = Math.min(130, 14 + 6.5 * longest(src));
+  const width = left + cell * src.length + 8;
+  const height = top + cell * tgt.length + 8;
+
+  const root = $("heatmap");
+  root.replaceChildren();
+  root.setAttribute("width", width);
+  root.setAttribute("height", height);
+  root.setAttribute("viewBox", `0 0 ${width} ${height}`);
+
+  const colLabels = src.map((token, s) => {
+    const x = left + s * cell + cell / 2;
+    const label = svg("text", {
+      x, y: top - 6, "text-anchor": "start",
+      transform: `rotate(-55 ${x} ${top - 6})`,
+      class: view.src_tokens[s].startsWith("<") ? "src special" : "src",
+    }, token);
+    root.append(label);
+    return label;
+  });
+  const rowLabels = tgt.map((token, t) => {
+    const label = svg("text", {
+      x: left - 6, y: top + t * cell + cell / 2 + 4, "text-anchor": "end",
+      class: view.tgt_tokens[t].startsWith("<") ? "tgt special" : "tgt",
+    }, token);
+    root.append(label);
+    return label;
+  });
+
+  const cells = svg("g", { class: "cells" });
+  matrix.forEach((row, t) => {
+    row.forEach((value, s) => {
+      const rect = svg("rect", {
+        x: left + s * cell, y: top + t * cell, width: cell, height: cell,
+        fill: color(value, kind, scale), class: "cell", "data-t": t, "data-s": s,
+      });
+      cells.append(rect);
+    });
+  });
+  root.append(cells);
+
+  const show = (rect, event) => {
+    const t = Number(rect.dataset.t);
+    const s = Number(rect.dataset.s);
+    const value = matrix[t][s];
+    rowLabels.forEach((l, i) => l.classList.toggle("hl", i === t));
+    colLabels.forEach((l, i) => l.classList.toggle("hl", i === s));
+    const what = kind === "cosine" ? "cosine" : "attention";
+    const text = `${view.tgt_tokens[t]} → ${view.src_tokens[s]}: ${what} ${value.toFixed(3)}`;
+    $("readout").innerHTML = "";
+    const strong = document.createElement("strong");
+    strong.textContent = value.toFixed(3);
+    $("readout").append(`${what} of output “${view.tgt_tokens[t]}” to input “${view.src_tokens[s]}”: `, strong);
+    const tip = $("tooltip");
+    tip.textContent = text;
+    tip.hidden = false;
+    const wrap = $("heatmap-wrap");
+    const box = wrap.getBoundingClientRect();
+    const x = (event ? event.clientX : rect.getBoundingClientRect().left) - box.left + wrap.scrollLeft + 12;
+    const y = (event ? event.clientY : rect.getBoundingClientRect().top) - box.top + wrap.scrollTop + 12;
+    tip.style.left = `${Math.min(x, wrap.scrollLeft + box.width - tip.offsetWidth - 4)}px`;
+    tip.style.top = `${y}px`;
+  };
+  cells.addEventListener("mousemove", (e) => { if (e.target.classList.contains("cell")) show(e.target, e); });
+  cells.addEventListener("click", (e) => { if (e.target.classList.contains("cell")) show(e.target, e); });
+  cells.addEventListener("mouseleave", () => { $("tooltip").hidden = true; });
+
+  $("legend-min").textContent = kind === "cosine" ? (-scale).toFixed(2) : "0";
+  $("legend-max").textContent = scale.toFixed(2);
+  $("legend-bar").style.background = kind === "cosine"
+    ? `linear-gradient(90deg, rgb(${NEG}), #fff, rgb(${POS}))`
+    : `linear-gradient(90deg, rgb(${LOW}), rgb(${MID}), rgb(${HIGH}))`;
+}
+
+// ---------------------------------------------------------------- wiring
+
+document.addEventListener("DOMContentLoaded", () => {
+  fillSelect($("beam-size"), range(1, 16), 4);
+  fillSelect($("nbest"), range(1, 4), 4);
+  syncControls();
+  updateCount();
+  loadModel();
+  $("translate-form").addEventListener("submit", translate);
+  $("source").addEventListener("input", updateCount);
+  $("source").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) translate(e);
+  });
+  for (const radio of document.querySelectorAll("input[name=decoding]")) radio.addEventListener("change", syncControls);
+  $("beam-size").addEventListener("change", syncControls);
+  for (const radio of document.querySelectorAll("input[name=view]")) radio.addEventListener("change", drawHeatmap);
+  $("layer").addEventListener("change", drawHeatmap);
+  $("head").addEventListener("change", drawHeatmap);
+  $("sentence").addEventListener("change", () => {
+    loadAttention(Number($("sentence").value)).catch((err) => showError(err.message));
+  });
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(drawHeatmap, 150);
+  });
+});

@@ -1,0 +1,352 @@
+"""The HTTP API on a tiny real model: every endpoint, every kind of bad input (the server answers
+4xx with a clear message and keeps serving), and the micro-batcher (fewer model calls, the same
+results as unbatched)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from anuvad.server.app import create_app
+from anuvad.server.schemas import MAX_BEAM_SIZE, MAX_TEXT_CHARS, MAX_TEXTS
+from anuvad.translator import Translation, Translator
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+SENTENCES = ["I am going home.", "What is your name?", "The sky is blue.", "Open the window."]
+
+
+class CountingTranslator(Translator):
+    """A real translator that records each ``translate`` call (its texts and its thread)."""
+
+    def __init__(self, other: Translator) -> None:
+        super().__init__(other.model_file)
+        self.model_path = other.model_path
+        self.calls: list[list[str]] = []
+        self.threads: set[str] = set()
+        self.fail_with: Exception | None = None
+
+    def translate(self, texts: Sequence[str], **settings: Any) -> list[Translation]:  # type: ignore[override]
+        self.calls.append(list(texts))
+        self.threads.add(threading.current_thread().name)
+        if self.fail_with is not None:
+            raise self.fail_with
+        return super().translate(texts, **settings)
+
+
+@pytest.fixture(scope="module")
+def translator(tiny_enhi_model: Path) -> CountingTranslator:
+    return CountingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+
+
+@pytest.fixture(scope="module")
+def client(translator: CountingTranslator) -> Iterator[TestClient]:
+    with TestClient(create_app(translator)) as test_client:
+        yield test_client
+
+
+def assert_still_serving(client: TestClient) -> None:
+    assert client.get("/health").json()["status"] == "ok"
+    response = client.post("/translate", json={"text": "The sky is blue.", "decoding": "greedy"})
+    assert response.status_code == 200, response.text
+    assert response.json()["translations"][0]["source"] == "The sky is blue."
+
+
+# ------------------------------------------------------------------------------ the endpoints
+
+
+def test_health_and_models_describe_the_served_model(
+    client: TestClient, translator: CountingTranslator, tiny_enhi_model: Path
+) -> None:
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["model"] == "tiny_enhi" and health["batching"]
+    info = client.get("/models").json()
+    (model,) = info["models"]
+    assert (model["src_lang"], model["tgt_lang"]) == ("en", "hi")
+    assert model["file"] == tiny_enhi_model.name  # the name only, not the folder
+    assert model["num_parameters"] == sum(p.numel() for p in translator.model.parameters())
+    assert model["num_encoder_layers"] == translator.model_file.config.model.num_encoder_layers
+    assert info["limits"] == {
+        "max_text_chars": MAX_TEXT_CHARS,
+        "max_texts": MAX_TEXTS,
+        "max_beam_size": MAX_BEAM_SIZE,
+        "max_body_bytes": 1_000_000,
+    }
+
+
+def test_docs_openapi_and_the_web_page_are_served(client: TestClient) -> None:
+    assert "swagger" in client.get("/docs").text.lower()
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/translate", "/attention", "/health", "/models"} <= set(paths)
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    for asset in ("/static/app.js", "/static/style.css"):
+        assert asset in page.text
+        assert client.get(asset).status_code == 200
+    # Everything is local: no page asset comes from another host.
+    assert "http://" not in page.text and "https://" not in page.text
+
+
+@pytest.mark.parametrize(
+    "path", ["/static/../app.py", "/static/..%2fapp.py", "/static/%2e%2e/%2e%2e/errors.py"]
+)
+def test_no_request_reads_a_file_outside_the_static_folder(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "create_app" not in response.text and "AnuvadError" not in response.text
+
+
+def test_greedy_translation_equals_the_translator(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    body = client.post("/translate", json={"text": SENTENCES[0], "decoding": "greedy"}).json()
+    (expected,) = Translator.translate(translator, [SENTENCES[0]], beam_size=1)
+    (got,) = body["translations"]
+    assert body["decoding"] == "greedy" and body["beam_size"] == 1
+    assert got["text"] == expected.text and got["score"] == pytest.approx(expected.score)
+    assert len(got["nbest"]) == 1 and got["nbest"][0]["text"] == got["text"]
+    assert body["elapsed_ms"] > 0
+
+
+def test_beam_search_returns_an_nbest_list_best_first(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    request = {"text": SENTENCES, "decoding": "beam", "beam_size": 4, "nbest": 3}
+    body = client.post("/translate", json=request).json()
+    expected = Translator.translate(translator, SENTENCES, beam_size=4, nbest=3)
+    assert [t["source"] for t in body["translations"]] == SENTENCES
+    for got, want in zip(body["translations"], expected, strict=True):
+        assert got["text"] == want.text == got["nbest"][0]["text"]
+        assert len(got["nbest"]) == 3
+        scores = [c["score"] for c in got["nbest"]]
+        assert scores == sorted(scores, reverse=True)
+        assert [c["text"] for c in got["nbest"]] == [c.text for c in want.nbest]
+        assert all(c["num_tokens"] >= 0 and c["log_prob"] <= 0 for c in got["nbest"])
+
+
+def test_a_list_translates_like_each_text_alone(client: TestClient) -> None:
+    request = {"text": SENTENCES, "decoding": "beam", "beam_size": 3}
+    together = [t["text"] for t in client.post("/translate", json=request).json()["translations"]]
+    alone = [
+        client.post("/translate", json={**request, "text": s}).json()["translations"][0]["text"]
+        for s in SENTENCES
+    ]
+    assert together == alone
+
+
+@pytest.mark.parametrize("decoding", ["greedy", "beam"])
+def test_attention_has_one_distribution_per_layer_head_and_output_token(
+    client: TestClient, translator: CountingTranslator, decoding: str
+) -> None:
+    request = {"text": SENTENCES[1], "decoding": decoding, "beam_size": 4}
+    view = client.post("/attention", json=request).json()
+    config = translator.model_file.config.model
+    assert view["num_layers"] == config.num_decoder_layers
+    assert view["num_heads"] == config.num_heads
+    assert view["src_tokens"][-1] == "</s>"
+    rows, cols = len(view["tgt_tokens"]), len(view["src_tokens"])
+    assert rows >= 1
+    cross = view["cross_attention"]
+    assert len(cross) == view["num_layers"]
+    for layer in cross:
+        assert len(layer) == view["num_heads"]
+        for head in layer:
+            assert len(head) == rows
+            for row in head:
+                assert len(row) == cols
+                assert sum(row) == pytest.approx(1.0, abs=5e-3)  # rounded to 4 decimals
+                assert min(row) >= 0
+    cosine = view["cosine_similarity"]
+    assert len(cosine) == rows and all(len(r) == cols for r in cosine)
+    assert all(-1.0001 <= v <= 1.0001 for r in cosine for v in r)
+    beam = 1 if decoding == "greedy" else 4
+    (best,) = Translator.translate(translator, [SENTENCES[1]], beam_size=beam)
+    assert view["text"] == best.text
+
+
+# ------------------------------------------------------------------------------ bad input
+
+BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
+    "empty text": ({"text": ""}, "text"),
+    "only spaces": ({"text": "   \n "}, "empty"),
+    "empty list": ({"text": []}, "empty"),
+    "an empty text in a list": ({"text": ["ok", ""]}, "text 1"),
+    "100 kB text": ({"text": "a" * 100_000}, str(MAX_TEXT_CHARS)),
+    "1,000 texts": ({"text": ["The sky is blue."] * 1000}, str(MAX_TEXTS)),
+    "beam size 0": ({"text": "hi", "beam_size": 0}, "beam_size"),
+    "beam size 99": ({"text": "hi", "beam_size": 99}, "beam_size"),
+    "nbest above the beam": ({"text": "hi", "beam_size": 2, "nbest": 3}, "nbest"),
+    "nbest with greedy": ({"text": "hi", "decoding": "greedy", "nbest": 2}, "nbest"),
+    "text is a number": ({"text": 5}, "text"),
+    "texts are numbers": ({"text": [1, 2]}, "text"),
+    "beam size is a string": ({"text": "hi", "beam_size": "4"}, "beam_size"),
+    "beam size is a float": ({"text": "hi", "beam_size": 2.5}, "beam_size"),
+    "beam size is null": ({"text": "hi", "beam_size": None}, "beam_size"),
+    "unknown decoding": ({"text": "hi", "decoding": "sampling"}, "decoding"),
+    "negative length penalty": ({"text": "hi", "length_penalty": -1.0}, "length_penalty"),
+    "unknown field": ({"text": "hi", "model": "/etc/passwd"}, "model"),
+    "missing text": ({"beam_size": 4}, "text"),
+    "not an object": (["hi"], "object"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_TRANSLATE_REQUESTS))
+def test_bad_translate_requests_get_422_with_a_clear_message(client: TestClient, case: str) -> None:
+    body, mentions = BAD_TRANSLATE_REQUESTS[case]
+    calls = client.get("/health").json()["model_calls"]
+    response = client.post("/translate", json=body)
+    assert response.status_code == 422, response.text
+    error = response.json()
+    assert mentions.lower() in error["error"].lower()
+    assert error["details"] and all("message" in d for d in error["details"])
+    assert client.get("/health").json()["model_calls"] == calls  # refused before the model
+    assert_still_serving(client)
+
+
+@pytest.mark.parametrize(
+    ("body", "mentions"),
+    [
+        ({"text": ["a", "b"]}, "text"),  # one sentence only
+        ({"text": ""}, "text"),
+        ({"text": "x" * (MAX_TEXT_CHARS + 1)}, str(MAX_TEXT_CHARS)),
+        ({"text": "hi", "beam_size": 17}, "beam_size"),
+        ({"text": "hi", "nbest": 2}, "nbest"),  # attention has no n-best
+    ],
+)
+def test_bad_attention_requests_get_422(client: TestClient, body: Any, mentions: str) -> None:
+    response = client.post("/attention", json=body)
+    assert response.status_code == 422, response.text
+    assert mentions.lower() in response.json()["error"].lower()
+    assert_still_serving(client)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"{not json",
+        b'{"text": "hi",}',
+        b"",
+        b'{"text": "\xed\xb3\xbf"}',  # UTF-8 of a lone surrogate
+        b'{"text": "\xff\xfe"}',  # not UTF-8 at all
+        b'{"text": "ab\\ud800"}',  # valid JSON, but a lone surrogate is not text
+    ],
+)
+def test_invalid_json_or_unicode_gets_4xx(client: TestClient, raw: bytes) -> None:
+    response = client.post("/translate", content=raw, headers={"content-type": "application/json"})
+    assert response.status_code in (400, 422), response.text
+    assert response.json()["error"]
+    assert_still_serving(client)
+
+
+def test_a_huge_body_is_refused_before_parsing(client: TestClient) -> None:
+    body = json.dumps({"text": "a" * 2_000_000})
+    response = client.post("/translate", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert "limit" in response.json()["error"]
+    assert_still_serving(client)
+
+
+def test_wrong_methods_and_paths(client: TestClient) -> None:
+    assert client.get("/translate").status_code == 405
+    assert client.post("/health").status_code == 405
+    missing = client.get("/nowhere")
+    assert missing.status_code == 404 and missing.json()["error"] == "Not Found"
+    assert_still_serving(client)
+
+
+def test_a_model_failure_is_a_500_and_the_server_recovers(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    translator.fail_with = RuntimeError("out of memory (simulated)")
+    try:
+        response = client.post("/translate", json={"text": "The sky is blue."})
+        assert response.status_code == 500
+        assert "out of memory (simulated)" in response.json()["error"]
+    finally:
+        translator.fail_with = None
+    assert_still_serving(client)
+
+
+def test_too_many_waiting_requests_get_503(client: TestClient) -> None:
+    batcher = client.app.state.batcher  # type: ignore[attr-defined]
+    limit, batcher.max_pending = batcher.max_pending, 0
+    try:
+        response = client.post("/translate", json={"text": "The sky is blue."})
+    finally:
+        batcher.max_pending = limit
+    assert response.status_code == 503 and "retry" in response.json()["error"]
+    assert_still_serving(client)
+
+
+# ------------------------------------------------------------------------------ batching
+
+
+async def post_concurrently(app: Any, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        responses = await asyncio.gather(*(http.post("/translate", json=r) for r in requests))
+    assert all(r.status_code == 200 for r in responses), [r.text for r in responses]
+    return [r.json() for r in responses]
+
+
+def texts_of(bodies: list[dict[str, Any]]) -> list[list[str]]:
+    return [[c["text"] for t in b["translations"] for c in t["nbest"]] for b in bodies]
+
+
+@pytest.mark.parametrize("decoding", ["greedy", "beam"])
+def test_concurrent_requests_share_model_calls_and_match_unbatched_results(
+    translator: CountingTranslator, decoding: str
+) -> None:
+    requests = [
+        {"text": s if i % 2 else [s, SENTENCES[0]], "decoding": decoding, "beam_size": 3}
+        for i, s in enumerate(SENTENCES * 3)
+    ]
+    batched_app = create_app(translator, batching=True, max_wait_ms=500)
+    translator.calls.clear()
+    batched = asyncio.run(post_concurrently(batched_app, requests))
+    batched_app.state.batcher.stop()
+    batched_calls = len(translator.calls)
+
+    unbatched_app = create_app(translator, batching=False)
+    translator.calls.clear()
+    unbatched = asyncio.run(post_concurrently(unbatched_app, requests))
+    unbatched_app.state.batcher.stop()
+
+    assert len(translator.calls) == len(requests)  # one model call per request
+    assert batched_calls < len(requests) / 2  # 12 requests arriving together: merged
+    assert texts_of(batched) == texts_of(unbatched)
+    for a, b in zip(batched, unbatched, strict=True):
+        for x, y in zip(a["translations"], b["translations"], strict=True):
+            assert x["source"] == y["source"]
+            assert x["score"] == pytest.approx(y["score"], abs=1e-4)
+    assert translator.threads == {"anuvad-model"}  # the model only ever runs on one thread
+
+
+def test_requests_with_different_settings_are_not_merged(translator: CountingTranslator) -> None:
+    requests = [
+        {"text": s, "decoding": d, "beam_size": 2, "nbest": n}
+        for s in SENTENCES
+        for d, n in (("greedy", 1), ("beam", 1), ("beam", 2))
+    ]
+    app = create_app(translator, batching=True, max_wait_ms=500)
+    translator.calls.clear()
+    bodies = asyncio.run(post_concurrently(app, requests))
+    app.state.batcher.stop()
+    assert 3 <= len(translator.calls) < len(requests)
+    for request, body in zip(requests, bodies, strict=True):
+        (translation,) = body["translations"]
+        assert translation["source"] == request["text"]
+        assert len(translation["nbest"]) == request["nbest"]
+        beam = 1 if request["decoding"] == "greedy" else 2
+        (alone,) = Translator.translate(
+            translator, [request["text"]], beam_size=beam, nbest=request["nbest"]
+        )
+        assert [c["text"] for c in translation["nbest"]] == [c.text for c in alone.nbest]

@@ -1,0 +1,169 @@
+"""The web page in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright
+against the real server (uvicorn on a free 127.0.0.1 port) serving a tiny model.
+
+Set ``ANUVAD_SCREENSHOTS=DIR`` to keep desktop and phone screenshots of the page.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anuvad.server.schemas import MAX_TEXT_CHARS
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+SENTENCE = "The weather is nice today."
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def base_url(tiny_enhi_model: Path) -> Iterator[str]:
+    """The real server (uvicorn in a thread) serving the tiny model."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from anuvad.server.app import create_app
+    from anuvad.translator import Translator
+
+    app = create_app(Translator.from_file(tiny_enhi_model, device="cpu"))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if CHROMIUM is None:
+        pytest.skip(
+            "chromium is not installed (Debian: apt-get install chromium; `make test` does)"
+        )
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')"
+    )
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def screenshot(page: Any, name: str) -> None:
+    folder = os.environ.get("ANUVAD_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def translate_with_beam(page: Any, base_url: str, beam: int, nbest: int) -> None:
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", SENTENCE)
+    page.click("label[for=mode-beam]")
+    page.select_option("#beam-size", str(beam))
+    page.select_option("#nbest", str(nbest))
+    page.click("#translate-button")
+    page.wait_for_selector("#heatmap rect.cell", timeout=60_000)
+
+
+def test_translate_with_beam_4_shows_output_nbest_and_heatmap(browser: Any, base_url: str) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    translate_with_beam(page, base_url, beam=4, nbest=3)
+
+    target = page.inner_text(".translation .target")
+    assert target.strip() and target != "(empty output)"
+    assert page.inner_text(".translation .source") == SENTENCE
+    assert page.locator(".nbest tbody tr").count() == 3
+    assert "beam 4" in page.inner_text("#timing") and "ms" in page.inner_text("#timing")
+
+    # The heatmap: one cell per (output token, input token), labels on both axes.
+    rows = page.locator("#heatmap text.tgt").count()
+    cols = page.locator("#heatmap text.src").count()
+    assert rows >= 1 and cols >= 2
+    assert page.locator("#heatmap rect.cell").count() == rows * cols
+    layers = page.locator("#layer option").count()
+    heads = page.locator("#head option").count()
+    assert layers == 2 and heads == 4 + 1  # the tiny preset: 2 layers, 4 heads, + the average
+
+    page.select_option("#head", "2")
+    page.select_option("#layer", "1")
+    assert page.locator("#heatmap rect.cell").count() == rows * cols
+    page.hover("#heatmap rect.cell >> nth=0")
+    assert page.is_visible("#tooltip")
+    assert "attention" in page.inner_text("#readout")
+
+    page.click("label[for=view-cosine]")
+    assert page.is_disabled("#head") and page.is_disabled("#layer")
+    assert page.locator("#heatmap rect.cell").count() == rows * cols
+    page.hover("#heatmap rect.cell >> nth=1")
+    assert "cosine" in page.inner_text("#readout")
+    page.click("label[for=view-cross]")
+    page.select_option("#head", "avg")
+    screenshot(page, "desktop")
+
+    assert errors == []
+    assert all(url.startswith(base_url) for url in requests)  # nothing fetched elsewhere
+    page.close()
+
+
+def test_api_errors_are_shown_in_the_page(browser: Any, base_url: str) -> None:
+    page = browser.new_page()
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", "a" * (MAX_TEXT_CHARS + 5))
+    page.click("#translate-button")
+    page.wait_for_selector("#error:not([hidden])")
+    message = page.inner_text("#error")
+    assert "422" in message and str(MAX_TEXT_CHARS) in message
+    # The page recovers: a valid sentence translates and clears the error.
+    page.fill("#source", SENTENCE)
+    page.click("#translate-button")
+    page.wait_for_selector("#heatmap rect.cell", timeout=60_000)
+    assert page.is_hidden("#error")
+    page.close()
+
+
+def test_the_page_fits_a_phone(browser: Any, base_url: str) -> None:
+    page = browser.new_page(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
+    )
+    translate_with_beam(page, base_url, beam=4, nbest=4)
+    # No sideways scrolling of the page itself (the heatmap scrolls inside its own box).
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    box = page.locator("#translate-button").bounding_box()
+    assert box is not None and box["width"] > 300  # a full-width button for thumbs
+    screenshot(page, "phone")
+    page.close()
