@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from anuvad import __version__, cli_export
+from anuvad import __version__, cli_data, cli_export, cli_parsing, cli_serve, cli_translate
 from anuvad.errors import AnuvadError
 
 logger = logging.getLogger("anuvad")
@@ -25,9 +25,15 @@ EXAMPLES = {
     "translate": (
         "echo 'A man is riding a bike.' | anuvad translate --model runs/multi30k_en_de/model.pt"
     ),
+    "evaluate": (
+        "anuvad evaluate --model runs/multi30k_en_de/model.pt --source val.en --references val.de"
+    ),
     "info": "anuvad info runs/multi30k_en_de/model.pt",
     "demo": "anuvad demo --steps 800",
+    "serve": "anuvad serve --model data/trained_models/enhi.pt --port 8000",
+    "data": "anuvad data download hvg  (or: anuvad data list)",
     "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/",
+    "parse": "echo 'The dog barks .' | anuvad parse --model runs/ptb_parsing_cpu/model.pt",
 }
 
 
@@ -97,25 +103,6 @@ def cmd_average(args: argparse.Namespace) -> int:
             return 2
     out = average_into_model_file(paths, Path(args.out))
     print(f"averaged {len(paths)} checkpoints ({paths[0].name} .. {paths[-1].name}) into {out}")
-    return 0
-
-
-def cmd_translate(args: argparse.Namespace) -> int:
-    from anuvad.translator import Translator
-
-    translator = Translator.from_file(args.model, device=args.device)
-    if args.batch_size:
-        translator.decode.batch_size = args.batch_size
-    if args.input:
-        lines = Path(args.input).read_text(encoding="utf-8").splitlines()
-    else:
-        lines = sys.stdin.read().splitlines()
-    outputs = translator.translate_text(lines)
-    text = "".join(line + "\n" for line in outputs)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
     return 0
 
 
@@ -210,14 +197,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
 
-    p = add("translate", "Translate sentences (one per line) from stdin or a file, greedily.")
-    p.add_argument("--model", required=True, help="a model file (.pt)")
-    p.add_argument("--input", help="input file (default stdin)")
-    p.add_argument("--output", help="output file (default stdout)")
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
-    p.add_argument("--batch-size", type=int, default=0, help="sentences per batch")
-    p.set_defaults(func=cmd_translate)
-
     p = add("average", "Average training checkpoints into one model file (section 6.1).")
     p.add_argument("checkpoints", nargs="*", help="checkpoint files (default: the run's last N)")
     p.add_argument("--run-dir", help="run folder whose last N checkpoints to average")
@@ -238,6 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     cli_export.register(add)
+    cli_serve.register(add)
+    cli_data.register(add)
+    cli_translate.register(add)
+    cli_parsing.register(add)
     return parser
 
 

@@ -1,0 +1,126 @@
+"""Parsing end to end on a tiny treebank: prepare (format ptb) → train → anuvad parse →
+``anuvad evaluate --task parsing`` (run_parsing_evaluation)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from anuvad.cli import main
+from anuvad.cli_parsing import run_parsing_evaluation
+from anuvad.parsing import read_trees
+
+REPO = Path(__file__).resolve().parents[2]
+
+TREES = [
+    "( (S (NP-SBJ (DT The) (NN dog)) (VP (VBZ barks)) (. .)) )",
+    "( (S (NP-SBJ (PRP He)) (VP (VBD gave) (PRT (RP up))) (. .)) )",
+    "( (S (NP-SBJ (NNP John)) (VP (VBZ sees) (NP (DT a) (NN cat))) (. .)) )",
+    "( (S (NP-SBJ (-NONE- *)) (VP (VB Stop)) (. !)) )",
+]
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(scope="module")
+def parser_model(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny parsing model trained for a few steps on a four-tree treebank."""
+    tmp = tmp_path_factory.mktemp("parsing")
+    bank = tmp / "ptb"
+    bank.mkdir()
+    for i, tree in enumerate(TREES, 1):
+        (bank / f"wsj_000{i}.mrg").write_text(tree + "\n", encoding="utf-8")
+    data = yaml.safe_load((REPO / "configs" / "tiny.yaml").read_text(encoding="utf-8"))
+    data["data"]["train"] = [{"name": "t", "format": "ptb", "path": str(bank)}]
+    data["data"]["valid"] = [{"name": "v", "format": "ptb", "path": str(bank), "first": "wsj_0003"}]
+    data["data"]["tokenizer"] = {"model_type": "word", "joint": False, "vocab_size": 40}
+    data["data"]["max_len_ratio"] = 20.0
+    data["model"]["share_source_embedding"] = False
+    data["decode"] = {"beam_size": 2, "length_penalty": 0.3, "max_len_a": 2.0, "max_len_b": 4}
+    config = tmp / "parsing.yaml"
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    code = main(
+        [
+            "train",
+            "--config",
+            str(config),
+            "--data",
+            str(tmp / "prepared"),
+            "--run-dir",
+            str(tmp / "run"),
+            "--no-progress",
+            "train.max_steps=3",
+            "train.max_minutes=0",
+        ]
+    )
+    assert code == 0
+    return bank, tmp / "run" / "model.pt"
+
+
+def test_parse_writes_one_well_formed_tree_per_sentence(
+    parser_model: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, model = parser_model
+    sentences = ["The dog barks .", "He gave up .", "Stop !"]
+    (tmp_path / "in.txt").write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    out = tmp_path / "trees.txt"
+    args = ["parse", "--model", str(model), "--input", str(tmp_path / "in.txt")]
+    assert main([*args, "--output", str(out), "--beam-size", "1"]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3
+    for line, sentence in zip(lines, sentences, strict=True):
+        (tree,) = read_trees(line)
+        assert tree.words() == sentence.split()
+    err = capsys.readouterr().err
+    assert "parsed 3 sentences" in err and "needed repair" in err
+
+
+def test_evaluate_a_model_on_gold_trees(
+    parser_model: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bank, model = parser_model
+    args = argparse.Namespace(
+        hypotheses=None, model=str(model), source=None, references=str(bank), json=True
+    )
+    assert run_parsing_evaluation(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["all"]["sentences"] == 4
+    assert report["all"]["error_sentences"] == 0  # repair always restores the input words
+    assert 0 <= report["repaired"] <= 4
+    assert 0.0 <= report["all"]["f1"] <= 100.0
+
+
+def test_evaluate_hypothesis_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bank = tmp_path / "gold.mrg"
+    bank.write_text("\n".join(TREES) + "\n", encoding="utf-8")
+    perfect = tmp_path / "perfect.txt"
+    # Other function tags, the particle as ADVP, the trace gone: all equal for EVALB.
+    perfect.write_text(
+        "(TOP (S (NP (DT The) (NN dog)) (VP (VBZ barks)) (. .)))\n"
+        "(S (NP (PRP He)) (VP (VBD gave) (ADVP (RP up))) (. .))\n"
+        "(S (NP-X (NNP John)) (VP (VBZ sees) (NP (DT a) (NN cat))) (. .))\n"
+        "(S (VP (VB Stop)) (. !))\n",
+        encoding="utf-8",
+    )
+    args = argparse.Namespace(
+        hypotheses=str(perfect), model=None, source=None, references=str(bank), json=False
+    )
+    assert run_parsing_evaluation(args) == 0
+    assert "F1 100.00" in capsys.readouterr().out
+
+    broken = tmp_path / "broken.txt"
+    lines = perfect.read_text(encoding="utf-8").splitlines()
+    broken.write_text("\n".join(["(S (NP", *lines[1:]]) + "\n", encoding="utf-8")
+    args.hypotheses, args.json = str(broken), True
+    assert run_parsing_evaluation(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["all"]["error_sentences"] == 1 and report["all"]["f1"] == 100.0
+
+    args.hypotheses = str(tmp_path / "short.txt")
+    Path(args.hypotheses).write_text(lines[0] + "\n", encoding="utf-8")
+    assert run_parsing_evaluation(args) == 2
+    assert "aligned one to one" in capsys.readouterr().err
