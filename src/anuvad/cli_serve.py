@@ -8,6 +8,26 @@ from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
 DEFAULT_PORT = 8000
+SHIPPED_MODELS = Path("data/trained_models")
+
+
+def shipped_model(folder: str | Path = SHIPPED_MODELS) -> Path:
+    """The newest model file shipped in ``folder`` (names end in a sortable timestamp).
+
+    Raises:
+        CheckpointError: the folder holds no ``.pt`` file.
+    """
+    from anuvad.errors import CheckpointError
+
+    folder = Path(folder)
+    models = sorted(folder.glob("*.pt"), key=lambda path: (path.name.rsplit("_", 1)[-1], path.name))
+    if not models:
+        raise CheckpointError(
+            f"no model file (*.pt) in {folder}/: pass one with --model PATH, or train one "
+            "(anuvad train --config configs/enhi_d256_L3.yaml) and release it with "
+            "anuvad export runs/enhi_d256_L3/model.pt --out data/trained_models/"
+        )
+    return models[-1]
 
 
 def serve(
@@ -47,7 +67,7 @@ def serve(
 
 def cmd_serve(args: argparse.Namespace) -> int:
     serve(
-        args.model,
+        args.model or shipped_model(),
         host=args.host,
         port=args.port,
         device=args.device,
@@ -61,7 +81,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """Add ``anuvad serve`` to the CLI."""
     p = add("serve", "Serve a model over HTTP: the translation API, its docs and a web page.")
-    p.add_argument("--model", required=True, help="a model file (.pt)")
+    p.add_argument(
+        "--model",
+        help=f"a model file (.pt); default: the newest one shipped in {SHIPPED_MODELS}/",
+    )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
