@@ -386,7 +386,8 @@ class Trainer:
         valid: dict[str, float] = {}
         stop = False
         if self.context.is_main:
-            valid = self.validator.validate()
+            hypotheses = self.run_dir / "valid" / f"step_{self.progress.step:08d}.hyp"
+            valid = self.validator.validate(hypotheses)
             if valid:
                 log.metrics(self.progress.step, valid)
                 logger.info("step %d: %s", self.progress.step, _format(valid))
@@ -417,12 +418,13 @@ class Trainer:
         barrier(self.context)
         model_path: Path | None = None
         if self.context.is_main:
-            last = self.validator.validate()
+            hypotheses = self.run_dir / "valid" / f"step_{p.step:08d}.hyp"
+            last = self.validator.validate(hypotheses)
             to_average = list_checkpoints(self.run_dir)[-self.config.train.average_last :]
             final = dict(last)
             if len(to_average) > 1:
                 self.model.load_state_dict(average_weights(to_average))
-                averaged = self.validator.validate()
+                averaged = self.validator.validate(hypotheses.with_suffix(".averaged.hyp"))
                 final = {**averaged, **{f"last_{k}": v for k, v in last.items()}}
                 logger.info(
                     "averaged the last %d checkpoints: %s (last weights: %s)",

@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 import math
 import operator
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -57,8 +59,12 @@ class Validator:
         self.device = next(model.parameters()).device
 
     @torch.no_grad()
-    def validate(self) -> dict[str, float]:
+    def validate(self, hypotheses_path: str | Path | None = None) -> dict[str, float]:
         """``valid_nll``, ``valid_ppl`` and, with dev text, ``valid_bleu`` / ``valid_chrf``.
+
+        Args:
+            hypotheses_path: where to write the dev translations (one per line, dev order), so
+                that any validation can be inspected or re-scored later, e.g. on a subset.
 
         Returns an empty dict when there is no dev set. Leaves the model in eval mode.
         """
@@ -94,6 +100,8 @@ class Validator:
             )
             # Greedy whatever the model's beam: fast, and the score to compare runs by.
             hypotheses = [t.text for t in translator.translate(sources, beam_size=1)]
+            if hypotheses_path is not None:
+                write_lines(hypotheses_path, hypotheses)
             scores = corpus_scores(hypotheses, references, self.config.train.bleu_tokenize)
             metrics.update({"valid_bleu": scores.bleu, "valid_chrf": scores.chrf})
         return metrics
@@ -129,3 +137,12 @@ class Validator:
                 progress.best_step,
             )
         return improved, stop
+
+
+def write_lines(path: str | Path, lines: Sequence[str]) -> None:
+    """Write ``lines`` to ``path`` atomically (a temporary file beside it, then a rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    os.replace(tmp, path)

@@ -12,6 +12,7 @@ import torch
 from anuvad.checkpoint import load_model
 from anuvad.config import ExperimentConfig, load_config
 from anuvad.errors import TrainingError
+from anuvad.evaluate import corpus_scores
 from anuvad.prepare import PreparedData, prepare_data
 from anuvad.synthetic import reversal_config
 from anuvad.trainer import Trainer
@@ -97,6 +98,15 @@ def test_run_writes_checkpoints_averages_them_and_logs(
     records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in records if "loss" in r] == [2, 4, 6]
     assert any("valid_bleu" in r for r in records)
+    # Every validation's dev translations are kept, and re-scoring them gives the logged BLEU.
+    for record in (r for r in records if "valid_bleu" in r):
+        suffix = ".averaged.hyp" if record.get("final") else ".hyp"  # the averaged model's
+        hyp = run / "valid" / f"step_{record['step']:08d}{suffix}"
+        hypotheses = hyp.read_text(encoding="utf-8").splitlines()
+        references = data.valid_tgt_text[:20]
+        assert len(hypotheses) == len(references) == 20
+        rescored = corpus_scores(hypotheses, references, config.train.bleu_tokenize)
+        assert rescored.bleu == pytest.approx(record["valid_bleu"])
     assert records[-1]["final"] is True and "last_valid_nll" in records[-1]
     assert any((run / "tensorboard").iterdir())
     assert "resumed_at_step" in json.loads((run / "run.json").read_text())[0]
