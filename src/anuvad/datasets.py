@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, cast
 
 from anuvad.download import Progress, RemoteFile, cache_dir, copy_local, download
 from anuvad.errors import DataError
@@ -295,28 +295,32 @@ def get_dataset(name: str) -> Dataset:
 
 
 @contextmanager
-def _open_part(downloads: Path, part: Part) -> Iterator[BinaryIO]:
+def _open_part(downloads: Path, part: Part) -> Iterator[IO[bytes]]:
     path = downloads / part.file
     if part.member is None:
-        with gzip.open(path, "rb") if part.file.endswith(".gz") else path.open("rb") as handle:
-            yield handle  # type: ignore[misc]
+        if part.file.endswith(".gz"):
+            with gzip.open(path, "rb") as unzipped:
+                yield cast(IO[bytes], unzipped)
+        else:
+            with path.open("rb") as plain:
+                yield plain
         return
     suffix = "/" + part.member
     if part.file.endswith(".zip"):
         with zipfile.ZipFile(path) as archive:
             names = [n for n in archive.namelist() if n == part.member or n.endswith(suffix)]
             if names:
-                with archive.open(names[0]) as handle:
-                    yield handle  # type: ignore[misc]
+                with archive.open(names[0]) as zipped:
+                    yield zipped
                 return
     else:
         with tarfile.open(path, "r:*") as archive:
             for member in archive:
                 if member.isfile() and (member.name == part.member or member.name.endswith(suffix)):
-                    handle = archive.extractfile(member)
-                    assert handle is not None  # a regular file
-                    with handle:
-                        yield handle
+                    extracted = archive.extractfile(member)
+                    assert extracted is not None  # a regular file
+                    with extracted:
+                        yield extracted
                     return
     raise DataError(
         f"{path} has no file {part.member!r}: the archive's layout changed upstream or the "
