@@ -36,27 +36,29 @@ def serve(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     device: str = "auto",
+    engine: str = "torch",
     batching: bool = True,
     max_wait_ms: float = 5.0,
     log_level: str = "info",
 ) -> None:
-    """Load ``model`` and serve it until interrupted (prints the address first).
+    """Load ``model`` with ``engine`` ("torch" or "ctranslate2", see :mod:`anuvad.engine`) and
+    serve it until interrupted (prints the address first).
 
     Raises:
         CheckpointError: the model file is missing or unreadable.
     """
     import uvicorn
 
+    from anuvad.engine import load_engine
     from anuvad.server.app import create_app
-    from anuvad.translator import Translator
 
-    translator = Translator.from_file(model, device=device)
+    translator = load_engine(model, engine=engine, device=device)
     app = create_app(translator, batching=batching, max_wait_ms=max_wait_ms)
     shown = f"[{host}]" if ":" in host else host
     config = translator.model_file.config
     print(
         f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "
-        f"from {model} on {translator.device}\n"
+        f"from {model} on {translator.device} ({engine})\n"
         f"  web page: http://{shown}:{port}/\n"
         f"  API docs: http://{shown}:{port}/docs\n"
         f"  batching: {'on' if batching else 'off'}; stop with Ctrl+C",
@@ -71,6 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         device=args.device,
+        engine=args.engine,
         batching=not args.no_batching,
         max_wait_ms=args.max_wait_ms,
         log_level="debug" if args.verbose else "info",
@@ -88,6 +91,13 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    p.add_argument(
+        "--engine",
+        choices=("torch", "ctranslate2"),
+        default="torch",
+        help="torch (anuvad's search) or ctranslate2 (--model: an exported folder, or a .pt "
+        "exported once into the user cache)",
+    )
     p.add_argument(
         "--no-batching", action="store_true", help="one model call per request (no micro-batching)"
     )

@@ -1,5 +1,6 @@
-"""``anuvad translate`` and ``anuvad evaluate``: thin adapters over :class:`Translator` and
-:mod:`anuvad.evaluate` (``evaluate --task parsing`` is :mod:`anuvad.cli_parsing`'s)."""
+"""``anuvad translate`` and ``anuvad evaluate``: thin adapters over a translation engine
+(:mod:`anuvad.engine`: the PyTorch :class:`Translator` or CTranslate2) and :mod:`anuvad.evaluate`
+(``evaluate --task parsing`` is :mod:`anuvad.cli_parsing`'s)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from anuvad.translator import Translation, Translator
+    from anuvad.engine import TranslationEngine
+    from anuvad.translator import Translation
 
 
 def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    p.add_argument(
+        "--engine",
+        choices=("torch", "ctranslate2"),
+        default="torch",
+        help="torch (anuvad's search) or ctranslate2 (--model: an exported folder, or a .pt "
+        "exported once into the user cache)",
+    )
     p.add_argument("--beam-size", type=int, help="beam size K; 1 = greedy (default: the model's)")
     p.add_argument(
         "--length-penalty", type=float, help="alpha of ((5+|Y|)/6)^alpha (default: the model's)"
@@ -30,10 +39,10 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
 
 
-def _translator(args: argparse.Namespace) -> Translator:
-    from anuvad.translator import Translator
+def _translator(args: argparse.Namespace) -> TranslationEngine:
+    from anuvad.engine import load_engine
 
-    translator = Translator.from_file(args.model, device=args.device)
+    translator = load_engine(args.model, engine=args.engine, device=args.device)
     changes = {"batch_size": args.batch_size or None, "max_tokens": args.batch_tokens or None}
     translator.decode = dataclasses.replace(
         translator.decode, **{k: v for k, v in changes.items() if v is not None}
@@ -42,7 +51,7 @@ def _translator(args: argparse.Namespace) -> Translator:
 
 
 def _translate(
-    translator: Translator, lines: Sequence[str], args: argparse.Namespace, nbest: int = 1
+    translator: TranslationEngine, lines: Sequence[str], args: argparse.Namespace, nbest: int = 1
 ) -> list[Translation]:
     """Translate with the command line's search settings; a progress bar for files."""
     show = bool(getattr(args, "input", None) or getattr(args, "source", None))
@@ -62,7 +71,9 @@ def _translate(
         )
 
 
-def _write_attention(translator: Translator, results: Sequence[Translation], path: str) -> None:
+def _write_attention(
+    translator: TranslationEngine, results: Sequence[Translation], path: str
+) -> None:
     views = [dataclasses.asdict(translator.attention_of(r)) for r in results]
     Path(path).write_text(json.dumps(views, ensure_ascii=False), encoding="utf-8")
 
@@ -160,7 +171,9 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """Add ``anuvad translate`` and ``anuvad evaluate`` to the command-line parser."""
     p = add("translate", "Translate sentences (one per line) from stdin or a file.")
-    p.add_argument("--model", required=True, help="a model file (.pt)")
+    p.add_argument(
+        "--model", required=True, help="a model file (.pt), or an exported CTranslate2 folder"
+    )
     p.add_argument("--input", help="input file (default stdin)")
     p.add_argument("--output", help="output file (default stdout)")
     p.add_argument(

@@ -19,6 +19,7 @@ from anuvad.batching import collate_source
 from anuvad.beam import beam_search
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import DecodeConfig
+from anuvad.model import count_parameters
 from anuvad.search import Hypothesis, greedy_search
 from anuvad.tokenizer import EOS_ID
 
@@ -72,6 +73,8 @@ class AttentionView:
         tgt_tokens: output pieces, including "</s>" when the output finished.
         cross_attention: [layer][head][tgt_pos][src_pos], every row sums to 1.
         cosine_similarity: [tgt_pos][src_pos], decoder state vs encoder output (memory).
+        note: what the view leaves out when an engine cannot give everything (e.g. the
+            CTranslate2 engine: one averaged layer, no cosine similarities); "" = complete.
     """
 
     source: str
@@ -83,6 +86,7 @@ class AttentionView:
     num_layers: int
     num_heads: int
     score: float
+    note: str = ""
 
 
 class Translator:
@@ -92,6 +96,8 @@ class Translator:
         model_file: the model, its config and tokenizers (see :func:`anuvad.checkpoint.load_model`).
         decode: search settings; defaults to the ones stored with the model.
     """
+
+    engine = "torch"
 
     def __init__(self, model_file: ModelFile, decode: DecodeConfig | None = None) -> None:
         self.model_file = model_file
@@ -110,6 +116,11 @@ class Translator:
         translator = cls(load_model(path, device=resolve_device(device)))
         translator.model_path = Path(path)
         return translator
+
+    @property
+    def num_parameters(self) -> int:
+        """Trainable parameters of the model, each shared matrix counted once."""
+        return count_parameters(self.model)
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
         encoded = self.src_tokenizer.encode_batch([t.strip() for t in texts])

@@ -31,8 +31,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from anuvad import __version__
+from anuvad.engine import TranslationEngine
 from anuvad.errors import AnuvadError
-from anuvad.model import count_parameters
 from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
 from anuvad.server.schemas import (
     MAX_BODY_BYTES,
@@ -48,7 +48,7 @@ from anuvad.server.schemas import (
     TranslateResponse,
     TranslationOut,
 )
-from anuvad.translator import AttentionView, Translation, Translator
+from anuvad.translator import AttentionView, Translation
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class ModelFailedError(Exception):
         return cls(f"the model failed on this request: {type(exc).__name__}: {exc}", 500)
 
 
-def model_info(translator: Translator) -> ModelInfo:
+def model_info(translator: TranslationEngine) -> ModelInfo:
     """Describe the served model (name, languages, size, defaults) for ``GET /models``."""
     config = translator.model_file.config
     model = config.model
@@ -94,7 +94,8 @@ def model_info(translator: Translator) -> ModelInfo:
         src_lang=config.data.src_lang,
         tgt_lang=config.data.tgt_lang,
         file=Path(path).name if path else None,
-        num_parameters=count_parameters(translator.model),
+        engine=translator.engine,
+        num_parameters=translator.num_parameters,
         d_model=model.d_model,
         num_heads=model.num_heads,
         num_encoder_layers=model.num_encoder_layers,
@@ -144,6 +145,7 @@ def _attention_out(view: AttentionView, model: str, elapsed_ms: float) -> Attent
         num_heads=view.num_heads,
         cross_attention=_rounded(view.cross_attention),
         cosine_similarity=_rounded(view.cosine_similarity),
+        note=view.note,
         model=model,
         elapsed_ms=elapsed_ms,
     )
@@ -165,7 +167,7 @@ def _describe(error: dict[str, Any]) -> str:
 
 
 def create_app(
-    translator: Translator,
+    translator: TranslationEngine,
     *,
     batching: bool = True,
     max_wait_ms: float = 5.0,
@@ -174,7 +176,7 @@ def create_app(
     """Build the app serving ``translator`` (the API, its docs and the web page).
 
     Args:
-        translator: the model to serve; fixed for the app's lifetime.
+        translator: the model to serve (either engine); fixed for the app's lifetime.
         batching: merge concurrent requests with the same settings into one model call.
         max_wait_ms: how long a request waits for others to batch with.
         title: the OpenAPI title.

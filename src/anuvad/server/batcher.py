@@ -22,7 +22,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from anuvad.translator import Translation, Translator
+from anuvad.engine import TranslationEngine
+from anuvad.translator import Translation
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class MicroBatcher:
 
     def __init__(
         self,
-        translator: Translator,
+        translator: TranslationEngine,
         *,
         batching: bool = True,
         max_wait_ms: float = 5.0,

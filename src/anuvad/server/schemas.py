@@ -161,6 +161,9 @@ class AttentionResponse(BaseModel):
     cosine_similarity: list[list[float]] = Field(
         description="[target position][source position], decoder state vs encoder memory"
     )
+    note: str = Field(
+        "", description="what the view leaves out when the engine cannot give it all; '' = none"
+    )
     model: str
     elapsed_ms: float
 
@@ -181,6 +184,7 @@ class ModelInfo(BaseModel):
     src_lang: str
     tgt_lang: str
     file: str | None = Field(description="the model file's name (not its folder)")
+    engine: str = Field(description="torch (anuvad's own search) or ctranslate2")
     num_parameters: int
     d_model: int
     num_heads: int

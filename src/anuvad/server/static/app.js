@@ -250,6 +250,12 @@ async function loadAttention(index) {
   });
   state.attention = view;
   $("attention-timing").textContent = `${view.elapsed_ms.toFixed(0)} ms`;
+  // An engine that cannot give every view says so (CTranslate2: one averaged head, no cosines).
+  $("attention-note").textContent = view.note || "";
+  $("attention-note").hidden = !view.note;
+  const noCosine = view.cosine_similarity.length === 0;
+  $("view-cosine").disabled = noCosine;
+  if (noCosine) $("view-cross").checked = true;
   const layer = Math.min(Number($("layer").value || view.num_layers), view.num_layers);
   fillSelect($("layer"), range(1, view.num_layers), layer, (l) => `${l}${l === view.num_layers ? " (last)" : ""}`);
   const head = $("head").value || "avg";

@@ -1,0 +1,378 @@
+"""Decoding speed of anuvad's search, with and without the key/value cache, against Hugging Face's
+``MarianMTModel.generate`` running the very same trained weights.
+
+For greedy search and beam search (beam 4 by default), on the first ``--sentences`` lines of
+``--source``, in one process and one run:
+
+* ``anuvad``: :class:`anuvad.translator.Translator` (batched; incremental decoding with the cache);
+* ``anuvad, no cache``: the same search re-running the whole teacher-forced decoder on the
+  prefix at every step (``use_cache=False``); its outputs must equal the cached ones;
+* ``ctranslate2 float32`` / ``int8``: the model exported with ``anuvad export --format
+  ctranslate2`` (into a temporary folder) and run by :class:`anuvad.ct2_engine.CT2Translator`
+  with the same batches, beam, length penalty and limits (its outputs are compared with anuvad's);
+* ``marian``: ``transformers.MarianMTModel`` built with the model's dimensions, the anuvad
+  weights copied in (fused Q/K/V split, anuvad's sinusoidal table and LayerNorm eps), so both
+  decode the same network (the largest logit difference on the source batch is printed), then
+  ``generate`` with the same beam, length penalty alpha, batches and length limit.
+
+Reported: sentences/s and target tokens/s (output tokens, EOS included), and with
+``--references`` sacreBLEU BLEU. Where the two searches cannot be made identical:
+
+* length limit: anuvad stops each sentence at ``a * its source length + b`` tokens; ``generate``
+  has one limit per batch, ``a * longest source + b`` (batches hold similar lengths);
+* length penalty: anuvad ranks by log_prob / ((5 + |Y|) / 6)^alpha (Wu et al.), Hugging Face by
+  log_prob / |Y|^alpha; both stop a sentence once it has K finished hypotheses
+  (``early_stopping=True``).
+
+Run from the repository root on a quiet machine (the figures go to docs/benchmarks.md)::
+
+    .venv/bin/python bench/decode.py --model runs/multi30k_en_de/model.pt \\
+        --source /work/shared/data/en-de/multi30k/val.en \\
+        --references /work/shared/data/en-de/multi30k/val.de --sentences 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from anuvad.batching import collate_source
+from anuvad.evaluate import corpus_scores, default_tokenize
+from anuvad.model import Transformer, count_parameters
+from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from anuvad.translator import Translator
+
+
+@dataclasses.dataclass
+class Run:
+    """One measured configuration."""
+
+    decoder: str
+    search: str
+    seconds: float
+    outputs: list[str]
+    target_tokens: int
+
+
+# ----------------------------------------------------------------------------------------------
+# Hugging Face Marian with anuvad's weights
+# ----------------------------------------------------------------------------------------------
+
+
+def marian_from_anuvad(model: Transformer) -> nn.Module:
+    """A ``MarianMTModel`` with ``model``'s dimensions and weights (post-LN models only)."""
+    from transformers import MarianConfig, MarianMTModel
+
+    c = model.config
+    if c.norm_position != "post" or c.positional_encoding != "sinusoidal":
+        raise SystemExit("Marian comparison needs a post-LN model with sinusoidal positions")
+    # attn_implementation is a PreTrainedConfig keyword the dataclass stub does not list.
+    marian_config = MarianConfig(  # type: ignore[call-arg]
+        vocab_size=c.src_vocab_size, decoder_vocab_size=c.tgt_vocab_size, d_model=c.d_model,
+        max_position_embeddings=c.max_positions,
+        encoder_layers=c.num_encoder_layers, encoder_attention_heads=c.num_heads,
+        encoder_ffn_dim=c.d_ff, decoder_layers=c.num_decoder_layers,
+        decoder_attention_heads=c.num_heads, decoder_ffn_dim=c.d_ff,
+        activation_function="relu", scale_embedding=True, attn_implementation="sdpa",
+        dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
+        share_encoder_decoder_embeddings=c.share_source_embedding,
+        tie_word_embeddings=c.tie_output_embedding,
+        pad_token_id=PAD_ID, eos_token_id=EOS_ID, forced_eos_token_id=None,
+        decoder_start_token_id=BOS_ID,
+    )  # fmt: skip
+    marian = MarianMTModel(marian_config).eval()
+    src = model.state_dict()
+    d = c.d_model
+    new: dict[str, torch.Tensor] = {}
+
+    def linear(dst: str, src_name: str, part: slice | None = None) -> None:
+        weight, bias = src[f"{src_name}.weight"], src[f"{src_name}.bias"]
+        new[f"{dst}.weight"] = weight[part] if part else weight
+        new[f"{dst}.bias"] = bias[part] if part else bias
+
+    def norm(dst: str, src_name: str) -> None:
+        new[f"{dst}.weight"], new[f"{dst}.bias"] = (
+            src[f"{src_name}.weight"],
+            src[f"{src_name}.bias"],
+        )
+
+    thirds = [slice(0, d), slice(d, 2 * d), slice(2 * d, 3 * d)]
+    for i in range(c.num_encoder_layers):
+        a, m = f"encoder_layers.{i}", f"model.encoder.layers.{i}"
+        for name, part in zip(("q_proj", "k_proj", "v_proj"), thirds, strict=True):
+            linear(f"{m}.self_attn.{name}", f"{a}.self_attn.qkv_proj", part)
+        linear(f"{m}.self_attn.out_proj", f"{a}.self_attn.out_proj")
+        norm(f"{m}.self_attn_layer_norm", f"{a}.attn_sublayer.norm")
+        linear(f"{m}.fc1", f"{a}.ffn.linear1")
+        linear(f"{m}.fc2", f"{a}.ffn.linear2")
+        norm(f"{m}.final_layer_norm", f"{a}.ffn_sublayer.norm")
+    for i in range(c.num_decoder_layers):
+        a, m = f"decoder_layers.{i}", f"model.decoder.layers.{i}"
+        for name, part in zip(("q_proj", "k_proj", "v_proj"), thirds, strict=True):
+            linear(f"{m}.self_attn.{name}", f"{a}.self_attn.qkv_proj", part)
+        linear(f"{m}.self_attn.out_proj", f"{a}.self_attn.out_proj")
+        norm(f"{m}.self_attn_layer_norm", f"{a}.self_sublayer.norm")
+        linear(f"{m}.encoder_attn.q_proj", f"{a}.cross_attn.q_proj")
+        linear(f"{m}.encoder_attn.k_proj", f"{a}.cross_attn.kv_proj", thirds[0])
+        linear(f"{m}.encoder_attn.v_proj", f"{a}.cross_attn.kv_proj", thirds[1])
+        linear(f"{m}.encoder_attn.out_proj", f"{a}.cross_attn.out_proj")
+        norm(f"{m}.encoder_attn_layer_norm", f"{a}.cross_sublayer.norm")
+        linear(f"{m}.fc1", f"{a}.ffn.linear1")
+        linear(f"{m}.fc2", f"{a}.ffn.linear2")
+        norm(f"{m}.final_layer_norm", f"{a}.ffn_sublayer.norm")
+    new["model.encoder.embed_tokens.weight"] = src["src_embed.weight"]
+    new["model.decoder.embed_tokens.weight"] = src["tgt_embed.weight"]
+    if c.share_source_embedding:
+        new["model.shared.weight"] = src["tgt_embed.weight"]
+    new["lm_head.weight"] = src[
+        "output_proj.weight" if "output_proj.weight" in src else "tgt_embed.weight"
+    ]
+    missing, unexpected = marian.load_state_dict(new, strict=False)
+    assert not unexpected, unexpected
+    left = [k for k in missing if "embed_positions" not in k and k != "final_logits_bias"]
+    assert not left, f"Marian weights not filled from anuvad: {left}"
+    table = model.positions.get_buffer("table")  # anuvad interleaves sin/cos; Marian halves them
+    with torch.no_grad():
+        for part in (marian.model.encoder, marian.model.decoder):
+            part.embed_positions.weight.copy_(table[: part.embed_positions.weight.size(0)])
+    for module in marian.modules():
+        if isinstance(module, nn.LayerNorm):
+            module.eps = c.layer_norm_eps
+    return marian
+
+
+@torch.inference_mode()
+def logit_difference(model: Transformer, marian: nn.Module, src: list[list[int]]) -> float:
+    """Largest |logit difference| of the two networks, teacher-forced on the sources as targets."""
+    src_ids, src_pad_mask = collate_source(src)
+    tgt = (
+        torch.cat([torch.full((len(src), 1), BOS_ID), src_ids[:, :-1]], dim=1)
+        % model.config.tgt_vocab_size
+    )
+    ours = model(src_ids, tgt, src_pad_mask)
+    theirs = marian(
+        input_ids=src_ids, attention_mask=(~src_pad_mask).long(), decoder_input_ids=tgt
+    ).logits
+    keep = (~src_pad_mask).unsqueeze(-1)  # compare real positions only
+    return float(((ours - theirs).abs() * keep).max())
+
+
+# ----------------------------------------------------------------------------------------------
+# Measured runs
+# ----------------------------------------------------------------------------------------------
+
+
+def batches(lengths: Sequence[int], size: int) -> list[list[int]]:
+    """Indices sorted by length, ``size`` per batch (as the Translator batches)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    return [order[i : i + size] for i in range(0, len(order), size)]
+
+
+def run_marian(
+    marian: nn.Module,
+    translator: Translator,
+    lines: Sequence[str],
+    k: int,
+    args: argparse.Namespace,
+) -> tuple[list[str], int]:
+    """``generate`` on the Translator's batches; outputs in input order and token count."""
+    from transformers import GenerationConfig
+
+    encoded = translator._encode(lines)
+    outputs: list[str] = [""] * len(lines)
+    tokens = 0
+    max_tokens = translator.model.config.max_positions - 1
+    with torch.inference_mode():
+        for group in batches([len(e) for e in encoded], args.batch_size):
+            src_ids, src_pad_mask = collate_source([encoded[i] for i in group])
+            limit = min(int(args.max_len_a * src_ids.size(1)) + args.max_len_b, max_tokens)
+            config = GenerationConfig(
+                num_beams=k, do_sample=False, length_penalty=args.alpha, early_stopping=True,
+                max_new_tokens=limit, decoder_start_token_id=BOS_ID, eos_token_id=EOS_ID,
+                pad_token_id=PAD_ID, suppress_tokens=[PAD_ID, BOS_ID], use_cache=True,
+            )  # fmt: skip
+            generated = marian.generate(  # type: ignore[operator]
+                input_ids=src_ids, attention_mask=(~src_pad_mask).long(), generation_config=config
+            )
+            for i, row in zip(group, generated[:, 1:].tolist(), strict=True):  # drop BOS
+                ids = [t for t in row if t != PAD_ID]
+                tokens += len(ids)
+                outputs[i] = translator.tgt_tokenizer.decode(ids)
+    return outputs, tokens
+
+
+def timed(fn: Callable[[], tuple[list[str], int]]) -> tuple[float, list[str], int]:
+    start = time.perf_counter()
+    outputs, tokens = fn()
+    return time.perf_counter() - start, outputs, tokens
+
+
+def run_anuvad(
+    translator: Translator, lines: Sequence[str], k: int, use_cache: bool, args: argparse.Namespace
+) -> tuple[list[str], int]:
+    results = translator.translate(
+        lines, beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a,
+        max_len_b=args.max_len_b, use_cache=use_cache,
+    )  # fmt: skip
+    tokens = sum(len(r.token_ids) + r.finished for r in results)
+    return [r.text for r in results], tokens
+
+
+def run_ct2(
+    engine: Any, lines: Sequence[str], k: int, args: argparse.Namespace
+) -> tuple[list[str], int]:
+    results = engine.translate(
+        lines, beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a,
+        max_len_b=args.max_len_b,
+    )  # fmt: skip
+    tokens = sum(len(r.token_ids) + r.finished for r in results)
+    return [r.text for r in results], tokens
+
+
+def ct2_engines(args: argparse.Namespace, folder: Path) -> list[tuple[str, Any]]:
+    """The model exported to CTranslate2 float32 and int8, loaded with ``args.threads``."""
+    from anuvad.ct2_engine import CT2Translator
+    from anuvad.ct2_export import export_ctranslate2
+
+    engines = []
+    for quantization in ("float32", "int8"):
+        out = export_ctranslate2(args.model, folder / quantization, quantization=quantization)
+        engine = CT2Translator(out, device="cpu", threads=args.threads)
+        engine.decode = dataclasses.replace(engine.decode, batch_size=args.batch_size, max_tokens=0)
+        size = (out / "model.bin").stat().st_size / 1e6
+        engines.append((f"ctranslate2 {quantization} ({size:.1f} MB)", engine))
+    return engines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a trained anuvad model file")
+    parser.add_argument("--source", required=True, help="source sentences, one per line")
+    parser.add_argument("--references", help="references for BLEU (optional)")
+    parser.add_argument("--sentences", type=int, default=1000, help="first N lines (0 = all)")
+    parser.add_argument("--beam", type=int, default=4, help="beam size besides greedy")
+    parser.add_argument("--alpha", type=float, default=0.6, help="length penalty")
+    parser.add_argument("--max-len-a", type=float, default=1.0)
+    parser.add_argument("--max-len-b", type=int, default=50)
+    parser.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["uncached", "marian", "greedy", "ct2"]
+    )
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    translator = Translator.from_file(args.model, device="cpu")
+    translator.decode = dataclasses.replace(
+        translator.decode, batch_size=args.batch_size, max_tokens=0
+    )
+    lines = Path(args.source).read_text(encoding="utf-8").splitlines()
+    refs = (
+        Path(args.references).read_text(encoding="utf-8").splitlines() if args.references else None
+    )
+    if args.sentences:
+        lines, refs = lines[: args.sentences], refs[: args.sentences] if refs else None
+    model = translator.model
+    marian = None if "marian" in args.skip else marian_from_anuvad(model)
+    scratch = tempfile.TemporaryDirectory(prefix="anuvad-bench-ct2-")
+    engines = [] if "ct2" in args.skip else ct2_engines(args, Path(scratch.name))
+
+    searches = [("greedy", 1), (f"beam {args.beam}", args.beam)]
+    if "greedy" in args.skip:
+        searches = searches[1:]
+    runs: list[Run] = []
+    warm = lines[:16]
+    for search, k in searches:
+        plans: list[tuple[str, Callable[[Sequence[str]], tuple[list[str], int]]]] = [
+            ("anuvad", lambda x, k=k: run_anuvad(translator, x, k, True, args))
+        ]
+        if "uncached" not in args.skip:
+            plans.append(
+                ("anuvad, no cache", lambda x, k=k: run_anuvad(translator, x, k, False, args))
+            )
+        for name, engine in engines:
+            plans.append((name, lambda x, k=k, e=engine: run_ct2(e, x, k, args)))
+        if marian is not None:
+            plans.append(
+                ("marian generate", lambda x, k=k, m=marian: run_marian(m, translator, x, k, args))
+            )
+        for name, plan in plans:
+            plan(warm)  # first calls allocate and pick kernels
+            seconds, outputs, tokens = timed(lambda plan=plan: plan(lines))
+            runs.append(Run(name, search, seconds, outputs, tokens))
+            print(f"# {name}, {search}: {seconds:.1f} s", flush=True)
+
+    print_report(args, translator, marian, lines, refs, runs)
+    scratch.cleanup()
+
+
+def print_report(
+    args: argparse.Namespace,
+    translator: Translator,
+    marian: nn.Module | None,
+    lines: Sequence[str],
+    refs: Sequence[str] | None,
+    runs: Sequence[Run],
+) -> None:
+    tokenize = default_tokenize(translator.model_file.config.data.tgt_lang)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"\n{time.strftime('%Y-%m-%d %H:%M')}, {platform.processor() or platform.machine()}, "
+        f"torch {torch.__version__}, {args.threads} threads, load {load:.1f}; model {args.model} "
+        f"({count_parameters(translator.model) / 1e6:.2f} M parameters); {len(lines)} sentences "
+        f"of {args.source}, batches of {args.batch_size} sentences, alpha {args.alpha}, "
+        f"max length {args.max_len_a} * source + {args.max_len_b}\n"
+    )
+    if marian is not None:
+        difference = logit_difference(translator.model, marian, translator._encode(lines[:32]))
+        print(f"marian vs anuvad, largest logit difference: {difference:.2e}\n")
+    print("| decoder | search | seconds | sentences/s | target tokens/s | BLEU |")
+    print("|---|---|---|---|---|---|")
+    for run in runs:
+        bleu = f"{corpus_scores(run.outputs, refs, tokenize).bleu:.2f}" if refs else "-"
+        print(
+            f"| {run.decoder} | {run.search} | {run.seconds:.1f} | {len(lines) / run.seconds:.1f} "
+            f"| {run.target_tokens / run.seconds:.0f} | {bleu} |"
+        )
+    print()
+    by_key = {(r.decoder, r.search): r for r in runs}
+    for search in dict.fromkeys(r.search for r in runs):
+        cached = by_key.get(("anuvad", search))
+        if cached is None:
+            continue
+        uncached = by_key.get(("anuvad, no cache", search))
+        if uncached is not None:
+            same = sum(a == b for a, b in zip(cached.outputs, uncached.outputs, strict=True))
+            print(
+                f"- {search}: the cache is {uncached.seconds / cached.seconds:.1f}x faster; "
+                f"{same}/{len(lines)} outputs identical with and without it"
+            )
+        for run in runs:
+            if run.search == search and run.decoder.startswith("ctranslate2"):
+                same = sum(a == b for a, b in zip(cached.outputs, run.outputs, strict=True))
+                print(
+                    f"- {search}: {run.decoder} is {cached.seconds / run.seconds:.2f}x the speed "
+                    f"of anuvad-torch; {same}/{len(lines)} outputs identical"
+                )
+        hf = by_key.get(("marian generate", search))
+        if hf is not None:
+            same = sum(a == b for a, b in zip(cached.outputs, hf.outputs, strict=True))
+            print(
+                f"- {search}: anuvad is {hf.seconds / cached.seconds:.2f}x the speed of "
+                f"MarianMTModel.generate; {same}/{len(lines)} outputs identical"
+            )
+
+
+if __name__ == "__main__":
+    main()

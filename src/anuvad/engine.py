@@ -1,0 +1,137 @@
+"""The two translation engines and the interface they share.
+
+* ``torch``: :class:`anuvad.translator.Translator`, anuvad's own search over the PyTorch model
+  (a ``.pt`` model file).
+* ``ctranslate2``: :class:`anuvad.ct2_engine.CT2Translator` over a folder written by
+  ``anuvad export MODEL --format ctranslate2``. Given a ``.pt`` file instead, it is exported
+  once (float32 weights) into the user cache and the cached folder is used from then on.
+
+The CLI and the server only use what :class:`TranslationEngine` declares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+
+from anuvad.config import DecodeConfig, ExperimentConfig
+from anuvad.errors import ConfigError
+from anuvad.translator import AttentionView, Translation
+
+ENGINES = ("torch", "ctranslate2")
+
+
+class ModelDescription(Protocol):
+    """What the engines tell about their model (a :class:`~anuvad.checkpoint.ModelFile`, or
+    the description stored in an exported folder)."""
+
+    @property
+    def config(self) -> ExperimentConfig: ...
+
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+
+
+class TranslationEngine(Protocol):
+    """The translator interface the CLI and the server code against (see
+    ``docs``/the translator contract): results in input order, beam 1 = greedy search."""
+
+    decode: DecodeConfig
+    model_path: Path | None
+    engine: str  # "torch" or "ctranslate2"
+
+    @property
+    def model_file(self) -> ModelDescription: ...
+
+    @property
+    def device(self) -> torch.device: ...
+
+    @property
+    def num_parameters(self) -> int: ...
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        *,
+        beam_size: int | None = None,
+        nbest: int = 1,
+        length_penalty: float | None = None,
+        max_len_a: float | None = None,
+        max_len_b: int | None = None,
+        use_cache: bool = True,
+        progress: Callable[[int], object] | None = None,
+    ) -> list[Translation]: ...
+
+    def translate_text(self, texts: Sequence[str]) -> list[str]: ...
+
+    def attention(
+        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
+    ) -> AttentionView: ...
+
+    def attention_of(self, result: Translation) -> AttentionView: ...
+
+
+def ct2_cache_folder(model_path: str | Path, quantization: str = "float32") -> Path:
+    """Where a model file's CTranslate2 export is cached: ``<cache>/ctranslate2/<name>-<sha256
+    prefix of the file>-<quantization>`` (a changed file gets a new folder)."""
+    from anuvad.download import cache_dir
+
+    path = Path(model_path)
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return cache_dir() / "ctranslate2" / f"{path.stem}-{digest.hexdigest()[:12]}-{quantization}"
+
+
+def ct2_folder_for(model: str | Path) -> Path:
+    """``model`` itself when it is a folder, else its cached export (written when missing).
+
+    Raises:
+        CheckpointError: the model file is missing or cannot be exported.
+    """
+    from anuvad.ct2_export import export_ctranslate2, read_ct2_metadata
+    from anuvad.errors import CheckpointError
+
+    path = Path(model)
+    if path.is_dir():
+        return path
+    if not path.is_file():
+        raise CheckpointError(f"{path} does not exist (give a model file or an exported folder)")
+    folder = ct2_cache_folder(path)
+    try:
+        read_ct2_metadata(folder)
+    except CheckpointError:
+        export_ctranslate2(path, folder, force=True, metadata={"cached_export": True})
+    return folder
+
+
+def load_engine(
+    model: str | Path, engine: str = "torch", device: str = "auto", threads: int = 0
+) -> TranslationEngine:
+    """Load ``model`` for translation with ``engine``.
+
+    Args:
+        model: a ``.pt`` model file; for ``ctranslate2`` also an exported folder.
+        engine: "torch" or "ctranslate2".
+        device: "auto", "cpu", "cuda", "cuda:N".
+        threads: ``ctranslate2`` only: CPU threads per translation (0: its default).
+
+    Raises:
+        ConfigError: unknown engine.
+        CheckpointError: the model cannot be loaded (or exported).
+        AnuvadError: ``ctranslate2`` is asked for but not installed.
+    """
+    if engine == "torch":
+        from anuvad.translator import Translator
+
+        return Translator.from_file(model, device=device)
+    if engine == "ctranslate2":
+        from anuvad.ct2_engine import CT2Translator
+
+        return CT2Translator(ct2_folder_for(model), device=device, threads=threads)
+    raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
