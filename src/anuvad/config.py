@@ -50,6 +50,10 @@ class ModelConfig:
     # vocabulary the source embedding shares the same matrix (three-way tying).
     tie_output_embedding: bool = True
     share_source_embedding: bool = False
+    # 0.0: Xavier-uniform projections and N(0, d_model^-0.5) embeddings (fairseq's choice).
+    # > 0: every projection and embedding N(0, init_std) (BERT / Hugging Face Marian use 0.02):
+    # small residual branches make a post-LN model leave its early plateau sooner.
+    init_std: float = 0.0
 
     @property
     def d_head(self) -> int:
@@ -201,6 +205,11 @@ class ExperimentConfig:
         for name in ("dropout", "attention_dropout", "activation_dropout"):
             value = getattr(m, name)
             need(0.0 <= value < 1.0, f"model.{name} must be in [0, 1), got {value}")
+        need(
+            0.0 <= m.init_std < 1.0,
+            f"model.init_std must be 0 (Xavier) or a small standard deviation such as 0.02, "
+            f"got {m.init_std}",
+        )
         need(
             m.positional_encoding in ("sinusoidal", "learned"),
             f"model.positional_encoding must be 'sinusoidal' or 'learned', "

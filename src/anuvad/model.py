@@ -99,10 +99,18 @@ class Transformer(nn.Module):
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        # Xavier-uniform per projection matrix (the fused Q/K/V blocks one by one, as if they
-        # were separate W_Q, W_K, W_V), zero biases, and embeddings N(0, D^-0.5) so that the
-        # sqrt(D)-scaled embeddings have unit variance.
+        # Default: Xavier-uniform per projection matrix (the fused Q/K/V blocks one by one, as
+        # if they were separate W_Q, W_K, W_V), zero biases, and embeddings N(0, D^-0.5) so that
+        # the sqrt(D)-scaled embeddings have unit variance. With init_std > 0: N(0, init_std).
         d = self.config.d_model
+        std = self.config.init_std
+        if std > 0.0:
+            for module in self.modules():
+                if isinstance(module, (nn.Linear, nn.Embedding)):
+                    nn.init.normal_(module.weight, mean=0.0, std=std)
+                if isinstance(module, nn.Linear) and module.bias is not None:
+                    nn.init.zeros_(module.bias)
+            return
         for name, module in self.named_modules():
             if isinstance(module, nn.Linear):
                 fused = name.endswith(("qkv_proj", "kv_proj"))

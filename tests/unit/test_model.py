@@ -243,3 +243,26 @@ def test_paper_parameter_counts() -> None:
 def test_invalid_sizes_are_refused() -> None:
     with pytest.raises(ValueError, match="vocab_size"):
         build_model(dataclasses.replace(SMALL, src_vocab_size=0))
+
+
+def test_init_std_draws_every_matrix_from_one_normal() -> None:
+    model = make_model(init_std=0.02, d_model=64, d_ff=256, src_vocab_size=400)
+    for name, p in model.named_parameters():
+        if name.endswith("bias"):
+            assert torch.count_nonzero(p) == 0, name
+        elif p.dim() == 2:
+            std = float(p.detach().std())
+            assert abs(std - 0.02) < 0.003, (name, std)
+    xavier = make_model(d_model=64, d_ff=256, src_vocab_size=400)
+    # Xavier's std for a 64x64 block is sqrt(2 / 128) = 0.125: the default is left as it was.
+    weight = xavier.encoder_layers[0].self_attn.out_proj.weight
+    assert abs(float(weight.detach().std()) - 0.125) < 0.01
+
+
+def test_negative_init_std_is_refused() -> None:
+    from anuvad.config import ExperimentConfig
+    from anuvad.errors import ConfigError
+
+    config = ExperimentConfig(model=dataclasses.replace(SMALL, init_std=-0.1))
+    with pytest.raises(ConfigError, match=r"model\.init_std"):
+        config.validate()
