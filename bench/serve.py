@@ -1,0 +1,206 @@
+"""Serving benchmark: many concurrent clients against ``anuvad serve``, with and without batching.
+
+    python bench/serve.py --model data/trained_models/enhi.pt            # 50 clients x 20 requests
+    python bench/serve.py --model m.pt --clients 8 --requests 5 --decoding greedy   # a quick check
+
+For each mode the server runs in its own process (``anuvad serve`` on a free 127.0.0.1 port), so
+its peak memory (VmHWM) is its own and the clients do not share its interpreter. Every client
+sends its requests one after another (one sentence each); all clients start together. Prints a
+markdown table: errors, p50 / p99 latency, sentences per second, model calls, peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+SENTENCES = [
+    "The weather is nice today.",
+    "A man is riding a bicycle down the street.",
+    "Two children are playing in the garden.",
+    "Where is the railway station?",
+    "She is reading a book under a tree.",
+    "The shop opens at nine o'clock.",
+    "A woman in a red dress is walking her dog.",
+    "We will eat dinner at eight.",
+    "The computer screen is turned on.",
+    "Birds are flying over the river.",
+    "My father is a teacher in a small school.",
+    "Please close the window, it is cold.",
+]
+
+
+@dataclass
+class Result:
+    mode: str
+    requests: int
+    errors: int
+    p50_ms: float
+    p99_ms: float
+    sentences_per_s: float
+    wall_s: float
+    model_calls: int
+    peak_mb: float
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def peak_memory_mb(pid: int) -> float:
+    """The process's peak resident memory (VmHWM; Linux), in MB."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.is_file():
+        return float("nan")
+    for line in status.read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def start_server(args: argparse.Namespace, batching: bool) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "anuvad.cli",
+        "serve",
+        "--model",
+        args.model,
+        "--port",
+        str(port),
+        "--device",
+        args.device,
+    ]
+    if not batching:
+        command.append("--no-batching")
+    env = dict(os.environ)
+    if args.threads:
+        env["OMP_NUM_THREADS"] = str(args.threads)
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + args.start_timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            err = server.stderr.read().decode() if server.stderr else ""
+            raise SystemExit(f"the server exited with {server.returncode}:\n{err}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return server, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    server.kill()
+    raise SystemExit(f"the server did not answer /health within {args.start_timeout} s")
+
+
+async def client(
+    http: httpx.AsyncClient, index: int, args: argparse.Namespace, latencies: list[float]
+) -> int:
+    errors = 0
+    for i in range(args.requests):
+        body = {
+            "text": SENTENCES[(index * args.requests + i) % len(SENTENCES)],
+            "decoding": args.decoding,
+            "beam_size": args.beam_size,
+        }
+        start = time.perf_counter()
+        try:
+            response = await http.post("/translate", json=body)
+            ok = response.status_code == 200 and bool(response.json()["translations"])
+        except httpx.HTTPError:
+            ok = False
+        latencies.append((time.perf_counter() - start) * 1000)
+        errors += not ok
+    return errors
+
+
+async def load(url: str, args: argparse.Namespace) -> tuple[list[float], int, float]:
+    latencies: list[float] = []
+    limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
+    async with httpx.AsyncClient(base_url=url, timeout=args.timeout, limits=limits) as http:
+        await http.post("/translate", json={"text": SENTENCES[0], "decoding": args.decoding})
+        start = time.perf_counter()
+        errors = await asyncio.gather(
+            *(client(http, c, args, latencies) for c in range(args.clients))
+        )
+        wall = time.perf_counter() - start
+    return latencies, sum(errors), wall
+
+
+def run_mode(args: argparse.Namespace, batching: bool) -> Result:
+    server, url = start_server(args, batching)
+    try:
+        latencies, errors, wall = asyncio.run(load(url, args))
+        calls = httpx.get(f"{url}/health").json()["model_calls"]
+        peak = peak_memory_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(30)
+    ordered = sorted(latencies)
+    return Result(
+        mode="batched" if batching else "one call per request",
+        requests=len(latencies),
+        errors=errors,
+        p50_ms=statistics.median(ordered),
+        p99_ms=ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))],
+        sentences_per_s=len(latencies) / wall,
+        wall_s=wall,
+        model_calls=calls - 1,  # minus the warm-up request
+        peak_mb=peak,
+    )
+
+
+def markdown(results: list[Result], args: argparse.Namespace) -> str:
+    search = "greedy" if args.decoding == "greedy" else f"beam {args.beam_size}"
+    lines = [
+        f"{args.clients} concurrent clients x {args.requests} requests (one sentence each, "
+        f"{search}), model {Path(args.model).name}, device {args.device}",
+        "",
+        "| mode | requests | errors | p50 ms | p99 ms | sentences/s | model calls | peak MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.mode} | {r.requests} | {r.errors} | {r.p50_ms:.0f} | {r.p99_ms:.0f} | "
+            f"{r.sentences_per_s:.1f} | {r.model_calls} | {r.peak_mb:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a model file (.pt)")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=20, help="requests per client")
+    parser.add_argument("--decoding", choices=["greedy", "beam"], default="beam")
+    parser.add_argument("--beam-size", type=int, default=4)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=0, help="server OMP threads (0: default)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="per request, seconds")
+    parser.add_argument("--start-timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--modes", default="batched,unbatched", help="which to run: batched, unbatched or both"
+    )
+    args = parser.parse_args()
+    modes = [m.strip() for m in args.modes.split(",")]
+    results = [run_mode(args, batching=mode == "batched") for mode in modes]
+    print(markdown(results, args))
+    return 1 if any(r.errors for r in results) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
