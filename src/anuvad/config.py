@@ -7,18 +7,32 @@ A config is loaded with :func:`load_config`, changed with ``a.b=c`` overrides
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, Union
+from typing import Any
 
 import yaml
 
+from anuvad.dataclass_io import apply_overrides, from_plain
 from anuvad.errors import ConfigError
+
+__all__ = [
+    "DATA_ENV_VAR",
+    "CorpusConfig",
+    "DataConfig",
+    "DecodeConfig",
+    "ExperimentConfig",
+    "ModelConfig",
+    "TokenizerConfig",
+    "TrainConfig",
+    "apply_overrides",
+    "config_from_dict",
+    "config_to_dict",
+    "load_config",
+    "save_config",
+]
 
 DATA_ENV_VAR = "ANUVAD_DATA"
 
@@ -300,133 +314,18 @@ class ExperimentConfig:
             raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
 
 
-T = TypeVar("T")
-
-
-def _type_name(tp: Any) -> str:
-    return getattr(tp, "__name__", str(tp))
-
-
-def _convert(value: Any, tp: Any, where: str) -> Any:
-    """Check ``value`` against the annotation ``tp`` and build nested dataclasses."""
-    origin = typing.get_origin(tp)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where}: expected a mapping, found {value!r}")
-        return _from_dict(tp, value, where)
-    if origin is list:
-        (item_tp,) = typing.get_args(tp)
-        if not isinstance(value, list):
-            raise ConfigError(f"{where}: expected a list, found {value!r}")
-        return [_convert(v, item_tp, f"{where}[{i}]") for i, v in enumerate(value)]
-    if origin in (Union, types.UnionType):
-        for option in typing.get_args(tp):
-            try:
-                return _convert(value, option, where)
-            except ConfigError:
-                continue
-        raise ConfigError(f"{where}: {value!r} matches none of {tp}")
-    if tp is type(None):
-        if value is not None:
-            raise ConfigError(f"{where}: expected null, found {value!r}")
-        return None
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where}: expected true or false, found {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: expected an integer, found {value!r}")
-        return value
-    if tp is float:
-        if isinstance(value, str):
-            # PyYAML reads "1e-4" (no dot) as a string; accept it as the number it means.
-            with contextlib.suppress(ValueError):
-                value = float(value)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where}: expected a number, found {value!r}")
-        return float(value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{where}: expected a string, found {value!r}")
-        return value
-    raise ConfigError(f"{where}: unsupported type {_type_name(tp)}")
-
-
-def _from_dict(cls: type[T], data: dict[str, Any], where: str) -> T:
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(
-            f"{where or 'config'}: unknown key(s) {', '.join(unknown)}; "
-            f"allowed: {', '.join(sorted(names))}"
-        )
-    kwargs = {
-        key: _convert(value, hints[key], f"{where}.{key}" if where else key)
-        for key, value in data.items()
-    }
-    return cls(**kwargs)
-
-
 def config_from_dict(data: dict[str, Any]) -> ExperimentConfig:
     """Build an :class:`ExperimentConfig` from plain data (e.g. parsed YAML).
 
     Raises:
         ConfigError: on an unknown key or a value of the wrong type.
     """
-    return _from_dict(ExperimentConfig, data, "")
+    return from_plain(ExperimentConfig, data, "")
 
 
 def config_to_dict(config: ExperimentConfig) -> dict[str, Any]:
     """Plain nested dicts/lists/scalars, safe for YAML and for ``torch.load(weights_only=True)``."""
     return dataclasses.asdict(config)
-
-
-def _parse_overrides(overrides: list[str]) -> list[tuple[list[str], Any]]:
-    parsed = []
-    for item in overrides:
-        if "=" not in item:
-            raise ConfigError(f"override {item!r} must look like key.subkey=value")
-        key, raw = item.split("=", 1)
-        try:
-            value = yaml.safe_load(raw) if raw != "" else ""
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"override {item!r}: value is not valid YAML ({exc})") from exc
-        parsed.append((key.strip().split("."), value))
-    return parsed
-
-
-def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    """Apply ``a.b=c`` overrides (values parsed as YAML) to a config mapping, in place.
-
-    A numeric part indexes a list: ``data.train.0.max_lines=1000``.
-
-    Raises:
-        ConfigError: on a malformed override or an index past the end of a list.
-    """
-    for path, value in _parse_overrides(overrides):
-        name = ".".join(path)
-        node: Any = data
-        for depth, part in enumerate(path):
-            last = depth == len(path) - 1
-            if isinstance(node, list):
-                if not part.isdigit() or int(part) >= len(node):
-                    raise ConfigError(
-                        f"override {name}: {part!r} is not an index of a list of {len(node)}"
-                    )
-                if last:
-                    node[int(part)] = value
-                else:
-                    node = node[int(part)]
-            elif isinstance(node, dict):
-                if last:
-                    node[part] = value
-                else:
-                    node = node.setdefault(part, {})
-            else:
-                raise ConfigError(f"override {name}: {path[depth - 1]} is not a section")
-    return data
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> ExperimentConfig:
