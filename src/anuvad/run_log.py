@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from tqdm import tqdm
 
 from anuvad import __version__
 
@@ -113,6 +114,30 @@ class RunLogger:
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     self._writer.add_scalar(name, value, step)
             self._writer.flush()
+
+    def window(self, step: int, record: dict[str, Any], bar: tqdm[Any]) -> None:
+        """Record a throughput window's metrics and show them on the progress bar, or as a log
+        line when the bar is off (rank > 0, ``--quiet``, tests).
+
+        Args:
+            step: the update the window ends at.
+            record: at least ``loss``, ``lr`` and ``tgt_tokens_per_s``.
+            bar: the training progress bar.
+        """
+        self.metrics(step, record)
+        bar.set_postfix(
+            loss=f"{record['loss']:.3f}",
+            lr=f"{record['lr']:.2e}",
+            tok_s=f"{record['tgt_tokens_per_s']:.0f}",
+        )
+        if bar.disable:
+            logger.info(
+                "step %d: loss %.3f, lr %.2e, %.0f target tokens/s",
+                step,
+                record["loss"],
+                record["lr"],
+                record["tgt_tokens_per_s"],
+            )
 
     def close(self) -> None:
         """Flush and detach."""

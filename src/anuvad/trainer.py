@@ -42,7 +42,6 @@ from anuvad.run_log import RunLogger, ThroughputWindow, peak_memory_mib
 from anuvad.training_state import (
     Progress,
     TrainingState,
-    average_weights,
     capture_rng_state,
     check_run_dir,
     checkpoint_path,
@@ -53,7 +52,7 @@ from anuvad.training_state import (
     save_training_state,
 )
 from anuvad.translator import resolve_device
-from anuvad.validation import Validator
+from anuvad.validation import Validator, format_metrics
 
 logger = logging.getLogger(__name__)
 
@@ -366,20 +365,7 @@ class Trainer:
             **window.summary(),
             **peak_memory_mib(self.device),
         }
-        log.metrics(self.progress.step, record)
-        bar.set_postfix(
-            loss=f"{record['loss']:.3f}",
-            lr=f"{record['lr']:.2e}",
-            tok_s=f"{record['tgt_tokens_per_s']:.0f}",
-        )
-        if bar.disable:
-            logger.info(
-                "step %d: loss %.3f, lr %.2e, %.0f target tokens/s",
-                self.progress.step,
-                record["loss"],
-                record["lr"],
-                record["tgt_tokens_per_s"],
-            )
+        log.window(self.progress.step, record, bar)
 
     def _validate(self, log: RunLogger) -> tuple[dict[str, float], bool]:
         """Validate on rank 0, keep the best model, decide on early stopping (all ranks)."""
@@ -390,7 +376,7 @@ class Trainer:
             valid = self.validator.validate(hypotheses)
             if valid:
                 log.metrics(self.progress.step, valid)
-                logger.info("step %d: %s", self.progress.step, _format(valid))
+                logger.info("step %d: %s", self.progress.step, format_metrics(valid))
                 improved, stop = self.validator.track(self.progress, valid)
                 if improved:
                     metadata = {**valid, "step": self.progress.step}
@@ -418,20 +404,10 @@ class Trainer:
         barrier(self.context)
         model_path: Path | None = None
         if self.context.is_main:
-            hypotheses = self.run_dir / "valid" / f"step_{p.step:08d}.hyp"
-            last = self.validator.validate(hypotheses)
             to_average = list_checkpoints(self.run_dir)[-self.config.train.average_last :]
-            final = dict(last)
-            if len(to_average) > 1:
-                self.model.load_state_dict(average_weights(to_average))
-                averaged = self.validator.validate(hypotheses.with_suffix(".averaged.hyp"))
-                final = {**averaged, **{f"last_{k}": v for k, v in last.items()}}
-                logger.info(
-                    "averaged the last %d checkpoints: %s (last weights: %s)",
-                    len(to_average),
-                    _format(averaged),
-                    _format(last),
-                )
+            final = self.validator.validate_final(
+                to_average, self.run_dir / "valid" / f"step_{p.step:08d}.hyp"
+            )
             log.metrics(p.step, {"final": True, "elapsed_s": p.elapsed_seconds, **final})
             model_path = self._write_model(
                 self.run_dir / "model.pt",
@@ -447,7 +423,3 @@ class Trainer:
             valid = final
         barrier(self.context)
         return TrainResult(p.step, p.epoch, p.elapsed_seconds, last_loss, valid, model_path)
-
-
-def _format(metrics: dict[str, float]) -> str:
-    return ", ".join(f"{k} {v:.3f}" for k, v in metrics.items())
