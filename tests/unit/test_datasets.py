@@ -21,9 +21,10 @@ import yaml
 from anuvad.cli import main
 from anuvad.config import CorpusConfig
 from anuvad.data import read_corpus
-from anuvad.datasets import CATALOGUE, Check, Dataset, check_prepared, download_dataset
+from anuvad.datasets import CATALOGUE, Dataset, download_dataset
 from anuvad.download import RemoteFile, cache_dir, download
 from anuvad.errors import DataError
+from anuvad.unpack import Check, check_prepared
 
 REPO = Path(__file__).resolve().parents[2]
 
