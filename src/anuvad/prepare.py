@@ -16,27 +16,21 @@ Every file is written atomically (temporary name in the same folder, then ``os.r
 from __future__ import annotations
 
 import dataclasses
-import io
 import itertools
 import json
 import logging
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-
 from anuvad.config import DataConfig, ExperimentConfig
 from anuvad.data import ParallelText, filter_pairs, read_corpora, require_nonempty_sides
+from anuvad.encoded import FORMAT_VERSION, REDO, EncodedCorpus, write_atomic
 from anuvad.errors import CheckpointError, DataError
 from anuvad.tokenizer import Tokenizer, train_tokenizer
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
 SRC_MODEL = "src.spm.model"
 TGT_MODEL = "tgt.spm.model"
 TRAIN_FILE = "train.pt"
@@ -53,115 +47,6 @@ PREPARED_FILES = (
     VALID_TGT_TEXT,
     REPORT_FILE,
 )
-_FIX = "run `anuvad prepare --config <your config>` to (re)create it"
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
-    # A unique name in the same folder (os.replace is atomic within one file system); plain
-    # open() so the file gets the usual umask permissions, unlike tempfile's private 0600.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with tmp.open("xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _flatten(seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(N_tokens,) int32 ids and (N + 1,) int64 offsets: sequence i is ``ids[off[i]:off[i+1]]``."""
-    lengths = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs))
-    offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int32, count=int(offsets[-1]))
-    return torch.from_numpy(flat), torch.from_numpy(offsets)
-
-
-def _unflatten(flat: torch.Tensor, offsets: torch.Tensor) -> list[list[int]]:
-    ids: list[int] = flat.tolist()
-    off: list[int] = offsets.tolist()
-    return [ids[off[i] : off[i + 1]] for i in range(len(off) - 1)]
-
-
-@dataclass
-class EncodedCorpus:
-    """Token ids of sentence pairs, without BOS/EOS (collation adds them).
-
-    Attributes:
-        src: per pair, the source token ids.
-        tgt: per pair, the target token ids.
-    """
-
-    src: list[list[int]]
-    tgt: list[list[int]]
-
-    def __post_init__(self) -> None:
-        if len(self.src) != len(self.tgt):
-            raise ValueError(f"{len(self.src)} source but {len(self.tgt)} target sequences")
-
-    def __len__(self) -> int:
-        return len(self.src)
-
-    def save(self, path: Path) -> None:
-        """Write atomically as flat int32 ids plus int64 offsets per side (``weights_only`` safe).
-
-        Args:
-            path: the ``.pt`` file to write.
-        """
-        src_ids, src_offsets = _flatten(self.src)
-        tgt_ids, tgt_offsets = _flatten(self.tgt)
-        state = {
-            "format_version": FORMAT_VERSION,
-            "src_ids": src_ids,
-            "src_offsets": src_offsets,
-            "tgt_ids": tgt_ids,
-            "tgt_offsets": tgt_offsets,
-        }
-        buffer = io.BytesIO()
-        torch.save(state, buffer)
-        _write_atomic(Path(path), buffer.getvalue())
-
-    @classmethod
-    def load(cls, path: Path) -> EncodedCorpus:
-        """Read a file written by :meth:`save`.
-
-        Args:
-            path: the ``.pt`` file.
-
-        Returns:
-            The corpus.
-
-        Raises:
-            DataError: the file is missing, unreadable or not in this format.
-        """
-        path = Path(path)
-        if not path.is_file():
-            raise DataError(f"encoded corpus {path} does not exist; {_FIX}")
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # torch raises many types for a truncated or foreign file
-            raise DataError(f"{path} is not a readable encoded corpus ({exc}); {_FIX}") from exc
-        keys = ("src_ids", "src_offsets", "tgt_ids", "tgt_offsets")
-        if (
-            not isinstance(state, dict)
-            or state.get("format_version") != FORMAT_VERSION
-            or not all(isinstance(state.get(k), torch.Tensor) for k in keys)
-        ):
-            raise DataError(
-                f"{path} is not an anuvad encoded corpus of format {FORMAT_VERSION}; {_FIX}"
-            )
-        for side in ("src", "tgt"):
-            ids, offsets = state[f"{side}_ids"], state[f"{side}_offsets"]
-            if offsets.numel() < 1 or int(offsets[-1]) != ids.numel():
-                raise DataError(f"{path}: {side} offsets do not match its ids (truncated?); {_FIX}")
-        return cls(
-            src=_unflatten(state["src_ids"], state["src_offsets"]),
-            tgt=_unflatten(state["tgt_ids"], state["tgt_offsets"]),
-        )
 
 
 @dataclass
@@ -225,7 +110,7 @@ def _data_fingerprint(data: DataConfig) -> dict[str, Any]:
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
-    _write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -305,13 +190,13 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out_dir / SRC_MODEL, src_tok.model_proto)
-    _write_atomic(out_dir / TGT_MODEL, tgt_tok.model_proto)
+    write_atomic(out_dir / SRC_MODEL, src_tok.model_proto)
+    write_atomic(out_dir / TGT_MODEL, tgt_tok.model_proto)
     train.save(out_dir / TRAIN_FILE)
     valid.save(out_dir / VALID_FILE)
     _write_lines(out_dir / VALID_SRC_TEXT, valid_src)
     _write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
-    _write_atomic(
+    write_atomic(
         out_dir / REPORT_FILE,
         (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
     )
@@ -342,17 +227,17 @@ def load_prepared(out_dir: Path) -> PreparedData:
     missing = [name for name in PREPARED_FILES if not (out_dir / name).is_file()]
     if missing:
         raise DataError(
-            f"prepared data in {out_dir} is incomplete (missing {', '.join(missing)}); {_FIX}"
+            f"prepared data in {out_dir} is incomplete (missing {', '.join(missing)}); {REDO}"
         )
     try:
         src_tok = Tokenizer.load(out_dir / SRC_MODEL)
         tgt_tok = Tokenizer.load(out_dir / TGT_MODEL)
     except CheckpointError as exc:
-        raise DataError(f"{out_dir}: {exc}; {_FIX}") from exc
+        raise DataError(f"{out_dir}: {exc}; {REDO}") from exc
     try:
         report = json.loads((out_dir / REPORT_FILE).read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(f"{out_dir / REPORT_FILE} is not valid JSON ({exc}); {_FIX}") from exc
+        raise DataError(f"{out_dir / REPORT_FILE} is not valid JSON ({exc}); {REDO}") from exc
     train = EncodedCorpus.load(out_dir / TRAIN_FILE)
     valid = EncodedCorpus.load(out_dir / VALID_FILE)
     valid_src = _read_lines(out_dir / VALID_SRC_TEXT)
@@ -360,7 +245,7 @@ def load_prepared(out_dir: Path) -> PreparedData:
     if not len(valid_src) == len(valid_tgt) == len(valid):
         raise DataError(
             f"{out_dir}: {VALID_SRC_TEXT} has {len(valid_src)} lines, {VALID_TGT_TEXT} "
-            f"{len(valid_tgt)} and {VALID_FILE} {len(valid)} pairs; they must agree; {_FIX}"
+            f"{len(valid_tgt)} and {VALID_FILE} {len(valid)} pairs; they must agree; {REDO}"
         )
     for corpus, name in ((train, TRAIN_FILE), (valid, VALID_FILE)):
         for seqs, tok, side in ((corpus.src, src_tok, "source"), (corpus.tgt, tgt_tok, "target")):
@@ -368,7 +253,7 @@ def load_prepared(out_dir: Path) -> PreparedData:
             if top >= tok.vocab_size:
                 raise DataError(
                     f"{out_dir / name}: {side} id {top} is outside the {tok.vocab_size}-piece "
-                    f"tokenizer (files from different runs?); {_FIX}"
+                    f"tokenizer (files from different runs?); {REDO}"
                 )
     logger.info(
         "loaded %d training and %d validation pairs from %s", len(train), len(valid), out_dir

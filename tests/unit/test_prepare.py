@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from anuvad.config import CorpusConfig, DataConfig, ExperimentConfig, TokenizerConfig
+from anuvad.encoded import EncodedCorpus
 from anuvad.errors import DataError
 from anuvad.prepare import (
     PREPARED_FILES,
-    EncodedCorpus,
     PreparedData,
     load_prepared,
     prepare_data,
