@@ -13,6 +13,13 @@ training, as the trainer records it) is not past that time::
         --source ../shared/data/en-hi/hvg/hindi-visual-genome-dev.txt --tsv-columns 5 6 \\
         --lines 500 --minutes 15 30 45 60 --average 5
 
+``--from-validation`` decodes nothing: it re-scores the dev translations that training wrote at
+each validation (``valid/step_N.hyp``, greedy, the whole dev set in order) on the first L lines,
+and takes each validation's training time from ``metrics.jsonl``::
+
+    .venv/bin/python bench/dev_curve.py --run-dir runs/enhi_d256_L3 --from-validation \\
+        --source ../shared/data/en-hi/hvg/hindi-visual-genome-dev.txt --tsv-columns 5 6 --lines 500
+
 Prints a Markdown table and writes ``--json`` when given.
 """
 
@@ -25,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
+import yaml
 
 from anuvad.checkpoint import ModelFile
 from anuvad.config import config_from_dict
@@ -77,6 +85,27 @@ def translator_for(paths: list[Path], beam: int) -> Translator:
     return translator
 
 
+def validation_curve(
+    run_dir: Path, references: list[str], tokenize: str
+) -> list[tuple[int, float, float, float]]:
+    """(step, training minutes, BLEU, chrF++) of every validation's saved dev translations,
+    scored on the first ``len(references)`` lines."""
+    minutes: dict[int, float] = {}
+    for line in (run_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if "elapsed_s" in record and "valid_bleu" not in record:
+            minutes[record["step"]] = record["elapsed_s"] / 60
+    rows = []
+    for path in sorted((run_dir / "valid").glob("step_*.hyp")):
+        if path.name.endswith(".averaged.hyp"):
+            continue
+        step = int(path.stem.split("_")[1])
+        hypotheses = path.read_text(encoding="utf-8").splitlines()[: len(references)]
+        scores = corpus_scores(hypotheses, references, tokenize)
+        rows.append((step, minutes.get(step, float("nan")), scores.bleu, scores.chrf))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run-dir", type=Path, required=True)
@@ -84,7 +113,12 @@ def main() -> None:
     parser.add_argument("--references", type=Path)
     parser.add_argument("--tsv-columns", type=int, nargs=2, metavar=("SRC", "TGT"))
     parser.add_argument("--lines", type=int, default=0, help="first N dev lines (0 = all)")
-    parser.add_argument("--minutes", type=float, nargs="+", required=True)
+    parser.add_argument("--minutes", type=float, nargs="+", default=[])
+    parser.add_argument(
+        "--from-validation",
+        action="store_true",
+        help="re-score the translations saved at each validation instead of decoding",
+    )
     parser.add_argument("--average", type=int, default=0, help="also the mean of the last N")
     parser.add_argument("--beam", type=int, default=1)
     parser.add_argument("--tokenize", help="sacreBLEU tokenizer (default: by target language)")
@@ -96,6 +130,16 @@ def main() -> None:
     sources, references = read_pairs(args.source, args.references, args.tsv_columns)
     if args.lines:
         sources, references = sources[: args.lines], references[: args.lines]
+    if args.from_validation:
+        config = yaml.safe_load((args.run_dir / "config.yaml").read_text(encoding="utf-8"))
+        tokenize = args.tokenize or default_tokenize(config["data"]["tgt_lang"])
+        print(f"{len(references)} dev sentences, greedy, sacreBLEU tokenize={tokenize}\n")
+        print("| step | training minutes | BLEU | chrF++ |\n|---|---|---|---|")
+        for step, minutes, bleu, chrf in validation_curve(args.run_dir, references, tokenize):
+            print(f"| {step} | {minutes:.1f} | {bleu:.1f} | {chrf:.1f} |")
+        return
+    if not args.minutes:
+        raise SystemExit("give --minutes M [M ...], or --from-validation")
     checkpoints = list_checkpoints(args.run_dir)
     times = [load_training_state(c).progress.elapsed_seconds / 60 for c in checkpoints]
     tgt_lang = config_from_dict(load_training_state(checkpoints[-1]).config).data.tgt_lang
