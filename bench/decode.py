@@ -13,7 +13,10 @@ For greedy search and beam search (beam 4 by default), on the first ``--sentence
 * ``marian``: ``transformers.MarianMTModel`` built with the model's dimensions, the anuvad
   weights copied in (fused Q/K/V split, anuvad's sinusoidal table and LayerNorm eps), so both
   decode the same network (the largest logit difference on the source batch is printed), then
-  ``generate`` with the same beam, length penalty alpha, batches and length limit.
+  ``generate`` with the same beam, length penalty alpha, batches and length limit;
+* ``ctranslate2 stock float32`` / ``int8``: that Marian twin converted by CTranslate2's own
+  ``TransformersConverter`` (see ``bench/marian_twin.py``) and called with ``translate_batch``
+  on the same batches: the yardstick for anuvad's exporter (issue 6: within 10 %).
 
 Reported: sentences/s and target tokens/s (output tokens, EOS included), and with
 ``--references`` sacreBLEU BLEU. Where the two searches cannot be made identical:
@@ -51,6 +54,7 @@ from anuvad.evaluate import corpus_scores, default_tokenize
 from anuvad.model import Transformer, count_parameters
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from anuvad.translator import Translator
+from marian_twin import logit_difference, marian_from_anuvad, stock_ct2_model, token_name
 
 
 @dataclasses.dataclass
@@ -62,109 +66,6 @@ class Run:
     seconds: float
     outputs: list[str]
     target_tokens: int
-
-
-# ----------------------------------------------------------------------------------------------
-# Hugging Face Marian with anuvad's weights
-# ----------------------------------------------------------------------------------------------
-
-
-def marian_from_anuvad(model: Transformer) -> nn.Module:
-    """A ``MarianMTModel`` with ``model``'s dimensions and weights (post-LN models only)."""
-    from transformers import MarianConfig, MarianMTModel
-
-    c = model.config
-    if c.norm_position != "post" or c.positional_encoding != "sinusoidal":
-        raise SystemExit("Marian comparison needs a post-LN model with sinusoidal positions")
-    # attn_implementation is a PreTrainedConfig keyword the dataclass stub does not list.
-    marian_config = MarianConfig(  # type: ignore[call-arg]
-        vocab_size=c.src_vocab_size, decoder_vocab_size=c.tgt_vocab_size, d_model=c.d_model,
-        max_position_embeddings=c.max_positions,
-        encoder_layers=c.num_encoder_layers, encoder_attention_heads=c.num_heads,
-        encoder_ffn_dim=c.d_ff, decoder_layers=c.num_decoder_layers,
-        decoder_attention_heads=c.num_heads, decoder_ffn_dim=c.d_ff,
-        activation_function="relu", scale_embedding=True, attn_implementation="sdpa",
-        dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
-        share_encoder_decoder_embeddings=c.share_source_embedding,
-        tie_word_embeddings=c.tie_output_embedding,
-        pad_token_id=PAD_ID, eos_token_id=EOS_ID, forced_eos_token_id=None,
-        decoder_start_token_id=BOS_ID,
-    )  # fmt: skip
-    marian = MarianMTModel(marian_config).eval()
-    src = model.state_dict()
-    d = c.d_model
-    new: dict[str, torch.Tensor] = {}
-
-    def linear(dst: str, src_name: str, part: slice | None = None) -> None:
-        weight, bias = src[f"{src_name}.weight"], src[f"{src_name}.bias"]
-        new[f"{dst}.weight"] = weight[part] if part else weight
-        new[f"{dst}.bias"] = bias[part] if part else bias
-
-    def norm(dst: str, src_name: str) -> None:
-        new[f"{dst}.weight"], new[f"{dst}.bias"] = (
-            src[f"{src_name}.weight"],
-            src[f"{src_name}.bias"],
-        )
-
-    thirds = [slice(0, d), slice(d, 2 * d), slice(2 * d, 3 * d)]
-    for i in range(c.num_encoder_layers):
-        a, m = f"encoder_layers.{i}", f"model.encoder.layers.{i}"
-        for name, part in zip(("q_proj", "k_proj", "v_proj"), thirds, strict=True):
-            linear(f"{m}.self_attn.{name}", f"{a}.self_attn.qkv_proj", part)
-        linear(f"{m}.self_attn.out_proj", f"{a}.self_attn.out_proj")
-        norm(f"{m}.self_attn_layer_norm", f"{a}.attn_sublayer.norm")
-        linear(f"{m}.fc1", f"{a}.ffn.linear1")
-        linear(f"{m}.fc2", f"{a}.ffn.linear2")
-        norm(f"{m}.final_layer_norm", f"{a}.ffn_sublayer.norm")
-    for i in range(c.num_decoder_layers):
-        a, m = f"decoder_layers.{i}", f"model.decoder.layers.{i}"
-        for name, part in zip(("q_proj", "k_proj", "v_proj"), thirds, strict=True):
-            linear(f"{m}.self_attn.{name}", f"{a}.self_attn.qkv_proj", part)
-        linear(f"{m}.self_attn.out_proj", f"{a}.self_attn.out_proj")
-        norm(f"{m}.self_attn_layer_norm", f"{a}.self_sublayer.norm")
-        linear(f"{m}.encoder_attn.q_proj", f"{a}.cross_attn.q_proj")
-        linear(f"{m}.encoder_attn.k_proj", f"{a}.cross_attn.kv_proj", thirds[0])
-        linear(f"{m}.encoder_attn.v_proj", f"{a}.cross_attn.kv_proj", thirds[1])
-        linear(f"{m}.encoder_attn.out_proj", f"{a}.cross_attn.out_proj")
-        norm(f"{m}.encoder_attn_layer_norm", f"{a}.cross_sublayer.norm")
-        linear(f"{m}.fc1", f"{a}.ffn.linear1")
-        linear(f"{m}.fc2", f"{a}.ffn.linear2")
-        norm(f"{m}.final_layer_norm", f"{a}.ffn_sublayer.norm")
-    new["model.encoder.embed_tokens.weight"] = src["src_embed.weight"]
-    new["model.decoder.embed_tokens.weight"] = src["tgt_embed.weight"]
-    if c.share_source_embedding:
-        new["model.shared.weight"] = src["tgt_embed.weight"]
-    new["lm_head.weight"] = src[
-        "output_proj.weight" if "output_proj.weight" in src else "tgt_embed.weight"
-    ]
-    missing, unexpected = marian.load_state_dict(new, strict=False)
-    assert not unexpected, unexpected
-    left = [k for k in missing if "embed_positions" not in k and k != "final_logits_bias"]
-    assert not left, f"Marian weights not filled from anuvad: {left}"
-    table = model.positions.get_buffer("table")  # anuvad interleaves sin/cos; Marian halves them
-    with torch.no_grad():
-        for part in (marian.model.encoder, marian.model.decoder):
-            part.embed_positions.weight.copy_(table[: part.embed_positions.weight.size(0)])
-    for module in marian.modules():
-        if isinstance(module, nn.LayerNorm):
-            module.eps = c.layer_norm_eps
-    return marian
-
-
-@torch.inference_mode()
-def logit_difference(model: Transformer, marian: nn.Module, src: list[list[int]]) -> float:
-    """Largest |logit difference| of the two networks, teacher-forced on the sources as targets."""
-    src_ids, src_pad_mask = collate_source(src)
-    tgt = (
-        torch.cat([torch.full((len(src), 1), BOS_ID), src_ids[:, :-1]], dim=1)
-        % model.config.tgt_vocab_size
-    )
-    ours = model(src_ids, tgt, src_pad_mask)
-    theirs = marian(
-        input_ids=src_ids, attention_mask=(~src_pad_mask).long(), decoder_input_ids=tgt
-    ).logits
-    keep = (~src_pad_mask).unsqueeze(-1)  # compare real positions only
-    return float(((ours - theirs).abs() * keep).max())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -239,6 +140,43 @@ def run_ct2(
     return [r.text for r in results], tokens
 
 
+def run_ct2_stock(
+    ct2: Any, translator: Translator, lines: Sequence[str], k: int, args: argparse.Namespace
+) -> tuple[list[str], int]:
+    """The stock-converted twin (:func:`marian_twin.stock_ct2_model`) on the Translator's
+    batches, called as a CTranslate2 user would: one ``translate_batch`` per batch."""
+    encoded = translator._encode(lines)
+    outputs: list[str] = [""] * len(lines)
+    tokens = 0
+    for group in batches([len(e) for e in encoded], args.batch_size):
+        sources = [[token_name(t) for t in [*encoded[i], EOS_ID]] for i in group]
+        limit = int(args.max_len_a * max(len(s) for s in sources)) + args.max_len_b
+        results = ct2.translate_batch(
+            sources, beam_size=k, length_penalty=args.alpha if k > 1 else 0.0,
+            max_decoding_length=limit, max_batch_size=args.batch_size, return_end_token=True,
+        )  # fmt: skip
+        for i, result in zip(group, results, strict=True):
+            ids = [int(piece[1:]) for piece in result.hypotheses[0]]
+            tokens += len(ids)
+            outputs[i] = translator.tgt_tokenizer.decode([t for t in ids if t != EOS_ID])
+    return outputs, tokens
+
+
+def ct2_stock_engines(
+    args: argparse.Namespace, model: Transformer, folder: Path
+) -> list[tuple[str, Any]]:
+    """The Marian twin converted by CTranslate2's stock converter, float32 and int8."""
+    import ctranslate2
+
+    engines = []
+    for quantization in ("float32", "int8"):
+        out = stock_ct2_model(model, folder / f"stock-{quantization}", quantization)
+        ct2 = ctranslate2.Translator(str(out), device="cpu", intra_threads=args.threads)
+        size = (out / "model.bin").stat().st_size / 1e6
+        engines.append((f"ctranslate2 stock {quantization} ({size:.1f} MB)", ct2))
+    return engines
+
+
 def ct2_engines(args: argparse.Namespace, folder: Path) -> list[tuple[str, Any]]:
     """The model exported to CTranslate2 float32 and int8, loaded with ``args.threads``."""
     from anuvad.ct2_engine import CT2Translator
@@ -267,7 +205,10 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument(
-        "--skip", nargs="*", default=[], choices=["uncached", "marian", "greedy", "ct2"]
+        "--skip",
+        nargs="*",
+        default=[],
+        choices=["uncached", "marian", "greedy", "ct2", "ct2-stock"],
     )
     args = parser.parse_args()
 
@@ -287,6 +228,7 @@ def main() -> None:
     marian = None if "marian" in args.skip else marian_from_anuvad(model)
     scratch = tempfile.TemporaryDirectory(prefix="anuvad-bench-ct2-")
     engines = [] if "ct2" in args.skip else ct2_engines(args, Path(scratch.name))
+    stock = [] if "ct2-stock" in args.skip else ct2_stock_engines(args, model, Path(scratch.name))
 
     searches = [("greedy", 1), (f"beam {args.beam}", args.beam)]
     if "greedy" in args.skip:
@@ -303,6 +245,8 @@ def main() -> None:
             )
         for name, engine in engines:
             plans.append((name, lambda x, k=k, e=engine: run_ct2(e, x, k, args)))
+        for name, ct2 in stock:
+            plans.append((name, lambda x, k=k, e=ct2: run_ct2_stock(e, translator, x, k, args)))
         if marian is not None:
             plans.append(
                 ("marian generate", lambda x, k=k, m=marian: run_marian(m, translator, x, k, args))
@@ -364,6 +308,24 @@ def print_report(
                 print(
                     f"- {search}: {run.decoder} is {cached.seconds / run.seconds:.2f}x the speed "
                     f"of anuvad-torch; {same}/{len(lines)} outputs identical"
+                )
+        for run in runs:
+            if run.search != search or not run.decoder.startswith("ctranslate2 stock"):
+                continue
+            quantization = run.decoder.split()[2]
+            ours = next(
+                (r for r in runs if r.search == search
+                 and r.decoder.startswith(f"ctranslate2 {quantization}")),
+                None,
+            )  # fmt: skip
+            if ours is not None:
+                tokens_ratio = (ours.target_tokens / ours.seconds) / (
+                    run.target_tokens / run.seconds
+                )
+                print(
+                    f"- {search}: anuvad's CTranslate2 export {quantization} runs at "
+                    f"{run.seconds / ours.seconds:.2f}x the sentences/s and {tokens_ratio:.2f}x "
+                    f"the target tokens/s of the stock-converted twin"
                 )
         hf = by_key.get(("marian generate", search))
         if hf is not None:

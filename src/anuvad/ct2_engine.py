@@ -16,8 +16,10 @@ How anuvad's search settings map onto CTranslate2's ``translate_batch``, and whe
   ends: like anuvad's default ("finished") rule, a sentence stops once K hypotheses finished.
   Beam 1 is CTranslate2's greedy search with ``length_penalty=0`` (the plain log-probability).
 * **Length limit.** anuvad allows ``floor(a * source tokens) + b`` output tokens per sentence
-  (source tokens count EOS); CTranslate2 has one ``max_decoding_length`` per call, so sentences
-  are grouped by their limit (with ``a > 0``: by source length) and each group is one call.
+  (source tokens count EOS); CTranslate2 has one ``max_decoding_length`` per call. A batch of
+  length-sorted sentences is one call with its largest limit; a sentence whose output reached
+  its own, smaller limit is searched again alone with that limit (see ``_search_within``), so
+  the limits are anuvad's while the common case costs one call per batch.
 * **What is not identical.** (1) When more than K hypotheses finish by the last step,
   CTranslate2 keeps the K best by ``score / |Y|`` before anuvad's penalty re-ranks them;
   anuvad's beam search ranks them all. (2) At the length limit anuvad also keeps the beams that
@@ -185,18 +187,16 @@ class CT2Translator:
         return max(0, min(limit, self.model_file.config.model.max_positions - 1))
 
     def _groups(self, limits: Sequence[int]) -> Iterator[list[int]]:
-        """Indices with the same output limit, at most ``batch_size`` sentences (or
-        ``max_tokens`` padded source tokens) per group."""
-        by_limit: dict[int, list[int]] = {}
-        for i in sorted(range(len(limits)), key=lambda i: limits[i]):
-            by_limit.setdefault(limits[i], []).append(i)
+        """Indices sorted by output limit (so by source length), at most ``batch_size``
+        sentences per group, or all of them when ``max_tokens`` is set (CTranslate2 then splits
+        them by padded source tokens, see :meth:`_search`)."""
+        order = sorted(range(len(limits)), key=lambda i: limits[i])
+        if self.decode.max_tokens > 0:
+            yield order
+            return
         size = max(1, self.decode.batch_size)
-        for group in by_limit.values():
-            if self.decode.max_tokens > 0:
-                yield group  # CTranslate2 splits it by tokens (see translate)
-            else:
-                for start in range(0, len(group), size):
-                    yield group[start : start + size]
+        for start in range(0, len(order), size):
+            yield order[start : start + size]
 
     def translate(
         self,
@@ -234,9 +234,8 @@ class CT2Translator:
         limits = [self._limit(len(encoded[i]), a, b) for i in todo]
         for group in self._groups(limits):
             indices = [todo[j] for j in group]
-            limit = limits[group[0]]
             sources = [self.src_tokenizer.id_to_piece(encoded[i]) for i in indices]
-            outputs = self._search(sources, k, limit) if limit > 0 else [[] for _ in indices]
+            outputs = self._search_within(sources, [limits[j] for j in group], k)
             for index, hypotheses in zip(indices, outputs, strict=True):
                 candidates = self._rank(hypotheses, k, alpha)[: min(nbest, k)]
                 if not candidates:  # a limit of 0 tokens
@@ -248,6 +247,26 @@ class CT2Translator:
             if progress is not None:
                 progress(len(indices))
         return [r for r in results if r is not None]
+
+    def _search_within(
+        self, sources: list[list[str]], limits: list[int], k: int
+    ) -> list[list[tuple[list[str], float]]]:
+        """:meth:`_search` with a limit per sentence, in one call where the outputs allow.
+
+        CTranslate2 has one ``max_decoding_length`` per call, so the batch is searched with its
+        largest limit. A sentence whose hypotheses all stay shorter than its own limit searched
+        exactly as it would have under that limit (its search ended before the limit could
+        matter); any other sentence (rare once a model is trained: it reached ``a * source +
+        b`` tokens) is searched again alone with its own limit.
+        """
+        top = max(limits)
+        if top <= 0:
+            return [[] for _ in sources]
+        outputs = self._search(sources, k, top)
+        for i, (hypotheses, limit) in enumerate(zip(outputs, limits, strict=True)):
+            if limit < top and any(len(pieces) >= limit for pieces, _ in hypotheses):
+                outputs[i] = self._search([sources[i]], k, limit)[0] if limit > 0 else []
+        return outputs
 
     def _search(
         self, sources: list[list[str]], k: int, limit: int
