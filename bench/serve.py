@@ -2,6 +2,7 @@
 
     python bench/serve.py --model data/trained_models/enhi.pt            # 50 clients x 20 requests
     python bench/serve.py --model m.pt --clients 8 --requests 5 --decoding greedy   # a quick check
+    python bench/serve.py --model data/trained_models/enhi.pt --engines torch,ctranslate2
 
 For each mode the server runs in its own process (``anuvad serve`` on a free 127.0.0.1 port), so
 its peak memory (VmHWM) is its own and the clients do not share its interpreter. Every client
@@ -42,6 +43,7 @@ SENTENCES = [
 
 @dataclass
 class Result:
+    engine: str
     mode: str
     requests: int
     errors: int
@@ -71,7 +73,9 @@ def peak_memory_mb(pid: int) -> float:
     return float("nan")
 
 
-def start_server(args: argparse.Namespace, batching: bool) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    args: argparse.Namespace, batching: bool, engine: str
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     command = [
         sys.executable,
@@ -84,6 +88,8 @@ def start_server(args: argparse.Namespace, batching: bool) -> tuple[subprocess.P
         str(port),
         "--device",
         args.device,
+        "--engine",
+        engine,
     ]
     if not batching:
         command.append("--no-batching")
@@ -141,8 +147,8 @@ async def load(url: str, args: argparse.Namespace) -> tuple[list[float], int, fl
     return latencies, sum(errors), wall
 
 
-def run_mode(args: argparse.Namespace, batching: bool) -> Result:
-    server, url = start_server(args, batching)
+def run_mode(args: argparse.Namespace, batching: bool, engine: str) -> Result:
+    server, url = start_server(args, batching, engine)
     try:
         latencies, errors, wall = asyncio.run(load(url, args))
         calls = httpx.get(f"{url}/health").json()["model_calls"]
@@ -152,6 +158,7 @@ def run_mode(args: argparse.Namespace, batching: bool) -> Result:
         server.wait(30)
     ordered = sorted(latencies)
     return Result(
+        engine=engine,
         mode="batched" if batching else "one call per request",
         requests=len(latencies),
         errors=errors,
@@ -170,13 +177,14 @@ def markdown(results: list[Result], args: argparse.Namespace) -> str:
         f"{args.clients} concurrent clients x {args.requests} requests (one sentence each, "
         f"{search}), model {Path(args.model).name}, device {args.device}",
         "",
-        "| mode | requests | errors | p50 ms | p99 ms | sentences/s | model calls | peak MB |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| engine | mode | requests | errors | p50 ms | p99 ms | sentences/s | model calls "
+        "| peak MB |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
-            f"| {r.mode} | {r.requests} | {r.errors} | {r.p50_ms:.0f} | {r.p99_ms:.0f} | "
-            f"{r.sentences_per_s:.1f} | {r.model_calls} | {r.peak_mb:.0f} |"
+            f"| {r.engine} | {r.mode} | {r.requests} | {r.errors} | {r.p50_ms:.0f} | "
+            f"{r.p99_ms:.0f} | {r.sentences_per_s:.1f} | {r.model_calls} | {r.peak_mb:.0f} |"
         )
     return "\n".join(lines)
 
@@ -195,9 +203,20 @@ def main() -> int:
     parser.add_argument(
         "--modes", default="batched,unbatched", help="which to run: batched, unbatched or both"
     )
+    parser.add_argument(
+        "--engines",
+        default="torch",
+        help="torch, ctranslate2 or both (comma-separated); ctranslate2 exports the .pt once "
+        "into the user cache on its first start",
+    )
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",")]
-    results = [run_mode(args, batching=mode == "batched") for mode in modes]
+    engines = [e.strip() for e in args.engines.split(",")]
+    results = [
+        run_mode(args, batching=mode == "batched", engine=engine)
+        for engine in engines
+        for mode in modes
+    ]
     print(markdown(results, args))
     return 1 if any(r.errors for r in results) else 0
 
