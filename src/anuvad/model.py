@@ -32,6 +32,7 @@ from anuvad.layers import (
     LayerCache,
     LearnedPositions,
     SinusoidalPositions,
+    transposed_linear,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -140,9 +141,12 @@ class Transformer(nn.Module):
     def project(self, hidden: Tensor) -> Tensor:
         """Decoder states (..., D) → vocabulary logits (..., V)."""
         if self.output_proj is not None:
-            logits: Tensor = self.output_proj(hidden)
-            return logits
-        return F.linear(hidden, self.tgt_embed.weight)
+            weight, bias = self.output_proj.weight, self.output_proj.bias
+        else:
+            weight, bias = self.tgt_embed.weight, None
+        if hidden.device.type == "cpu" and not torch.is_grad_enabled():
+            return transposed_linear(hidden, weight, bias)  # faster for inference
+        return F.linear(hidden, weight, bias)
 
     def decode(
         self,
