@@ -40,15 +40,21 @@ def transposed_linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     return out.reshape(*x.shape[:-1], weight.size(0))
 
 
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """``F.linear``, as :func:`transposed_linear` when that is faster: without autograd, on a
+    CPU, with 2..FEW_ROWS rows (decoding steps; training and GPUs take ``F.linear``)."""
+    rows = x.numel() // max(1, x.size(-1))
+    if x.device.type == "cpu" and not torch.is_grad_enabled() and 2 <= rows <= FEW_ROWS:
+        return transposed_linear(x, weight, bias)
+    return F.linear(x, weight, bias)
+
+
 class Linear(nn.Linear):
-    """``nn.Linear`` (same parameters and state-dict keys) that decodes faster on CPUs: without
-    autograd, on a CPU, with 2..FEW_ROWS rows, it uses :func:`transposed_linear`."""
+    """``nn.Linear`` (same parameters and state-dict keys) that decodes faster on CPUs through
+    :func:`linear`."""
 
     def forward(self, x: Tensor) -> Tensor:
-        rows = x.numel() // max(1, x.size(-1))
-        if x.device.type == "cpu" and not torch.is_grad_enabled() and 2 <= rows <= FEW_ROWS:
-            return transposed_linear(x, self.weight, self.bias)
-        return F.linear(x, self.weight, self.bias)
+        return linear(x, self.weight, self.bias)
 
 
 # --------------------------------------------------------------------------------------------

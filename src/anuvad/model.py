@@ -21,7 +21,6 @@ import math
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
@@ -32,7 +31,7 @@ from anuvad.layers import (
     LayerCache,
     LearnedPositions,
     SinusoidalPositions,
-    transposed_linear,
+    linear,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -144,9 +143,7 @@ class Transformer(nn.Module):
             weight, bias = self.output_proj.weight, self.output_proj.bias
         else:
             weight, bias = self.tgt_embed.weight, None
-        if hidden.device.type == "cpu" and not torch.is_grad_enabled():
-            return transposed_linear(hidden, weight, bias)  # faster for inference
-        return F.linear(hidden, weight, bias)
+        return linear(hidden, weight, bias)  # faster when decoding on a CPU
 
     def decode(
         self,

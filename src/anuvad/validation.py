@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import math
 import operator
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import torch
 from anuvad.batching import Batch, collate, make_batches, model_lengths
 from anuvad.checkpoint import ModelFile
 from anuvad.config import ExperimentConfig
+from anuvad.encoded import write_atomic
 from anuvad.evaluate import corpus_scores
 from anuvad.model import Transformer
 from anuvad.prepare import PreparedData
@@ -177,6 +177,4 @@ def write_lines(path: str | Path, lines: Sequence[str]) -> None:
     """Write ``lines`` to ``path`` atomically (a temporary file beside it, then a rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, "".join(line + "\n" for line in lines).encode("utf-8"))
