@@ -115,7 +115,8 @@ class CT2Translator:
         folder: the exported folder.
         device: "auto", "cpu", "cuda" or "cuda:N".
         compute_type: CTranslate2's computation type; "default" keeps the exported one.
-        threads: CPU threads for one translation (0: CTranslate2's default).
+        threads: CPU threads for one translation (0: as many as PyTorch uses, i.e. the cores this
+            process may run on; CTranslate2's own default of 4 oversubscribes smaller machines).
         decode: search settings; defaults to the ones stored with the model.
 
     Raises:
@@ -135,13 +136,14 @@ class CT2Translator:
     ) -> None:
         self.model_file = load_exported_model(folder)
         kind, index = resolve_ct2_device(device)
+        self.threads = threads if threads > 0 else torch.get_num_threads()
         try:
             self.ct2 = ctranslate2.Translator(
                 str(folder),
                 device=kind,
                 device_index=index,
                 compute_type=compute_type,
-                intra_threads=threads,
+                intra_threads=self.threads,
             )
         except (RuntimeError, ValueError) as exc:
             raise CheckpointError(f"CTranslate2 cannot load {folder}: {exc}") from exc

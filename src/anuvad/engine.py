@@ -119,7 +119,7 @@ def load_engine(
         model: a ``.pt`` model file; for ``ctranslate2`` also an exported folder.
         engine: "torch" or "ctranslate2".
         device: "auto", "cpu", "cuda", "cuda:N".
-        threads: ``ctranslate2`` only: CPU threads per translation (0: its default).
+        threads: ``ctranslate2`` only: CPU threads per translation (0: as many as PyTorch uses).
 
     Raises:
         ConfigError: unknown engine.

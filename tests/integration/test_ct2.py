@@ -69,6 +69,16 @@ def test_beam_outputs_agree(tiny_enhi_model: Path, ct2_folder: Path, alpha: floa
             assert b.score == pytest.approx(a.score, abs=2e-3 * max(1, len(a.token_ids)))
 
 
+def test_threads_default_to_torchs_and_do_not_change_outputs(ct2_folder: Path) -> None:
+    default = CT2Translator(ct2_folder, device="cpu")
+    one = CT2Translator(ct2_folder, device="cpu", threads=1)
+    assert default.threads == torch.get_num_threads()  # not CTranslate2's fixed 4
+    assert one.threads == 1
+    a = default.translate(SENTENCES, beam_size=4)
+    b = one.translate(SENTENCES, beam_size=4)
+    assert [t.token_ids for t in a] == [t.token_ids for t in b]
+
+
 def test_nbest_is_sorted_and_length_limits_hold(ct2_folder: Path) -> None:
     engine = CT2Translator(ct2_folder, device="cpu")
     (result,) = engine.translate(["The sky is blue."], beam_size=5, nbest=5)
