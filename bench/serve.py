@@ -3,6 +3,11 @@
     python bench/serve.py --model data/trained_models/enhi.pt            # 50 clients x 20 requests
     python bench/serve.py --model m.pt --clients 8 --requests 5 --decoding greedy   # a quick check
     python bench/serve.py --model data/trained_models/enhi.pt --engines torch,ctranslate2
+    python bench/serve.py --model m.pt --engines torch,ctranslate2@1x2,ctranslate2@2x1
+
+An engine may carry ``@RxT``: R model replicas (``anuvad serve --replicas``, CTranslate2 only)
+of T threads each (``--threads``); without it the server's defaults apply (1 replica, one thread
+per core).
 
 For each mode the server runs in its own process (``anuvad serve`` on a free 127.0.0.1 port), so
 its peak memory (VmHWM) is its own and the clients do not share its interpreter. Every client
@@ -14,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import socket
 import statistics
 import subprocess
@@ -73,9 +77,20 @@ def peak_memory_mb(pid: int) -> float:
     return float("nan")
 
 
+def parse_engine(spec: str) -> tuple[str, int, int]:
+    """``torch`` / ``ctranslate2`` / ``ctranslate2@2x1`` -> (engine, replicas, threads; 0 =
+    the server's default)."""
+    name, _, shape = spec.partition("@")
+    if not shape:
+        return name, 1, 0
+    replicas, _, threads = shape.partition("x")
+    return name, int(replicas), int(threads or 0)
+
+
 def start_server(
-    args: argparse.Namespace, batching: bool, engine: str
+    args: argparse.Namespace, batching: bool, spec: str
 ) -> tuple[subprocess.Popen[bytes], str]:
+    engine, replicas, threads = parse_engine(spec)
     port = free_port()
     command = [
         sys.executable,
@@ -90,13 +105,14 @@ def start_server(
         args.device,
         "--engine",
         engine,
+        "--replicas",
+        str(replicas),
+        "--threads",
+        str(threads or args.threads),
     ]
     if not batching:
         command.append("--no-batching")
-    env = dict(os.environ)
-    if args.threads:
-        env["OMP_NUM_THREADS"] = str(args.threads)
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + args.start_timeout
     while time.monotonic() < deadline:
@@ -197,7 +213,9 @@ def main() -> int:
     parser.add_argument("--decoding", choices=["greedy", "beam"], default="beam")
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=0, help="server OMP threads (0: default)")
+    parser.add_argument(
+        "--threads", type=int, default=0, help="server threads per model call (0: its default)"
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="per request, seconds")
     parser.add_argument("--start-timeout", type=float, default=300.0)
     parser.add_argument(
@@ -206,8 +224,8 @@ def main() -> int:
     parser.add_argument(
         "--engines",
         default="torch",
-        help="torch, ctranslate2 or both (comma-separated); ctranslate2 exports the .pt once "
-        "into the user cache on its first start",
+        help="torch, ctranslate2 or both (comma-separated), each optionally @RxT (replicas x "
+        "threads); ctranslate2 exports the .pt once into the user cache on its first start",
     )
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",")]

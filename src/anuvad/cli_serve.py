@@ -39,10 +39,13 @@ def serve(
     engine: str = "torch",
     batching: bool = True,
     max_wait_ms: float = 5.0,
+    threads: int = 0,
+    replicas: int = 1,
     log_level: str = "info",
 ) -> None:
     """Load ``model`` with ``engine`` ("torch" or "ctranslate2", see :mod:`anuvad.engine`) and
-    serve it until interrupted (prints the address first).
+    serve it until interrupted (prints the address first). ``threads`` and ``replicas``: see
+    :func:`anuvad.engine.load_engine`.
 
     Raises:
         CheckpointError: the model file is missing or unreadable.
@@ -52,7 +55,9 @@ def serve(
     from anuvad.engine import load_engine
     from anuvad.server.app import create_app
 
-    translator = load_engine(model, engine=engine, device=device)
+    translator = load_engine(
+        model, engine=engine, device=device, threads=threads, replicas=replicas
+    )
     app = create_app(translator, batching=batching, max_wait_ms=max_wait_ms)
     shown = f"[{host}]" if ":" in host else host
     config = translator.model_file.config
@@ -61,7 +66,8 @@ def serve(
         f"from {model} on {translator.device} ({engine})\n"
         f"  web page: http://{shown}:{port}/\n"
         f"  API docs: http://{shown}:{port}/docs\n"
-        f"  batching: {'on' if batching else 'off'}; stop with Ctrl+C",
+        f"  batching: {'on' if batching else 'off'}, {translator.parallel_calls} model call(s) "
+        "at once; stop with Ctrl+C",
         flush=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
@@ -76,6 +82,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         engine=args.engine,
         batching=not args.no_batching,
         max_wait_ms=args.max_wait_ms,
+        threads=args.threads,
+        replicas=args.replicas,
         log_level="debug" if args.verbose else "info",
     )
     return 0
@@ -106,5 +114,18 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         type=float,
         default=5.0,
         help="how long a request waits for others to batch with (default 5)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="CPU threads per model call (default 0: one per core this process may use)",
+    )
+    p.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="ctranslate2 only: model replicas decoding batches in parallel, each with --threads "
+        "threads (on a small CPU, e.g. 2 cores: --replicas 2 --threads 1)",
     )
     p.set_defaults(func=cmd_serve)

@@ -117,6 +117,8 @@ class CT2Translator:
         compute_type: CTranslate2's computation type; "default" keeps the exported one.
         threads: CPU threads for one translation (0: as many as PyTorch uses, i.e. the cores this
             process may run on; CTranslate2's own default of 4 oversubscribes smaller machines).
+        replicas: model replicas (CTranslate2's ``inter_threads``) that translate batches given
+            from different Python threads in parallel; the weights are shared.
         decode: search settings; defaults to the ones stored with the model.
 
     Raises:
@@ -132,11 +134,13 @@ class CT2Translator:
         device: str = "auto",
         compute_type: str = "default",
         threads: int = 0,
+        replicas: int = 1,
         decode: DecodeConfig | None = None,
     ) -> None:
         self.model_file = load_exported_model(folder)
         kind, index = resolve_ct2_device(device)
         self.threads = threads if threads > 0 else torch.get_num_threads()
+        self.parallel_calls = replicas
         try:
             self.ct2 = ctranslate2.Translator(
                 str(folder),
@@ -144,6 +148,7 @@ class CT2Translator:
                 device_index=index,
                 compute_type=compute_type,
                 intra_threads=self.threads,
+                inter_threads=replicas,
             )
         except (RuntimeError, ValueError) as exc:
             raise CheckpointError(f"CTranslate2 cannot load {folder}: {exc}") from exc

@@ -43,6 +43,7 @@ class TranslationEngine(Protocol):
     decode: DecodeConfig
     model_path: Path | None
     engine: str  # "torch" or "ctranslate2"
+    parallel_calls: int  # model calls that may run at once from different threads
 
     @property
     def model_file(self) -> ModelDescription: ...
@@ -111,7 +112,11 @@ def ct2_folder_for(model: str | Path) -> Path:
 
 
 def load_engine(
-    model: str | Path, engine: str = "torch", device: str = "auto", threads: int = 0
+    model: str | Path,
+    engine: str = "torch",
+    device: str = "auto",
+    threads: int = 0,
+    replicas: int = 1,
 ) -> TranslationEngine:
     """Load ``model`` for translation with ``engine``.
 
@@ -119,19 +124,33 @@ def load_engine(
         model: a ``.pt`` model file; for ``ctranslate2`` also an exported folder.
         engine: "torch" or "ctranslate2".
         device: "auto", "cpu", "cuda", "cuda:N".
-        threads: ``ctranslate2`` only: CPU threads per translation (0: as many as PyTorch uses).
+        threads: CPU threads per model call (0: PyTorch's default, the cores this process may
+            use); for ``torch`` this sets PyTorch's thread count for the whole process.
+        replicas: ``ctranslate2`` only: model replicas that translate batches in parallel, each
+            with ``threads`` threads (on 2 cores: ``replicas=2, threads=1`` or ``1, 2``).
 
     Raises:
         ConfigError: unknown engine.
         CheckpointError: the model cannot be loaded (or exported).
         AnuvadError: ``ctranslate2`` is asked for but not installed.
     """
+    if threads < 0 or replicas < 1:
+        raise ConfigError(f"threads ({threads}) must be >= 0 and replicas ({replicas}) >= 1")
     if engine == "torch":
         from anuvad.translator import Translator
 
+        if replicas != 1:
+            raise ConfigError(
+                "replicas is for the ctranslate2 engine; the torch engine runs one model call at "
+                "a time (use --engine ctranslate2, or leave --replicas at 1)"
+            )
+        if threads:
+            torch.set_num_threads(threads)
         return Translator.from_file(model, device=device)
     if engine == "ctranslate2":
         from anuvad.ct2_engine import CT2Translator
 
-        return CT2Translator(ct2_folder_for(model), device=device, threads=threads)
+        return CT2Translator(
+            ct2_folder_for(model), device=device, threads=threads, replicas=replicas
+        )
     raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")

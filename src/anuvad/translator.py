@@ -98,6 +98,7 @@ class Translator:
     """
 
     engine = "torch"
+    parallel_calls = 1  # not thread-safe: one model call at a time
 
     def __init__(self, model_file: ModelFile, decode: DecodeConfig | None = None) -> None:
         self.model_file = model_file

@@ -3,6 +3,7 @@ outputs agree), refuses what it cannot express, and the CLI and server run on it
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import math
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 import torch
 
@@ -19,7 +21,7 @@ from anuvad.checkpoint import load_model, save_model
 from anuvad.ct2_engine import CT2Translator
 from anuvad.ct2_export import conversion_problems, export_ctranslate2
 from anuvad.engine import load_engine
-from anuvad.errors import CheckpointError
+from anuvad.errors import CheckpointError, ConfigError
 from anuvad.model import Transformer
 from anuvad.translator import Translator
 from conftest import EN_HI_PAIRS
@@ -71,12 +73,40 @@ def test_beam_outputs_agree(tiny_enhi_model: Path, ct2_folder: Path, alpha: floa
 
 def test_threads_default_to_torchs_and_do_not_change_outputs(ct2_folder: Path) -> None:
     default = CT2Translator(ct2_folder, device="cpu")
-    one = CT2Translator(ct2_folder, device="cpu", threads=1)
+    two = CT2Translator(ct2_folder, device="cpu", threads=2)
     assert default.threads == torch.get_num_threads()  # not CTranslate2's fixed 4
-    assert one.threads == 1
+    assert two.threads == 2 and two.parallel_calls == 1
     a = default.translate(SENTENCES, beam_size=4)
-    b = one.translate(SENTENCES, beam_size=4)
+    b = two.translate(SENTENCES, beam_size=4)
     assert [t.token_ids for t in a] == [t.token_ids for t in b]
+
+
+def test_replicas_serve_concurrent_requests_with_the_same_outputs(ct2_folder: Path) -> None:
+    from anuvad.server.app import create_app
+
+    single = CT2Translator(ct2_folder, device="cpu", threads=1)
+    engine = CT2Translator(ct2_folder, device="cpu", threads=1, replicas=2)
+    app = create_app(engine, batching=True, max_wait_ms=1)
+    assert engine.parallel_calls == 2 and app.state.batcher.workers == 2
+
+    async def post_all() -> list[str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            replies = await asyncio.gather(
+                *(http.post("/translate", json={"text": s, "beam_size": 4}) for s in SENTENCES)
+            )
+        return [r.json()["translations"][0]["text"] for r in replies]
+
+    try:
+        texts = asyncio.run(post_all())
+    finally:
+        app.state.batcher.stop()
+    assert texts == [t.text for t in single.translate(SENTENCES, beam_size=4)]
+
+
+def test_torch_engine_refuses_replicas(tiny_enhi_model: Path) -> None:
+    with pytest.raises(ConfigError, match="replicas is for the ctranslate2 engine"):
+        load_engine(tiny_enhi_model, engine="torch", device="cpu", replicas=2)
 
 
 def test_nbest_is_sorted_and_length_limits_hold(ct2_folder: Path) -> None:

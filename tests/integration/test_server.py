@@ -327,7 +327,7 @@ def test_concurrent_requests_share_model_calls_and_match_unbatched_results(
         for x, y in zip(a["translations"], b["translations"], strict=True):
             assert x["source"] == y["source"]
             assert x["score"] == pytest.approx(y["score"], abs=1e-4)
-    assert translator.threads == {"anuvad-model"}  # the model only ever runs on one thread
+    assert translator.threads == {"anuvad-model-0"}  # the torch model only ever runs on one thread
 
 
 def test_requests_with_different_settings_are_not_merged(translator: CountingTranslator) -> None:

@@ -184,7 +184,12 @@ def create_app(
     Returns:
         The FastAPI application; run it with uvicorn (``anuvad serve`` does).
     """
-    batcher = MicroBatcher(translator, batching=batching, max_wait_ms=max_wait_ms)
+    batcher = MicroBatcher(
+        translator,
+        batching=batching,
+        max_wait_ms=max_wait_ms,
+        workers=translator.parallel_calls,
+    )
     info = model_info(translator)
     started = time.monotonic()
     counters = {"requests": 0}

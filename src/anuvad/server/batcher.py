@@ -8,6 +8,10 @@ event loop stays free to accept requests while the model runs.
 
 Without batching (``batching=False``) every request is its own model call, still on the worker
 thread (the baseline that ``bench/serve.py`` compares against).
+
+An engine that runs several model calls at once (CTranslate2 with ``replicas`` > 1, each replica
+on its own threads) gets that many worker threads: each collects its own batch from the shared
+queue, so one batch is decoded while the next one gathers.
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ class MicroBatcher:
         max_batch_texts: the most sentences one model call gets.
         max_pending: requests allowed to wait; beyond it :meth:`translate` raises
             :class:`OverloadedError`.
+        workers: worker threads, i.e. model calls that may run at once; more than 1 only for an
+            engine whose ``parallel_calls`` allows it (the torch engine is not thread-safe).
     """
 
     def __init__(
@@ -81,33 +87,43 @@ class MicroBatcher:
         max_wait_ms: float = 5.0,
         max_batch_texts: int = 256,
         max_pending: int = 4096,
+        workers: int = 1,
     ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
         self.translator = translator
         self.batching = batching
         self.max_wait = max_wait_ms / 1000.0
         self.max_batch_texts = max_batch_texts
         self.max_pending = max_pending
+        self.workers = workers
         self.model_calls = 0  # translate calls into the model (read by /health and tests)
         self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the worker thread (idempotent; a stopped batcher can be started again)."""
+        """Start the worker threads (idempotent; a stopped batcher can be started again)."""
         with self._lock:
-            if self._thread is not None and self._thread.is_alive():
+            if any(thread.is_alive() for thread in self._threads):
                 return
-            self._thread = threading.Thread(target=self._run, name="anuvad-model", daemon=True)
-            self._thread.start()
+            self._threads = [
+                threading.Thread(target=self._run, name=f"anuvad-model-{i}", daemon=True)
+                for i in range(self.workers)
+            ]
+            for thread in self._threads:
+                thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Finish the queued work, then stop the worker thread."""
+        """Finish the queued work, then stop the worker threads (one stop mark each)."""
         with self._lock:
-            thread, self._thread = self._thread, None
-        if thread is not None and thread.is_alive():
+            threads, self._threads = self._threads, []
+        alive = [thread for thread in threads if thread.is_alive()]
+        for _ in alive:
             self._queue.put(_STOP)
+        for thread in alive:
             thread.join(timeout)
 
     # -- the API the endpoints use ---------------------------------------------------------------
@@ -201,7 +217,8 @@ class MicroBatcher:
     def _run_group(self, key: DecodeKey, group: list[_TranslateJob]) -> None:
         texts = [text for job in group for text in job.texts]
         try:
-            self.model_calls += 1
+            with self._lock:
+                self.model_calls += 1
             results = self.translator.translate(
                 texts,
                 beam_size=key.beam_size,
