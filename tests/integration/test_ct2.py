@@ -72,10 +72,12 @@ def test_beam_outputs_agree(tiny_enhi_model: Path, ct2_folder: Path, alpha: floa
 
 
 def test_threads_default_to_torchs_and_do_not_change_outputs(ct2_folder: Path) -> None:
+    torchs = torch.get_num_threads()
     default = CT2Translator(ct2_folder, device="cpu")
-    two = CT2Translator(ct2_folder, device="cpu", threads=2)
-    assert default.threads == torch.get_num_threads()  # not CTranslate2's fixed 4
+    assert default.threads == torchs  # not CTranslate2's fixed 4
+    two = CT2Translator(ct2_folder, device="cpu", threads=2)  # (sets OpenMP's count: torch's too)
     assert two.threads == 2 and two.parallel_calls == 1
+    torch.set_num_threads(torchs)
     a = default.translate(SENTENCES, beam_size=4)
     b = two.translate(SENTENCES, beam_size=4)
     assert [t.token_ids for t in a] == [t.token_ids for t in b]
