@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import socket
 import statistics
@@ -165,9 +166,12 @@ class Connection:
         return int(status_line.split()[1]), payload
 
     async def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            await self.writer.wait_closed()
+        """Close the connection; the next request opens a new one."""
+        writer, self.reader, self.writer = self.writer, None, None
+        if writer is not None:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
 
 
 async def client(
@@ -188,8 +192,7 @@ async def client(
             ok = status == 200 and bool(json.loads(payload)["translations"])
         except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError):
             ok = False
-            await connection.close()
-            connection.writer = None  # reconnect for the next request
+            await connection.close()  # the next request reconnects
         latencies.append((time.perf_counter() - start) * 1000)
         errors += not ok
     return errors
