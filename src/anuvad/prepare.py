@@ -290,3 +290,15 @@ def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:
             return load_prepared(out_dir)
         logger.warning("%s was prepared with other data settings; preparing it again", out_dir)
     return prepare_data(config, out_dir)
+
+
+def with_vocab_sizes(config: ExperimentConfig, prepared: PreparedData) -> ExperimentConfig:
+    """The config with ``model.src/tgt_vocab_size`` taken from the prepared tokenizers."""
+    model = dataclasses.replace(
+        config.model,
+        src_vocab_size=prepared.src_tokenizer.vocab_size,
+        tgt_vocab_size=prepared.tgt_tokenizer.vocab_size,
+    )
+    resolved = dataclasses.replace(config, model=model)
+    resolved.validate()
+    return resolved

@@ -37,7 +37,8 @@ from anuvad.errors import TrainingError
 from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
-from anuvad.prepare import PreparedData
+from anuvad.precision import autocast_context
+from anuvad.prepare import PreparedData, with_vocab_sizes
 from anuvad.run_log import RunLogger, ThroughputWindow, peak_memory_mib
 from anuvad.training_state import (
     Progress,
@@ -67,28 +68,6 @@ class TrainResult:
     train_loss: float
     valid: dict[str, float]
     model_path: Path | None
-
-
-def with_vocab_sizes(config: ExperimentConfig, prepared: PreparedData) -> ExperimentConfig:
-    """The config with ``model.src/tgt_vocab_size`` taken from the prepared tokenizers."""
-    model = dataclasses.replace(
-        config.model,
-        src_vocab_size=prepared.src_tokenizer.vocab_size,
-        tgt_vocab_size=prepared.tgt_tokenizer.vocab_size,
-    )
-    resolved = dataclasses.replace(config, model=model)
-    resolved.validate()
-    return resolved
-
-
-def autocast_context(
-    device: torch.device, precision: str
-) -> contextlib.AbstractContextManager[Any]:
-    """bf16/fp16 autocast on ``device``, or nothing for fp32."""
-    if precision == "fp32":
-        return contextlib.nullcontext()
-    dtype = torch.bfloat16 if precision == "bf16" else torch.float16
-    return torch.autocast(device_type=device.type, dtype=dtype)
 
 
 class Trainer:
