@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -150,7 +151,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     config = reversal_config(config, work / "corpus")
     print(f"anuvad {__version__} demo: a tiny Transformer learns to reverse digit strings.")
     prepared = prepare_data(config, work / "prepared")
-    result = Trainer(config, prepared, work / "run").train(show_progress=True)
+    run_dir = work / "run"
+    if run_dir.is_dir():  # the demo's own scratch run: each demo starts over
+        print(f"replacing the previous demo run in {run_dir}")
+        shutil.rmtree(run_dir)
+    result = Trainer(config, prepared, run_dir).train(show_progress=True)
 
     assert result.model_path is not None  # a single process is rank 0
     translator = Translator.from_file(result.model_path, device="cpu")

@@ -120,6 +120,7 @@ class Trainer:
         self.validator = Validator(self.model, self.config, prepared, self._loss)
         self._src_lengths = model_lengths(prepared.train.src)
         self._tgt_lengths = model_lengths(prepared.train.tgt)
+        self._resumed = resume
         if resume:
             self._restore()
 
@@ -266,7 +267,7 @@ class Trainer:
         """
         is_main = self.context.is_main
         if is_main:
-            check_run_dir(self.run_dir, self.model, self.config.train.keep_last)
+            check_run_dir(self.run_dir, self.model, self.config.train.keep_last, self._resumed)
             save_config(self.config, self.run_dir / "config.yaml")
         barrier(self.context)
         log = RunLogger(self.run_dir, enabled=is_main)

@@ -215,13 +215,18 @@ def average_weights(paths: Sequence[Path]) -> dict[str, torch.Tensor]:
     return averaged
 
 
-def check_run_dir(run_dir: Path, model: nn.Module, keep_last: int) -> None:
+def check_run_dir(run_dir: Path, model: nn.Module, keep_last: int, resuming: bool) -> None:
     """Fail before training starts if ``run_dir`` cannot hold the run's checkpoints.
 
     Raises:
-        TrainingError: the folder cannot be created or written, or the disk lacks room for
-            ``keep_last`` checkpoints (weights and Adam's two moments each) plus model files.
+        TrainingError: a fresh run (``resuming`` False) would write into the folder of an
+            earlier run (its checkpoints would be pruned into, and averaged with, the new ones;
+            its model file overwritten); the folder cannot be created or written; or the disk
+            lacks room for ``keep_last`` checkpoints (weights and Adam's two moments each) plus
+            model files.
     """
+    if not resuming:
+        refuse_earlier_run(run_dir)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         probe = run_dir / ".write-test"
@@ -239,6 +244,29 @@ def check_run_dir(run_dir: Path, model: nn.Module, keep_last: int) -> None:
             f"{run_dir} has {free / 2**20:.0f} MiB free but checkpoints need about "
             f"{needed / 2**20:.0f} MiB; free space, lower train.keep_last or use --run-dir"
         )
+
+
+def refuse_earlier_run(run_dir: Path) -> None:
+    """Fail if ``run_dir`` holds an earlier run's checkpoints or final model.
+
+    Raises:
+        TrainingError: naming what is there and the three ways on (resume, another folder,
+            delete it); nothing in the folder is touched.
+    """
+    found = [p.name for p in list_checkpoints(run_dir)]
+    models = [p.name for p in (run_dir / "model.pt", run_dir / "model_best.pt") if p.is_file()]
+    if not found and not models:
+        return
+    held = []
+    if found:
+        held.append(f"{len(found)} checkpoint(s) up to {found[-1]}")
+    held.extend(models)
+    raise TrainingError(
+        f"{run_dir} already holds a run ({', '.join(held)}); a fresh run there would mix its "
+        f"checkpoints with the new ones and overwrite its model. Continue it with "
+        f"`anuvad train --resume {run_dir}`, train into another folder (--run-dir DIR or "
+        f"name=NEW_NAME), or delete the folder first. Nothing was changed."
+    )
 
 
 def average_into_model_file(paths: Sequence[Path], out: Path) -> Path:

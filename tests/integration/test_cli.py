@@ -158,3 +158,26 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
     assert result.returncode == 0
     assert "example:" in result.stdout
     assert EXAMPLES[command] in result.stdout
+
+
+def test_demo_runs_again_in_the_same_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A fresh training run refuses an earlier run's folder; the demo's folder is its own scratch,
+    # so a second `anuvad demo` replaces the first run instead of failing.
+    args = [
+        "demo",
+        "--steps",
+        "3",
+        "--work-dir",
+        str(tmp_path),
+        "--config",
+        str(REPO / "configs/tiny.yaml"),
+    ]
+    assert main(args) == 0
+    first = (tmp_path / "run" / "model.pt").stat().st_mtime_ns
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"replacing the previous demo run in {tmp_path / 'run'}" in out
+    assert "trained 3 steps" in out
+    assert (tmp_path / "run" / "model.pt").stat().st_mtime_ns != first

@@ -113,6 +113,25 @@ def test_run_writes_checkpoints_averages_them_and_logs(
     assert "training tiny_reverse" in (run / "train.log").read_text()
 
 
+def test_a_fresh_run_refuses_the_folder_of_an_earlier_run_and_changes_nothing(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    # Without the refusal the new run's pruning keeps the old run's later checkpoints and
+    # averages them into the new model.pt (found on the parsing curve, 2026-11-23).
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.max_steps=4", "train.save_every=2", "train.valid_every=0")
+    run = tmp_path / "run"
+    Trainer(config, data, run).train(show_progress=False)
+    before = {p: p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+    with pytest.raises(TrainingError, match=r"already holds a run \(2 checkpoint") as error:
+        Trainer(config, data, run).train(show_progress=False)
+    assert "--resume" in str(error.value) and "model.pt" in str(error.value)
+    assert {p: p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()} == before
+    # Resuming the same folder is what the message offers, and it works.
+    longer = tiny_config(tmp, "train.max_steps=6", "train.save_every=2", "train.valid_every=0")
+    assert Trainer(longer, data, run, resume=True).train(show_progress=False).steps == 6
+
+
 def test_non_finite_loss_stops_with_the_step_and_keeps_the_last_checkpoint(
     prepared: tuple[Path, PreparedData], tmp_path: Path
 ) -> None:
