@@ -104,6 +104,7 @@ class Validator:
                 write_lines(hypotheses_path, hypotheses)
             scores = corpus_scores(hypotheses, references, self.config.train.bleu_tokenize)
             metrics.update({"valid_bleu": scores.bleu, "valid_chrf": scores.chrf})
+            metrics["valid_distinct"] = distinct_share(sources, hypotheses)
         return metrics
 
     def validate_final(
@@ -166,6 +167,26 @@ class Validator:
                 progress.best_step,
             )
         return improved, stop
+
+
+def distinct_share(sources: Sequence[str], hypotheses: Sequence[str]) -> float:
+    """Distinct outputs per distinct input; warns when the model writes one output for many.
+
+    A model whose outputs do not depend on its input (e.g. an encoder collapsed to one state
+    for every position, found on the parsing recipe at too high a learning rate) can still lower
+    its loss by learning the targets' prior; this makes that visible at every validation.
+    """
+    inputs = len(set(sources))
+    share = len(set(hypotheses)) / max(1, inputs)
+    if inputs >= 10 and share <= 0.1:
+        logger.warning(
+            "%d distinct dev inputs got only %d distinct outputs: the model ignores its input "
+            "(bench/encoder_spread.py checks for a collapsed encoder; a lower learning rate "
+            "usually avoids it)",
+            inputs,
+            len(set(hypotheses)),
+        )
+    return share
 
 
 def format_metrics(metrics: dict[str, float]) -> str:
