@@ -23,6 +23,7 @@ import torch
 
 from anuvad.checkpoint import load_model
 from anuvad.config import config_from_dict
+from anuvad.errors import CheckpointError
 from anuvad.model import Transformer, build_model
 from anuvad.tokenizer import EOS_ID, Tokenizer
 from anuvad.training_state import load_training_state
@@ -33,7 +34,7 @@ def load_any(path: Path) -> tuple[Transformer, Tokenizer]:
     try:
         model_file = load_model(path)
         return model_file.model, model_file.src_tokenizer
-    except Exception:  # not a model file: read it as a training checkpoint
+    except CheckpointError:  # not a model file: read it as a training checkpoint
         state = load_training_state(path)
         model = build_model(config_from_dict(state.config).model)
         model.load_state_dict(state.model)
