@@ -1,7 +1,9 @@
 """Training throughput of anuvad's Transformer against torch.nn.Transformer and Hugging Face Marian.
 
 Measures target tokens per second of one full training step — forward, label-smoothed loss
-(:func:`anuvad.loss.label_smoothed_loss`) divided by the target-token count, backward, and an Adam
+(anuvad's fused :func:`anuvad.loss.label_smoothed_loss` for anuvad, PyTorch's
+``F.cross_entropy(label_smoothing=0.1)`` for the others: the same formula, checked equal in
+tests/unit/test_loss_optim.py) divided by the target-token count, backward, and an Adam
 update from :func:`anuvad.optim.build_optimizer` with the paper's learning-rate schedule — for
 three implementations of the same post-LN encoder-decoder Transformer (tied three-way embeddings
 scaled by sqrt(D), sinusoidal positions, ReLU FFN, dropout on embeddings and sub-layer outputs):
@@ -180,16 +182,32 @@ def make_batches(args: argparse.Namespace, count: int, copy_task: bool = False) 
     return batches
 
 
+def reference_loss(logits: Tensor, target_ids: Tensor) -> Tensor:
+    """The label-smoothed loss as PyTorch and Hugging Face users write it (summed, float32)."""
+    return F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)).float(),  # (B*T, V)
+        target_ids.reshape(-1),
+        ignore_index=PAD_ID,
+        label_smoothing=LABEL_SMOOTHING,
+        reduction="sum",
+    )
+
+
 def train_step(
     model: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, lr: float, bf16: bool
 ) -> float:
     """One update as ``anuvad.trainer.Trainer.train_step`` makes it; returns the loss per token.
 
-    As in the trainer, only the forward pass runs under autocast; the loss is taken in float32.
+    As in the trainer, only the forward pass runs under autocast; the loss is taken in float32:
+    anuvad's fused :func:`anuvad.loss.label_smoothed_loss` for anuvad, ``F.cross_entropy`` with
+    ``label_smoothing`` (the same formula) for the others.
     """
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         logits = model(batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask)  # (B, T, V)
-    loss = label_smoothed_loss(logits, batch.tgt_out_ids, LABEL_SMOOTHING)
+    if isinstance(model, TorchTransformer | MarianTransformer):
+        loss = reference_loss(logits, batch.tgt_out_ids)
+    else:
+        loss = label_smoothed_loss(logits, batch.tgt_out_ids, LABEL_SMOOTHING)
     num_tokens = batch.num_tgt_tokens
     (loss / num_tokens).backward()  # type: ignore[no-untyped-call]
     set_learning_rate(optimizer, lr)

@@ -220,26 +220,47 @@ class MultiHeadAttention(nn.Module):
                     cache.cross_k, cache.cross_v = k, v
 
         mask = _combine_masks(key_pad_mask, attn_mask)  # broadcastable to (B, H, T, L)
+        if causal and mask is not None:
+            raise ValueError("pass either causal=True or an explicit attn_mask, not both")
         dropout = self.dropout if self.training else 0.0
         weights: Tensor | None = None
-        if need_weights:
-            scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (B, H, T, L)
-            if causal:
-                future = torch.ones(q.size(2), k.size(2), dtype=torch.bool, device=q.device)
-                scores = scores.masked_fill(future.triu(1), float("-inf"))
-            if mask is not None:
-                scores = scores.masked_fill(~mask, float("-inf"))
-            weights = torch.softmax(scores.float(), dim=-1).to(q.dtype)
+        if need_weights or _explicit_is_faster(q, k):
+            weights = _attention_weights(q, k, mask, causal)  # (B, H, T, L)
             context = F.dropout(weights, p=dropout, training=self.training) @ v  # (B,H,T,Dh)
         else:
             context = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=mask, dropout_p=dropout, is_causal=causal and mask is None
+                q, k, v, attn_mask=mask, dropout_p=dropout, is_causal=causal
             )  # (B, H, T, Dh)
-            if causal and mask is not None:
-                raise ValueError("pass either causal=True or an explicit attn_mask, not both")
         batch, _, length, _ = context.shape
         context = context.transpose(1, 2).reshape(batch, length, -1)  # (B, T, D)
-        return self.out_proj(context), weights
+        return self.out_proj(context), weights if need_weights else None
+
+
+def _explicit_is_faster(q: Tensor, k: Tensor) -> bool:
+    """Whether softmax(Q K^T / sqrt(d)) V beats ``F.scaled_dot_product_attention`` here.
+
+    On a CPU, PyTorch's fused attention backward in bf16/fp16 is 5-10x slower than the explicit
+    product for sentence-length keys (48 against 7 ms for 128 x 8 heads x 32 x 32, even at 256
+    keys; docs/benchmarks.md, "Training throughput"), so training under CPU autocast takes the
+    explicit path. Inference, fp32 and GPUs keep the fused kernel.
+    """
+    return (
+        q.device.type == "cpu"
+        and q.dtype in (torch.bfloat16, torch.float16)
+        and torch.is_grad_enabled()
+        and k.size(-2) <= 256
+    )
+
+
+def _attention_weights(q: Tensor, k: Tensor, mask: Tensor | None, causal: bool) -> Tensor:
+    """softmax(Q K^T / sqrt(d_k)) (B, H, T, L), the softmax in float32, masked keys at zero."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, L)
+    if causal:
+        future = torch.ones(q.size(2), k.size(2), dtype=torch.bool, device=q.device)
+        scores = scores.masked_fill(future.triu(1), float("-inf"))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
 
 
 def _combine_masks(key_pad_mask: Tensor | None, attn_mask: Tensor | None) -> Tensor | None:

@@ -7,10 +7,12 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
+import anuvad.loss
 from anuvad.config import ModelConfig, TrainConfig
-from anuvad.loss import label_smoothed_nll
+from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import build_model
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.tokenizer import PAD_ID
@@ -133,6 +135,44 @@ def test_a_custom_pad_id_is_ignored_instead() -> None:
     want_loss, _, want_count = hand_loss(logits, relabeled, 0.1)
     assert count == want_count
     assert loss.item() == pytest.approx(want_loss, rel=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_fused_loss_and_its_gradient_equal_pytorchs_cross_entropy(
+    dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Row blocks of 3 rows over 7 x 5 positions: blocks end mid-sentence and mid-padding."""
+    monkeypatch.setattr(anuvad.loss, "BLOCK_ELEMENTS", 3 * V)
+    gen = torch.Generator().manual_seed(3)
+    logits = (torch.randn(7, 5, V, generator=gen) * 4).to(dtype).requires_grad_(True)
+    targets = torch.randint(1, V, (7, 5), generator=gen)
+    targets[1, 2:] = PAD_ID
+    targets[4] = PAD_ID
+    ours = label_smoothed_loss(logits, targets, 0.1)
+    (ours_grad,) = torch.autograd.grad(ours / 29, logits)
+    theirs = F.cross_entropy(
+        logits.float().reshape(-1, V), targets.reshape(-1), ignore_index=PAD_ID,
+        label_smoothing=0.1, reduction="sum",
+    )  # fmt: skip
+    (theirs_grad,) = torch.autograd.grad(theirs / 29, logits)
+    assert ours.dtype == torch.float32
+    assert ours.item() == pytest.approx(theirs.item(), rel=1e-6)
+    assert ours_grad.dtype == dtype
+    # bf16: p - q is rounded, then scaled and rounded again (theirs: once), so 2 ulps of 2^-8.
+    rtol, atol = (1e-6, 1e-9) if dtype == torch.float32 else (2 * 2**-8, 1e-7)
+    assert torch.allclose(ours_grad.float(), theirs_grad.float(), rtol=rtol, atol=atol)
+    assert ours_grad[4].abs().max() == 0 and ours_grad[1, 2:].abs().max() == 0
+
+
+def test_without_gradients_the_fused_loss_stores_none_and_a_second_backward_is_refused() -> None:
+    logits, targets = random_case()
+    with torch.no_grad():
+        value = label_smoothed_loss(logits.requires_grad_(True), targets, 0.1)
+    assert not value.requires_grad
+    loss = label_smoothed_loss(logits, targets, 0.1)
+    loss.backward(retain_graph=True)  # type: ignore[no-untyped-call]
+    with pytest.raises(RuntimeError, match="one backward pass"):
+        loss.backward()  # type: ignore[no-untyped-call]
 
 
 # --- the learning-rate schedule (equation 3) -----------------------------------------------------
