@@ -16,7 +16,13 @@ from pathlib import Path
 
 from anuvad.config import CorpusConfig
 from anuvad.errors import DataError
-from anuvad.evalb import COLLINS_PARAMS, EvalbResult, fill_placeholder_tags, score_corpus
+from anuvad.evalb import (
+    COLLINS_PARAMS,
+    EvalbResult,
+    fill_placeholder_tags,
+    score_corpus,
+    take_gold_tags,
+)
 from anuvad.parsing import (
     ParsedSentence,
     Tree,
@@ -168,19 +174,34 @@ def run_parsing_evaluation(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    gold_tags = getattr(args, "tags", "own") == "gold"
+    right = compared = 0
     for test, gold in zip(tests, golds, strict=True):
-        if test is not None:
+        if test is None:
+            continue
+        if gold_tags:
+            correct, words = take_gold_tags(test, gold)
+            right, compared = right + correct, compared + words
+        else:
             fill_placeholder_tags(test, gold)
     result = score_corpus(golds, tests, COLLINS_PARAMS)
-    _print_result(args, result, parsed)
+    tag_accuracy = round(100 * right / compared, 2) if compared else None
+    _print_result(args, result, parsed, tag_accuracy)
     return 0
 
 
 def _print_result(
-    args: argparse.Namespace, result: EvalbResult, parsed: list[ParsedSentence] | None
+    args: argparse.Namespace,
+    result: EvalbResult,
+    parsed: list[ParsedSentence] | None,
+    tag_accuracy: float | None,
 ) -> None:
+    tags = getattr(args, "tags", "own")
     if getattr(args, "json", False):
-        data: dict[str, object] = {"task": "parsing", "params": "COLLINS.prm", **result.to_dict()}
+        data: dict[str, object] = {"task": "parsing", "params": "COLLINS.prm", "tags": tags}
+        data.update(result.to_dict())
+        if tag_accuracy is not None:
+            data["tag_accuracy"] = tag_accuracy
         if parsed is not None:
             data["repaired"] = sum(p.repaired for p in parsed)
             data["repaired_share"] = round(sum(p.repaired for p in parsed) / max(len(parsed), 1), 4)
@@ -192,6 +213,11 @@ def _print_result(
             f"({counts.matched} matched, {counts.gold} gold, {counts.test} test brackets; "
             f"{counts.sentences} sentences, {counts.error_sentences} errors, "
             f"{counts.skipped_sentences} skipped)"
+        )
+    if tags == "gold":
+        known = f"{tag_accuracy:.2f} % of the parses' tags were right" if tag_accuracy else ""
+        print(
+            f"scored with the gold tags (punctuation by gold tags){'; ' + known if known else ''}"
         )
     if parsed is not None:
         print(_repair_summary(parsed))

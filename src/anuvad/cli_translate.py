@@ -199,6 +199,14 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--write-hypotheses", metavar="FILE", help="write the hypotheses here")
+    p.add_argument(
+        "--tags",
+        choices=("own", "gold"),
+        default="own",
+        help="parsing: which tags decide what is punctuation: the parse's own (EVALB as is; a "
+        "mistagged comma makes the sentence a 'length unmatch' error) or the gold tags (tags "
+        "are not scored; for parsers without a tagger)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_search_args(p)
     p.set_defaults(func=cmd_evaluate)

@@ -156,7 +156,9 @@ class TrainConfig:
     label_smoothing: float = 0.1
     accumulate: int = 1  # gradient accumulation: batches per optimizer update
     clip_norm: float = 0.0  # 0 = no gradient-norm clipping
-    precision: str = "fp32"  # "fp32", "bf16" (CPU and GPU) or "fp16" (GPU, with a grad scaler)
+    # "fp32", "bf16" (CPU and GPU), "fp16" (GPU, with a grad scaler) or "auto": bf16 where the
+    # hardware has it (CUDA with bf16, CPUs with AVX-512-BF16 or AMX), else fp32.
+    precision: str = "fp32"
     device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1", ...
     num_threads: int = 0  # intra-op CPU threads; 0 = PyTorch's default
     log_every: int = 50
@@ -286,8 +288,8 @@ class ExperimentConfig:
         need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")
         need(tr.accumulate >= 1, "train.accumulate must be at least 1")
         need(
-            tr.precision in ("fp32", "bf16", "fp16"),
-            f"train.precision must be fp32, bf16 or fp16, got {tr.precision!r}",
+            tr.precision in ("fp32", "bf16", "fp16", "auto"),
+            f"train.precision must be fp32, bf16, fp16 or auto, got {tr.precision!r}",
         )
         need(
             tr.max_steps > 0 or tr.max_epochs > 0 or tr.max_minutes > 0,

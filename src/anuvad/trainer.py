@@ -37,7 +37,7 @@ from anuvad.errors import TrainingError
 from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
-from anuvad.precision import autocast_context
+from anuvad.precision import autocast_context, with_precision
 from anuvad.prepare import PreparedData, with_vocab_sizes
 from anuvad.run_log import RunLogger, ThroughputWindow, peak_memory_mib
 from anuvad.training_state import (
@@ -94,12 +94,12 @@ class Trainer:
         context: DistributedContext | None = None,
         resume: bool = False,
     ) -> None:
-        self.config = with_vocab_sizes(config, prepared)
+        self.context = context or DistributedContext(device=resolve_device(config.train.device))
+        self.device = self.context.device
+        self.config = with_precision(with_vocab_sizes(config, prepared), self.device)
         self.prepared = prepared
         self.run_dir = Path(run_dir)
         train = self.config.train
-        self.context = context or DistributedContext(device=resolve_device(train.device))
-        self.device = self.context.device
         if train.precision == "fp16" and self.device.type != "cuda":
             raise TrainingError("train.precision=fp16 needs a CUDA device; use bf16 or fp32")
         if len(prepared.train) == 0:

@@ -124,3 +124,33 @@ def test_evaluate_hypothesis_files(tmp_path: Path, capsys: pytest.CaptureFixture
     Path(args.hypotheses).write_text(lines[0] + "\n", encoding="utf-8")
     assert run_parsing_evaluation(args) == 2
     assert "aligned one to one" in capsys.readouterr().err
+
+
+def test_evaluate_with_gold_tags_scores_sentences_own_tags_lose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bank = tmp_path / "gold.mrg"
+    bank.write_text("\n".join(TREES[:3]) + "\n", encoding="utf-8")
+    hypotheses = tmp_path / "tagged.txt"
+    hypotheses.write_text(
+        "(S (NP (DT The) (NN dog)) (VP (VBZ barks)) (NN .))\n"  # the period tagged NN
+        "(S (NP (PRP He)) (VP (VBD gave) (PRT (RP up))) (. .))\n"
+        "(S (NP (NNP John)) (VP (VBZ sees) (NP (DT a) (NN cat))) (. .))\n",
+        encoding="utf-8",
+    )
+    args = argparse.Namespace(
+        hypotheses=str(hypotheses), model=None, source=None, references=str(bank), json=True
+    )
+    assert run_parsing_evaluation(args) == 0  # EVALB as is: the first sentence is an error
+    own = json.loads(capsys.readouterr().out)
+    assert own["tags"] == "own" and own["all"]["error_sentences"] == 1
+    assert own["all"]["gold_brackets"] == 4 + 4  # the first sentence left out
+    args.tags = "gold"
+    assert run_parsing_evaluation(args) == 0
+    gold = json.loads(capsys.readouterr().out)
+    assert gold["tags"] == "gold" and gold["all"]["error_sentences"] == 0
+    assert gold["all"]["gold_brackets"] == 3 + 4 + 4 and gold["all"]["f1"] == 100.0
+    assert gold["tag_accuracy"] == pytest.approx(100 * 12 / 13, abs=0.01)  # 13 words
+    args.json = False
+    assert run_parsing_evaluation(args) == 0
+    assert "scored with the gold tags" in capsys.readouterr().out

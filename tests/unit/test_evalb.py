@@ -16,6 +16,7 @@ from anuvad.evalb import (
     fill_placeholder_tags,
     score_corpus,
     score_sentence,
+    take_gold_tags,
 )
 from anuvad.parsing import Tree, delinearize, read_treebank, read_trees, remove_traces
 
@@ -139,6 +140,23 @@ def test_placeholder_tags_without_gold_tags_make_punctuation_count() -> None:
 
 
 GOLD_WORDS = ["The", "dog", "chased", "cats", "."]
+
+
+def test_a_mistagged_period_is_a_length_error_unless_scored_with_gold_tags() -> None:
+    # The model's own tags (tag leaves): the period tagged NN, "cats" tagged "." instead.
+    output = "(S (NP DT NN )NP (VP VBZ (NP . )NP )VP NN )S"
+    parsed = delinearize(output, GOLD_WORDS, leaves="pos")
+    assert not parsed.repaired
+    own = score_sentence(tree(GOLD), parsed.tree)
+    assert own.status == "error" and "unmatch" in own.message  # words: cats | .
+    assert take_gold_tags(parsed.tree, tree(GOLD)) == (3, 5)  # DT NN VBZ right, 2 wrong
+    assert [p.label for p in parsed.tree.preterminals()] == ["DT", "NN", "VBZ", "NNS", "."]
+    scored = score_sentence(tree(GOLD), parsed.tree)
+    assert (scored.status, scored.matched, scored.gold, scored.test) == ("ok", 4, 4, 4)
+    # Different lengths: nothing to compare, nothing changed.
+    short = delinearize("(S (NP DT NN )NP )S", GOLD_WORDS[:2], leaves="pos").tree
+    assert take_gold_tags(short, tree(GOLD)) == (0, 0)
+    assert [p.label for p in short.preterminals()] == ["DT", "NN"]
 
 
 # --- against PYEVALB (pip install PYEVALB), on the treebank sample --------------------------------

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
 from anuvad.checkpoint import load_model
 from anuvad.config import ExperimentConfig, load_config
 from anuvad.errors import TrainingError
 from anuvad.evaluate import corpus_scores
+from anuvad.precision import resolve_precision
 from anuvad.prepare import PreparedData, prepare_data
 from anuvad.synthetic import reversal_config
 from anuvad.trainer import Trainer
@@ -219,3 +221,20 @@ def test_keep_last_must_cover_average_last(prepared: tuple[Path, PreparedData]) 
     config = tiny_config(tmp, "train.keep_last=2", "train.average_last=5")
     with pytest.raises(TrainingError, match="keep_last"):
         Trainer(config, data, tmp / "run")
+
+
+@pytest.mark.parametrize(("native", "want"), [(True, "bf16"), (False, "fp32")])
+def test_auto_precision_is_bf16_only_on_cpus_that_have_it_and_the_run_records_it(
+    prepared: tuple[Path, PreparedData], monkeypatch: pytest.MonkeyPatch, native: bool, want: str
+) -> None:
+    tmp, data = prepared
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    trainer = Trainer(
+        tiny_config(tmp, "train.precision=auto", "train.max_steps=1"), data, tmp / want
+    )
+    assert trainer.config.train.precision == want
+    trainer.train(show_progress=False)
+    saved = yaml.safe_load((tmp / want / "config.yaml").read_text(encoding="utf-8"))
+    assert saved["train"]["precision"] == want  # a resumed run keeps what was used
+    assert resolve_precision("fp32", torch.device("cpu")) == "fp32"  # explicit values stay
