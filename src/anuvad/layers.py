@@ -225,7 +225,7 @@ class MultiHeadAttention(nn.Module):
         dropout = self.dropout if self.training else 0.0
         weights: Tensor | None = None
         if need_weights or _explicit_is_faster(q, k):
-            weights = _attention_weights(q, k, mask, causal)  # (B, H, T, L)
+            weights = attention_weights(q, k, mask, causal)  # (B, H, T, L)
             context = F.dropout(weights, p=dropout, training=self.training) @ v  # (B,H,T,Dh)
         else:
             context = F.scaled_dot_product_attention(
@@ -252,7 +252,7 @@ def _explicit_is_faster(q: Tensor, k: Tensor) -> bool:
     )
 
 
-def _attention_weights(q: Tensor, k: Tensor, mask: Tensor | None, causal: bool) -> Tensor:
+def attention_weights(q: Tensor, k: Tensor, mask: Tensor | None, causal: bool) -> Tensor:
     """softmax(Q K^T / sqrt(d_k)) (B, H, T, L), the softmax in float32, masked keys at zero."""
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, L)
     if causal:
