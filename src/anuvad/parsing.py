@@ -347,7 +347,9 @@ def delinearize(output: str, words: Sequence[str], leaves: str = "xx") -> Parsed
             leaf = Tree(PLACEHOLDER, word="")
             host.children.append(leaf)
             leaf_nodes.append(leaf)
-    for leaf, word in zip(leaf_nodes, words, strict=True):
+    # Words go to the leaves in the tree's left-to-right order, which differs from the order
+    # the leaves were made in when a missing leaf went into a constituent before a bare leaf.
+    for leaf, word in zip(root.preterminals(), words, strict=True):
         leaf.word = word
     _drop_empty(root, repairs)
     if len(root.children) != 1 or root.children[0].is_preterminal:

@@ -130,6 +130,11 @@ def _no_function_tags(tree: Tree) -> Tree:
             "(TOP (S (XX a) (XX b) (XX c)))",
         ),
         ("", {"missing_leaves": 3, "multiple_roots": 1}, "(TOP (XX a) (XX b) (XX c))"),
+        (  # the missing leaf goes into S, before the bare leaf: words in tree order
+            "(S (NP XX )NP )S XX",
+            {"missing_leaves": 1, "multiple_roots": 1},
+            "(TOP (S (NP (XX a)) (XX b)) (XX c))",
+        ),
         ("( (S XX XX XX )S )", {"bad_token": 2}, "(TOP (S (XX a) (XX b) (XX c)))"),
     ],
 )
