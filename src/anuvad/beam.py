@@ -33,6 +33,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from anuvad.constraints import OutputConstraint
 from anuvad.model import Transformer
 from anuvad.search import (
     Hypothesis,
@@ -100,6 +101,7 @@ def beam_search(
     nbest: int = 1,
     use_cache: bool = True,
     early_stopping: str = "finished",
+    constraint: OutputConstraint | None = None,
 ) -> list[list[Hypothesis]]:
     """Batched beam search with the length penalty of Wu et al. (2016).
 
@@ -116,6 +118,7 @@ def beam_search(
         use_cache: incremental decoding with the key/value cache (False: the slow reference).
         early_stopping: "finished" (K finished hypotheses) or "bound" (no active beam can
             still beat the K-th best); see the module docstring.
+        constraint: restricts the tokens each beam may take (e.g. well-formed trees).
 
     Returns:
         Per input row, in input order, ``min(nbest, beam_size)`` hypotheses (fewer only when
@@ -142,6 +145,13 @@ def beam_search(
     beam_scores = torch.full((batch, k), NEG_INF, device=device)  # (B_active, K)
     beam_scores[:, 0] = 0.0
     history = torch.empty(batch * k, 0, dtype=torch.long, device=device)  # (B_active*K, t)
+    allowed = (
+        constraint.start(
+            src_pad_mask.index_select(0, expand), [x for x in limits for _ in range(k)]
+        )
+        if constraint is not None
+        else None
+    )
     last = torch.full((batch * k, 1), BOS_ID, dtype=torch.long, device=device)
     active = list(range(batch))  # original index of each sentence still searching
 
@@ -163,11 +173,15 @@ def beam_search(
             index = _rows(remaining, k, device)
             decoder.reorder(index)
             history, last = history.index_select(0, index), last.index_select(0, index)
+            if allowed is not None:
+                allowed.keep(index.tolist())
             beam_scores = beam_scores[torch.tensor(remaining, device=device)]
             active = [active[i] for i in remaining]
 
         num_active = len(active)
         log_probs = next_log_probs(decoder.step(last))  # (B_active*K, V)
+        if allowed is not None:
+            log_probs = log_probs + allowed.mask().to(device)
         vocab = log_probs.size(-1)
         candidates = beam_scores.view(-1, 1) + log_probs  # (B_active*K, V)
         top_scores, top_index = candidates.view(num_active, k * vocab).topk(
@@ -208,6 +222,8 @@ def beam_search(
             break
         index = torch.tensor(source_rows, device=device)  # (B_kept*K,) rows to continue from
         decoder.reorder(index)
+        if allowed is not None:
+            allowed.advance(source_rows, new_tokens)
         last = torch.tensor(new_tokens, device=device).unsqueeze(1)  # (B_kept*K, 1)
         history = torch.cat([history.index_select(0, index), last], dim=1)
         beam_scores = torch.tensor(new_scores, device=device)  # (B_kept, K)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anuvad.config import CorpusConfig
 from anuvad.errors import DataError
@@ -23,6 +25,11 @@ from anuvad.evalb import (
     score_corpus,
     take_gold_tags,
 )
+
+if TYPE_CHECKING:
+    from anuvad.checkpoint import ModelFile
+    from anuvad.constraints import TreeConstraint
+
 from anuvad.parsing import (
     ParsedSentence,
     Tree,
@@ -40,6 +47,12 @@ def _add_decode_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--length-penalty", type=float, help="alpha (default: the model's, 0.3)")
     parser.add_argument("--max-len-a", type=float, help="output limit a*source_length + b: a")
     parser.add_argument("--max-len-b", type=int, help="output limit a*source_length + b: b")
+    parser.add_argument(
+        "--unconstrained",
+        action="store_true",
+        help="let the search write any token sequence and repair ill-formed trees afterwards "
+        "(default: only well-formed trees with one leaf per word are searched)",
+    )
 
 
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
@@ -75,7 +88,28 @@ def _parse(args: argparse.Namespace, sentences: Sequence[str]) -> list[ParsedSen
     decode = dataclasses.replace(decode, **{k: v for k, v in changes.items() if v is not None})
     translator = Translator(model_file, decode)
     leaves = _tree_leaves(model_file.config.data.train)
-    return parse_sentences(translator.translate_text, sentences, leaves)
+    constraint = None
+    if not getattr(args, "unconstrained", False):
+        constraint = tree_constraint(model_file)
+    return parse_sentences(
+        functools.partial(translator.translate_text, constraint=constraint), sentences, leaves
+    )
+
+
+def tree_constraint(model_file: ModelFile) -> TreeConstraint | None:
+    """The well-formed-tree constraint for a parsing model, or None (with a warning) when its
+    source vocabulary is not word-level, so that source tokens do not count words."""
+    from anuvad.constraints import TreeConstraint
+
+    if model_file.config.data.tokenizer.model_type != "word":
+        print(
+            "warning: the model's source vocabulary is not word-level; searching without the "
+            "tree constraint (outputs are repaired instead)",
+            file=sys.stderr,
+        )
+        return None
+    vocab = model_file.tgt_tokenizer.vocab_size
+    return TreeConstraint(model_file.tgt_tokenizer.id_to_piece(list(range(vocab))))
 
 
 def _tree_leaves(corpora: Sequence[CorpusConfig]) -> str:

@@ -207,6 +207,12 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "mistagged comma makes the sentence a 'length unmatch' error) or the gold tags (tags "
         "are not scored; for parsers without a tagger)",
     )
+    p.add_argument(
+        "--unconstrained",
+        action="store_true",
+        help="parsing with --model: search any token sequence and repair ill-formed trees "
+        "afterwards (default: only well-formed trees with one leaf per word)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_search_args(p)
     p.set_defaults(func=cmd_evaluate)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from anuvad.constraints import OutputConstraint
 from anuvad.model import Transformer
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
@@ -154,8 +155,9 @@ def greedy_search(
     max_len_a: float = 1.0,
     max_len_b: int = 50,
     use_cache: bool = True,
+    constraint: OutputConstraint | None = None,
 ) -> list[Hypothesis]:
-    """Batched greedy decoding: the most probable token at every step.
+    """Batched greedy decoding: the most probable (allowed) token at every step.
 
     Args:
         model: the network (put it in eval mode first).
@@ -166,6 +168,7 @@ def greedy_search(
         max_len_b: see ``max_len_a``.
         use_cache: incremental decoding with the key/value cache (False: re-run the decoder on
             the whole prefix every step; same results, slower).
+        constraint: restricts the tokens each row may take (e.g. well-formed trees).
 
     Returns:
         One hypothesis per input row, in input order; ``score`` = ``log_prob``.
@@ -176,6 +179,7 @@ def greedy_search(
     decoder = make_step_decoder(model, memory, src_pad_mask, use_cache)
     limits = output_limits(model, src_pad_mask, max_len_a, max_len_b)
     limit = max(limits) if limits else 0
+    allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
     scores = [0.0] * batch
@@ -185,13 +189,15 @@ def greedy_search(
 
     for step in range(limit):
         log_probs = next_log_probs(decoder.step(last))  # (B_active, V)
+        if allowed is not None:
+            log_probs = log_probs + allowed.mask().to(device)
         best_scores, best = log_probs.max(dim=-1)  # (B_active,)
         keep: list[int] = []
         for i, (row, token, score) in enumerate(
             zip(active_rows, best.tolist(), best_scores.tolist(), strict=True)
         ):
-            if step >= limits[row]:
-                continue  # length limit reached without EOS
+            if step >= limits[row] or score == float("-inf"):
+                continue  # length limit reached (or nothing allowed) without EOS
             scores[row] += score
             if token == EOS_ID:
                 finished[row] = True
@@ -205,6 +211,8 @@ def greedy_search(
             decoder.reorder(index)
             best = best.index_select(0, index)
             active_rows = [active_rows[i] for i in keep]
+        if allowed is not None:
+            allowed.advance(keep, best.tolist())
         last = best.unsqueeze(1)  # (B_active, 1)
 
     return [Hypothesis(tokens[i], scores[i], finished[i], scores[i]) for i in range(batch)]

@@ -19,6 +19,7 @@ from anuvad.batching import collate_source
 from anuvad.beam import beam_search
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import DecodeConfig
+from anuvad.constraints import OutputConstraint
 from anuvad.model import count_parameters
 from anuvad.search import Hypothesis, greedy_search
 from anuvad.tokenizer import EOS_ID
@@ -165,6 +166,7 @@ class Translator:
         max_len_b: int | None = None,
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
+        constraint: OutputConstraint | None = None,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -177,6 +179,7 @@ class Translator:
             max_len_b: see ``max_len_a``.
             use_cache: key/value cache (False: re-run the decoder each step, for benchmarks).
             progress: called with the number of sentences each finished batch held.
+            constraint: restricts what the search may output (e.g. well-formed trees).
 
         Raises:
             ValueError: ``beam_size`` or ``nbest`` below 1.
@@ -200,12 +203,15 @@ class Translator:
             src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
             hypotheses: list[list[Hypothesis]]
             if k == 1:  # greedy search: identical to beam 1, without the bookkeeping
-                greedy = greedy_search(self.model, src_ids, src_pad_mask, a, b, use_cache)
+                greedy = greedy_search(
+                    self.model, src_ids, src_pad_mask, a, b, use_cache, constraint
+                )
                 hypotheses = [[h] for h in greedy]
             else:
                 hypotheses = beam_search(
-                    self.model, src_ids, src_pad_mask, k, alpha, a, b, nbest, use_cache
-                )
+                    self.model, src_ids, src_pad_mask, k, alpha, a, b, nbest, use_cache,
+                    constraint=constraint,
+                )  # fmt: skip
             for index, hyps in zip(indices, hypotheses, strict=True):
                 results[index] = self._translation(texts[index], hyps)
             if progress is not None:
@@ -224,9 +230,11 @@ class Translator:
         best = candidates[0]
         return Translation(source, best.text, best.token_ids, best.score, best.finished, candidates)
 
-    def translate_text(self, texts: Sequence[str]) -> list[str]:
+    def translate_text(
+        self, texts: Sequence[str], constraint: OutputConstraint | None = None
+    ) -> list[str]:
         """Like :meth:`translate` with the model's settings, returning only the output strings."""
-        return [t.text for t in self.translate(texts)]
+        return [t.text for t in self.translate(texts, constraint=constraint)]
 
     def attention(
         self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None

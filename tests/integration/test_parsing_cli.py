@@ -89,9 +89,14 @@ def test_evaluate_a_model_on_gold_trees(
     assert run_parsing_evaluation(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["all"]["sentences"] == 4
-    assert report["all"]["error_sentences"] == 0  # repair always restores the input words
-    assert 0 <= report["repaired"] <= 4
+    assert report["all"]["error_sentences"] == 0
+    assert report["repaired"] == 0  # the tree constraint: only well-formed trees are searched
     assert 0.0 <= report["all"]["f1"] <= 100.0
+    args.unconstrained = True  # a model trained 3 steps, unconstrained: outputs are repaired
+    assert run_parsing_evaluation(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["all"]["error_sentences"] == 0  # repair always restores the input words
+    assert report["repaired"] > 0
 
 
 def test_evaluate_hypothesis_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
