@@ -50,6 +50,7 @@ class Tokenizer:
             )
         self._sp = processor
         self.model_proto = bytes(model_proto)
+        self.word_level = _is_word_model(self.model_proto)
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
@@ -70,14 +71,26 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Text → piece ids, without BOS/EOS."""
-        return list(self._sp.EncodeAsIds(text))
+        return self.encode_batch([text])[0]
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        """Many texts → piece ids (SentencePiece encodes the batch in C++)."""
-        return [list(ids) for ids in self._sp.Encode(list(texts), out_type=int)]
+        """Many texts → piece ids (SentencePiece encodes the batch in C++).
+
+        A word-level vocabulary gives exactly one id per whitespace-separated word: SentencePiece
+        alone would merge a run of unknown words into one ``<unk>``, and a parsing model could
+        then not tell how many leaves its tree needs.
+        """
+        if not self.word_level:
+            return [list(ids) for ids in self._sp.Encode(list(texts), out_type=int)]
+        split = [text.split() for text in texts]
+        flat = self._sp.Encode([w for words in split for w in words], out_type=int)
+        one_each = iter([ids[0] if len(ids) == 1 else UNK_ID for ids in flat])
+        return [[next(one_each) for _ in words] for words in split]
 
     def pieces(self, text: str) -> list[str]:
-        """Text → the pieces themselves (for attention heatmaps)."""
+        """Text → the pieces themselves (for attention heatmaps), one per id of :meth:`encode`."""
+        if self.word_level:
+            return self.id_to_piece(self.encode(text))
         return list(self._sp.EncodeAsPieces(text))
 
     def id_to_piece(self, ids: Sequence[int]) -> list[str]:
@@ -87,6 +100,16 @@ class Tokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         """Piece ids → detokenized text; special ids are dropped."""
         return str(self._sp.DecodeIds([int(i) for i in ids if int(i) not in SPECIAL_IDS]))
+
+
+def _is_word_model(model_proto: bytes) -> bool:
+    """Whether a serialized SentencePiece model is a word-level one (model_type ``word``)."""
+    from sentencepiece import sentencepiece_model_pb2  # needs protobuf (tensorboard's dependency)
+
+    proto = sentencepiece_model_pb2.ModelProto()  # type: ignore[attr-defined]
+    proto.ParseFromString(model_proto)
+    word = sentencepiece_model_pb2.TrainerSpec.WORD  # type: ignore[attr-defined]
+    return bool(proto.trainer_spec.model_type == word)
 
 
 def train_tokenizer(

@@ -69,3 +69,15 @@ def test_errors(tmp_path: Path) -> None:
         Tokenizer.load(tmp_path / "missing.model")
     with pytest.raises(CheckpointError, match="not a SentencePiece model"):
         Tokenizer(b"not a model")
+
+
+def test_a_word_vocabulary_gives_one_id_per_word_even_for_runs_of_unknown_words() -> None:
+    sentences = ["the dog barks .", "the cat sleeps .", "a dog and a cat ."] * 3
+    tok = train_tokenizer(sentences, TokenizerConfig(model_type="word"), 14)
+    assert tok.word_level
+    text = "the aardvark zebra quokka barks ."  # SentencePiece alone: one <unk> for 3 words
+    ids = tok.encode(text)
+    assert len(ids) == len(text.split()) and ids[1:4] == [UNK_ID] * 3
+    assert tok.encode_batch([text, "", "dog"]) == [ids, [], tok.encode("dog")]
+    assert tok.pieces(text)[:2] == ["▁the", "<unk>"]
+    assert not train_tokenizer(sentences, TokenizerConfig(model_type="bpe"), 30).word_level
