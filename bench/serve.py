@@ -5,7 +5,8 @@
     python bench/serve.py --model data/trained_models/enhi.pt --engines torch,ctranslate2
     python bench/serve.py --model m.pt --engines torch,ctranslate2@1x2,ctranslate2@2x1
 
-An engine may carry ``@RxT``: R model replicas (``anuvad serve --replicas``, CTranslate2 only)
+An engine may carry ``:TYPE`` (CTranslate2's compute type, ``anuvad serve --compute-type``, e.g.
+``ctranslate2:int8``) and ``@RxT``: R model replicas (``anuvad serve --replicas``, CTranslate2 only)
 of T threads each (``--threads``); without it the server's defaults apply (1 replica, one thread
 per core).
 
@@ -79,20 +80,21 @@ def peak_memory_mb(pid: int) -> float:
     return float("nan")
 
 
-def parse_engine(spec: str) -> tuple[str, int, int]:
-    """``torch`` / ``ctranslate2`` / ``ctranslate2@2x1`` -> (engine, replicas, threads; 0 =
-    the server's default)."""
+def parse_engine(spec: str) -> tuple[str, str, int, int]:
+    """``torch`` / ``ctranslate2`` / ``ctranslate2:int8@2x1`` -> (engine, compute type,
+    replicas, threads; 0 = the server's default)."""
     name, _, shape = spec.partition("@")
+    name, _, compute_type = name.partition(":")
     if not shape:
-        return name, 1, 0
+        return name, compute_type or "default", 1, 0
     replicas, _, threads = shape.partition("x")
-    return name, int(replicas), int(threads or 0)
+    return name, compute_type or "default", int(replicas), int(threads or 0)
 
 
 def start_server(
     args: argparse.Namespace, batching: bool, spec: str
 ) -> tuple[subprocess.Popen[bytes], str]:
-    engine, replicas, threads = parse_engine(spec)
+    engine, compute_type, replicas, threads = parse_engine(spec)
     port = free_port()
     command = [
         sys.executable,
@@ -111,6 +113,8 @@ def start_server(
         str(replicas),
         "--threads",
         str(threads or args.threads),
+        "--compute-type",
+        compute_type,
     ]
     if not batching:
         command.append("--no-batching")

@@ -41,11 +41,12 @@ def serve(
     max_wait_ms: float = 5.0,
     threads: int = 0,
     replicas: int = 1,
+    compute_type: str = "default",
     log_level: str = "info",
 ) -> None:
     """Load ``model`` with ``engine`` ("torch" or "ctranslate2", see :mod:`anuvad.engine`) and
-    serve it until interrupted (prints the address first). ``threads`` and ``replicas``: see
-    :func:`anuvad.engine.load_engine`.
+    serve it until interrupted (prints the address first). ``threads``, ``replicas`` and
+    ``compute_type``: see :func:`anuvad.engine.load_engine`.
 
     Raises:
         CheckpointError: the model file is missing or unreadable.
@@ -56,14 +57,20 @@ def serve(
     from anuvad.server.app import create_app
 
     translator = load_engine(
-        model, engine=engine, device=device, threads=threads, replicas=replicas
+        model,
+        engine=engine,
+        device=device,
+        threads=threads,
+        replicas=replicas,
+        compute_type=compute_type,
     )
     app = create_app(translator, batching=batching, max_wait_ms=max_wait_ms)
     shown = f"[{host}]" if ":" in host else host
     config = translator.model_file.config
     print(
         f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "
-        f"from {model} on {translator.device} ({engine})\n"
+        f"from {model} on {translator.device} ({engine}"
+        f"{', ' + compute_type if compute_type != 'default' else ''})\n"
         f"  web page: http://{shown}:{port}/\n"
         f"  API docs: http://{shown}:{port}/docs\n"
         f"  batching: {'on' if batching else 'off'}, {translator.parallel_calls} model call(s) "
@@ -84,6 +91,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_wait_ms=args.max_wait_ms,
         threads=args.threads,
         replicas=args.replicas,
+        compute_type=args.compute_type,
         log_level="debug" if args.verbose else "info",
     )
     return 0
@@ -127,5 +135,11 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         default=1,
         help="ctranslate2 only: model replicas decoding batches in parallel, each with --threads "
         "threads (on a small CPU, e.g. 2 cores: --replicas 2 --threads 1)",
+    )
+    p.add_argument(
+        "--compute-type",
+        default="default",
+        help="ctranslate2 only: int8, int8_float32, bfloat16, float32, ... (weights converted "
+        "when the model loads; default: as exported)",
     )
     p.set_defaults(func=cmd_serve)

@@ -26,6 +26,11 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
         help="torch (anuvad's search) or ctranslate2 (--model: an exported folder, or a .pt "
         "exported once into the user cache)",
     )
+    p.add_argument(
+        "--compute-type",
+        default="default",
+        help="ctranslate2 only: int8, int8_float32, bfloat16, float32, ... (default: as exported)",
+    )
     p.add_argument("--beam-size", type=int, help="beam size K; 1 = greedy (default: the model's)")
     p.add_argument(
         "--length-penalty", type=float, help="alpha of ((5+|Y|)/6)^alpha (default: the model's)"
@@ -42,7 +47,12 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
 def _translator(args: argparse.Namespace) -> TranslationEngine:
     from anuvad.engine import load_engine
 
-    translator = load_engine(args.model, engine=args.engine, device=args.device)
+    translator = load_engine(
+        args.model,
+        engine=args.engine,
+        device=args.device,
+        compute_type=getattr(args, "compute_type", "default"),
+    )
     changes = {"batch_size": args.batch_size or None, "max_tokens": args.batch_tokens or None}
     translator.decode = dataclasses.replace(
         translator.decode, **{k: v for k, v in changes.items() if v is not None}

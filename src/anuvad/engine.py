@@ -117,6 +117,7 @@ def load_engine(
     device: str = "auto",
     threads: int = 0,
     replicas: int = 1,
+    compute_type: str = "default",
 ) -> TranslationEngine:
     """Load ``model`` for translation with ``engine``.
 
@@ -128,6 +129,8 @@ def load_engine(
             use); for ``torch`` this sets PyTorch's thread count for the whole process.
         replicas: ``ctranslate2`` only: model replicas that translate batches in parallel, each
             with ``threads`` threads (on 2 cores: ``replicas=2, threads=1`` or ``1, 2``).
+        compute_type: ``ctranslate2`` only: its computation type, e.g. ``int8`` (weights
+            quantized when the model loads); "default" keeps the exported one.
 
     Raises:
         ConfigError: unknown engine.
@@ -139,6 +142,11 @@ def load_engine(
     if engine == "torch":
         from anuvad.translator import Translator
 
+        if compute_type != "default":
+            raise ConfigError(
+                f"compute type {compute_type!r} is for the ctranslate2 engine; the torch engine "
+                "runs the model as trained (use --engine ctranslate2, or leave it at default)"
+            )
         if replicas != 1:
             raise ConfigError(
                 "replicas is for the ctranslate2 engine; the torch engine runs one model call at "
@@ -151,6 +159,10 @@ def load_engine(
         from anuvad.ct2_engine import CT2Translator
 
         return CT2Translator(
-            ct2_folder_for(model), device=device, threads=threads, replicas=replicas
+            ct2_folder_for(model),
+            device=device,
+            threads=threads,
+            replicas=replicas,
+            compute_type=compute_type,
         )
     raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")

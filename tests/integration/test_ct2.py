@@ -217,6 +217,12 @@ def test_model_file_given_to_ct2_engine_is_exported_once_into_the_cache(
     again = load_engine(tiny_enhi_model, engine="ctranslate2", device="cpu")
     assert again.model_path == engine.model_path
     assert engine.translate_text(["The sky is blue."]) == again.translate_text(["The sky is blue."])
+    int8 = load_engine(tiny_enhi_model, engine="ctranslate2", device="cpu", compute_type="int8")
+    assert int8.model_path == engine.model_path  # the same float32 export, quantized on load
+    assert str(getattr(int8, "compute_type", "")).startswith("int8")
+    assert len(int8.translate_text(["The sky is blue.", "Hello."])) == 2
+    with pytest.raises(ConfigError, match="compute type 'int8' is for the ctranslate2 engine"):
+        load_engine(tiny_enhi_model, engine="torch", device="cpu", compute_type="int8")
 
 
 def test_cli_export_then_translate_on_both(tiny_enhi_model: Path, tmp_path: Path) -> None:
