@@ -249,7 +249,9 @@ def _print_result(
             f"{counts.skipped_sentences} skipped)"
         )
     if tags == "gold":
-        known = f"{tag_accuracy:.2f} % of the parses' tags were right" if tag_accuracy else ""
+        known = (
+            "" if tag_accuracy is None else f"{tag_accuracy:.2f} % of the parses' tags were right"
+        )
         print(
             f"scored with the gold tags (punctuation by gold tags){'; ' + known if known else ''}"
         )

@@ -234,12 +234,9 @@ def fill_placeholder_tags(test: Tree, gold: Tree, placeholder: str = PLACEHOLDER
     Returns:
         ``test``.
     """
-    gold_tags = [p for p in gold.preterminals() if p.label != "-NONE-"]
-    test_tags = list(test.preterminals())
-    if len(gold_tags) == len(test_tags):
-        for t, g in zip(test_tags, gold_tags, strict=True):
-            if t.label == placeholder:
-                t.label = g.label
+    for t, g in _aligned_preterminals(test, gold):
+        if t.label == placeholder:
+            t.label = g.label
     return test
 
 
@@ -255,12 +252,16 @@ def take_gold_tags(test: Tree, gold: Tree) -> tuple[int, int]:
     Returns:
         (tags that were already the gold ones, words compared), (0, 0) when the lengths differ.
     """
-    gold_tags = [p for p in gold.preterminals() if p.label != "-NONE-"]
-    test_tags = list(test.preterminals())
-    if len(gold_tags) != len(test_tags):
-        return 0, 0
+    pairs = _aligned_preterminals(test, gold)
     correct = 0
-    for t, g in zip(test_tags, gold_tags, strict=True):
+    for t, g in pairs:
         correct += t.label == g.label
         t.label = g.label
-    return correct, len(gold_tags)
+    return correct, len(pairs)
+
+
+def _aligned_preterminals(test: Tree, gold: Tree) -> list[tuple[Tree, Tree]]:
+    """(test, gold) preterminals word by word, gold traces skipped; empty if lengths differ."""
+    gold_tags = [p for p in gold.preterminals() if p.label != "-NONE-"]
+    test_tags = list(test.preterminals())
+    return list(zip(test_tags, gold_tags, strict=True)) if len(gold_tags) == len(test_tags) else []
