@@ -18,8 +18,10 @@ For greedy search and beam search (beam 4 by default), on the first ``--sentence
   ``TransformersConverter`` (see ``bench/marian_twin.py``) and called with ``translate_batch``
   on the same batches: the yardstick for anuvad's exporter (issue 6: within 10 %).
 
-Reported: sentences/s and target tokens/s (output tokens, EOS included), and with
-``--references`` sacreBLEU BLEU. Where the two searches cannot be made identical:
+Every decoder runs at each ``--batch-size`` (e.g. ``--batch-size 1 32``). Reported: sentences/s
+and target tokens/s (output tokens, EOS included), with ``--references`` sacreBLEU BLEU and
+chrF++, and per search and batch size the speed ratios the issues set targets on.
+Where the two searches cannot be made identical:
 
 * length limit: anuvad stops each sentence at ``a * its source length + b`` tokens; ``generate``
   has one limit per batch, ``a * longest source + b`` (batches hold similar lengths);
@@ -31,7 +33,7 @@ Run from the repository root on a quiet machine (the figures go to docs/benchmar
 
     .venv/bin/python bench/decode.py --model runs/multi30k_en_de/model.pt \\
         --source /work/shared/data/en-de/multi30k/val.en \\
-        --references /work/shared/data/en-de/multi30k/val.de --sentences 1000
+        --references /work/shared/data/en-de/multi30k/val.de --sentences 1000 --batch-size 1 32
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class Run:
 
     decoder: str
     search: str
+    batch: int
     seconds: float
     outputs: list[str]
     target_tokens: int
@@ -85,6 +88,7 @@ def run_marian(
     lines: Sequence[str],
     k: int,
     args: argparse.Namespace,
+    batch_size: int,
 ) -> tuple[list[str], int]:
     """``generate`` on the Translator's batches; outputs in input order and token count."""
     from transformers import GenerationConfig
@@ -94,7 +98,7 @@ def run_marian(
     tokens = 0
     max_tokens = translator.model.config.max_positions - 1
     with torch.inference_mode():
-        for group in batches([len(e) for e in encoded], args.batch_size):
+        for group in batches([len(e) for e in encoded], batch_size):
             src_ids, src_pad_mask = collate_source([encoded[i] for i in group])
             limit = min(int(args.max_len_a * src_ids.size(1)) + args.max_len_b, max_tokens)
             config = GenerationConfig(
@@ -141,19 +145,24 @@ def run_ct2(
 
 
 def run_ct2_stock(
-    ct2: Any, translator: Translator, lines: Sequence[str], k: int, args: argparse.Namespace
+    ct2: Any,
+    translator: Translator,
+    lines: Sequence[str],
+    k: int,
+    args: argparse.Namespace,
+    batch_size: int,
 ) -> tuple[list[str], int]:
     """The stock-converted twin (:func:`marian_twin.stock_ct2_model`) on the Translator's
     batches, called as a CTranslate2 user would: one ``translate_batch`` per batch."""
     encoded = translator._encode(lines)
     outputs: list[str] = [""] * len(lines)
     tokens = 0
-    for group in batches([len(e) for e in encoded], args.batch_size):
+    for group in batches([len(e) for e in encoded], batch_size):
         sources = [[token_name(t) for t in [*encoded[i], EOS_ID]] for i in group]
         limit = int(args.max_len_a * max(len(s) for s in sources)) + args.max_len_b
         results = ct2.translate_batch(
             sources, beam_size=k, length_penalty=args.alpha if k > 1 else 0.0,
-            max_decoding_length=limit, max_batch_size=args.batch_size, return_end_token=True,
+            max_decoding_length=limit, max_batch_size=batch_size, return_end_token=True,
         )  # fmt: skip
         for i, result in zip(group, results, strict=True):
             ids = [int(piece[1:]) for piece in result.hypotheses[0]]
@@ -186,23 +195,29 @@ def ct2_engines(args: argparse.Namespace, folder: Path) -> list[tuple[str, Any]]
     for quantization in ("float32", "int8"):
         out = export_ctranslate2(args.model, folder / quantization, quantization=quantization)
         engine = CT2Translator(out, device="cpu", threads=args.threads)
-        engine.decode = dataclasses.replace(engine.decode, batch_size=args.batch_size, max_tokens=0)
         size = (out / "model.bin").stat().st_size / 1e6
         engines.append((f"ctranslate2 {quantization} ({size:.1f} MB)", engine))
     return engines
+
+
+def set_batch_size(engine: Any, size: int) -> None:
+    """Batches of exactly ``size`` sentences (no token budget) for a Translator-like engine."""
+    engine.decode = dataclasses.replace(engine.decode, batch_size=size, max_tokens=0)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="a trained anuvad model file")
     parser.add_argument("--source", required=True, help="source sentences, one per line")
-    parser.add_argument("--references", help="references for BLEU (optional)")
+    parser.add_argument("--references", help="references for BLEU and chrF++ (optional)")
     parser.add_argument("--sentences", type=int, default=1000, help="first N lines (0 = all)")
     parser.add_argument("--beam", type=int, default=4, help="beam size besides greedy")
     parser.add_argument("--alpha", type=float, default=0.6, help="length penalty")
     parser.add_argument("--max-len-a", type=float, default=1.0)
     parser.add_argument("--max-len-b", type=int, default=50)
-    parser.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    parser.add_argument(
+        "--batch-size", type=int, nargs="+", default=[64], help="sentences per batch (one or more)"
+    )
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument(
         "--skip",
@@ -211,13 +226,12 @@ def main() -> None:
         choices=["uncached", "marian", "greedy", "ct2", "ct2-stock"],
     )
     args = parser.parse_args()
+    if min(args.batch_size) < 1:
+        parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     translator = Translator.from_file(args.model, device="cpu")
-    translator.decode = dataclasses.replace(
-        translator.decode, batch_size=args.batch_size, max_tokens=0
-    )
     lines = Path(args.source).read_text(encoding="utf-8").splitlines()
     refs = (
         Path(args.references).read_text(encoding="utf-8").splitlines() if args.references else None
@@ -235,27 +249,35 @@ def main() -> None:
         searches = searches[1:]
     runs: list[Run] = []
     warm = lines[:16]
-    for search, k in searches:
-        plans: list[tuple[str, Callable[[Sequence[str]], tuple[list[str], int]]]] = [
-            ("anuvad", lambda x, k=k: run_anuvad(translator, x, k, True, args))
-        ]
-        if "uncached" not in args.skip:
-            plans.append(
-                ("anuvad, no cache", lambda x, k=k: run_anuvad(translator, x, k, False, args))
-            )
-        for name, engine in engines:
-            plans.append((name, lambda x, k=k, e=engine: run_ct2(e, x, k, args)))
-        for name, ct2 in stock:
-            plans.append((name, lambda x, k=k, e=ct2: run_ct2_stock(e, translator, x, k, args)))
-        if marian is not None:
-            plans.append(
-                ("marian generate", lambda x, k=k, m=marian: run_marian(m, translator, x, k, args))
-            )
-        for name, plan in plans:
-            plan(warm)  # first calls allocate and pick kernels
-            seconds, outputs, tokens = timed(lambda plan=plan: plan(lines))
-            runs.append(Run(name, search, seconds, outputs, tokens))
-            print(f"# {name}, {search}: {seconds:.1f} s", flush=True)
+    for size in args.batch_size:
+        set_batch_size(translator, size)
+        for _, engine in engines:
+            set_batch_size(engine, size)
+        for search, k in searches:
+            plans: list[tuple[str, Callable[[Sequence[str]], tuple[list[str], int]]]] = [
+                ("anuvad", lambda x, k=k: run_anuvad(translator, x, k, True, args))
+            ]
+            if "uncached" not in args.skip:
+                plans.append(
+                    ("anuvad, no cache", lambda x, k=k: run_anuvad(translator, x, k, False, args))
+                )
+            for name, engine in engines:
+                plans.append((name, lambda x, k=k, e=engine: run_ct2(e, x, k, args)))
+            for name, ct2 in stock:
+                plans.append((
+                    name,
+                    lambda x, k=k, e=ct2, b=size: run_ct2_stock(e, translator, x, k, args, b),
+                ))  # fmt: skip
+            if marian is not None:
+                plans.append((
+                    "marian generate",
+                    lambda x, k=k, m=marian, b=size: run_marian(m, translator, x, k, args, b),
+                ))  # fmt: skip
+            for name, plan in plans:
+                plan(warm)  # first calls allocate and pick kernels
+                seconds, outputs, tokens = timed(lambda plan=plan: plan(lines))
+                runs.append(Run(name, search, size, seconds, outputs, tokens))
+                print(f"# {name}, {search}, batch {size}: {seconds:.1f} s", flush=True)
 
     print_report(args, translator, marian, lines, refs, runs)
     scratch.cleanup()
@@ -271,69 +293,72 @@ def print_report(
 ) -> None:
     tokenize = default_tokenize(translator.model_file.config.data.tgt_lang)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    sizes = ", ".join(str(b) for b in args.batch_size)
     print(
         f"\n{time.strftime('%Y-%m-%d %H:%M')}, {platform.processor() or platform.machine()}, "
         f"torch {torch.__version__}, {args.threads} threads, load {load:.1f}; model {args.model} "
         f"({count_parameters(translator.model) / 1e6:.2f} M parameters); {len(lines)} sentences "
-        f"of {args.source}, batches of {args.batch_size} sentences, alpha {args.alpha}, "
+        f"of {args.source}, batches of {sizes} sentences, alpha {args.alpha}, "
         f"max length {args.max_len_a} * source + {args.max_len_b}\n"
     )
     if marian is not None:
         difference = logit_difference(translator.model, marian, translator._encode(lines[:32]))
         print(f"marian vs anuvad, largest logit difference: {difference:.2e}\n")
-    print("| decoder | search | seconds | sentences/s | target tokens/s | BLEU |")
-    print("|---|---|---|---|---|---|")
+    print("| decoder | search | batch | seconds | sentences/s | target tokens/s | BLEU | chrF++ |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for run in runs:
-        bleu = f"{corpus_scores(run.outputs, refs, tokenize).bleu:.2f}" if refs else "-"
+        scores = corpus_scores(run.outputs, refs, tokenize) if refs else None
+        quality = f"{scores.bleu:.2f} | {scores.chrf:.2f}" if scores else "- | -"
         print(
-            f"| {run.decoder} | {run.search} | {run.seconds:.1f} | {len(lines) / run.seconds:.1f} "
-            f"| {run.target_tokens / run.seconds:.0f} | {bleu} |"
+            f"| {run.decoder} | {run.search} | {run.batch} | {run.seconds:.1f} "
+            f"| {len(lines) / run.seconds:.1f} | {run.target_tokens / run.seconds:.0f} "
+            f"| {quality} |"
         )
     print()
-    by_key = {(r.decoder, r.search): r for r in runs}
-    for search in dict.fromkeys(r.search for r in runs):
-        cached = by_key.get(("anuvad", search))
-        if cached is None:
+    for size in args.batch_size:
+        for search in dict.fromkeys(r.search for r in runs):
+            group = [r for r in runs if r.batch == size and r.search == search]
+            for line in compare(group, len(lines)):
+                print(f"- {search}, batch {size}: {line}")
+
+
+def compare(runs: Sequence[Run], num_lines: int) -> list[str]:
+    """Speed ratios and output agreement within one search and batch size."""
+    by_name = {r.decoder: r for r in runs}
+    cached = by_name.get("anuvad")
+    if cached is None:
+        return []
+
+    def same(run: Run) -> str:
+        equal = sum(a == b for a, b in zip(cached.outputs, run.outputs, strict=True))
+        return f"{equal}/{num_lines} outputs identical"
+
+    lines = []
+    uncached = by_name.get("anuvad, no cache")
+    if uncached is not None:
+        ratio = uncached.seconds / cached.seconds
+        lines.append(f"the cache is {ratio:.1f}x faster; {same(uncached)} with and without it")
+    ours = [r for r in runs if r.decoder.startswith("ctranslate2 ") and "stock" not in r.decoder]
+    for run in ours:
+        ratio = cached.seconds / run.seconds
+        lines.append(f"{run.decoder} is {ratio:.2f}x the speed of anuvad-torch; {same(run)}")
+    for run in runs:
+        if not run.decoder.startswith("ctranslate2 stock"):
             continue
-        uncached = by_key.get(("anuvad, no cache", search))
-        if uncached is not None:
-            same = sum(a == b for a, b in zip(cached.outputs, uncached.outputs, strict=True))
-            print(
-                f"- {search}: the cache is {uncached.seconds / cached.seconds:.1f}x faster; "
-                f"{same}/{len(lines)} outputs identical with and without it"
+        quantization = run.decoder.split()[2]
+        twin = next((r for r in ours if r.decoder.startswith(f"ctranslate2 {quantization}")), None)
+        if twin is not None:
+            tokens_ratio = (twin.target_tokens / twin.seconds) / (run.target_tokens / run.seconds)
+            lines.append(
+                f"anuvad's CTranslate2 export {quantization} runs at "
+                f"{run.seconds / twin.seconds:.2f}x the sentences/s and {tokens_ratio:.2f}x "
+                f"the target tokens/s of the stock-converted twin"
             )
-        for run in runs:
-            if run.search == search and run.decoder.startswith("ctranslate2"):
-                same = sum(a == b for a, b in zip(cached.outputs, run.outputs, strict=True))
-                print(
-                    f"- {search}: {run.decoder} is {cached.seconds / run.seconds:.2f}x the speed "
-                    f"of anuvad-torch; {same}/{len(lines)} outputs identical"
-                )
-        for run in runs:
-            if run.search != search or not run.decoder.startswith("ctranslate2 stock"):
-                continue
-            quantization = run.decoder.split()[2]
-            ours = next(
-                (r for r in runs if r.search == search
-                 and r.decoder.startswith(f"ctranslate2 {quantization}")),
-                None,
-            )  # fmt: skip
-            if ours is not None:
-                tokens_ratio = (ours.target_tokens / ours.seconds) / (
-                    run.target_tokens / run.seconds
-                )
-                print(
-                    f"- {search}: anuvad's CTranslate2 export {quantization} runs at "
-                    f"{run.seconds / ours.seconds:.2f}x the sentences/s and {tokens_ratio:.2f}x "
-                    f"the target tokens/s of the stock-converted twin"
-                )
-        hf = by_key.get(("marian generate", search))
-        if hf is not None:
-            same = sum(a == b for a, b in zip(cached.outputs, hf.outputs, strict=True))
-            print(
-                f"- {search}: anuvad is {hf.seconds / cached.seconds:.2f}x the speed of "
-                f"MarianMTModel.generate; {same}/{len(lines)} outputs identical"
-            )
+    hf = by_name.get("marian generate")
+    if hf is not None:
+        ratio = hf.seconds / cached.seconds
+        lines.append(f"anuvad is {ratio:.2f}x the speed of MarianMTModel.generate; {same(hf)}")
+    return lines
 
 
 if __name__ == "__main__":
