@@ -149,7 +149,11 @@ class _Weights:
     """The model's state dict; every entry must be used exactly by the spec."""
 
     def __init__(self, state: dict[str, Tensor]) -> None:
-        self._state = {name: t.detach().float().contiguous() for name, t in state.items()}
+        # Copies: CTranslate2 quantizes the spec's arrays in place, and a float32 state dict
+        # shares memory with the model (exporting a loaded model must leave it unchanged).
+        self._state = {
+            name: t.detach().to(torch.float32, copy=True).contiguous() for name, t in state.items()
+        }
         self._used: set[str] = set()
 
     def __contains__(self, name: str) -> bool:

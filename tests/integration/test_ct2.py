@@ -147,6 +147,19 @@ def test_int8_export_is_smaller_and_still_translates(
     assert same >= 0.8 * len(SENTENCES), f"int8 changed {len(SENTENCES) - same} outputs"
 
 
+@pytest.mark.parametrize("quantization", ["float32", "int8"])
+def test_exporting_a_loaded_model_leaves_it_unchanged(
+    tiny_enhi_model: Path, tmp_path: Path, quantization: str
+) -> None:
+    # CTranslate2 quantizes the spec's arrays in place: they must not be the model's own memory.
+    model_file = load_model(tiny_enhi_model, device=torch.device("cpu"))
+    before = {k: v.clone() for k, v in model_file.model.state_dict().items()}
+    export_ctranslate2(model_file, tmp_path / quantization, quantization=quantization)
+    after = model_file.model.state_dict()
+    changed = [k for k, v in before.items() if not torch.equal(v, after[k])]
+    assert not changed, f"the {quantization} export changed the model's {changed}"
+
+
 @pytest.mark.parametrize(
     ("norm", "positions", "shared"),
     [("pre", "learned", True), ("post", "sinusoidal", True), ("pre", "sinusoidal", False)],
