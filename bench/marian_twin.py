@@ -10,9 +10,12 @@ CTranslate2 by CTranslate2's own stock converter, for bench/decode.py.
   Marian checkpoints look like, so the twin is dressed that way: one vocabulary for both sides
   whose last entry is ``<pad>`` (the loader drops that row), the token strings ``t0 .. t{V-1}``
   standing for the anuvad ids (source and target keep their own ids, so the network is the
-  same). One difference remains that no stock setting avoids: Marian's decoder starts from a
-  zero embedding (``start_from_zero_embedding``) where anuvad's starts from BOS's, so outputs
-  differ slightly; speed is compared as target tokens/s as well as sentences/s.
+  same), and PAD and BOS get a logit bias of -inf (anuvad's search and export never generate
+  them). One difference remains that no stock setting avoids: Marian's decoder starts from a
+  zero embedding (``start_from_zero_embedding``) where anuvad's starts from BOS's. A model whose
+  BOS embedding row is zero (:func:`zero_bos_embedding`, bench/decode.py ``--zero-bos``) removes
+  it: the twin then computes exactly anuvad's network, so the two exports give the same outputs
+  and their speeds compare like for like.
 """
 
 from __future__ import annotations
@@ -26,6 +29,17 @@ from torch import nn
 from anuvad.batching import collate_source
 from anuvad.model import Transformer
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
+
+
+def zero_bos_embedding(model: Transformer) -> None:
+    """Zero the BOS row of ``model``'s target embedding, in place (tied matrices included).
+
+    The decoder's first input is then the position encoding alone, which is what CTranslate2's
+    stock Marian conversion computes (it starts from a zero embedding). BOS is never generated,
+    so the tied output row only changes a logit that search forbids anyway.
+    """
+    with torch.no_grad():
+        model.tgt_embed.weight[BOS_ID].zero_()
 
 
 def marian_from_anuvad(model: Transformer, extra_row: bool = False) -> nn.Module:
@@ -162,6 +176,8 @@ def stock_ct2_model(model: Transformer, out: Path, quantization: str) -> Path:
     if c.src_vocab_size != c.tgt_vocab_size:
         raise SystemExit("the stock Marian converter needs equal source and target vocabularies")
     marian = marian_from_anuvad(model, extra_row=True)
+    with torch.no_grad():  # never generated, as in anuvad's search and export
+        marian.final_logits_bias[:, [PAD_ID, BOS_ID]] = float("-inf")
     config_dir = out.with_name(out.name + "-hf-config")
     marian.config.save_pretrained(config_dir)  # the converter reads the config from a folder
 

@@ -138,9 +138,7 @@ def beam_search(
 
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
     expand = torch.arange(batch, device=device).repeat_interleave(k)  # (B*K,)
-    decoder = make_step_decoder(
-        model, memory.index_select(0, expand), src_pad_mask.index_select(0, expand), use_cache
-    )
+    decoder = make_step_decoder(model, memory, src_pad_mask, use_cache, group=k)
     # Only beam 0 of each sentence is live at the start (the others would duplicate it).
     beam_scores = torch.full((batch, k), NEG_INF, device=device)  # (B_active, K)
     beam_scores[:, 0] = 0.0
@@ -171,7 +169,7 @@ def beam_search(
             if not remaining:
                 break
             index = _rows(remaining, k, device)
-            decoder.reorder(index)
+            decoder.reorder(index, torch.tensor(remaining, device=device))
             history, last = history.index_select(0, index), last.index_select(0, index)
             if allowed is not None:
                 allowed.keep(index.tolist())
@@ -221,7 +219,9 @@ def beam_search(
         if not keep:
             break
         index = torch.tensor(source_rows, device=device)  # (B_kept*K,) rows to continue from
-        decoder.reorder(index)
+        # Beams stay within their sentence; sentence-level state changes only when one ended.
+        kept = torch.tensor(keep, device=device) if len(keep) < num_active else None
+        decoder.reorder(index, kept)
         if allowed is not None:
             allowed.advance(source_rows, new_tokens)
         last = torch.tensor(new_tokens, device=device).unsqueeze(1)  # (B_kept*K, 1)

@@ -177,13 +177,21 @@ class Transformer(nn.Module):
         memory = self.encode(src_ids, src_pad_mask)
         return self.decode(tgt_ids, memory, src_pad_mask, tgt_mask).logits
 
-    def init_cache(self, memory: Tensor) -> DecoderCache:
-        """An empty incremental-decoding cache, cross-attention keys/values precomputed."""
+    def init_cache(self, memory: Tensor, group: int = 1) -> DecoderCache:
+        """An empty incremental-decoding cache, cross-attention keys/values precomputed.
+
+        ``memory`` (B, S, D) has one row per sentence; ``group`` hypotheses are decoded per
+        sentence (beam search: the beam size), as consecutive rows of the (B * group) decoder
+        batch. They share their sentence's cross-attention keys and values (see
+        :class:`~anuvad.layers.LayerCache`); ``decode_step`` then takes the (B, S) padding mask.
+        """
+        if group < 1:
+            raise ValueError(f"group must be at least 1, got {group}")
         layers = []
         for layer in self.decoder_layers:
             assert isinstance(layer, DecoderLayer)
             cross_k, cross_v = layer.cross_attn.project_kv(memory)  # (B, H, S, Dh) each
-            layers.append(LayerCache(cross_k=cross_k, cross_v=cross_v))
+            layers.append(LayerCache(cross_k=cross_k, cross_v=cross_v, group=group))
         return DecoderCache(layers)
 
     def decode_step(
@@ -199,7 +207,8 @@ class Transformer(nn.Module):
             tgt_ids: (B, T_new) the token(s) at positions cache.length .. cache.length+T_new-1
                 (usually T_new = 1).
             cache: from :meth:`init_cache`; updated in place.
-            src_pad_mask: (B, S) True on source padding.
+            src_pad_mask: (B, S) True on source padding ((B / group, S) for a grouped cache);
+                None when no sentence has padding.
             need_attention: also return cross-attention per layer.
 
         Returns:

@@ -77,43 +77,63 @@ def forbid_special_tokens(log_probs: Tensor) -> Tensor:
 
 
 class StepDecoder(ABC):
-    """The decoder of N hypotheses (rows), advanced one target position per :meth:`step`."""
+    """The decoder of N hypotheses (rows), advanced one target position per :meth:`step`.
+
+    The rows are ``group`` consecutive hypotheses per source sentence (beam search: its beams;
+    greedy search: one).
+    """
 
     @abstractmethod
     def step(self, last_ids: Tensor) -> Tensor:
         """Feed the newest token of every row, (N, 1); return next-token logits (N, V)."""
 
     @abstractmethod
-    def reorder(self, index: Tensor) -> None:
-        """Keep / duplicate rows: row i becomes old row ``index[i]``; ``index`` (N',)."""
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
+        """Keep / duplicate rows: row i becomes old row ``index[i]``; ``index`` (N',).
+
+        With a group above 1, every row must stay within its sentence's group and
+        ``sentences`` (B',) names the sentences kept (None: all, in order).
+        """
 
 
 class CachedStepDecoder(StepDecoder):
-    """Incremental decoding: ``decode_step`` on the newest token with the key/value cache."""
+    """Incremental decoding: ``decode_step`` on the newest token with the key/value cache.
 
-    def __init__(self, model: Transformer, memory: Tensor, src_pad_mask: Tensor) -> None:
+    The cross-attention keys/values and the padding mask are kept once per sentence, shared by
+    its ``group`` rows; without any padding the mask is dropped (no masking work per step).
+    """
+
+    def __init__(
+        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
+    ) -> None:
         self.model = model
-        self.cache = model.init_cache(memory)  # cross-attention K/V computed once, (N, H, S, Dh)
-        self.src_pad_mask = src_pad_mask  # (N, S)
+        self.group = group
+        self.cache = model.init_cache(memory, group)  # cross K/V computed once, (B, H, S, Dh)
+        self.src_pad_mask = src_pad_mask if bool(src_pad_mask.any()) else None  # (B, S)
 
     def step(self, last_ids: Tensor) -> Tensor:
         """One ``decode_step`` on (N, 1) → logits (N, V); the cache grows by one position."""
         return self.model.decode_step(last_ids, self.cache, self.src_pad_mask).logits[:, -1]
 
-    def reorder(self, index: Tensor) -> None:
-        """Select cache and mask rows by ``index`` (N',)."""
-        self.cache.reorder(index)
-        self.src_pad_mask = self.src_pad_mask.index_select(0, index)
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
+        """Select cache rows by ``index`` (N'), sentence rows by ``sentences`` (B')."""
+        self.cache.reorder(index, sentences)
+        rows = index if self.group == 1 else sentences
+        if self.src_pad_mask is not None and rows is not None:
+            self.src_pad_mask = self.src_pad_mask.index_select(0, rows)
 
 
 class UncachedStepDecoder(StepDecoder):
     """The reference: the whole teacher-forced decoder re-run on BOS + prefix at every step."""
 
-    def __init__(self, model: Transformer, memory: Tensor, src_pad_mask: Tensor) -> None:
+    def __init__(
+        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
+    ) -> None:
         self.model = model
-        self.memory = memory  # (N, S, D)
-        self.src_pad_mask = src_pad_mask  # (N, S)
-        self.prefix = torch.empty(memory.size(0), 0, dtype=torch.long, device=memory.device)
+        expand = torch.arange(memory.size(0), device=memory.device).repeat_interleave(group)
+        self.memory = memory.index_select(0, expand)  # (N, S, D)
+        self.src_pad_mask = src_pad_mask.index_select(0, expand)  # (N, S)
+        self.prefix = torch.empty(self.memory.size(0), 0, dtype=torch.long, device=memory.device)
 
     def step(self, last_ids: Tensor) -> Tensor:
         """Append (N, 1) to the prefix, decode it all, return the last position's logits."""
@@ -121,7 +141,7 @@ class UncachedStepDecoder(StepDecoder):
         out = self.model.decode(self.prefix, self.memory, self.src_pad_mask)
         return out.logits[:, -1]  # (N, V)
 
-    def reorder(self, index: Tensor) -> None:
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
         """Select memory, mask and prefix rows by ``index`` (N',)."""
         self.memory = self.memory.index_select(0, index)
         self.src_pad_mask = self.src_pad_mask.index_select(0, index)
@@ -129,12 +149,13 @@ class UncachedStepDecoder(StepDecoder):
 
 
 def make_step_decoder(
-    model: Transformer, memory: Tensor, src_pad_mask: Tensor, use_cache: bool
+    model: Transformer, memory: Tensor, src_pad_mask: Tensor, use_cache: bool, group: int = 1
 ) -> StepDecoder:
-    """A cached (default) or uncached step decoder over ``memory`` (N, S, D)."""
+    """A cached (default) or uncached step decoder over ``memory`` (B, S, D) and its padding
+    mask (B, S), decoding ``group`` hypotheses per sentence (N = B * group rows)."""
     if use_cache:
-        return CachedStepDecoder(model, memory, src_pad_mask)
-    return UncachedStepDecoder(model, memory, src_pad_mask)
+        return CachedStepDecoder(model, memory, src_pad_mask, group)
+    return UncachedStepDecoder(model, memory, src_pad_mask, group)
 
 
 def next_log_probs(logits: Tensor) -> Tensor:

@@ -150,6 +150,31 @@ def test_cache_reorder_follows_the_rows() -> None:
     assert torch.allclose(out[:, 0], full[order, 3], atol=1e-5)
 
 
+def test_grouped_cache_shares_cross_attention_and_equals_full_decoding() -> None:
+    # Beam search keeps one cross-attention key/value row per sentence for its K beams.
+    model = make_model()
+    src, _, pad = random_batch()
+    group = 2
+    gen = torch.Generator().manual_seed(2)
+    tgt = torch.randint(4, SMALL.tgt_vocab_size, (src.size(0) * group, 5), generator=gen)
+    expand = torch.arange(src.size(0)).repeat_interleave(group)
+    full = model(src[expand], tgt, pad[expand])  # (B * G, T, V), every row on its own
+    cache = model.init_cache(model.encode(src, pad), group=group)
+    assert cache.layers[0].cross_k is not None and cache.layers[0].cross_k.size(0) == src.size(0)
+    steps = [model.decode_step(tgt[:, t : t + 1], cache, pad).logits for t in range(3)]
+    assert torch.allclose(torch.cat(steps, dim=1), full[:, :3], atol=1e-5)
+    # Rows reshuffled within their sentences (sentences unchanged), then sentence 1 dropped.
+    within = torch.tensor([1, 1, 2, 3, 5, 4])
+    cache.reorder(within)
+    out = model.decode_step(tgt[within, 3:4], cache, pad).logits
+    assert torch.allclose(out[:, 0], full[within, 3], atol=1e-5)
+    keep_rows, keep_sentences = torch.tensor([0, 1, 4, 5]), torch.tensor([0, 2])
+    cache.reorder(keep_rows, keep_sentences)
+    kept = within[keep_rows]
+    out = model.decode_step(tgt[kept, 4:5], cache, pad[keep_sentences]).logits
+    assert torch.allclose(out[:, 0], full[kept, 4], atol=1e-5)
+
+
 def test_attention_weights_path_equals_the_fast_path() -> None:
     model = make_model()
     src, tgt, pad = random_batch()
