@@ -1,8 +1,11 @@
 """Batched beam search (section 6.1: beam size 4, length penalty alpha = 0.6, max length input
 + 50) over the step decoders of :mod:`anuvad.search`.
 
-B sentences × K beams run as one (B*K)-row batch through each ``decode_step`` call. A sentence
-that is done leaves the batch (its cache rows are dropped), so finished sentences cost nothing.
+B sentences × K beams run as one (B*K)-row batch through each ``decode_step`` call. The K
+beams of a sentence read one shared copy of its cross-attention keys and values (a grouped
+cache, :class:`anuvad.layers.LayerCache`): computed once, never copied when beams reshuffle. A
+sentence that is done leaves the batch (its cache rows are dropped), so finished sentences cost
+nothing.
 
 Per step, for every sentence, the 2K best continuations of its K beams are ranked by their
 summed log-probability (the beams' scores plus the new token's). Going down that list:

@@ -161,6 +161,7 @@ class CT2Translator:
         self.max_src_tokens = self.model_file.config.model.max_positions - 1
         pieces = self.tgt_tokenizer.id_to_piece(range(self.tgt_tokenizer.vocab_size))
         self._tgt_ids = {piece: i for i, piece in enumerate(pieces)}
+        self._eos_piece = pieces[EOS_ID]
 
     def _pieces(self, ids: Sequence[int]) -> list[str]:
         return self.tgt_tokenizer.id_to_piece(ids)
@@ -244,7 +245,7 @@ class CT2Translator:
             sources = [self.src_tokenizer.id_to_piece(encoded[i]) for i in indices]
             outputs = self._search_within(sources, [limits[j] for j in group], k)
             for index, hypotheses in zip(indices, outputs, strict=True):
-                candidates = self._rank(hypotheses, k, alpha)[: min(nbest, k)]
+                candidates = self._rank(hypotheses, k, alpha, min(nbest, k))
                 if not candidates:  # a limit of 0 tokens
                     candidates = [Candidate("", [], 0.0, 0.0, False)]
                 best = candidates[0]
@@ -308,19 +309,23 @@ class CT2Translator:
         return outputs
 
     def _rank(
-        self, hypotheses: list[tuple[list[str], float]], k: int, alpha: float
+        self, hypotheses: list[tuple[list[str], float]], k: int, alpha: float, count: int
     ) -> list[Candidate]:
-        """anuvad's candidates, best first by anuvad's score (stable for ties)."""
-        candidates = []
-        eos = self._pieces([EOS_ID])[0]
+        """anuvad's ``count`` best candidates, best first by anuvad's score (stable for ties);
+        only those are detokenized."""
+        eos = self._eos_piece
+        ranked = []
         for pieces, log_prob in hypotheses:
             finished = bool(pieces) and pieces[-1] == eos
             token_ids = [self._tgt_ids[p] for p in (pieces[:-1] if finished else pieces)]
             length = len(token_ids) + int(finished)
             score = log_prob if k == 1 else log_prob / gnmt_penalty(length, alpha)
-            text = self.tgt_tokenizer.decode(token_ids)
-            candidates.append(Candidate(text, token_ids, score, log_prob, finished))
-        return sorted(candidates, key=lambda c: -c.score)
+            ranked.append((score, log_prob, finished, token_ids))
+        ranked.sort(key=lambda c: -c[0])
+        return [
+            Candidate(self.tgt_tokenizer.decode(ids), ids, score, log_prob, finished)
+            for score, log_prob, finished, ids in ranked[:count]
+        ]
 
     def translate_text(self, texts: Sequence[str]) -> list[str]:
         """Like :meth:`translate` with the model's settings, returning only the output strings."""
