@@ -3,7 +3,7 @@
 
 B sentences × K beams run as one (B*K)-row batch through each ``decode_step`` call. The K
 beams of a sentence read one shared copy of its cross-attention keys and values (a grouped
-cache, :class:`anuvad.layers.LayerCache`): computed once, never copied when beams reshuffle. A
+cache, :class:`anuvad.kv_cache.LayerCache`): computed once, never copied when beams reshuffle. A
 sentence that is done leaves the batch (its cache rows are dropped), so finished sentences cost
 nothing.
 

@@ -8,13 +8,13 @@ not be attended to, everywhere).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
+from anuvad.kv_cache import LayerCache, group_rows, ungroup_rows
 
 # --------------------------------------------------------------------------------------------
 # Linear layers, with a faster product for decoding on CPUs
@@ -120,46 +120,6 @@ def _check_length(length: int, max_positions: int) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
-class LayerCache:
-    """Keys and values one decoder layer has already computed, each (rows, H, L, Dh).
-
-    Self-attention keys/values have one row per decoded hypothesis (N). Cross-attention ones
-    have one row per *sentence* (N / group): the ``group`` hypotheses of a sentence (its beams,
-    consecutive rows) attend to the same source, so its keys and values are computed, stored
-    and read once for all of them.
-    """
-
-    self_k: Tensor | None = None
-    self_v: Tensor | None = None
-    cross_k: Tensor | None = None
-    cross_v: Tensor | None = None
-    group: int = 1
-
-
-@dataclass
-class DecoderCache:
-    """Incremental-decoding state: per-layer key/value caches and the number of steps done."""
-
-    layers: list[LayerCache]
-    length: int = 0
-
-    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
-        """Keep/duplicate hypothesis rows by ``index`` (N',) (beam search reshuffles them).
-
-        With ``group`` 1 the cross-attention rows follow ``index`` too. With a larger group,
-        ``index`` must keep every row within its sentence's group, and ``sentences`` (B',)
-        says which sentences' cross-attention rows to keep (None: all of them, in order).
-        """
-        for layer in self.layers:
-            cross = index if layer.group == 1 else sentences
-            for name in ("self_k", "self_v", "cross_k", "cross_v"):
-                value = getattr(layer, name)
-                rows = index if name.startswith("self") else cross
-                if value is not None and rows is not None:
-                    setattr(layer, name, value.index_select(0, rows))
-
-
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O with scaled dot-product heads.
 
@@ -235,7 +195,7 @@ class MultiHeadAttention(nn.Module):
 
         group = 1 if self.self_attention or cache is None else cache.group
         if group > 1:  # the group's queries side by side against their sentence's keys
-            q = _group_rows(q, group)  # (N / G, H, G * T, Dh)
+            q = group_rows(q, group)  # (N / G, H, G * T, Dh)
         mask = _combine_masks(key_pad_mask, attn_mask)  # broadcastable to (B, H, T, L)
         if causal and mask is not None:
             raise ValueError("pass either causal=True or an explicit attn_mask, not both")
@@ -249,25 +209,11 @@ class MultiHeadAttention(nn.Module):
                 q, k, v, attn_mask=mask, dropout_p=dropout, is_causal=causal
             )  # (B, H, T, Dh)
         if group > 1:
-            context = _ungroup_rows(context, group)  # (N, H, T, Dh)
-            weights = _ungroup_rows(weights, group) if weights is not None else None
+            context = ungroup_rows(context, group)  # (N, H, T, Dh)
+            weights = ungroup_rows(weights, group) if weights is not None else None
         batch, _, length, _ = context.shape
         context = context.transpose(1, 2).reshape(batch, length, -1)  # (B, T, D)
         return self.out_proj(context), weights if need_weights else None
-
-
-def _group_rows(x: Tensor, group: int) -> Tensor:
-    """(N, H, T, X) → (N / G, H, G * T, X): each group's rows become one row's positions."""
-    rows, heads, length, last = x.shape
-    grouped = x.view(rows // group, group, heads, length, last).transpose(1, 2)
-    return grouped.reshape(rows // group, heads, group * length, last)
-
-
-def _ungroup_rows(x: Tensor, group: int) -> Tensor:
-    """The inverse of :func:`_group_rows`: (N / G, H, G * T, X) → (N, H, T, X)."""
-    sentences, heads, positions, last = x.shape
-    split = x.view(sentences, heads, group, positions // group, last).transpose(1, 2)
-    return split.reshape(sentences * group, heads, positions // group, last)
 
 
 def _explicit_is_faster(q: Tensor, k: Tensor) -> bool:

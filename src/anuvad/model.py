@@ -24,11 +24,10 @@ import torch
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
+from anuvad.kv_cache import DecoderCache, LayerCache
 from anuvad.layers import (
-    DecoderCache,
     DecoderLayer,
     EncoderLayer,
-    LayerCache,
     LearnedPositions,
     SinusoidalPositions,
     linear,
@@ -183,7 +182,7 @@ class Transformer(nn.Module):
         ``memory`` (B, S, D) has one row per sentence; ``group`` hypotheses are decoded per
         sentence (beam search: the beam size), as consecutive rows of the (B * group) decoder
         batch. They share their sentence's cross-attention keys and values (see
-        :class:`~anuvad.layers.LayerCache`); ``decode_step`` then takes the (B, S) padding mask.
+        :class:`~anuvad.kv_cache.LayerCache`); ``decode_step`` then takes the (B, S) padding mask.
         """
         if group < 1:
             raise ValueError(f"group must be at least 1, got {group}")

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from anuvad.constraints import OutputConstraint
+from anuvad.kv_cache import sentence_rows
 from anuvad.model import Transformer
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
@@ -118,7 +119,7 @@ class CachedStepDecoder(StepDecoder):
     def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
         """Select cache rows by ``index`` (N'), sentence rows by ``sentences`` (B')."""
         self.cache.reorder(index, sentences)
-        rows = index if self.group == 1 else sentences
+        rows = sentence_rows(self.group, index, sentences)
         if self.src_pad_mask is not None and rows is not None:
             self.src_pad_mask = self.src_pad_mask.index_select(0, rows)
 
