@@ -120,9 +120,13 @@ def run_marian(
                 input_ids=src_ids, attention_mask=(~src_pad_mask).long(), generation_config=config
             )
             for i, row in zip(group, generated[:, 1:].tolist(), strict=True):  # drop BOS
+                # Finished rows are padded with PAD (greedy) or with more EOS (beam search):
+                # the output ends at its first EOS, which counts as a token as in every engine.
                 ids = [t for t in row if t != PAD_ID]
+                if EOS_ID in ids:
+                    ids = ids[: ids.index(EOS_ID) + 1]
                 tokens += len(ids)
-                outputs[i] = translator.tgt_tokenizer.decode(ids)
+                outputs[i] = translator.tgt_tokenizer.decode([t for t in ids if t != EOS_ID])
     return outputs, tokens
 
 

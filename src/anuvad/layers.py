@@ -14,48 +14,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
+from anuvad.cpu_linear import Linear
 from anuvad.kv_cache import LayerCache, group_rows, ungroup_rows
-
-# --------------------------------------------------------------------------------------------
-# Linear layers, with a faster product for decoding on CPUs
-# --------------------------------------------------------------------------------------------
-
-# Up to this many rows, Linear computes (W @ x^T)^T when decoding on a CPU (see below).
-FEW_ROWS = 256
-
-
-def transposed_linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """``F.linear(x, weight, bias)`` computed as ``(weight @ x^T)^T``: the same product.
-
-    CPU BLAS libraries pick a much faster kernel for an (O, I) @ (I, M) GEMM than for
-    (M, I) @ (O, I)^T when M, the rows being decoded, is small. Measured on the 2-core AVX2
-    machine of docs/benchmarks.md (2 threads): O 8,000 (the output layer), I 256: 0.9 against
-    3.1 ms at M = 4 (a beam of 4), 5.1 against 8.4 ms at M = 64; O 1,024, I 256: 69 against
-    148 µs at M = 4. For inference only (it builds no autograd graph of its own).
-    """
-    flat = x.reshape(-1, x.size(-1))  # (M, I)
-    out = (weight @ flat.t()).t().contiguous()  # (M, O)
-    if bias is not None:
-        out += bias
-    return out.reshape(*x.shape[:-1], weight.size(0))
-
-
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """``F.linear``, as :func:`transposed_linear` when that is faster: without autograd, on a
-    CPU, with 2..FEW_ROWS rows (decoding steps; training and GPUs take ``F.linear``)."""
-    rows = x.numel() // max(1, x.size(-1))
-    if x.device.type == "cpu" and not torch.is_grad_enabled() and 2 <= rows <= FEW_ROWS:
-        return transposed_linear(x, weight, bias)
-    return F.linear(x, weight, bias)
-
-
-class Linear(nn.Linear):
-    """``nn.Linear`` (same parameters and state-dict keys) that decodes faster on CPUs through
-    :func:`linear`."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return linear(x, self.weight, self.bias)
-
 
 # --------------------------------------------------------------------------------------------
 # Positions (section 3.5)

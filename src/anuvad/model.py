@@ -24,14 +24,9 @@ import torch
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
+from anuvad.cpu_linear import linear
 from anuvad.kv_cache import DecoderCache, LayerCache
-from anuvad.layers import (
-    DecoderLayer,
-    EncoderLayer,
-    LearnedPositions,
-    SinusoidalPositions,
-    linear,
-)
+from anuvad.layers import DecoderLayer, EncoderLayer, LearnedPositions, SinusoidalPositions
 
 # --------------------------------------------------------------------------------------------
 # The encoder-decoder model
