@@ -15,6 +15,7 @@ from anuvad.cpu_linear import (
     PRODUCT_ENV_VAR,
     Linear,
     ProductChooser,
+    padded_rows,
     row_bucket,
     transposed_linear,
 )
@@ -22,7 +23,7 @@ from anuvad.errors import ConfigError
 
 
 @pytest.mark.parametrize("mode", ["auto", "plain", "transposed"])
-@pytest.mark.parametrize("rows", [1, 2, 3, 17, MAX_ROWS, MAX_ROWS + 1])
+@pytest.mark.parametrize("rows", [1, 2, 3, 8, 9, 17, 31, MAX_ROWS, MAX_ROWS + 1])
 def test_linear_equals_nn_linear_in_inference(
     rows: int, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -84,9 +85,9 @@ def test_chooser_keeps_the_faster_product_per_shape_and_row_bucket() -> None:
     )
     weight, bias = torch.randn(12, 8), torch.randn(12)
     x = torch.randn(4, 8)
-    for _ in range(8):  # 2 x (3 timed + 1 warm-up) trial calls
+    for _ in range(2 * (3 + cpu_linear.WARM_UP)):  # the trial calls
         torch.testing.assert_close(chooser(x, weight, bias), F.linear(x, weight, bias))
-    assert calls.count("slow") == calls.count("fast") == 4  # alternated
+    assert calls.count("slow") == calls.count("fast") == 3 + cpu_linear.WARM_UP  # alternated
     key = (12, 8, 4, torch.float32, True, torch.get_num_threads())
     assert chooser.choices == {key: "fast"}
     calls.clear()
@@ -122,6 +123,11 @@ def test_the_mode_comes_from_the_environment_and_a_bad_one_is_named(
         ProductChooser(mode=None)(x, weight, None)
     with pytest.raises(ConfigError, match="ANUVAD_CPU_PRODUCT"):
         ProductChooser("gemv")
+
+
+@pytest.mark.parametrize(("rows", "padded"), [(1, 2), (2, 2), (8, 8), (9, 16), (16, 16), (17, 32)])
+def test_transposed_rows_are_padded_to_what_blas_is_fast_on(rows: int, padded: int) -> None:
+    assert padded_rows(rows) == padded
 
 
 @pytest.mark.parametrize(("rows", "bucket"), [(0, 1), (1, 1), (2, 2), (3, 4), (4, 4), (5, 8)])
