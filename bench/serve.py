@@ -86,7 +86,7 @@ def parse_engine(spec: str) -> tuple[str, str, int, int]:
     name, _, shape = spec.partition("@")
     name, _, compute_type = name.partition(":")
     if not shape:
-        return name, compute_type or "default", 1, 0
+        return name, compute_type or "default", 0, 0
     replicas, _, threads = shape.partition("x")
     return name, compute_type or "default", int(replicas), int(threads or 0)
 

@@ -40,22 +40,25 @@ def serve(
     batching: bool = True,
     max_wait_ms: float = 5.0,
     threads: int = 0,
-    replicas: int = 1,
+    replicas: int = 0,
     compute_type: str = "default",
     log_level: str = "info",
 ) -> None:
     """Load ``model`` with ``engine`` ("torch" or "ctranslate2", see :mod:`anuvad.engine`) and
     serve it until interrupted (prints the address first). ``threads``, ``replicas`` and
-    ``compute_type``: see :func:`anuvad.engine.load_engine`.
+    ``compute_type``: see :func:`anuvad.engine.load_engine`; ``replicas`` 0 chooses them with
+    the threads (:func:`anuvad.engine.server_layout`).
 
     Raises:
         CheckpointError: the model file is missing or unreadable.
     """
+    import torch
     import uvicorn
 
-    from anuvad.engine import load_engine
+    from anuvad.engine import load_engine, server_layout
     from anuvad.server.app import create_app
 
+    threads, replicas = server_layout(engine, device, threads, replicas)
     translator = load_engine(
         model,
         engine=engine,
@@ -74,7 +77,7 @@ def serve(
         f"  web page: http://{shown}:{port}/\n"
         f"  API docs: http://{shown}:{port}/docs\n"
         f"  batching: {'on' if batching else 'off'}, {translator.parallel_calls} model call(s) "
-        "at once; stop with Ctrl+C",
+        f"at once, {threads or torch.get_num_threads()} thread(s) each; stop with Ctrl+C",
         flush=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
@@ -132,9 +135,10 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--replicas",
         type=int,
-        default=1,
+        default=0,
         help="ctranslate2 only: model replicas decoding batches in parallel, each with --threads "
-        "threads (on a small CPU, e.g. 2 cores: --replicas 2 --threads 1)",
+        "threads (default 0: on a CPU with --threads unset, one 1-thread replica per core; "
+        "else 1)",
     )
     p.add_argument(
         "--compute-type",

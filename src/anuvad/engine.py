@@ -111,6 +111,27 @@ def ct2_folder_for(model: str | Path) -> Path:
     return folder
 
 
+def server_layout(engine: str, device: str, threads: int, replicas: int) -> tuple[int, int]:
+    """(threads per model call, replicas) for a server; ``replicas`` 0 means "choose".
+
+    A CTranslate2 server on a CPU with neither set gets one single-threaded replica per core:
+    measured on 2 cores (docs/benchmarks.md, "Serving the shipped Hindi model after the
+    change"), 2 replicas x 1 thread served int8 beam 4 at 321.9 sentences/s batched and 236.5
+    one call per request, 1 replica x 2 threads at 251.3 and 27.8. Everything else: 1 replica.
+
+    Raises:
+        ConfigError: negative threads or replicas.
+    """
+    if threads < 0 or replicas < 0:
+        raise ConfigError(f"threads ({threads}) and replicas ({replicas}) must be >= 0")
+    if replicas:
+        return threads, replicas
+    on_cpu = device == "cpu" or (device == "auto" and not torch.cuda.is_available())
+    if engine == "ctranslate2" and on_cpu and threads == 0:
+        return 1, max(1, torch.get_num_threads())
+    return threads, 1
+
+
 def load_engine(
     model: str | Path,
     engine: str = "torch",
