@@ -16,10 +16,14 @@ CTranslate2 by CTranslate2's own stock converter, for bench/decode.py.
   BOS embedding row is zero (:func:`zero_bos_embedding`, bench/decode.py ``--zero-bos``) removes
   it: the twin then computes exactly anuvad's network, so the two exports give the same outputs
   and their speeds compare like for like.
+* :func:`run_marian`, :func:`run_ct2_stock`: the twins called as their users would, on the
+  Translator's length-sorted batches.
 """
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,7 @@ from torch import nn
 from anuvad.batching import collate_source
 from anuvad.model import Transformer
 from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from anuvad.translator import Translator
 
 
 def zero_bos_embedding(model: Transformer) -> None:
@@ -190,3 +195,79 @@ def stock_ct2_model(model: Transformer, out: Path, quantization: str) -> Path:
 
     Converter(str(config_dir)).convert(str(out), quantization=quantization, force=True)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Running the twins as their users would (bench/decode.py times these)
+# ----------------------------------------------------------------------------------------------
+
+
+def batches(lengths: Sequence[int], size: int) -> list[list[int]]:
+    """Indices sorted by length, ``size`` per batch (as the Translator batches)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    return [order[i : i + size] for i in range(0, len(order), size)]
+
+
+def run_marian(
+    marian: nn.Module,
+    translator: Translator,
+    lines: Sequence[str],
+    k: int,
+    args: argparse.Namespace,
+    batch_size: int,
+) -> tuple[list[str], int]:
+    """``generate`` on the Translator's batches; outputs in input order and token count."""
+    from transformers import GenerationConfig
+
+    encoded = translator._encode(lines)
+    outputs: list[str] = [""] * len(lines)
+    tokens = 0
+    max_tokens = translator.model.config.max_positions - 1
+    with torch.inference_mode():
+        for group in batches([len(e) for e in encoded], batch_size):
+            src_ids, src_pad_mask = collate_source([encoded[i] for i in group])
+            limit = min(int(args.max_len_a * src_ids.size(1)) + args.max_len_b, max_tokens)
+            config = GenerationConfig(
+                num_beams=k, do_sample=False, length_penalty=args.alpha, early_stopping=True,
+                max_new_tokens=limit, decoder_start_token_id=BOS_ID, eos_token_id=EOS_ID,
+                pad_token_id=PAD_ID, suppress_tokens=[PAD_ID, BOS_ID], use_cache=True,
+            )  # fmt: skip
+            generated = marian.generate(  # type: ignore[operator]
+                input_ids=src_ids, attention_mask=(~src_pad_mask).long(), generation_config=config
+            )
+            for i, row in zip(group, generated[:, 1:].tolist(), strict=True):  # drop BOS
+                # Finished rows are padded with PAD (greedy) or with more EOS (beam search):
+                # the output ends at its first EOS, which counts as a token as in every engine.
+                ids = [t for t in row if t != PAD_ID]
+                if EOS_ID in ids:
+                    ids = ids[: ids.index(EOS_ID) + 1]
+                tokens += len(ids)
+                outputs[i] = translator.tgt_tokenizer.decode([t for t in ids if t != EOS_ID])
+    return outputs, tokens
+
+
+def run_ct2_stock(
+    ct2: Any,
+    translator: Translator,
+    lines: Sequence[str],
+    k: int,
+    args: argparse.Namespace,
+    batch_size: int,
+) -> tuple[list[str], int]:
+    """The stock-converted twin (:func:`marian_twin.stock_ct2_model`) on the Translator's
+    batches, called as a CTranslate2 user would: one ``translate_batch`` per batch."""
+    encoded = translator._encode(lines)
+    outputs: list[str] = [""] * len(lines)
+    tokens = 0
+    for group in batches([len(e) for e in encoded], batch_size):
+        sources = [[token_name(t) for t in [*encoded[i], EOS_ID]] for i in group]
+        limit = int(args.max_len_a * max(len(s) for s in sources)) + args.max_len_b
+        results = ct2.translate_batch(
+            sources, beam_size=k, length_penalty=args.alpha if k > 1 else 0.0,
+            max_decoding_length=limit, max_batch_size=batch_size, return_end_token=True,
+        )  # fmt: skip
+        for i, result in zip(group, results, strict=True):
+            ids = [int(piece[1:]) for piece in result.hypotheses[0]]
+            tokens += len(ids)
+            outputs[i] = translator.tgt_tokenizer.decode([t for t in ids if t != EOS_ID])
+    return outputs, tokens

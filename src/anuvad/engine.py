@@ -20,7 +20,7 @@ import torch
 
 from anuvad.config import DecodeConfig, ExperimentConfig
 from anuvad.errors import ConfigError
-from anuvad.translator import AttentionView, Translation
+from anuvad.translator import AttentionView, Translation, resolve_device
 
 ENGINES = ("torch", "ctranslate2")
 
@@ -126,8 +126,7 @@ def server_layout(engine: str, device: str, threads: int, replicas: int) -> tupl
         raise ConfigError(f"threads ({threads}) and replicas ({replicas}) must be >= 0")
     if replicas:
         return threads, replicas
-    on_cpu = device == "cpu" or (device == "auto" and not torch.cuda.is_available())
-    if engine == "ctranslate2" and on_cpu and threads == 0:
+    if engine == "ctranslate2" and resolve_device(device).type == "cpu" and threads == 0:
         return 1, max(1, torch.get_num_threads())
     return threads, 1
 
