@@ -23,7 +23,7 @@ CTranslate2 by CTranslate2's own stock converter, for bench/decode.py.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -202,10 +202,16 @@ def stock_ct2_model(model: Transformer, out: Path, quantization: str) -> Path:
 # ----------------------------------------------------------------------------------------------
 
 
-def batches(lengths: Sequence[int], size: int) -> list[list[int]]:
-    """Indices sorted by length, ``size`` per batch (as the Translator batches)."""
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    return [order[i : i + size] for i in range(0, len(order), size)]
+def encoded_batches(
+    translator: Translator, lines: Sequence[str], size: int
+) -> Iterator[tuple[list[int], list[list[int]]]]:
+    """(line indices, their source ids) sorted by length, ``size`` per batch, as the Translator
+    batches."""
+    encoded = translator._encode(lines)
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+    for start in range(0, len(order), size):
+        group = order[start : start + size]
+        yield group, [encoded[i] for i in group]
 
 
 def run_marian(
@@ -219,13 +225,12 @@ def run_marian(
     """``generate`` on the Translator's batches; outputs in input order and token count."""
     from transformers import GenerationConfig
 
-    encoded = translator._encode(lines)
     outputs: list[str] = [""] * len(lines)
     tokens = 0
     max_tokens = translator.model.config.max_positions - 1
     with torch.inference_mode():
-        for group in batches([len(e) for e in encoded], batch_size):
-            src_ids, src_pad_mask = collate_source([encoded[i] for i in group])
+        for group, src in encoded_batches(translator, lines, batch_size):
+            src_ids, src_pad_mask = collate_source(src)
             limit = min(int(args.max_len_a * src_ids.size(1)) + args.max_len_b, max_tokens)
             config = GenerationConfig(
                 num_beams=k, do_sample=False, length_penalty=args.alpha, early_stopping=True,
@@ -256,11 +261,10 @@ def run_ct2_stock(
 ) -> tuple[list[str], int]:
     """The stock-converted twin (:func:`marian_twin.stock_ct2_model`) on the Translator's
     batches, called as a CTranslate2 user would: one ``translate_batch`` per batch."""
-    encoded = translator._encode(lines)
     outputs: list[str] = [""] * len(lines)
     tokens = 0
-    for group in batches([len(e) for e in encoded], batch_size):
-        sources = [[token_name(t) for t in [*encoded[i], EOS_ID]] for i in group]
+    for group, src in encoded_batches(translator, lines, batch_size):
+        sources = [[token_name(t) for t in [*ids, EOS_ID]] for ids in src]
         limit = int(args.max_len_a * max(len(s) for s in sources)) + args.max_len_b
         results = ct2.translate_batch(
             sources, beam_size=k, length_penalty=args.alpha if k > 1 else 0.0,
