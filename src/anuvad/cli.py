@@ -34,6 +34,10 @@ EXAMPLES = {
     "serve": "anuvad serve --model data/trained_models/enhi.pt --port 8000",
     "data": "anuvad data download hvg  (or: anuvad data list)",
     "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/",
+    "backtranslate": (
+        "anuvad backtranslate --model data/trained_models/hien.pt "
+        "--input mono.hi.gz --out-prefix data/synthetic/bt"
+    ),
     "parse": "echo 'The dog barks .' | anuvad parse --model runs/ptb_parsing_cpu/model.pt",
 }
 

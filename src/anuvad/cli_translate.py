@@ -178,8 +178,63 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backtranslate(args: argparse.Namespace) -> int:
+    """Translate monolingual files with a reverse model into synthetic pairs (resumable)."""
+    from tqdm import tqdm
+
+    from anuvad.backtranslate import backtranslate
+
+    if args.beam_size is not None and args.beam_size < 1:
+        print("error: --beam-size must be at least 1 (1 = greedy)", file=sys.stderr)
+        return 2
+    translator = _translator(args)
+    with tqdm(unit="line", disable=args.no_progress, file=sys.stderr) as bar:
+
+        def show(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        result = backtranslate(
+            translator,
+            [Path(p) for p in args.input],
+            Path(args.out_prefix),
+            beam_size=args.beam_size or 1,
+            max_lines=args.max_lines,
+            chunk_lines=args.chunk_lines,
+            progress=show,
+        )
+    print(
+        f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "
+        f"({result.read} lines read, {result.skipped} skipped as empty, "
+        f"{result.resumed_from} done by an earlier run, {result.seconds:.0f} s)"
+    )
+    return 0
+
+
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Add ``anuvad translate`` and ``anuvad evaluate`` to the command-line parser."""
+    """Add ``anuvad translate``, ``evaluate`` and ``backtranslate`` to the command-line parser."""
+    p = add(
+        "backtranslate",
+        "Translate monolingual target-language text with a reverse model into synthetic "
+        "training pairs (resumable).",
+    )
+    p.add_argument("--model", required=True, help="the reverse model (e.g. Hindi->English)")
+    p.add_argument(
+        "--input", required=True, nargs="+", help="monolingual files, one sentence a line (.gz ok)"
+    )
+    p.add_argument(
+        "--out-prefix",
+        required=True,
+        help="writes PREFIX.<reverse target lang> (synthetic) and PREFIX.<reverse source lang>",
+    )
+    p.add_argument("--max-lines", type=int, default=0, help="first N lines of each input file")
+    p.add_argument(
+        "--chunk-lines", type=int, default=2000, help="lines per saved chunk (what a kill loses)"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_search_args(p)
+    p.set_defaults(func=cmd_backtranslate)
+
     p = add("translate", "Translate sentences (one per line) from stdin or a file.")
     p.add_argument(
         "--model", required=True, help="a model file (.pt), or an exported CTranslate2 folder"

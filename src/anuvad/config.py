@@ -20,6 +20,7 @@ from anuvad.errors import ConfigError
 
 __all__ = [
     "DATA_ENV_VAR",
+    "CleaningConfig",
     "CorpusConfig",
     "DataConfig",
     "DecodeConfig",
@@ -94,6 +95,14 @@ class CorpusConfig:
     first: str = ""  # ptb: first file name (without .mrg) to read, inclusive; "" = no bound
     last: str = ""  # ptb: last file name to read, inclusive; "" = no bound
     tree_leaves: str = "xx"  # ptb: a word becomes "xx" (placeholder XX), "pos" (its tag) or "word"
+    # Training corpora only. How often the corpus is seen per epoch after cleaning: 2.0 repeats
+    # every pair twice, 0.25 keeps a seeded random quarter (so 29k captions need not drown 30k
+    # general pairs); 1.0 = as read.
+    weight: float = 1.0
+    # Training corpora only. A token put before every source sentence (e.g. "<bt>" for
+    # back-translated pairs, Caswell et al. 2019) so the model can tell the corpus apart; it
+    # becomes one piece of the source vocabulary. "" = none.
+    tag: str = ""
 
 
 @dataclass
@@ -112,6 +121,33 @@ class TokenizerConfig:
 
 
 @dataclass
+class CleaningConfig:
+    """Text-level cleaning of training pairs, before tokenization (:mod:`anuvad.cleaning`).
+
+    Everything is off by default (older recipes and model files behave as they did); every pair
+    changed or dropped is counted per corpus and reason in ``report.json``.
+    """
+
+    # NFC everywhere; the Indic NLP library's normalizer for Indic languages (nukta forms, danda
+    # variants, ZWJ/ZWNJ); sacremoses' Moses punctuation normalizer for the others. Applied to
+    # both sides of training pairs and to the source side of dev sets and of every input at
+    # translation time (the setting travels inside the model file).
+    normalize: bool = False
+    # A side wrapped in double quotes with doubled inner quotes ("a ""b"" c") is unwrapped.
+    unwrap_csv_quotes: bool = False
+    # Smallest share of a side's letters in its language's script (Latin for en/de/fr,
+    # Devanagari for hi/mr/ne); languages without a known script are not checked. 0 = off.
+    min_script_ratio: float = 0.0
+    # Drop a training pair when either side equals a sentence of a dev set (data.valid and
+    # `exclude`), whole or split out of a dev paragraph, ignoring case, spacing and surrounding
+    # punctuation.
+    drop_dev_overlap: bool = False
+    # More dev/test sets for that check (e.g. the general-domain dev sets a recipe does not
+    # validate on); read like data.valid.
+    exclude: list[CorpusConfig] = field(default_factory=list)
+
+
+@dataclass
 class DataConfig:
     """Where the parallel text is, how it is cleaned and how it is batched."""
 
@@ -126,6 +162,8 @@ class DataConfig:
     max_len: int = 250  # subword tokens per side
     max_len_ratio: float = 3.0  # longer side / shorter side, in subword tokens
     dedup: bool = True  # drop exact duplicate (source, target) pairs
+    clean: CleaningConfig = field(default_factory=CleaningConfig)
+    sample_seed: int = 1  # seeds the random subsets of corpora with a fractional weight
     # Token-budget batching (section 5.1: ~25,000 source and ~25,000 target tokens per batch).
     max_tokens: int = 4096  # padded tokens per side per batch
     valid_max_tokens: int = 8192
@@ -260,8 +298,27 @@ class ExperimentConfig:
         need(d.max_len > 0, "data.max_len must be positive")
         need(d.max_len_ratio >= 1.0, "data.max_len_ratio must be >= 1")
         need(d.max_tokens > 0, "data.max_tokens must be positive")
-        for split in ("train", "valid"):
-            for i, corpus in enumerate(getattr(d, split)):
+        c = d.clean
+        need(
+            0.0 <= c.min_script_ratio <= 1.0,
+            f"data.clean.min_script_ratio must be in [0, 1], got {c.min_script_ratio}",
+        )
+        for i, corpus in enumerate(d.train):
+            need(
+                corpus.weight > 0,
+                f"data.train[{i}].weight must be positive (2.0 repeats a corpus, 0.5 keeps half), "
+                f"got {corpus.weight}",
+            )
+            need(
+                corpus.tag == corpus.tag.strip() and " " not in corpus.tag,
+                f"data.train[{i}].tag must be one token without spaces, got {corpus.tag!r}",
+            )
+        for split, corpora in (
+            ("train", d.train),
+            ("valid", d.valid),
+            ("clean.exclude", c.exclude),
+        ):
+            for i, corpus in enumerate(corpora):
                 where = f"data.{split}[{i}]"
                 if corpus.format == "aligned":
                     need(bool(corpus.src and corpus.tgt), f"{where}: aligned needs src and tgt")

@@ -46,6 +46,7 @@ from typing import Any
 
 import torch
 
+from anuvad.cleaning import source_normalizer
 from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
 from anuvad.ct2_export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
@@ -175,7 +176,8 @@ class CT2Translator:
     # -- translation -----------------------------------------------------------------------------
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
-        encoded = self.src_tokenizer.encode_batch([t.strip() for t in texts])
+        normalize = source_normalizer(self.model_file.config.data)
+        encoded = self.src_tokenizer.encode_batch([normalize(t) for t in texts])
         for i, ids in enumerate(encoded):
             if len(ids) > self.max_src_tokens:
                 logger.warning(

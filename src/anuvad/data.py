@@ -1,16 +1,18 @@
 """Reading and cleaning parallel text.
 
 A corpus is an aligned file pair (line *i* of the source file translates line *i* of the target
-file), one TSV file with two chosen columns, or Penn Treebank trees read as (sentence,
-linearised tree) pairs for parsing (:mod:`anuvad.parsing`). Files are read in binary and decoded
-line by line so that a bad byte is reported with its line and offset. Each sentence loses its
-line ending and surrounding whitespace and is otherwise kept as it is; nothing is ever dropped
-silently: reading fails with a :class:`~anuvad.errors.DataError` naming the file and the line,
-and cleaning (:func:`filter_pairs`) counts every dropped pair by reason in a :class:`FilterReport`.
+file; plain or ``.gz``), one TSV file with two chosen columns, or Penn Treebank trees read as
+(sentence, linearised tree) pairs for parsing (:mod:`anuvad.parsing`). Files are read in binary
+and decoded line by line so that a bad byte is reported with its line and offset. Each sentence
+loses its line ending and surrounding whitespace and is otherwise kept as it is; nothing is ever
+dropped silently: reading fails with a :class:`~anuvad.errors.DataError` naming the file and the
+line, and cleaning (:mod:`anuvad.cleaning` for text, :func:`filter_pairs` for token lengths)
+counts every dropped pair by reason.
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -95,13 +97,33 @@ def _read_lines(path: Path, limit: int) -> tuple[list[str], int]:
     lines: list[str] = []
     count = 0
     offset = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            count += 1
-            if limit <= 0 or count <= limit:
-                lines.append(_decode_line(raw, path, count, offset).rstrip("\r\n"))
-            offset += len(raw)
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as handle:
+            for raw in handle:
+                count += 1
+                if limit <= 0 or count <= limit:
+                    lines.append(_decode_line(raw, path, count, offset).rstrip("\r\n"))
+                offset += len(raw)
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+        raise DataError(
+            f"{path}: cannot be read after line {count} ({exc}). Fix: re-download or re-create "
+            f"the file (a .gz file must be complete gzip data)."
+        ) from exc
     return lines, count
+
+
+def read_text_lines(path: Path, limit: int = 0) -> list[str]:
+    """The lines of a UTF-8 text file (``.gz`` files are decompressed), whitespace-stripped.
+
+    Args:
+        path: the file.
+        limit: read only the first ``limit`` lines (0 = all).
+
+    Raises:
+        DataError: the file is missing, unreadable or not UTF-8 (naming the line).
+    """
+    return [line.strip() for line in _read_lines(path, limit)[0]]
 
 
 def _resolve(path: str, root: Path) -> Path:

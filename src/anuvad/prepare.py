@@ -19,12 +19,26 @@ import dataclasses
 import itertools
 import json
 import logging
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from anuvad.cleaning import (
+    CLEAN_DROP_REASONS,
+    CleaningReport,
+    DevIndex,
+    clean_corpus,
+    normalizer_for,
+)
 from anuvad.config import DataConfig, ExperimentConfig
-from anuvad.data import ParallelText, filter_pairs, read_corpora, require_nonempty_sides
+from anuvad.data import (
+    FilterReport,
+    ParallelText,
+    filter_pairs,
+    read_corpora,
+    require_nonempty_sides,
+)
 from anuvad.encoded import FORMAT_VERSION, REDO, EncodedCorpus, write_atomic
 from anuvad.errors import CheckpointError, DataError
 from anuvad.tokenizer import Tokenizer, train_tokenizer
@@ -87,16 +101,50 @@ def _corpora_report(texts: list[ParallelText]) -> list[dict[str, Any]]:
 
 
 def _train_tokenizers(
-    data: DataConfig, src_text: list[str], tgt_text: list[str]
+    data: DataConfig, src_text: list[str], tgt_text: list[str], tags: list[str]
 ) -> tuple[Tokenizer, Tokenizer]:
+    """Source tags (e.g. ``<bt>``) become single pieces of the source vocabulary."""
     cfg = data.tokenizer
     if cfg.joint:
         # One vocabulary over both languages, so embeddings can be shared (section 3.4).
-        joint = train_tokenizer(itertools.chain(src_text, tgt_text), cfg, cfg.vocab_size)
+        joint = train_tokenizer(
+            itertools.chain(src_text, tgt_text), cfg, cfg.vocab_size, user_symbols=tags
+        )
         return joint, joint
-    src_tok = train_tokenizer(src_text, cfg, cfg.src_vocab_size or cfg.vocab_size)
+    src_tok = train_tokenizer(
+        src_text, cfg, cfg.src_vocab_size or cfg.vocab_size, user_symbols=tags
+    )
     tgt_tok = train_tokenizer(tgt_text, cfg, cfg.tgt_vocab_size or cfg.vocab_size)
     return src_tok, tgt_tok
+
+
+def weighted_sample(indices: list[int], weight: float, seed: str) -> list[int]:
+    """``indices`` repeated ``int(weight)`` times plus a seeded random share ``weight % 1``.
+
+    Args:
+        indices: the kept pairs of one corpus, in order.
+        weight: how often the corpus is seen per epoch (> 0).
+        seed: the random seed of the fractional part (e.g. ``"1:hvg"``: stable per corpus).
+
+    Returns:
+        Pair indices; each appears ``int(weight)`` or ``int(weight) + 1`` times, and
+        ``round(weight * len(indices))`` in all.
+    """
+    whole = int(weight)
+    chosen = indices * whole
+    extra = round(weight * len(indices)) - len(chosen)
+    if extra > 0:
+        picked = random.Random(seed).sample(range(len(indices)), extra)
+        chosen += [indices[i] for i in sorted(picked)]
+    return chosen
+
+
+def _add_reports(total: FilterReport, cleaning: CleaningReport, tokens: FilterReport) -> None:
+    """Fold one corpus's text- and token-level counts into the training set's report."""
+    total.total += cleaning.total
+    total.kept += tokens.kept
+    for reason, n in (*cleaning.dropped.items(), *tokens.dropped.items()):
+        total.dropped[reason] = total.dropped.get(reason, 0) + n
 
 
 def _data_fingerprint(data: DataConfig) -> dict[str, Any]:
@@ -147,28 +195,87 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     valid_texts = read_corpora(data.valid, root)
     for text in valid_texts:
         require_nonempty_sides(text)
-    train_src, train_tgt = _concat(train_texts)
+    dev: DevIndex | None = None
+    if data.clean.drop_dev_overlap:
+        dev = DevIndex()
+        for text in [*valid_texts, *read_corpora(data.clean.exclude, root)]:
+            dev.add(text.src, text.tgt)
+    seen: set[tuple[str, str]] | None = set() if data.dedup else None
+    cleaned: list[ParallelText] = []
+    cleaning: list[CleaningReport] = []
+    for corpus, text in zip(data.train, train_texts, strict=True):
+        kept_text, corpus_report = clean_corpus(
+            text, data.clean, data.src_lang, data.tgt_lang, dev, seen
+        )
+        if corpus.tag:
+            kept_text.src = [f"{corpus.tag} {s}" for s in kept_text.src]
+        cleaned.append(kept_text)
+        cleaning.append(corpus_report)
+    train_src, train_tgt = _concat(cleaned)
     valid_src, valid_tgt = _concat(valid_texts)
 
-    src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt)
-    src_ids = src_tok.encode_batch(train_src)
-    tgt_ids = tgt_tok.encode_batch(train_tgt)
-    kept, report = filter_pairs(
-        train_src,
-        train_tgt,
-        src_ids,
-        tgt_ids,
-        max_len=data.max_len,
-        max_len_ratio=data.max_len_ratio,
-        dedup=data.dedup,
-    )
-    if not kept:
+    tags = sorted({corpus.tag for corpus in data.train if corpus.tag})
+    src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt, tags)
+    # Every reason, text-level first, in the order the checks run.
+    reasons = dict.fromkeys((*CLEAN_DROP_REASONS, "too_long", "length_ratio"), 0)
+    report = FilterReport(dropped=reasons)
+    train = EncodedCorpus(src=[], tgt=[])
+    corpora_reports: list[dict[str, Any]] = []
+    for corpus, text, corpus_cleaning in zip(data.train, cleaned, cleaning, strict=True):
+        src_ids = src_tok.encode_batch(text.src)
+        tgt_ids = tgt_tok.encode_batch(text.tgt)
+        # Duplicates were dropped above, across corpora (after normalisation).
+        kept, corpus_filter = filter_pairs(
+            text.src,
+            text.tgt,
+            src_ids,
+            tgt_ids,
+            max_len=data.max_len,
+            max_len_ratio=data.max_len_ratio,
+            dedup=False,
+        )
+        chosen = weighted_sample(kept, corpus.weight, f"{data.sample_seed}:{text.name}")
+        train.src.extend(src_ids[i] for i in chosen)
+        train.tgt.extend(tgt_ids[i] for i in chosen)
+        _add_reports(report, corpus_cleaning, corpus_filter)
+        corpora_reports.append(
+            {
+                "name": text.name,
+                "src_file": str(text.src_path),
+                "tgt_file": str(text.tgt_path),
+                "pairs": corpus_cleaning.total,
+                "cleaning": corpus_cleaning.to_dict(),
+                "filter": corpus_filter.to_dict(),
+                "kept": len(kept),
+                "weight": corpus.weight,
+                "tag": corpus.tag,
+                "pairs_in_training": len(chosen),
+            }
+        )
+        logger.info(
+            "corpus %r: %d read, %d kept, %d in training (weight %g); dropped %s",
+            text.name,
+            corpus_cleaning.total,
+            len(kept),
+            len(chosen),
+            corpus.weight,
+            {r: n for r, n in {**corpus_cleaning.dropped, **corpus_filter.dropped}.items() if n},
+        )
+    if not len(train):
         raise DataError(
             f"no training pairs left after cleaning ({report.summary()}). Fix: check the "
-            f"corpora, or relax data.max_len / data.max_len_ratio / data.dedup"
+            f"corpora, or relax data.max_len / data.max_len_ratio / data.dedup / data.clean"
         )
-    train = EncodedCorpus(src=[src_ids[i] for i in kept], tgt=[tgt_ids[i] for i in kept])
-    valid = EncodedCorpus(src=src_tok.encode_batch(valid_src), tgt=tgt_tok.encode_batch(valid_tgt))
+    if data.clean.normalize:
+        norm_src, norm_tgt = normalizer_for(data.src_lang), normalizer_for(data.tgt_lang)
+        valid = EncodedCorpus(
+            src=src_tok.encode_batch([norm_src(s) for s in valid_src]),
+            tgt=tgt_tok.encode_batch([norm_tgt(t) for t in valid_tgt]),
+        )
+    else:
+        valid = EncodedCorpus(
+            src=src_tok.encode_batch(valid_src), tgt=tgt_tok.encode_batch(valid_tgt)
+        )
 
     summary: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
@@ -176,7 +283,7 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
         "src_vocab_size": src_tok.vocab_size,
         "tgt_vocab_size": tgt_tok.vocab_size,
         "train": {
-            "corpora": _corpora_report(train_texts),
+            "corpora": corpora_reports,
             "filter": report.to_dict(),
             "pairs": len(train),
             "src_tokens": sum(len(s) for s in train.src),

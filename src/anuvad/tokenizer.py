@@ -113,7 +113,10 @@ def _is_word_model(model_proto: bytes) -> bool:
 
 
 def train_tokenizer(
-    sentences: Iterable[str], config: TokenizerConfig, vocab_size: int
+    sentences: Iterable[str],
+    config: TokenizerConfig,
+    vocab_size: int,
+    user_symbols: Sequence[str] = (),
 ) -> Tokenizer:
     """Train a SentencePiece model on ``sentences`` with anuvad's special ids.
 
@@ -121,6 +124,7 @@ def train_tokenizer(
         sentences: training text, one sentence per item.
         config: model type, character coverage, sampling size and seed.
         vocab_size: pieces in the vocabulary, the four special ids included.
+        user_symbols: strings that are always one piece (e.g. corpus tags such as ``<bt>``).
 
     Returns:
         The trained tokenizer (its model is held in memory; call ``save`` to write it).
@@ -155,6 +159,7 @@ def train_tokenizer(
             eos_piece="</s>",
             # Keep digits and whitespace handling predictable across languages.
             split_digits=True,
+            user_defined_symbols=list(user_symbols),
             hard_vocab_limit=config.model_type in ("bpe", "unigram"),
             minloglevel=2,
             num_threads=2,

@@ -18,6 +18,7 @@ from anuvad.attention import attention_matrices
 from anuvad.batching import collate_source
 from anuvad.beam import beam_search
 from anuvad.checkpoint import ModelFile, load_model
+from anuvad.cleaning import source_normalizer
 from anuvad.config import DecodeConfig
 from anuvad.constraints import OutputConstraint
 from anuvad.model import count_parameters
@@ -125,7 +126,8 @@ class Translator:
         return count_parameters(self.model)
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
-        encoded = self.src_tokenizer.encode_batch([t.strip() for t in texts])
+        normalize = source_normalizer(self.model_file.config.data)
+        encoded = self.src_tokenizer.encode_batch([normalize(t) for t in texts])
         for i, ids in enumerate(encoded):
             if len(ids) > self.max_src_tokens:
                 logger.warning(

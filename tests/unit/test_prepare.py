@@ -85,7 +85,14 @@ def test_joint_round_trip(tmp_path: Path, en_hi_pairs: Pairs) -> None:
     assert report["train"]["filter"] == {
         "total": 35,
         "kept": 35,
-        "dropped": {"empty": 0, "too_long": 0, "length_ratio": 0, "duplicate": 0},
+        "dropped": {
+            "empty": 0,
+            "script": 0,
+            "dev_overlap": 0,
+            "duplicate": 0,
+            "too_long": 0,
+            "length_ratio": 0,
+        },
     }
     assert [(c["name"], c["pairs"]) for c in report["train"]["corpora"]] == [
         ("train", 20),
