@@ -20,7 +20,7 @@ from anuvad.translator import Translator
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-class _Killed(Exception):
+class _KilledError(Exception):
     pass
 
 
@@ -69,9 +69,9 @@ def test_a_killed_run_resumes_to_the_uninterrupted_result(
 
     def kill_after_two_chunks(done: int, total: int) -> None:
         if done >= 6:
-            raise _Killed
+            raise _KilledError
 
-    with pytest.raises(_Killed):
+    with pytest.raises(_KilledError):
         backtranslate(engine, inputs, prefix, chunk_lines=3, progress=kill_after_two_chunks)
     synthetic, real = output_paths(prefix, "hi", "en")
     assert not synthetic.exists() and not real.exists()  # no half-written final files
