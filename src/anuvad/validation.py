@@ -58,9 +58,26 @@ class Validator:
         self.loss_fn = loss_fn
         self.device = next(model.parameters()).device
 
+    def _bleu_parts(self) -> list[tuple[str, int, int]]:
+        """(dev set name, first line, end line) of the dev sentences translated for BLEU: the
+        first ``valid_bleu_max_sentences`` of each dev set (all when 0)."""
+        limit = self.config.train.valid_bleu_max_sentences
+        corpora = self.prepared.report.get("valid", {}).get("corpora", [])
+        sizes = [(str(c["name"]), int(c["pairs"])) for c in corpora]
+        total = len(self.prepared.valid_src_text)
+        if sum(n for _, n in sizes) != total:  # an older report: one dev set
+            sizes = [("valid", total)]
+        parts: list[tuple[str, int, int]] = []
+        start = 0
+        for name, count in sizes:
+            parts.append((name, start, start + (min(count, limit) if limit else count)))
+            start += count
+        return parts
+
     @torch.no_grad()
     def validate(self, hypotheses_path: str | Path | None = None) -> dict[str, float]:
-        """``valid_nll``, ``valid_ppl`` and, with dev text, ``valid_bleu`` / ``valid_chrf``.
+        """``valid_nll``, ``valid_ppl`` and, with dev text, ``valid_bleu`` / ``valid_chrf`` (and
+        ``valid_bleu_<name>`` / ``valid_chrf_<name>`` per dev set when there are several).
 
         Args:
             hypotheses_path: where to write the dev translations (one per line, dev order), so
@@ -86,9 +103,9 @@ class Validator:
             tokens += count
         nll = nll_sum / tokens
         metrics = {"valid_nll": nll, "valid_ppl": math.exp(min(nll, 50.0))}
-        limit = self.config.train.valid_bleu_max_sentences or None
-        sources = self.prepared.valid_src_text[:limit]
-        references = self.prepared.valid_tgt_text[:limit]
+        parts = self._bleu_parts()
+        sources = [s for _, start, end in parts for s in self.prepared.valid_src_text[start:end]]
+        references = [r for _, start, end in parts for r in self.prepared.valid_tgt_text[start:end]]
         if sources:
             translator = Translator(
                 ModelFile(
@@ -102,9 +119,22 @@ class Validator:
             hypotheses = [t.text for t in translator.translate(sources, beam_size=1)]
             if hypotheses_path is not None:
                 write_lines(hypotheses_path, hypotheses)
-            scores = corpus_scores(hypotheses, references, self.config.train.bleu_tokenize)
+            tokenize = self.config.train.bleu_tokenize
+            scores = corpus_scores(hypotheses, references, tokenize)
             metrics.update({"valid_bleu": scores.bleu, "valid_chrf": scores.chrf})
             metrics["valid_distinct"] = distinct_share(sources, hypotheses)
+            if len(parts) > 1:  # one curve per dev set (e.g. captions and news)
+                offset = 0
+                for name, start, end in parts:
+                    count = end - start
+                    part = corpus_scores(
+                        hypotheses[offset : offset + count],
+                        references[offset : offset + count],
+                        tokenize,
+                    )
+                    metrics[f"valid_bleu_{name}"] = part.bleu
+                    metrics[f"valid_chrf_{name}"] = part.chrf
+                    offset += count
         return metrics
 
     def validate_final(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -238,3 +239,29 @@ def test_auto_precision_is_bf16_only_on_cpus_that_have_it_and_the_run_records_it
     saved = yaml.safe_load((tmp / want / "config.yaml").read_text(encoding="utf-8"))
     assert saved["train"]["precision"] == want  # a resumed run keeps what was used
     assert resolve_precision("fp32", torch.device("cpu")) == "fp32"  # explicit values stay
+
+
+def test_several_dev_sets_get_their_own_scores(tmp_path: Path) -> None:
+    """With two dev sets, BLEU/chrF++ are reported for each (its first N sentences) and for all."""
+    config = tiny_config(tmp_path, "train.valid_bleu_max_sentences=7")
+    first = config.data.valid[0]
+    second = dataclasses.replace(first, name="second", max_lines=9)
+    data = dataclasses.replace(config.data, valid=[first, second])
+    config = dataclasses.replace(config, data=data)
+    prepared = prepare_data(config, tmp_path / "data")
+    trainer = Trainer(config, prepared, tmp_path / "run")
+    metrics = trainer.validator.validate(tmp_path / "dev.hyp")
+    hypotheses = (tmp_path / "dev.hyp").read_text(encoding="utf-8").splitlines()
+    assert len(hypotheses) == 14  # the first 7 of each dev set
+    first_count = prepared.report["valid"]["corpora"][0]["pairs"]
+    refs = prepared.valid_tgt_text
+    for name, hyps, part_refs in (
+        (first.name, hypotheses[:7], refs[:7]),
+        ("second", hypotheses[7:], refs[first_count : first_count + 7]),
+    ):
+        scores = corpus_scores(hyps, part_refs, config.train.bleu_tokenize)
+        assert metrics[f"valid_bleu_{name}"] == pytest.approx(scores.bleu)
+        assert metrics[f"valid_chrf_{name}"] == pytest.approx(scores.chrf)
+    overall_refs = refs[:7] + refs[first_count : first_count + 7]
+    overall = corpus_scores(hypotheses, overall_refs, config.train.bleu_tokenize)
+    assert metrics["valid_bleu"] == pytest.approx(overall.bleu)
