@@ -81,7 +81,10 @@ class CorpusConfig:
     """One parallel corpus: an aligned file pair, one TSV file with two chosen columns, or Penn
     Treebank trees (``ptb``: sentence → linearised tree pairs for parsing, section 6.3).
 
-    Relative paths are resolved against ``DataConfig.data_root``.
+    Relative paths are resolved against ``DataConfig.data_root``, except those starting with
+    ``./`` or ``../``, which are resolved against the working directory (files generated beside
+    the checkout, such as back-translated pairs under ``./data/synthetic/``); ``~`` and ``$VARS``
+    are expanded.
     """
 
     name: str = ""
@@ -97,7 +100,8 @@ class CorpusConfig:
     tree_leaves: str = "xx"  # ptb: a word becomes "xx" (placeholder XX), "pos" (its tag) or "word"
     # Training corpora only. How often the corpus is seen per epoch after cleaning: 2.0 repeats
     # every pair twice, 0.25 keeps a seeded random quarter (so 29k captions need not drown 30k
-    # general pairs); 1.0 = as read.
+    # general pairs); 1.0 = as read; 0 leaves the corpus out (not even read), for ablations
+    # such as ``data.train.13.weight=0``.
     weight: float = 1.0
     # Training corpora only. A token put before every source sentence (e.g. "<bt>" for
     # back-translated pairs, Caswell et al. 2019) so the model can tell the corpus apart; it
@@ -305,9 +309,9 @@ class ExperimentConfig:
         )
         for i, corpus in enumerate(d.train):
             need(
-                corpus.weight > 0,
-                f"data.train[{i}].weight must be positive (2.0 repeats a corpus, 0.5 keeps half), "
-                f"got {corpus.weight}",
+                corpus.weight >= 0,
+                f"data.train[{i}].weight must be >= 0 (2.0 repeats a corpus, 0.5 keeps half, "
+                f"0 leaves it out), got {corpus.weight}",
             )
             need(
                 corpus.tag == corpus.tag.strip() and " " not in corpus.tag,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,8 +128,14 @@ def read_text_lines(path: Path, limit: int = 0) -> list[str]:
 
 
 def _resolve(path: str, root: Path) -> Path:
-    candidate = Path(path).expanduser()
-    return candidate if candidate.is_absolute() else root / candidate
+    """Absolute paths, ``~`` and ``$VARS`` as written; ``./x`` and ``../x`` from the working
+    directory (e.g. ``./data/synthetic/...``, generated beside the checkout); anything else from
+    the data root."""
+    expanded = os.path.expandvars(path)
+    candidate = Path(expanded).expanduser()
+    if candidate.is_absolute() or expanded.startswith(("./", "../")):
+        return candidate
+    return root / candidate
 
 
 def _read_aligned(corpus: CorpusConfig, root: Path, name: str) -> ParallelText:

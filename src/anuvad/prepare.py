@@ -185,13 +185,19 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
             empty side, the tokenizer cannot be trained, or no training pair survives cleaning.
     """
     data = config.data
-    if not data.train:
+    used = [corpus for corpus in data.train if corpus.weight > 0]
+    if not used:
         raise DataError(
-            "data.train lists no corpus; add at least one (format aligned with src/tgt files, or "
-            "tsv with path/src_column/tgt_column) to the config"
+            "data.train lists no corpus with a weight above 0; add at least one (format aligned "
+            "with src/tgt files, or tsv with path/src_column/tgt_column) to the config"
         )
+    left_out = [
+        corpus.name or corpus.src or corpus.path for corpus in data.train if not corpus.weight
+    ]
+    if left_out:
+        logger.info("left out (weight 0): %s", ", ".join(left_out))
     root = data.resolve_root()
-    train_texts = read_corpora(data.train, root)
+    train_texts = read_corpora(used, root)
     valid_texts = read_corpora(data.valid, root)
     for text in valid_texts:
         require_nonempty_sides(text)
@@ -203,7 +209,7 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     seen: set[tuple[str, str]] | None = set() if data.dedup else None
     cleaned: list[ParallelText] = []
     cleaning: list[CleaningReport] = []
-    for corpus, text in zip(data.train, train_texts, strict=True):
+    for corpus, text in zip(used, train_texts, strict=True):
         kept_text, corpus_report = clean_corpus(
             text, data.clean, data.src_lang, data.tgt_lang, dev, seen
         )
@@ -214,14 +220,14 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     train_src, train_tgt = _concat(cleaned)
     valid_src, valid_tgt = _concat(valid_texts)
 
-    tags = sorted({corpus.tag for corpus in data.train if corpus.tag})
+    tags = sorted({corpus.tag for corpus in used if corpus.tag})
     src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt, tags)
     # Every reason, text-level first, in the order the checks run.
     reasons = dict.fromkeys((*CLEAN_DROP_REASONS, "too_long", "length_ratio"), 0)
     report = FilterReport(dropped=reasons)
     train = EncodedCorpus(src=[], tgt=[])
     corpora_reports: list[dict[str, Any]] = []
-    for corpus, text, corpus_cleaning in zip(data.train, cleaned, cleaning, strict=True):
+    for corpus, text, corpus_cleaning in zip(used, cleaned, cleaning, strict=True):
         src_ids = src_tok.encode_batch(text.src)
         tgt_ids = tgt_tok.encode_batch(text.tgt)
         # Duplicates were dropped above, across corpora (after normalisation).

@@ -177,7 +177,8 @@ def test_prepare_weights_tags_and_reports_each_corpus(
         src_lang="en",
         tgt_lang="hi",
         data_root=str(tmp_path),
-        train=[general, captions, synthetic],
+        # weight 0 leaves a corpus out: its (missing) files are not even read
+        train=[general, captions, synthetic, CorpusConfig(src="no.en", tgt="no.hi", weight=0)],
         valid=[dev],
         clean=clean,
         tokenizer=Tok(model_type="char", vocab_size=200),
@@ -203,7 +204,7 @@ def test_prepare_weights_tags_and_reports_each_corpus(
 def test_config_rejects_bad_weights_tags_and_ratios() -> None:
     config = ExperimentConfig(train=ExperimentConfig().train)
     config.data.train = [
-        CorpusConfig(src="a", tgt="b", weight=0),
+        CorpusConfig(src="a", tgt="b", weight=-1),
         CorpusConfig(src="a", tgt="b", tag="<b t>"),
     ]
     config.data.clean.min_script_ratio = 1.5
@@ -211,7 +212,7 @@ def test_config_rejects_bad_weights_tags_and_ratios() -> None:
     with pytest.raises(ConfigError) as info:
         config.validate()
     message = str(info.value)
-    assert "data.train[0].weight must be positive" in message
+    assert "data.train[0].weight must be >= 0" in message
     assert "data.train[1].tag must be one token" in message
     assert "data.clean.min_script_ratio must be in [0, 1]" in message
     assert "data.clean.exclude[0]: tsv needs path" in message
@@ -235,3 +236,21 @@ def test_gzip_corpora_are_read_and_bad_ones_named(tmp_path: Path) -> None:
     (tmp_path / "bad.gz").write_bytes(gzip.compress(b"ok\n\xff\xfe\n"))
     with pytest.raises(DataError, match="line 2 is not valid UTF-8"):
         read_text_lines(tmp_path / "bad.gz")
+
+
+def test_corpus_paths_resolve_against_root_or_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, work = tmp_path / "root", tmp_path / "work"
+    (root / "sub").mkdir(parents=True)
+    (work / "data").mkdir(parents=True)
+    (root / "sub" / "a.en").write_text("root\n", encoding="utf-8")
+    (root / "sub" / "a.hi").write_text("मूल\n", encoding="utf-8")
+    (work / "data" / "a.en").write_text("work\n", encoding="utf-8")
+    (work / "data" / "a.hi").write_text("काम\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("CORPUS_HOME", str(root))
+    assert read_corpus(CorpusConfig(src="sub/a.en", tgt="sub/a.hi"), root).src == ["root"]
+    assert read_corpus(CorpusConfig(src="./data/a.en", tgt="./data/a.hi"), root).src == ["work"]
+    env = CorpusConfig(src="$CORPUS_HOME/sub/a.en", tgt="${CORPUS_HOME}/sub/a.hi")
+    assert read_corpus(env, Path("/nonexistent")).tgt == ["मूल"]
