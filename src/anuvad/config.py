@@ -196,6 +196,11 @@ class TrainConfig:
     adam_eps: float = 1e-9
     weight_decay: float = 0.0
     label_smoothing: float = 0.1
+    # Subword regularisation: every epoch re-encodes the training text with SentencePiece
+    # sampling (BPE-dropout with this drop probability for bpe vocabularies, Provilkov et al.
+    # 2020; the unigram model's smoothing alpha, Kudo 2018), seeded by (seed, epoch) so that a
+    # resumed run sees the same pieces. 0 = the fixed encoding of `anuvad prepare`.
+    subword_sampling: float = 0.0
     accumulate: int = 1  # gradient accumulation: batches per optimizer update
     clip_norm: float = 0.0  # 0 = no gradient-norm clipping
     # "fp32", "bf16" (CPU and GPU), "fp16" (GPU, with a grad scaler) or "auto": bf16 where the
@@ -348,6 +353,11 @@ class ExperimentConfig:
         need(tr.lr_scale > 0, "train.lr_scale must be positive")
         need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")
         need(tr.accumulate >= 1, "train.accumulate must be at least 1")
+        need(
+            0.0 <= tr.subword_sampling < 1.0,
+            f"train.subword_sampling must be in [0, 1) (0.1 is BPE-dropout's usual value), "
+            f"got {tr.subword_sampling}",
+        )
         need(
             tr.precision in ("fp32", "bf16", "fp16", "auto"),
             f"train.precision must be fp32, bf16, fp16 or auto, got {tr.precision!r}",

@@ -51,6 +51,10 @@ TRAIN_FILE = "train.pt"
 VALID_FILE = "valid.pt"
 VALID_SRC_TEXT = "valid.src.txt"
 VALID_TGT_TEXT = "valid.tgt.txt"
+# The text of every training pair, aligned with train.pt (cleaned, tagged, weighted): what
+# train.subword_sampling re-encodes each epoch. Optional: older folders lack them.
+TRAIN_SRC_TEXT = "train.src.txt"
+TRAIN_TGT_TEXT = "train.tgt.txt"
 REPORT_FILE = "report.json"
 PREPARED_FILES = (
     SRC_MODEL,
@@ -75,6 +79,9 @@ class PreparedData:
         valid_src_text: raw validation source sentences, aligned with ``valid``.
         valid_tgt_text: raw validation target sentences (BLEU references).
         report: the contents of ``report.json``.
+        train_src_text: the text each training source was encoded from (empty for folders
+            prepared before these files existed).
+        train_tgt_text: the same for the targets.
     """
 
     src_tokenizer: Tokenizer
@@ -84,6 +91,8 @@ class PreparedData:
     valid_src_text: list[str]
     valid_tgt_text: list[str]
     report: dict[str, Any]
+    train_src_text: list[str] = dataclasses.field(default_factory=list)
+    train_tgt_text: list[str] = dataclasses.field(default_factory=list)
 
 
 def _concat(texts: list[ParallelText]) -> tuple[list[str], list[str]]:
@@ -226,6 +235,8 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     reasons = dict.fromkeys((*CLEAN_DROP_REASONS, "too_long", "length_ratio"), 0)
     report = FilterReport(dropped=reasons)
     train = EncodedCorpus(src=[], tgt=[])
+    train_src_text: list[str] = []  # the text each training pair was encoded from
+    train_tgt_text: list[str] = []
     corpora_reports: list[dict[str, Any]] = []
     for corpus, text, corpus_cleaning in zip(used, cleaned, cleaning, strict=True):
         src_ids = src_tok.encode_batch(text.src)
@@ -243,6 +254,8 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
         chosen = weighted_sample(kept, corpus.weight, f"{data.sample_seed}:{text.name}")
         train.src.extend(src_ids[i] for i in chosen)
         train.tgt.extend(tgt_ids[i] for i in chosen)
+        train_src_text.extend(text.src[i] for i in chosen)
+        train_tgt_text.extend(text.tgt[i] for i in chosen)
         _add_reports(report, corpus_cleaning, corpus_filter)
         corpora_reports.append(
             {
@@ -309,6 +322,8 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     valid.save(out_dir / VALID_FILE)
     _write_lines(out_dir / VALID_SRC_TEXT, valid_src)
     _write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
+    _write_lines(out_dir / TRAIN_SRC_TEXT, train_src_text)
+    _write_lines(out_dir / TRAIN_TGT_TEXT, train_tgt_text)
     write_atomic(
         out_dir / REPORT_FILE,
         (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
@@ -321,7 +336,17 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
         src_tok.vocab_size,
         tgt_tok.vocab_size,
     )
-    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, summary)
+    return PreparedData(
+        src_tok,
+        tgt_tok,
+        train,
+        valid,
+        valid_src,
+        valid_tgt,
+        summary,
+        train_src_text,
+        train_tgt_text,
+    )
 
 
 def load_prepared(out_dir: Path) -> PreparedData:
@@ -368,10 +393,18 @@ def load_prepared(out_dir: Path) -> PreparedData:
                     f"{out_dir / name}: {side} id {top} is outside the {tok.vocab_size}-piece "
                     f"tokenizer (files from different runs?); {REDO}"
                 )
+    train_text: list[list[str]] = [[], []]
+    if (out_dir / TRAIN_SRC_TEXT).is_file() and (out_dir / TRAIN_TGT_TEXT).is_file():
+        train_text = [_read_lines(out_dir / TRAIN_SRC_TEXT), _read_lines(out_dir / TRAIN_TGT_TEXT)]
+        if not len(train_text[0]) == len(train_text[1]) == len(train):
+            raise DataError(
+                f"{out_dir}: {TRAIN_SRC_TEXT} / {TRAIN_TGT_TEXT} have {len(train_text[0])} / "
+                f"{len(train_text[1])} lines but {TRAIN_FILE} {len(train)} pairs; {REDO}"
+            )
     logger.info(
         "loaded %d training and %d validation pairs from %s", len(train), len(valid), out_dir
     )
-    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report)
+    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report, *train_text)
 
 
 def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:

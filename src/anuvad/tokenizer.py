@@ -87,6 +87,30 @@ class Tokenizer:
         one_each = iter([ids[0] if len(ids) == 1 else UNK_ID for ids in flat])
         return [[next(one_each) for _ in words] for words in split]
 
+    def encode_sampled(self, texts: Sequence[str], alpha: float, seed: int) -> list[list[int]]:
+        """Encode with SentencePiece sampling (subword regularisation / BPE-dropout).
+
+        Args:
+            texts: sentences.
+            alpha: BPE: the probability of dropping a merge; unigram: the smoothing exponent
+                over all segmentations.
+            seed: SentencePiece's random seed; the same seed and texts give the same ids.
+
+        Returns:
+            One id list per sentence, without BOS/EOS (a sampled segmentation of it).
+        """
+        spm.set_random_generator_seed(seed)
+        # One thread: SentencePiece's sampling is reproducible for a seed only in one thread.
+        ids = self._sp.encode(
+            list(texts),
+            out_type=int,
+            enable_sampling=True,
+            alpha=alpha,
+            nbest_size=-1,
+            num_threads=1,
+        )
+        return [list(row) for row in ids]
+
     def pieces(self, text: str) -> list[str]:
         """Text → the pieces themselves (for attention heatmaps), one per id of :meth:`encode`."""
         if self.word_level:

@@ -33,6 +33,7 @@ from anuvad.batching import (
 from anuvad.checkpoint import save_model
 from anuvad.config import ExperimentConfig, config_to_dict, save_config
 from anuvad.distributed import DistributedContext, any_rank, barrier, wrap_model
+from anuvad.encoded import EncodedCorpus
 from anuvad.errors import TrainingError
 from anuvad.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.model import Transformer, build_model, count_parameters
@@ -118,6 +119,20 @@ class Trainer:
         self.scaler = torch.amp.GradScaler("cuda", enabled=train.precision == "fp16")
         self.progress = Progress()
         self.validator = Validator(self.model, self.config, prepared, self._loss)
+        if train.subword_sampling > 0:
+            if not prepared.train_src_text:
+                raise TrainingError(
+                    "train.subword_sampling re-encodes the training text every epoch, but the "
+                    "prepared data has no train.src.txt / train.tgt.txt (prepared by an older "
+                    "anuvad); run `anuvad prepare` again"
+                )
+            if prepared.src_tokenizer.word_level or prepared.tgt_tokenizer.word_level:
+                raise TrainingError(
+                    "train.subword_sampling needs bpe or unigram vocabularies; a word "
+                    "vocabulary has one segmentation only"
+                )
+        self._train_ids = prepared.train  # this epoch's encoding (resampled with sampling on)
+        self._sampled_epoch = -1
         self._src_lengths = model_lengths(prepared.train.src)
         self._tgt_lengths = model_lengths(prepared.train.tgt)
         self._resumed = resume
@@ -158,7 +173,7 @@ class Trainer:
 
     # -- one update ----------------------------------------------------------------------------
     def _batch(self, group: list[int]) -> Batch:
-        src, tgt = self.prepared.train.src, self.prepared.train.tgt
+        src, tgt = self._train_ids.src, self._train_ids.tgt
         batch = collate([src[i] for i in group], [tgt[i] for i in group], group)
         return batch.to(self.device)
 
@@ -240,8 +255,32 @@ class Trainer:
         # Wall-clock limits may be reached on one rank first: stop all together.
         return any_rank(done, self.context)
 
+    def _resample(self, epoch: int) -> None:
+        """Subword regularisation: this epoch's sampled encoding of the training text.
+
+        Seeded by (train.seed, epoch), so every rank and a resumed run see the same pieces. A
+        sentence whose sampled encoding would not fit the model's positions keeps its fixed one.
+        """
+        alpha = self.config.train.subword_sampling
+        if alpha <= 0 or self._sampled_epoch == epoch:
+            return
+        fixed = self.prepared.train
+        seed = 1_000_003 * self.config.train.seed + 2 * epoch
+        src = self.prepared.src_tokenizer.encode_sampled(self.prepared.train_src_text, alpha, seed)
+        tgt = self.prepared.tgt_tokenizer.encode_sampled(
+            self.prepared.train_tgt_text, alpha, seed + 1
+        )
+        limit = self.config.model.max_positions - 1  # room for BOS / EOS
+        src = [s if len(s) <= limit else f for s, f in zip(src, fixed.src, strict=True)]
+        tgt = [t if len(t) <= limit else f for t, f in zip(tgt, fixed.tgt, strict=True)]
+        self._train_ids = EncodedCorpus(src=src, tgt=tgt)
+        self._src_lengths = model_lengths(src)
+        self._tgt_lengths = model_lengths(tgt)
+        self._sampled_epoch = epoch
+
     def _updates(self, epoch: int) -> list[list[list[int]]]:
         """The epoch's global batches: each a list of ``world_size * accumulate`` batches."""
+        self._resample(epoch)
         world, accumulate = self.context.world_size, self.config.train.accumulate
         plan = make_batches(
             self._src_lengths,
@@ -310,7 +349,7 @@ class Trainer:
         while not self._finished(started, stop_early):
             updates = self._updates(p.epoch)
             for global_groups in updates[p.epoch_updates :]:
-                tokens = sum(len(self.prepared.train.tgt[i]) + 1 for b in global_groups for i in b)
+                tokens = sum(len(self._train_ids.tgt[i]) + 1 for b in global_groups for i in b)
                 local = rank_share(global_groups, self.context.rank, self.context.world_size)
                 last_loss = self.train_step(local, tokens)
                 p.epoch_updates += 1

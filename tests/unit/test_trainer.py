@@ -11,6 +11,7 @@ import pytest
 import torch
 import yaml
 
+from anuvad.batching import model_lengths
 from anuvad.checkpoint import load_model
 from anuvad.config import ExperimentConfig, load_config
 from anuvad.errors import TrainingError
@@ -265,3 +266,52 @@ def test_several_dev_sets_get_their_own_scores(tmp_path: Path) -> None:
     overall_refs = refs[:7] + refs[first_count : first_count + 7]
     overall = corpus_scores(hypotheses, overall_refs, config.train.bleu_tokenize)
     assert metrics["valid_bleu"] == pytest.approx(overall.bleu)
+
+
+def test_subword_sampling_resamples_each_epoch_reproducibly(
+    tmp_path: Path, en_hi_pairs: list[tuple[str, str]]
+) -> None:
+    """BPE-dropout: other pieces every epoch, the same text, the same pieces for the same epoch
+    in another trainer (another rank, or a resumed run)."""
+    (tmp_path / "c.en").write_text("".join(f"{e}\n" for e, _ in en_hi_pairs), encoding="utf-8")
+    (tmp_path / "c.hi").write_text("".join(f"{h}\n" for _, h in en_hi_pairs), encoding="utf-8")
+    config = load_config(
+        REPO / "configs" / "tiny.yaml",
+        [
+            "train.max_minutes=0",
+            "train.max_steps=4",
+            "train.subword_sampling=0.3",
+            "data.tokenizer.model_type=bpe",
+            "data.tokenizer.vocab_size=300",
+            "data.max_len=200",
+            f"data.data_root={tmp_path}",
+            "data.train=[{name: c, src: c.en, tgt: c.hi}]",
+            "data.valid=[]",
+        ],
+    )
+    prepared = prepare_data(config, tmp_path / "data")
+    first = Trainer(config, prepared, tmp_path / "run1")
+    second = Trainer(config, prepared, tmp_path / "run2")
+    first._resample(0)
+    epoch0 = first._train_ids
+    second._resample(0)
+    assert second._train_ids.src == epoch0.src and second._train_ids.tgt == epoch0.tgt
+    assert epoch0.src != prepared.train.src  # sampled, not the fixed encoding
+    first._resample(1)
+    assert first._train_ids.src != epoch0.src
+    for ids, fixed, text in zip(
+        first._train_ids.tgt, prepared.train.tgt, prepared.train_tgt_text, strict=True
+    ):
+        assert prepared.tgt_tokenizer.decode(ids) == prepared.tgt_tokenizer.decode(fixed)
+        assert prepared.tgt_tokenizer.decode(ids) == text
+    assert first._src_lengths == model_lengths(first._train_ids.src)
+    result = Trainer(config, prepared, tmp_path / "run3").train(show_progress=False)
+    assert result.steps == 4
+
+
+def test_subword_sampling_needs_the_training_text(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, "train.subword_sampling=0.1")
+    prepared = prepare_data(config, tmp_path / "data")
+    older = dataclasses.replace(prepared, train_src_text=[], train_tgt_text=[])
+    with pytest.raises(TrainingError, match="run `anuvad prepare` again"):
+        Trainer(config, older, tmp_path / "run")
