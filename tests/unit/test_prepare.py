@@ -60,12 +60,14 @@ def _assert_same(a: PreparedData, b: PreparedData) -> None:
     assert a.src_tokenizer.model_proto == b.src_tokenizer.model_proto
     assert a.tgt_tokenizer.model_proto == b.tgt_tokenizer.model_proto
     assert a.report == b.report
+    assert a.train_src_text == b.train_src_text and a.train_tgt_text == b.train_tgt_text
 
 
 def test_joint_round_trip(tmp_path: Path, en_hi_pairs: Pairs) -> None:
     out = tmp_path / "prepared"
     prepared = prepare_data(_config(tmp_path, en_hi_pairs), out)
-    assert sorted(p.name for p in out.iterdir()) == sorted(PREPARED_FILES)  # no temporary files
+    written = sorted(p.name for p in out.iterdir())  # no temporary files
+    assert written == sorted([*PREPARED_FILES, "train.src.txt", "train.tgt.txt"])
     assert (out / "src.spm.model").read_bytes() == (out / "tgt.spm.model").read_bytes()
     loaded = load_prepared(out)
     _assert_same(prepared, loaded)
