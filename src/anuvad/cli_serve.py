@@ -11,21 +11,33 @@ DEFAULT_PORT = 8000
 SHIPPED_MODELS = Path("data/trained_models")
 
 
-def shipped_model(folder: str | Path = SHIPPED_MODELS) -> Path:
-    """The newest model file shipped in ``folder`` (names end in a sortable timestamp).
+def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Path:
+    """The newest model file for ``pair`` shipped in ``folder``.
+
+    Release files are named ``<pair>_d<D>_L<layers>_V<vocab>_<timestamp>.pt`` (``anuvad
+    export``); the newest timestamp of the pair wins.
+
+    Args:
+        folder: the release folder.
+        pair: source and target language codes run together, e.g. "enhi" or "hien".
 
     Raises:
-        CheckpointError: the folder holds no ``.pt`` file.
+        CheckpointError: the folder holds no model file for ``pair``.
     """
     from anuvad.errors import CheckpointError
 
     folder = Path(folder)
-    models = sorted(folder.glob("*.pt"), key=lambda path: (path.name.rsplit("_", 1)[-1], path.name))
+    models = sorted(
+        folder.glob(f"{pair}_*.pt"), key=lambda path: (path.name.rsplit("_", 1)[-1], path.name)
+    )
     if not models:
+        others = sorted(path.name for path in folder.glob("*.pt"))
         raise CheckpointError(
-            f"no model file (*.pt) in {folder}/: pass one with --model PATH, or train one "
-            "(anuvad train --config configs/enhi_d256_L3.yaml) and release it with "
-            "anuvad export runs/enhi_d256_L3/model.pt --out data/trained_models/"
+            f"no {pair} model file ({pair}_*.pt) in {folder}/"
+            + (f" (it holds {', '.join(others)})" if others else "")
+            + ": pass one with --model PATH, choose another --pair, or train one (anuvad train "
+            "--config configs/enhi_d256_L3.yaml) and release it with anuvad export "
+            "runs/enhi_d256_L3/model.pt --out data/trained_models/"
         )
     return models[-1]
 
@@ -85,7 +97,7 @@ def serve(
 
 def cmd_serve(args: argparse.Namespace) -> int:
     serve(
-        args.model or shipped_model(),
+        args.model or shipped_model(pair=args.pair),
         host=args.host,
         port=args.port,
         device=args.device,
@@ -106,6 +118,12 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--model",
         help=f"a model file (.pt); default: the newest one shipped in {SHIPPED_MODELS}/",
+    )
+    p.add_argument(
+        "--pair",
+        default="enhi",
+        help=f"without --model: serve the newest shipped model of this pair from "
+        f"{SHIPPED_MODELS}/ (enhi: English->Hindi, the default; hien: Hindi->English)",
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")

@@ -19,15 +19,19 @@ SHIPPED = REPO / "data" / "trained_models"
 DEVANAGARI = re.compile(r"[\u0900-\u097F]")
 
 
-def test_the_newest_timestamp_wins_whatever_the_prefix(tmp_path: Path) -> None:
+def test_the_newest_timestamp_of_the_pair_wins(tmp_path: Path) -> None:
     for name in (
         "enhi_d256_L3_V8000_20261122-020000.pt",
         "enhi_d256_L3_V16000_20261121-230000.pt",
+        "hien_d256_L3_V8000_20261125-010000.pt",
         "aaa_d64_L2_V100_20261122-010000.pt",
     ):
         (tmp_path / name).write_bytes(b"")
     (tmp_path / "README.md").write_text("not a model", encoding="utf-8")
     assert shipped_model(tmp_path).name == "enhi_d256_L3_V8000_20261122-020000.pt"
+    assert shipped_model(tmp_path, "hien").name == "hien_d256_L3_V8000_20261125-010000.pt"
+    with pytest.raises(CheckpointError, match=r"no ende model file .*it holds aaa_"):
+        shipped_model(tmp_path, "ende")
 
 
 def test_an_empty_folder_says_how_to_get_a_model(tmp_path: Path) -> None:
