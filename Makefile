@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo train-demo test lint format install clean chromium
+.PHONY: demo train-demo test lint format install clean chromium synthetic
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,19 @@ demo: $(STAMP)
 # A tiny Transformer trained from scratch in about a minute on a built-in task.
 train-demo: $(STAMP)
 	$(BIN)/anuvad demo
+
+# Back-translated monolingual Hindi for configs/enhi_general_d256_L3.yaml: the shipped
+# Hindi->English model translates the punctuated news/tourism/government/story files of
+# $(ANUVAD_DATA)/en-hi/mono-hi into data/synthetic/bt-mono.{en,hi}. Resumable (run it again
+# after a kill); does nothing when the files exist.
+ANUVAD_DATA ?= ../shared/data
+MONO_HI := bbc-news hiner-news-tourism hdtb-ssf-news-tourism ilner-general hiwiki-sample \
+	discourse-stories
+synthetic: $(STAMP)
+	$(BIN)/anuvad backtranslate --model "$$($(BIN)/python -c 'from anuvad.cli_serve import \
+		shipped_model; print(shipped_model(pair="hien"))')" \
+		--input $(foreach f,$(MONO_HI),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
+		--out-prefix data/synthetic/bt-mono --beam-size 1 --batch-tokens 6000
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

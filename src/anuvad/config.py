@@ -172,6 +172,19 @@ class DataConfig:
     max_tokens: int = 4096  # padded tokens per side per batch
     valid_max_tokens: int = 8192
 
+    def training_summary(self) -> str:
+        """One line naming the training corpora and their weights, e.g. for the web page:
+        ``trained on hvg ×0.5, tatoeba, bt-mono (tagged <bt>)``."""
+        parts = []
+        for corpus in self.train:
+            if corpus.weight == 0:
+                continue
+            name = corpus.name or Path(corpus.src or corpus.path).name
+            weight = f" ×{corpus.weight:g}" if corpus.weight != 1 else ""
+            tag = f" (tagged {corpus.tag})" if corpus.tag else ""
+            parts.append(f"{name}{weight}{tag}")
+        return "trained on " + ", ".join(parts) if parts else "training data not recorded"
+
     def resolve_root(self) -> Path:
         """The folder relative corpus paths are read from."""
         if self.data_root:

@@ -74,6 +74,7 @@ def test_health_and_models_describe_the_served_model(
     assert model["file"] == tiny_enhi_model.name  # the name only, not the folder
     assert model["num_parameters"] == sum(p.numel() for p in translator.model.parameters())
     assert model["num_encoder_layers"] == translator.model_file.config.model.num_encoder_layers
+    assert model["trained_on"] == "trained on pairs"  # the tiny model's one corpus
     assert info["limits"] == {
         "max_text_chars": MAX_TEXT_CHARS,
         "max_texts": MAX_TEXTS,

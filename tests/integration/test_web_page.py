@@ -86,6 +86,8 @@ def screenshot(page: Any, name: str) -> None:
 def translate_with_beam(page: Any, base_url: str, beam: int, nbest: int) -> None:
     page.goto(base_url)
     page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    # One line says what the served model was trained on.
+    assert page.inner_text("#trained-on") == "trained on pairs"
     page.fill("#source", SENTENCE)
     page.click("label[for=mode-beam]")
     page.select_option("#beam-size", str(beam))

@@ -410,3 +410,18 @@ def test_shared_data_is_the_last_resort(monkeypatch: pytest.MonkeyPatch) -> None
     assert DataConfig().resolve_root() == Path("..") / "shared" / "data"
     monkeypatch.setenv(DATA_ENV_VAR, "")  # set but empty counts as unset
     assert DataConfig().resolve_root() == Path("..") / "shared" / "data"
+
+
+def test_training_summary_names_corpora_weights_and_tags() -> None:
+    from anuvad.config import CorpusConfig, DataConfig
+
+    data = DataConfig(
+        train=[
+            CorpusConfig(name="hvg", src="a", tgt="b", weight=0.5),
+            CorpusConfig(src="dir/plain.en", tgt="dir/plain.hi"),
+            CorpusConfig(name="off", src="a", tgt="b", weight=0),
+            CorpusConfig(name="bt", src="a", tgt="b", weight=2, tag="<bt>"),
+        ]
+    )
+    assert data.training_summary() == "trained on hvg ×0.5, plain.en, bt ×2 (tagged <bt>)"
+    assert DataConfig().training_summary() == "training data not recorded"

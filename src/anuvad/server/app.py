@@ -104,6 +104,7 @@ def model_info(translator: TranslationEngine) -> ModelInfo:
         tgt_vocab_size=model.tgt_vocab_size,
         default_beam_size=translator.decode.beam_size,
         default_length_penalty=translator.decode.length_penalty,
+        trained_on=config.data.training_summary(),
         metadata=metadata,
     )
 

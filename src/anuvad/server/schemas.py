@@ -194,6 +194,10 @@ class ModelInfo(BaseModel):
     tgt_vocab_size: int
     default_beam_size: int
     default_length_penalty: float
+    trained_on: str = Field(
+        description="one line naming the training corpora and their weights (the model card in "
+        "data/trained_models/README.md has the details)"
+    )
     metadata: dict[str, Any]
 
 

@@ -99,6 +99,11 @@ async function loadModel() {
     const strong = document.createElement("strong");
     strong.textContent = model.name;
     $("model-info").append(strong, ` · ${model.src_lang} → ${model.tgt_lang} · ${params} parameters`);
+    const data = document.createElement("div");
+    data.className = "trained-on";
+    data.id = "trained-on";
+    data.textContent = model.trained_on;
+    $("model-info").append(data);
     $("char-limit").textContent = String(state.limits.max_text_chars);
     fillSelect($("beam-size"), range(1, state.limits.max_beam_size), Math.min(model.default_beam_size > 1 ? model.default_beam_size : 4, state.limits.max_beam_size));
     syncControls();
