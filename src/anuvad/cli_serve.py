@@ -1,9 +1,9 @@
-"""``anuvad serve``: the HTTP API and web page for one model file (uvicorn + FastAPI)."""
+"""``anuvad serve``: the HTTP API and web page for one or more model files (uvicorn + FastAPI)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
@@ -42,8 +42,20 @@ def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Pa
     return models[-1]
 
 
+def shipped_models(folder: str | Path = SHIPPED_MODELS) -> list[Path]:
+    """The newest shipped model of every pair in ``folder``: English→Hindi first, then the
+    other pairs by name (what ``anuvad serve`` and ``make demo`` serve by default).
+
+    Raises:
+        CheckpointError: the folder holds no English→Hindi model file.
+    """
+    pairs = sorted({path.name.split("_", 1)[0] for path in Path(folder).glob("*_*.pt")})
+    ordered = ["enhi", *(pair for pair in pairs if pair != "enhi")]
+    return [shipped_model(folder, pair) for pair in ordered]
+
+
 def serve(
-    model: str | Path,
+    models: Sequence[str | Path],
     *,
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
@@ -56,13 +68,13 @@ def serve(
     compute_type: str = "default",
     log_level: str = "info",
 ) -> None:
-    """Load ``model`` with ``engine`` ("torch" or "ctranslate2", see :mod:`anuvad.engine`) and
-    serve it until interrupted (prints the address first). ``threads``, ``replicas`` and
-    ``compute_type``: see :func:`anuvad.engine.load_engine`; ``replicas`` 0 chooses them with
-    the threads (:func:`anuvad.engine.server_layout`).
+    """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see :mod:`anuvad.engine`) and
+    serve them until interrupted (prints the address first); the first is the default.
+    ``threads``, ``replicas`` and ``compute_type``: see :func:`anuvad.engine.load_engine`;
+    ``replicas`` 0 chooses them with the threads (:func:`anuvad.engine.server_layout`).
 
     Raises:
-        CheckpointError: the model file is missing or unreadable.
+        CheckpointError: a model file is missing or unreadable.
     """
     import torch
     import uvicorn
@@ -71,33 +83,48 @@ def serve(
     from anuvad.server.app import create_app
 
     threads, replicas = server_layout(engine, device, threads, replicas)
-    translator = load_engine(
-        model,
-        engine=engine,
-        device=device,
-        threads=threads,
-        replicas=replicas,
-        compute_type=compute_type,
-    )
-    app = create_app(translator, batching=batching, max_wait_ms=max_wait_ms)
+    translators = [
+        load_engine(
+            model,
+            engine=engine,
+            device=device,
+            threads=threads,
+            replicas=replicas,
+            compute_type=compute_type,
+        )
+        for model in models
+    ]
+    app = create_app(translators, batching=batching, max_wait_ms=max_wait_ms)
     shown = f"[{host}]" if ":" in host else host
-    config = translator.model_file.config
+    lines = []
+    for model, translator in zip(models, translators, strict=True):
+        config = translator.model_file.config
+        lines.append(
+            f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "
+            f"from {model} on {translator.device} ({engine}"
+            f"{', ' + compute_type if compute_type != 'default' else ''})"
+        )
     print(
-        f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "
-        f"from {model} on {translator.device} ({engine}"
-        f"{', ' + compute_type if compute_type != 'default' else ''})\n"
+        "\n".join(lines) + f"\n"
         f"  web page: http://{shown}:{port}/\n"
         f"  API docs: http://{shown}:{port}/docs\n"
-        f"  batching: {'on' if batching else 'off'}, {translator.parallel_calls} model call(s) "
-        f"at once, {threads or torch.get_num_threads()} thread(s) each; stop with Ctrl+C",
+        f"  batching: {'on' if batching else 'off'}, {translators[0].parallel_calls} model "
+        f"call(s) at once per model, {threads or torch.get_num_threads()} thread(s) each; stop "
+        f"with Ctrl+C",
         flush=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    if args.model:
+        models: list[str | Path] = list(args.model)
+    elif args.pair:
+        models = [shipped_model(pair=pair) for pair in args.pair]
+    else:
+        models = list(shipped_models())
     serve(
-        args.model or shipped_model(pair=args.pair),
+        models,
         host=args.host,
         port=args.port,
         device=args.device,
@@ -117,13 +144,16 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p = add("serve", "Serve a model over HTTP: the translation API, its docs and a web page.")
     p.add_argument(
         "--model",
-        help=f"a model file (.pt); default: the newest one shipped in {SHIPPED_MODELS}/",
+        action="append",
+        help=f"a model file (.pt); repeat to serve several (the first is the default); "
+        f"default: the newest shipped model of every pair in {SHIPPED_MODELS}/, "
+        f"English->Hindi first",
     )
     p.add_argument(
         "--pair",
-        default="enhi",
+        action="append",
         help=f"without --model: serve the newest shipped model of this pair from "
-        f"{SHIPPED_MODELS}/ (enhi: English->Hindi, the default; hien: Hindi->English)",
+        f"{SHIPPED_MODELS}/ (enhi: English->Hindi; hien: Hindi->English); repeatable",
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")

@@ -351,3 +351,39 @@ def test_requests_with_different_settings_are_not_merged(translator: CountingTra
             translator, [request["text"]], beam_size=beam, nbest=request["nbest"]
         )
         assert [c["text"] for c in translation["nbest"]] == [c.text for c in alone.nbest]
+
+
+# ------------------------------------------------------------------------------ several models
+
+
+def test_several_models_are_served_and_chosen_per_request(tiny_enhi_model: Path) -> None:
+    """Two models (e.g. both directions): each request goes to the model it names (default the
+    first), through that model's own batcher; an unknown id is a 422 naming the field."""
+    first = CountingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+    second = CountingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+    with TestClient(create_app([first, second])) as client:
+        info = client.get("/models").json()
+        assert [m["id"] for m in info["models"]] == ["tiny_enhi", "tiny_enhi-2"]
+        health = client.get("/health").json()
+        assert health["model"] == "tiny_enhi" and health["models"] == ["tiny_enhi", "tiny_enhi-2"]
+
+        body = {"text": SENTENCES[:2], "decoding": "greedy"}
+        chosen = client.post("/translate", json={**body, "model": "tiny_enhi-2"})
+        assert chosen.status_code == 200, chosen.text
+        assert chosen.json()["model"] == "tiny_enhi-2"
+        assert [c for c in second.calls] == [SENTENCES[:2]] and first.calls == []
+        expected = first.translate_text(SENTENCES[:2])
+        assert [t["text"] for t in chosen.json()["translations"]] == expected
+        first.calls.clear()
+
+        default = client.post("/translate", json=body)
+        assert default.json()["model"] == "tiny_enhi" and first.calls == [SENTENCES[:2]]
+        attention = client.post(
+            "/attention", json={"text": SENTENCES[0], "decoding": "greedy", "model": "tiny_enhi-2"}
+        )
+        assert attention.status_code == 200 and attention.json()["model"] == "tiny_enhi-2"
+
+        unknown = client.post("/translate", json={**body, "model": "nope"})
+        assert unknown.status_code == 422
+        assert "model: no served model 'nope'; served: tiny_enhi, tiny_enhi-2" in unknown.text
+        assert unknown.json()["details"][0]["field"] == "model"

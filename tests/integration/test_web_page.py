@@ -6,6 +6,7 @@ Set ``ANUVAD_SCREENSHOTS=DIR`` to keep desktop and phone screenshots of the page
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import socket
@@ -46,7 +47,14 @@ def base_url(tiny_enhi_model: Path) -> Iterator[str]:
     from anuvad.server.app import create_app
     from anuvad.translator import Translator
 
-    app = create_app(Translator.from_file(tiny_enhi_model, device="cpu"))
+    enhi = Translator.from_file(tiny_enhi_model, device="cpu")
+    # A second served model, labelled as the other direction: the page must let the reader
+    # choose, and send its id.
+    other = Translator.from_file(tiny_enhi_model, device="cpu")
+    config = other.model_file.config
+    data = dataclasses.replace(config.data, src_lang="hi", tgt_lang="en")
+    other.model_file.config = dataclasses.replace(config, name="tiny_hien", data=data)
+    app = create_app([enhi, other])
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -168,4 +176,21 @@ def test_the_page_fits_a_phone(browser: Any, base_url: str) -> None:
     box = page.locator("#translate-button").bounding_box()
     assert box is not None and box["width"] > 300  # a full-width button for thumbs
     screenshot(page, "phone")
+    page.close()
+
+
+def test_the_reader_chooses_the_direction(browser: Any, base_url: str) -> None:
+    page = browser.new_page()
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    assert page.is_visible("#model-select")
+    assert page.text_content("#src-name") == "English"
+    page.select_option("#model-select", "tiny_hien")
+    assert page.text_content("#src-name") == "Hindi" and page.text_content("#tgt-name") == "English"
+    assert "tiny_hien" in page.inner_text("#model-info")
+    page.fill("#source", SENTENCE)
+    page.click("label[for=mode-greedy]")
+    with page.expect_response("**/translate") as response:
+        page.click("#translate-button")
+    assert response.value.json()["model"] == "tiny_hien"
     page.close()

@@ -1,4 +1,4 @@
-"""The HTTP server: ``create_app(translator)`` → a FastAPI app with the API and the web page.
+"""The HTTP server: ``create_app(translators)`` → a FastAPI app with the API and the web page.
 
 Endpoints (OpenAPI docs at ``/docs``):
 
@@ -10,8 +10,9 @@ Endpoints (OpenAPI docs at ``/docs``):
 A sentence's path: the page (or any client) posts JSON → pydantic checks it against the limits
 in :mod:`~anuvad.server.schemas` → :class:`~anuvad.server.batcher.MicroBatcher` merges it with
 concurrent requests → :meth:`Translator.translate` on the model thread → JSON back. The
-endpoints hold no ML logic. The served model is fixed when the app is created; no request names
-a file.
+endpoints hold no ML logic. The served models (e.g. English→Hindi and Hindi→English) are fixed
+when the app is created, each with its own batcher; a request picks one by its id (``model``,
+default the first) and never names a file.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,20 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+class UnknownModelError(Exception):
+    """A request named a model id that is not served (422, naming the field)."""
+
+
+@dataclass
+class ServedModel:
+    """One served model: its id (``GET /models``), engine, batcher and description."""
+
+    id: str
+    translator: TranslationEngine
+    batcher: MicroBatcher
+    info: ModelInfo
+
+
 class ModelFailedError(Exception):
     """Translating a valid request failed: 400 for an :class:`AnuvadError` (the input cannot be
     translated, the message says why), 500 for anything else (logged with its traceback)."""
@@ -79,8 +95,8 @@ class ModelFailedError(Exception):
         return cls(f"the model failed on this request: {type(exc).__name__}: {exc}", 500)
 
 
-def model_info(translator: TranslationEngine) -> ModelInfo:
-    """Describe the served model (name, languages, size, defaults) for ``GET /models``."""
+def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
+    """Describe a served model (id, name, languages, size, defaults) for ``GET /models``."""
     config = translator.model_file.config
     model = config.model
     path = getattr(translator, "model_path", None)
@@ -90,6 +106,7 @@ def model_info(translator: TranslationEngine) -> ModelInfo:
         if isinstance(value, str | int | float | bool)
     }
     return ModelInfo(
+        id=model_id or config.name,
         name=config.name,
         src_lang=config.data.src_lang,
         tgt_lang=config.data.tgt_lang,
@@ -168,16 +185,18 @@ def _describe(error: dict[str, Any]) -> str:
 
 
 def create_app(
-    translator: TranslationEngine,
+    translators: TranslationEngine | Sequence[TranslationEngine],
     *,
     batching: bool = True,
     max_wait_ms: float = 5.0,
     title: str = "anuvad",
 ) -> FastAPI:
-    """Build the app serving ``translator`` (the API, its docs and the web page).
+    """Build the app serving ``translators`` (the API, its docs and the web page).
 
     Args:
-        translator: the model to serve (either engine); fixed for the app's lifetime.
+        translators: the model(s) to serve (either engine), fixed for the app's lifetime; the
+            first answers requests that name no model. Ids are the config names (``-2``, ``-3``
+            appended to repeats).
         batching: merge concurrent requests with the same settings into one model call.
         max_wait_ms: how long a request waits for others to batch with.
         title: the OpenAPI title.
@@ -185,32 +204,56 @@ def create_app(
     Returns:
         The FastAPI application; run it with uvicorn (``anuvad serve`` does).
     """
-    batcher = MicroBatcher(
-        translator,
-        batching=batching,
-        max_wait_ms=max_wait_ms,
-        workers=translator.parallel_calls,
+    engines: list[TranslationEngine] = (
+        list(translators) if isinstance(translators, Sequence) else [translators]
     )
-    info = model_info(translator)
+    if not engines:
+        raise ValueError("create_app needs at least one translator")
+    served: dict[str, ServedModel] = {}
+    for engine in engines:
+        name = engine.model_file.config.name
+        model_id, repeat = name, 1
+        while model_id in served:
+            repeat += 1
+            model_id = f"{name}-{repeat}"
+        batcher = MicroBatcher(
+            engine, batching=batching, max_wait_ms=max_wait_ms, workers=engine.parallel_calls
+        )
+        served[model_id] = ServedModel(model_id, engine, batcher, model_info(engine, model_id))
+    default = next(iter(served.values()))
     started = time.monotonic()
     counters = {"requests": 0}
 
+    def pick(model_id: str | None) -> ServedModel:
+        if model_id is None:
+            return default
+        if model_id not in served:
+            raise UnknownModelError(
+                f"model: no served model {model_id!r}; served: {', '.join(served)} "
+                f"(GET /models lists them)"
+            )
+        return served[model_id]
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        batcher.start()
-        logger.info("serving %s (%s -> %s)", info.name, info.src_lang, info.tgt_lang)
+        for model in served.values():
+            model.batcher.start()
+            logger.info("serving %s (%s -> %s)", model.id, model.info.src_lang, model.info.tgt_lang)
         yield
-        batcher.stop()
+        for model in served.values():
+            model.batcher.stop()
 
+    directions = ", ".join(f"{m.info.src_lang} → {m.info.tgt_lang}" for m in served.values())
     app = FastAPI(
         title=title,
         version=__version__,
-        description=f"Transformer translation ({info.src_lang} → {info.tgt_lang}, "
-        f"model {info.name}). The web page is at /.",
+        description=f"Transformer translation ({directions}; models {', '.join(served)}). "
+        f"The web page is at /.",
         lifespan=lifespan,
     )
-    app.state.batcher = batcher
-    app.state.translator = translator
+    app.state.batcher = default.batcher
+    app.state.translator = default.translator
+    app.state.served = served
 
     @app.middleware("http")
     async def limit_body(
@@ -242,6 +285,10 @@ def create_app(
     async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
         return _error(503, str(exc))
 
+    @app.exception_handler(UnknownModelError)
+    async def unknown_model(_: Request, exc: UnknownModelError) -> JSONResponse:
+        return _error(422, str(exc), [{"field": "model", "message": str(exc)}])
+
     @app.exception_handler(ModelFailedError)
     async def failed(_: Request, exc: ModelFailedError) -> JSONResponse:
         return _error(exc.status, str(exc))
@@ -250,9 +297,10 @@ def create_app(
     async def translate(body: TranslateRequest) -> TranslateResponse:
         """Translate one text or a list of texts (greedy or beam search, n-best lists)."""
         start = time.perf_counter()
+        model = pick(body.model)
         key = DecodeKey(body.effective_beam_size(), body.nbest, body.length_penalty)
         try:
-            results = await batcher.translate(body.texts(), key)
+            results = await model.batcher.translate(body.texts(), key)
         except (OverloadedError, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -260,7 +308,7 @@ def create_app(
         counters["requests"] += 1
         return TranslateResponse(
             translations=[_translation_out(t) for t in results],
-            model=info.name,
+            model=model.id,
             decoding=body.decoding,
             beam_size=key.beam_size,
             elapsed_ms=(time.perf_counter() - start) * 1000,
@@ -270,9 +318,10 @@ def create_app(
     async def attention(body: AttentionRequest) -> AttentionResponse:
         """Cross-attention (every layer and head) and cosine similarities for one sentence."""
         start = time.perf_counter()
+        model = pick(body.model)
         try:
-            view = await batcher.call(
-                lambda: translator.attention(
+            view = await model.batcher.call(
+                lambda: model.translator.attention(
                     body.text,
                     beam_size=body.effective_beam_size(),
                     length_penalty=body.length_penalty,
@@ -283,24 +332,25 @@ def create_app(
         except Exception as exc:
             raise ModelFailedError.from_exception(exc) from exc
         counters["requests"] += 1
-        return _attention_out(view, info.name, (time.perf_counter() - start) * 1000)
+        return _attention_out(view, model.id, (time.perf_counter() - start) * 1000)
 
     @app.get("/health", response_model=HealthResponse)
     async def health() -> HealthResponse:
-        """Liveness, the served model and request counters."""
+        """Liveness, the served models and request counters."""
         return HealthResponse(
             status="ok",
-            model=info.name,
+            model=default.id,
+            models=list(served),
             uptime_s=time.monotonic() - started,
             batching=batching,
             requests=counters["requests"],
-            model_calls=batcher.model_calls,
+            model_calls=sum(m.batcher.model_calls for m in served.values()),
         )
 
     @app.get("/models", response_model=ModelsResponse)
     async def models() -> ModelsResponse:
-        """The served model and the request limits."""
-        return ModelsResponse(models=[info], limits=Limits())
+        """The served models (the first is the default) and the request limits."""
+        return ModelsResponse(models=[m.info for m in served.values()], limits=Limits())
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

@@ -51,6 +51,12 @@ class DecodeSettings(_Request):
     length_penalty: float | None = Field(
         None, ge=0.0, le=5.0, description="alpha of Wu et al. (2016); null: the model's default"
     )
+    model: str | None = Field(
+        None,
+        max_length=200,
+        description="the id of a served model (GET /models), e.g. for the other translation "
+        "direction; null: the first served model",
+    )
 
     def effective_beam_size(self) -> int:
         """1 for greedy search (identical to greedy), else ``beam_size``."""
@@ -178,8 +184,9 @@ class Limits(BaseModel):
 
 
 class ModelInfo(BaseModel):
-    """What ``GET /models`` says about the served model."""
+    """What ``GET /models`` says about a served model."""
 
+    id: str = Field(description="what a request's `model` field names")
     name: str
     src_lang: str
     tgt_lang: str
@@ -212,7 +219,8 @@ class HealthResponse(BaseModel):
     """``GET /health``."""
 
     status: Literal["ok"]
-    model: str
+    model: str = Field(description="the default model's id")
+    models: list[str] = Field(description="every served model's id, the default first")
     uptime_s: float
     batching: bool
     requests: int = Field(description="translation and attention requests answered")

@@ -10,6 +10,8 @@ const state = {
   attention: null, // the last /attention response
   settings: null, // the decode settings of the last translation
   sources: [], // the sentences of the last translation
+  models: [], // GET /models: every served model, the default first
+  modelId: null, // the model the page translates with
   busy: false,
 };
 
@@ -85,25 +87,41 @@ function updateCount() {
   $("char-count").parentElement.classList.toggle("over", length > state.limits.max_text_chars);
 }
 
+const LANGUAGES = { en: "English", hi: "Hindi", de: "German", fr: "French" };
+const languageName = (code) => LANGUAGES[code] || code;
+
+// Show one served model: the languages, its size and what it was trained on.
+function showModel(model) {
+  state.modelId = model.id;
+  $("src-name").textContent = languageName(model.src_lang);
+  $("tgt-name").textContent = languageName(model.tgt_lang);
+  $("source").placeholder = `Type ${languageName(model.src_lang)} text here, one sentence per line…`;
+  const params = model.num_parameters >= 1e6
+    ? `${(model.num_parameters / 1e6).toFixed(1)} M` : `${(model.num_parameters / 1e3).toFixed(0)} k`;
+  $("model-info").innerHTML = "";
+  const strong = document.createElement("strong");
+  strong.textContent = model.name;
+  $("model-info").append(strong, ` · ${model.src_lang} → ${model.tgt_lang} · ${params} parameters`);
+  const data = document.createElement("div");
+  data.className = "trained-on";
+  data.id = "trained-on";
+  data.textContent = model.trained_on;
+  $("model-info").append(data);
+}
+
 async function loadModel() {
   try {
     const info = await api("/models");
-    const model = info.models[0];
+    state.models = info.models;
     state.limits = info.limits;
-    const names = { en: "English", hi: "Hindi", de: "German", fr: "French" };
-    $("src-name").textContent = names[model.src_lang] || model.src_lang;
-    $("tgt-name").textContent = names[model.tgt_lang] || model.tgt_lang;
-    const params = model.num_parameters >= 1e6
-      ? `${(model.num_parameters / 1e6).toFixed(1)} M` : `${(model.num_parameters / 1e3).toFixed(0)} k`;
-    $("model-info").innerHTML = "";
-    const strong = document.createElement("strong");
-    strong.textContent = model.name;
-    $("model-info").append(strong, ` · ${model.src_lang} → ${model.tgt_lang} · ${params} parameters`);
-    const data = document.createElement("div");
-    data.className = "trained-on";
-    data.id = "trained-on";
-    data.textContent = model.trained_on;
-    $("model-info").append(data);
+    // Several models (e.g. both directions): the page lets the reader choose.
+    fillSelect($("model-select"), info.models.map((m) => m.id), info.models[0].id, (id) => {
+      const m = info.models.find((x) => x.id === id);
+      return `${languageName(m.src_lang)} → ${languageName(m.tgt_lang)} (${m.name})`;
+    });
+    $("model-field").hidden = info.models.length < 2;
+    showModel(info.models[0]);
+    const model = info.models[0];
     $("char-limit").textContent = String(state.limits.max_text_chars);
     fillSelect($("beam-size"), range(1, state.limits.max_beam_size), Math.min(model.default_beam_size > 1 ? model.default_beam_size : 4, state.limits.max_beam_size));
     syncControls();
@@ -125,6 +143,7 @@ function settings() {
     decoding: decoding(),
     beam_size: greedy ? 1 : Number($("beam-size").value),
     nbest: greedy ? 1 : Number($("nbest").value),
+    model: state.modelId,
   };
 }
 
@@ -154,6 +173,7 @@ async function translate(event) {
       decoding: request.decoding,
       beam_size: request.decoding === "greedy" ? 4 : request.beam_size,
       nbest: request.nbest,
+      model: request.model,
     });
     const roundTrip = performance.now() - started;
     state.settings = request;
@@ -252,6 +272,7 @@ async function loadAttention(index) {
     text,
     decoding: s.decoding,
     beam_size: s.decoding === "greedy" ? 4 : s.beam_size,
+    model: s.model,
   });
   state.attention = view;
   $("attention-timing").textContent = `${view.elapsed_ms.toFixed(0)} ms`;
@@ -426,6 +447,10 @@ document.addEventListener("DOMContentLoaded", () => {
   syncControls();
   updateCount();
   loadModel();
+  $("model-select").addEventListener("change", () => {
+    const model = state.models.find((m) => m.id === $("model-select").value);
+    if (model) showModel(model);
+  });
   $("translate-form").addEventListener("submit", translate);
   $("source").addEventListener("input", updateCount);
   $("source").addEventListener("keydown", (e) => {
