@@ -4,27 +4,67 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+_KIND_TITLES = {
+    "parallel": "Parallel corpora (training pairs)",
+    "dev": "Dev sets (validation only: never train on them)",
+    "monolingual": "Monolingual Hindi (for back-translation)",
+    "dictionary": "Dictionaries (English -> Hindi word pairs)",
+}
+
+
+def _field(label: str, text: str) -> None:
+    """Print ``label: text``, wrapped at 100 columns under the text (URLs are not broken)."""
+    print(
+        textwrap.fill(
+            text,
+            width=100,
+            initial_indent=f"  {label + ':':<9}",
+            subsequent_indent=" " * 11,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    )
+
 
 def cmd_data_list(args: argparse.Namespace) -> int:
-    """Print every catalogue entry: what it is, its licence, its URLs and checksum status."""
-    from anuvad.datasets import CATALOGUE
+    """Print the catalogue grouped by kind: what each corpus is, its licence and source, how to
+    get it (its URLs and checksum status, or how it was prepared by hand) and what it writes."""
+    from anuvad.datasets import CATALOGUE, KINDS
     from anuvad.download import cache_dir
 
-    print(f"cache: {cache_dir()} (set $ANUVAD_CACHE to change it)\n")
-    for dataset in CATALOGUE.values():
-        print(f"{dataset.name}\n  {dataset.description}\n  licence: {dataset.licence}")
-        print(f"  home:    {dataset.homepage}")
-        for remote in dataset.files:
-            pinned = f"sha256 {remote.sha256}" if remote.sha256 else "checksum not pinned"
-            print(f"  file:    {remote.url} ({pinned})")
-        print(f"  writes:  {', '.join(output.path for output in dataset.outputs)}")
-        if dataset.note:
-            print(f"  note:    {dataset.note}")
-        print()
+    kinds = [args.kind] if getattr(args, "kind", None) else list(KINDS)
+    print(f"cache: {cache_dir()} (set $ANUVAD_CACHE to change it)")
+    for kind in kinds:
+        entries = [d for d in CATALOGUE.values() if d.kind == kind]
+        automatic = sum(d.downloadable for d in entries)
+        title = (
+            f"{_KIND_TITLES[kind]}: {automatic} downloadable, {len(entries) - automatic} by hand"
+        )
+        print(f"\n{title}\n{'=' * len(title)}\n")
+        for dataset in entries:
+            print(dataset.name)
+            print(
+                textwrap.fill(dataset.description, 100, initial_indent="  ", subsequent_indent="  ")
+            )
+            _field("licence", dataset.licence)
+            _field("source", dataset.source)
+            _field("home", dataset.homepage)
+            if dataset.downloadable:
+                _field("get", f"anuvad data download {dataset.name}")
+            else:
+                _field("get", "by hand only (cannot be downloaded automatically; see note)")
+            for remote in dataset.files:
+                pinned = f"sha256 {remote.sha256}" if remote.sha256 else "checksum not pinned"
+                print(f"  file:    {remote.url} ({pinned})")
+            _field("writes", ", ".join(output.path for output in dataset.outputs))
+            if dataset.note:
+                _field("note", dataset.note)
+            print()
     return 0
 
 
@@ -63,10 +103,15 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """Add ``anuvad data list|download`` to the CLI."""
     p = add("data", "List or download the public corpora the recipes in configs/ use.")
     sub = p.add_subparsers(dest="data_command", required=True)
-    listing = sub.add_parser("list", help="the catalogue: corpora, licences, URLs")
+    listing = sub.add_parser("list", help="the catalogue: corpora, licences, sources, URLs")
+    listing.add_argument(
+        "--kind",
+        choices=list(_KIND_TITLES),
+        help="list only one kind of corpus",
+    )
     listing.set_defaults(func=cmd_data_list)
     get = sub.add_parser("download", help="download, extract, prepare and verify a corpus")
-    get.add_argument("name", help="hvg, tatoeba-hin, iitb, multi30k, flores200, wmt14-en-de")
+    get.add_argument("name", help="a corpus name from `anuvad data list`")
     get.add_argument("--out", help="data root to write (default: <cache>/data)")
     get.add_argument(
         "--from",
