@@ -44,6 +44,16 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
 
 
+def _add_split_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--split-sentences",
+        action="store_true",
+        help="each input line is a document (a paragraph, or several sentences): split it "
+        "into sentences, translate them and put the translations back in place (one output "
+        "line per input line)",
+    )
+
+
 def _translator(args: argparse.Namespace) -> TranslationEngine:
     from anuvad.engine import load_engine
 
@@ -81,6 +91,20 @@ def _translate(
         )
 
 
+def _translate_documents(
+    translator: TranslationEngine, lines: Sequence[str], args: argparse.Namespace
+) -> list[str]:
+    """``--split-sentences``: each line is a document; its sentences are translated (all lines'
+    in one batched pass) and put back in place, so the output keeps one line per input line."""
+    from anuvad.documents import translate_documents
+
+    lang = translator.model_file.config.data.src_lang
+    results = translate_documents(
+        lines, lang, lambda sentences: _translate(translator, sentences, args)
+    )
+    return [r.text for r in results]
+
+
 def _write_attention(
     translator: TranslationEngine, results: Sequence[Translation], path: str
 ) -> None:
@@ -93,11 +117,26 @@ def cmd_translate(args: argparse.Namespace) -> int:
     if args.nbest < 1:
         print("error: --nbest must be at least 1", file=sys.stderr)
         return 2
+    if args.split_sentences and (args.nbest > 1 or args.attention):
+        print(
+            "error: --split-sentences gives one translation per line, assembled from its "
+            "sentences; --nbest and --attention need one sentence per line (drop "
+            "--split-sentences)",
+            file=sys.stderr,
+        )
+        return 2
     translator = _translator(args)
     if args.input:
         lines = Path(args.input).read_text(encoding="utf-8").splitlines()
     else:
         lines = sys.stdin.read().splitlines()
+    if args.split_sentences:
+        text = "".join(line + "\n" for line in _translate_documents(translator, lines, args))
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return 0
     results = _translate(translator, lines, args, nbest=args.nbest)
     if args.nbest == 1:
         text = "".join(r.text + "\n" for r in results)
@@ -143,7 +182,10 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
         translator = _translator(args)
         tgt_lang = translator.model_file.config.data.tgt_lang
         sources = Path(args.source).read_text(encoding="utf-8").splitlines()
-        hypotheses = [r.text for r in _translate(translator, sources, args)]
+        if args.split_sentences:
+            hypotheses = _translate_documents(translator, sources, args)
+        else:
+            hypotheses = [r.text for r in _translate(translator, sources, args)]
         d = translator.decode
         settings = {
             "model": str(args.model),
@@ -246,6 +288,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--attention", metavar="FILE", help="write attention matrices as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_split_arg(p)
     _add_search_args(p)
     p.set_defaults(func=cmd_translate)
 
@@ -279,5 +322,6 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "afterwards (default: only well-formed trees with one leaf per word)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_split_arg(p)
     _add_search_args(p)
     p.set_defaults(func=cmd_evaluate)

@@ -181,3 +181,23 @@ def test_demo_runs_again_in_the_same_folder(
     assert f"replacing the previous demo run in {tmp_path / 'run'}" in out
     assert "trained 3 steps" in out
     assert (tmp_path / "run" / "model.pt").stat().st_mtime_ns != first
+
+
+def test_split_sentences_translates_each_sentence_and_keeps_the_lines(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line of several sentences = its sentences translated one by one, joined as they stood;
+    one output line per input line, blank lines kept."""
+    sentences = ["I am going home.", "The sky is blue.", "What is your name?"]
+    (tmp_path / "one.txt").write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--beam-size", "2"]
+    assert main([*base, "--input", str(tmp_path / "one.txt")]) == 0
+    alone = capsys.readouterr().out.splitlines()
+    document = f"{sentences[0]} {sentences[1]}\n\n  {sentences[2]}\n"
+    (tmp_path / "doc.txt").write_text(document, encoding="utf-8")
+    assert main([*base, "--input", str(tmp_path / "doc.txt"), "--split-sentences"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert lines == [f"{alone[0]} {alone[1]}", "", f"  {alone[2]}", ""]
+    code = main([*base, "--input", str(tmp_path / "doc.txt"), "--split-sentences", "--nbest=2"])
+    assert code == 2
+    assert "--split-sentences gives one translation per line" in capsys.readouterr().err
