@@ -122,7 +122,9 @@ def main() -> None:
         f"NTREX-128: {len(paragraphs)} pseudo-paragraphs of 2-6 sentences "
         f"({sum(len(p) - 1 for p in paragraphs)} boundaries); WMT24: {len(wmt_en)} paragraphs\n"
     )
-    print("| splitter | precision | recall | F1 | paragraphs exact | WMT24 count = reference | ms |")
+    print(
+        "| splitter | precision | recall | F1 | paragraphs exact | WMT24 count = reference | ms |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in args.splitters:
         try:
@@ -139,9 +141,7 @@ def main() -> None:
             fp += len(found - gold)
             fn += len(gold - found)
             exact += gold == found
-        agree = sum(
-            len(split(en)) == count for en, count in zip(wmt_en, hindi_counts, strict=True)
-        )
+        agree = sum(len(split(en)) == count for en, count in zip(wmt_en, hindi_counts, strict=True))
         ms = (time.perf_counter() - started) * 1000
         precision, recall = tp / max(1, tp + fp), tp / max(1, tp + fn)
         f1 = 2 * precision * recall / max(1e-9, precision + recall)
