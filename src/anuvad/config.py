@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from anuvad.atomic import write_atomic
 from anuvad.dataclass_io import apply_overrides, from_plain
 from anuvad.errors import ConfigError
 
@@ -366,6 +367,7 @@ class ExperimentConfig:
         need(tr.lr_scale > 0, "train.lr_scale must be positive")
         need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")
         need(tr.accumulate >= 1, "train.accumulate must be at least 1")
+        need(tr.log_every >= 1, f"train.log_every must be at least 1, got {tr.log_every}")
         need(
             0.0 <= tr.subword_sampling < 1.0,
             f"train.subword_sampling must be in [0, 1) (0.1 is BPE-dropout's usual value), "
@@ -443,8 +445,6 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Experim
 
 
 def save_config(config: ExperimentConfig, path: str | Path) -> None:
-    """Write the resolved config as YAML."""
-    Path(path).write_text(
-        yaml.safe_dump(config_to_dict(config), sort_keys=False, allow_unicode=True),
-        encoding="utf-8",
-    )
+    """Write the resolved config as YAML (atomically: a kill never leaves half a file)."""
+    text = yaml.safe_dump(config_to_dict(config), sort_keys=False, allow_unicode=True)
+    write_atomic(Path(path), text.encode("utf-8"))

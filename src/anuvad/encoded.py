@@ -6,39 +6,19 @@ from __future__ import annotations
 
 import io
 import itertools
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from anuvad.atomic import write_atomic
 from anuvad.errors import DataError
+
+__all__ = ["FORMAT_VERSION", "REDO", "EncodedCorpus", "write_atomic"]
 
 FORMAT_VERSION = 1  # of the prepared folder's files (report.json and the encoded corpora)
 REDO = "run `anuvad prepare --config <your config>` to (re)create it"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
-
-    Args:
-        path: the file to (re)place.
-        data: its new contents.
-    """
-    # A unique name in the same folder (os.replace is atomic within one file system); plain
-    # open() so the file gets the usual umask permissions, unlike tempfile's private 0600.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with tmp.open("xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _flatten(seqs: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -5,7 +5,6 @@ Rank 0 prepares (or loads) the data first; the other ranks load it once it is th
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from anuvad.config import ExperimentConfig, load_config
 from anuvad.distributed import barrier, init_distributed, shutdown_distributed
 from anuvad.errors import TrainingError
 from anuvad.prepare import load_prepared, prepare_or_load
-from anuvad.run_log import RUN_INFO_FILE
+from anuvad.run_log import RUN_INFO_FILE, read_run_history
 from anuvad.trainer import Trainer, TrainResult
 
 logger = logging.getLogger(__name__)
@@ -40,11 +39,9 @@ def resume_settings(run_dir: Path, overrides: list[str]) -> tuple[ExperimentConf
     if not config_file.is_file():
         raise TrainingError(f"{run_dir} is not a run folder: it has no config.yaml to resume")
     data_dir: Path | None = None
-    info_file = run_dir / RUN_INFO_FILE
-    if info_file.is_file():
-        history = json.loads(info_file.read_text(encoding="utf-8"))
-        if history and history[-1].get("data_dir"):
-            data_dir = Path(history[-1]["data_dir"])
+    history = read_run_history(run_dir / RUN_INFO_FILE)
+    if history and history[-1].get("data_dir"):
+        data_dir = Path(history[-1]["data_dir"])
     return load_config(config_file, overrides), data_dir
 
 

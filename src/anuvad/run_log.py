@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import platform
 import resource
 import subprocess
@@ -20,6 +21,7 @@ import torch
 from tqdm import tqdm
 
 from anuvad import __version__
+from anuvad.atomic import write_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +50,32 @@ def git_commit() -> str:
         return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+def read_run_history(path: Path, keep_corrupt: bool = False) -> list[dict[str, Any]]:
+    """The entries of a ``run.json`` (one per start of the run); ``[]`` when it is missing.
+
+    A file that is not a JSON list (e.g. left empty by a kill before it was written atomically)
+    is not fatal: it is logged and, with ``keep_corrupt``, moved aside to
+    ``run.json.corrupt-<time>`` so that nothing is lost and a new history can start.
+    """
+    if not path.is_file():
+        return []
+    try:
+        history = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        history, problem = None, f"not valid JSON ({exc})"
+    else:
+        problem = "not a list of run entries"
+    if isinstance(history, list) and all(isinstance(entry, dict) for entry in history):
+        return history
+    if keep_corrupt:
+        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(path, aside)
+        logger.warning("%s is %s; moved it to %s and started a new history", path, problem, aside)
+    else:
+        logger.warning("%s is %s; ignoring it", path, problem)
+    return []
 
 
 class RunLogger:
@@ -99,9 +127,9 @@ class RunLogger:
             **extra,
         }
         path = self.run_dir / RUN_INFO_FILE
-        history = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        history = read_run_history(path, keep_corrupt=True)
         history.append(info)  # one entry per start: the first run and every resume
-        path.write_text(json.dumps(history, indent=2), encoding="utf-8")
+        write_atomic(path, json.dumps(history, indent=2).encode("utf-8"))
 
     def metrics(self, step: int, values: Mapping[str, float | int | str | bool]) -> None:
         """One JSON line ``{"step": ..., **values}`` and a TensorBoard scalar per number."""

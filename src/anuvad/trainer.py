@@ -314,7 +314,7 @@ class Trainer:
             log.write_run_info(
                 {
                     "resumed_at_step": self.progress.step,
-                    "data_dir": str(data_dir) if data_dir else None,
+                    "data_dir": str(Path(data_dir).resolve()) if data_dir else None,
                     "world_size": self.context.world_size,
                     "device": str(self.device),
                     "num_parameters": count_parameters(self.model),
