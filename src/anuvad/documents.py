@@ -25,9 +25,11 @@ __all__ = [
     "DocumentTranslation",
     "Segment",
     "assemble",
+    "assemble_documents",
     "sentence_splitter",
     "split_document",
     "translate_documents",
+    "whole_text",
 ]
 
 _SPACE = re.compile(r"\s")
@@ -175,6 +177,40 @@ class DocumentTranslation(Generic[ResultT]):
     sentences: list[ResultT]
 
 
+def whole_text(text: str) -> list[Segment]:
+    """``text`` as one segment (surrounding whitespace outside it), for callers that translate
+    texts unsplit; ``[]`` for a blank text."""
+    left = len(text) - len(text.lstrip())
+    right = len(text.rstrip())
+    return [Segment(left, right, text[left:right], text.count("\n", 0, left))] if right else []
+
+
+def assemble_documents(
+    documents: Sequence[str], plans: Sequence[Sequence[Segment]], results: Sequence[ResultT]
+) -> list[DocumentTranslation[ResultT]]:
+    """Reassemble documents from the results of all their sentences, in order.
+
+    Args:
+        documents: the texts.
+        plans: each text's segments (:func:`split_document` or :func:`whole_text`).
+        results: one result per segment, all documents' segments in order.
+
+    Raises:
+        ValueError: the number of results differs from the number of segments.
+    """
+    expected = sum(len(plan) for plan in plans)
+    if len(results) != expected:
+        raise ValueError(f"{expected} sentences but {len(results)} results")
+    out: list[DocumentTranslation[ResultT]] = []
+    pos = 0
+    for document, plan in zip(documents, plans, strict=True):
+        mine = list(results[pos : pos + len(plan)])
+        pos += len(plan)
+        text = assemble(document, plan, [r.text for r in mine])
+        out.append(DocumentTranslation(document, text, list(plan), mine))
+    return out
+
+
 def translate_documents(
     documents: Sequence[str],
     lang: str,
@@ -197,13 +233,4 @@ def translate_documents(
     plans = [split_document(document, lang, split) for document in documents]
     sentences = [segment.text for plan in plans for segment in plan]
     results = translate(sentences) if sentences else []
-    if len(results) != len(sentences):
-        raise ValueError(f"{len(sentences)} sentences but {len(results)} results")
-    out: list[DocumentTranslation[ResultT]] = []
-    pos = 0
-    for document, plan in zip(documents, plans, strict=True):
-        mine = results[pos : pos + len(plan)]
-        pos += len(plan)
-        text = assemble(document, plan, [r.text for r in mine])
-        out.append(DocumentTranslation(document, text, plan, list(mine)))
-    return out
+    return assemble_documents(documents, plans, results)

@@ -16,7 +16,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from anuvad.server.app import create_app
-from anuvad.server.schemas import MAX_BEAM_SIZE, MAX_TEXT_CHARS, MAX_TEXTS
+from anuvad.server.schemas import (
+    MAX_BEAM_SIZE,
+    MAX_REQUEST_CHARS,
+    MAX_SENTENCE_CHARS,
+    MAX_TEXT_CHARS,
+    MAX_TEXTS,
+)
 from anuvad.translator import Translation, Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -77,6 +83,8 @@ def test_health_and_models_describe_the_served_model(
     assert model["trained_on"] == "trained on pairs"  # the tiny model's one corpus
     assert info["limits"] == {
         "max_text_chars": MAX_TEXT_CHARS,
+        "max_request_chars": MAX_REQUEST_CHARS,
+        "max_sentence_chars": MAX_SENTENCE_CHARS,
         "max_texts": MAX_TEXTS,
         "max_beam_size": MAX_BEAM_SIZE,
         "max_body_bytes": 1_000_000,
@@ -182,6 +190,7 @@ BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
     "an empty text in a list": ({"text": ["ok", ""]}, "text 1"),
     "100 kB text": ({"text": "a" * 100_000}, str(MAX_TEXT_CHARS)),
     "1,000 texts": ({"text": ["The sky is blue."] * 1000}, str(MAX_TEXTS)),
+    "too many characters in all": ({"text": ["a " * 9_000] * 3}, str(MAX_REQUEST_CHARS)),
     "beam size 0": ({"text": "hi", "beam_size": 0}, "beam_size"),
     "beam size 99": ({"text": "hi", "beam_size": 99}, "beam_size"),
     "nbest above the beam": ({"text": "hi", "beam_size": 2, "nbest": 3}, "nbest"),
@@ -217,7 +226,7 @@ def test_bad_translate_requests_get_422_with_a_clear_message(client: TestClient,
     [
         ({"text": ["a", "b"]}, "text"),  # one sentence only
         ({"text": ""}, "text"),
-        ({"text": "x" * (MAX_TEXT_CHARS + 1)}, str(MAX_TEXT_CHARS)),
+        ({"text": "x" * (MAX_SENTENCE_CHARS + 1)}, str(MAX_SENTENCE_CHARS)),
         ({"text": "hi", "beam_size": 17}, "beam_size"),
         ({"text": "hi", "nbest": 2}, "nbest"),  # attention has no n-best
     ],
@@ -387,3 +396,38 @@ def test_several_models_are_served_and_chosen_per_request(tiny_enhi_model: Path)
         assert unknown.status_code == 422
         assert "model: no served model 'nope'; served: tiny_enhi, tiny_enhi-2" in unknown.text
         assert unknown.json()["details"][0]["field"] == "model"
+
+
+# ------------------------------------------------------------------------------ documents
+
+
+def test_a_document_is_translated_sentence_by_sentence_with_its_layout(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    """Paragraphs in, paragraphs out: every sentence translated as if sent alone, put back in
+    place (newlines, blank lines, spacing), each with its span in the source."""
+    document = f"{SENTENCES[0]} {SENTENCES[1]}\n\n  {SENTENCES[2]}\n"
+    alone = Translator.translate(translator, SENTENCES[:3], beam_size=2)
+    response = client.post("/translate", json={"text": document, "beam_size": 2, "nbest": 2})
+    assert response.status_code == 200, response.text
+    (out,) = response.json()["translations"]
+    assert out["source"] == document
+    assert out["text"] == f"{alone[0].text} {alone[1].text}\n\n  {alone[2].text}\n"
+    assert [s["text"] for s in out["sentences"]] == [t.text for t in alone]
+    for sentence, expected in zip(out["sentences"], SENTENCES[:3], strict=True):
+        assert document[sentence["start"] : sentence["end"]] == sentence["source"] == expected
+        assert len(sentence["nbest"]) == 2
+    assert out["score"] == pytest.approx(sum(t.score for t in alone) / 3)
+    assert [c["text"] for c in out["nbest"]] == [out["text"]]  # several sentences: one candidate
+    # All sentences of the document went to the model in one call.
+    assert translator.calls[-1] == SENTENCES[:3]
+
+
+def test_split_sentences_false_keeps_a_text_whole(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    text = f"{SENTENCES[0]} {SENTENCES[1]}"
+    response = client.post("/translate", json={"text": text, "split_sentences": False})
+    (out,) = response.json()["translations"]
+    assert translator.calls[-1] == [text]
+    assert len(out["sentences"]) == 1 and out["sentences"][0]["source"] == text

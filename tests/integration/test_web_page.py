@@ -194,3 +194,28 @@ def test_the_reader_chooses_the_direction(browser: Any, base_url: str) -> None:
         page.click("#translate-button")
     assert response.value.json()["model"] == "tiny_hien"
     page.close()
+
+
+def test_a_pasted_paragraph_comes_back_sentence_by_sentence_with_its_layout(
+    browser: Any, base_url: str
+) -> None:
+    page = browser.new_page()
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", "I am going home. The sky is blue.\n\nOpen the window.")
+    page.click("label[for=mode-greedy]")
+    with page.expect_response("**/translate") as response:
+        page.click("#translate-button")
+    (doc,) = response.value.json()["translations"]
+    page.wait_for_selector("#document .doc-sentence")
+    assert page.locator(".translation").count() == 3
+    assert page.locator("#document .doc-sentence").count() == 3
+    # The document view is the assembled translation, blank line included.
+    assert page.text_content("#document") == doc["text"]
+    assert "\n\n" in page.text_content("#document")
+    # Hovering a sentence of the translation highlights its pair.
+    page.hover("#document .doc-sentence[data-index='1']")
+    assert "paired" in (page.get_attribute(".translation[data-index='1']", "class") or "")
+    # The attention view offers each sentence.
+    assert page.locator("#sentence option").count() == 3
+    page.close()

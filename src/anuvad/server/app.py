@@ -2,7 +2,8 @@
 
 Endpoints (OpenAPI docs at ``/docs``):
 
-- ``POST /translate``: one text or a list; greedy or beam search; n-best lists.
+- ``POST /translate``: one text or a list, each split into sentences and reassembled with its
+  layout (:mod:`anuvad.documents`); greedy or beam search; n-best lists per sentence.
 - ``POST /attention``: tokens, cross-attention per layer and head, cosine similarities.
 - ``GET /health``, ``GET /models``.
 - ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
@@ -33,6 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from anuvad import __version__
+from anuvad.documents import DocumentTranslation, assemble_documents, split_document, whole_text
 from anuvad.engine import TranslationEngine
 from anuvad.errors import AnuvadError
 from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
@@ -46,6 +48,7 @@ from anuvad.server.schemas import (
     Limits,
     ModelInfo,
     ModelsResponse,
+    SentenceOut,
     TranslateRequest,
     TranslateResponse,
     TranslationOut,
@@ -126,22 +129,52 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
     )
 
 
-def _translation_out(translation: Translation) -> TranslationOut:
-    return TranslationOut(
-        source=translation.source,
-        text=translation.text,
-        score=translation.score,
-        finished=translation.finished,
-        nbest=[
+def _candidates(translation: Translation) -> list[CandidateOut]:
+    return [
+        CandidateOut(
+            text=c.text,
+            score=c.score,
+            log_prob=c.log_prob,
+            num_tokens=len(c.token_ids),
+            finished=c.finished,
+        )
+        for c in translation.nbest
+    ]
+
+
+def _document_out(document: DocumentTranslation[Translation]) -> TranslationOut:
+    """A translated text: assembled, with its sentences; one sentence keeps its n-best list."""
+    sentences = [
+        SentenceOut(
+            start=segment.start,
+            end=segment.end,
+            source=segment.text,
+            text=result.text,
+            score=result.score,
+            finished=result.finished,
+            nbest=_candidates(result),
+        )
+        for segment, result in zip(document.segments, document.sentences, strict=True)
+    ]
+    if len(sentences) == 1:
+        nbest = sentences[0].nbest
+    else:
+        nbest = [
             CandidateOut(
-                text=c.text,
-                score=c.score,
-                log_prob=c.log_prob,
-                num_tokens=len(c.token_ids),
-                finished=c.finished,
+                text=document.text,
+                score=sum(s.score for s in sentences) / max(1, len(sentences)),
+                log_prob=sum(c.nbest[0].log_prob for c in sentences if c.nbest),
+                num_tokens=sum(c.nbest[0].num_tokens for c in sentences if c.nbest),
+                finished=all(s.finished for s in sentences),
             )
-            for c in translation.nbest
-        ],
+        ]
+    return TranslationOut(
+        source=document.source,
+        text=document.text,
+        score=sum(s.score for s in sentences) / max(1, len(sentences)),
+        finished=all(s.finished for s in sentences),
+        nbest=nbest,
+        sentences=sentences,
     )
 
 
@@ -299,15 +332,23 @@ def create_app(
         start = time.perf_counter()
         model = pick(body.model)
         key = DecodeKey(body.effective_beam_size(), body.nbest, body.length_penalty)
+        texts = body.texts()
+        if body.split_sentences:  # CPU work: off the event loop
+            lang = model.info.src_lang
+            plans = await asyncio.to_thread(lambda: [split_document(t, lang) for t in texts])
+        else:
+            plans = [whole_text(t) for t in texts]
+        sentences = [segment.text for plan in plans for segment in plan]
         try:
-            results = await model.batcher.translate(body.texts(), key)
+            results = await model.batcher.translate(sentences, key)
         except (OverloadedError, asyncio.CancelledError):
             raise
         except Exception as exc:
             raise ModelFailedError.from_exception(exc) from exc
         counters["requests"] += 1
+        documents = assemble_documents(texts, plans, results)
         return TranslateResponse(
-            translations=[_translation_out(t) for t in results],
+            translations=[_document_out(d) for d in documents],
             model=model.id,
             decoding=body.decoding,
             beam_size=key.beam_size,

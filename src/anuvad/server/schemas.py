@@ -12,7 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-MAX_TEXT_CHARS = 2000  # characters per text (a long paragraph; sentences are far shorter)
+# A document a person pastes: ~3,000 words, split into sentences by the server. One request is
+# bounded by MAX_REQUEST_CHARS in all (and the body size), so it cannot ask for unbounded work.
+MAX_TEXT_CHARS = 20_000  # characters per text
+MAX_REQUEST_CHARS = 50_000  # characters in all texts of one /translate request
+MAX_SENTENCE_CHARS = 2000  # characters of the one sentence of an /attention request
 MAX_TEXTS = 64  # texts per /translate request
 MAX_BEAM_SIZE = 16
 MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
@@ -24,13 +28,13 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def _check_text(text: str) -> str:
+def _check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     if not text.strip():
         raise ValueError("text is empty; give at least one non-space character")
-    if len(text) > MAX_TEXT_CHARS:
+    if len(text) > limit:
         raise ValueError(
-            f"text has {len(text)} characters; the limit is {MAX_TEXT_CHARS} per text "
-            f"(split long documents into sentences)"
+            f"text has {len(text)} characters; the limit is {limit} per text "
+            f"(send a longer document in several parts)"
         )
     try:
         text.encode("utf-8")
@@ -67,11 +71,22 @@ class TranslateRequest(DecodeSettings):
     """``POST /translate``: one text or a list of texts, translated with the same settings."""
 
     text: str | list[str] = Field(
-        description=f"one text, or a list of up to {MAX_TEXTS} texts "
-        f"(each 1-{MAX_TEXT_CHARS} characters)",
-        examples=["The weather is nice today."],
+        description=f"one text, or a list of up to {MAX_TEXTS} texts (each 1-{MAX_TEXT_CHARS} "
+        f"characters, {MAX_REQUEST_CHARS} in all); a text may hold paragraphs and newlines",
+        examples=["The weather is nice today. Let us go for a walk."],
     )
-    nbest: int = Field(1, ge=1, le=MAX_BEAM_SIZE, description="candidates returned per text")
+    nbest: int = Field(
+        1,
+        ge=1,
+        le=MAX_BEAM_SIZE,
+        description="candidates returned per sentence (and per text when it is one sentence)",
+    )
+    split_sentences: bool = Field(
+        True,
+        description="split each text into sentences, translate them all and put the "
+        "translations back in place (newlines and spacing kept); false: each text is one "
+        "sentence",
+    )
 
     @field_validator("text")
     @classmethod
@@ -90,6 +105,12 @@ class TranslateRequest(DecodeSettings):
                 _check_text(text)
             except ValueError as exc:
                 raise ValueError(f"text {i}: {exc}") from None
+        total = sum(len(text) for text in value)
+        if total > MAX_REQUEST_CHARS:
+            raise ValueError(
+                f"the texts have {total} characters in all; the limit is {MAX_REQUEST_CHARS} "
+                f"per request (send several requests)"
+            )
         return value
 
     @model_validator(mode="after")
@@ -111,14 +132,14 @@ class AttentionRequest(DecodeSettings):
     """``POST /attention``: the attention of one sentence and its best translation."""
 
     text: str = Field(
-        description=f"one sentence (1-{MAX_TEXT_CHARS} characters)",
+        description=f"one sentence (1-{MAX_SENTENCE_CHARS} characters)",
         examples=["The weather is nice today."],
     )
 
     @field_validator("text")
     @classmethod
     def _check_one_text(cls, value: str) -> str:
-        return _check_text(value)
+        return _check_text(value, MAX_SENTENCE_CHARS)
 
 
 class CandidateOut(BaseModel):
@@ -131,14 +152,29 @@ class CandidateOut(BaseModel):
     finished: bool = Field(description="false when the length limit cut the output")
 
 
-class TranslationOut(BaseModel):
-    """One translated text."""
+class SentenceOut(BaseModel):
+    """One sentence of a text: where it stands in the text, and its translation."""
 
+    start: int = Field(description="offset of the sentence's first character in the text")
+    end: int = Field(description="offset just after its last character")
     source: str
     text: str
     score: float
     finished: bool
     nbest: list[CandidateOut]
+
+
+class TranslationOut(BaseModel):
+    """One translated text: the translation with the text's layout, and its sentences."""
+
+    source: str
+    text: str
+    score: float = Field(description="the sentences' mean score")
+    finished: bool = Field(description="false when the length limit cut a sentence")
+    nbest: list[CandidateOut] = Field(
+        description="the candidates when the text is one sentence; else the assembled text"
+    )
+    sentences: list[SentenceOut] = Field(description="the text's sentences, in order")
 
 
 class TranslateResponse(BaseModel):
@@ -178,6 +214,8 @@ class Limits(BaseModel):
     """The request limits, so that clients can check before sending."""
 
     max_text_chars: int = MAX_TEXT_CHARS
+    max_request_chars: int = MAX_REQUEST_CHARS
+    max_sentence_chars: int = MAX_SENTENCE_CHARS
     max_texts: int = MAX_TEXTS
     max_beam_size: int = MAX_BEAM_SIZE
     max_body_bytes: int = MAX_BODY_BYTES

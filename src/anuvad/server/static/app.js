@@ -95,7 +95,8 @@ function showModel(model) {
   state.modelId = model.id;
   $("src-name").textContent = languageName(model.src_lang);
   $("tgt-name").textContent = languageName(model.tgt_lang);
-  $("source").placeholder = `Type ${languageName(model.src_lang)} text here, one sentence per line…`;
+  $("source").placeholder = `Type or paste ${languageName(model.src_lang)} text here…`;
+  $("document").lang = model.tgt_lang;
   const params = model.num_parameters >= 1e6
     ? `${(model.num_parameters / 1e6).toFixed(1)} M` : `${(model.num_parameters / 1e3).toFixed(0)} k`;
   $("model-info").innerHTML = "";
@@ -133,8 +134,9 @@ async function loadModel() {
 
 // ---------------------------------------------------------------- translation
 
-function sentences() {
-  return $("source").value.split("\n").map((s) => s.trim()).filter((s) => s.length > 0);
+// The whole text goes to the server, which splits it into sentences and keeps its layout.
+function sourceText() {
+  return $("source").value;
 }
 
 function settings() {
@@ -159,8 +161,8 @@ async function translate(event) {
   if (event) event.preventDefault();
   if (state.busy) return;
   showError("");
-  const lines = sentences();
-  if (lines.length === 0) {
+  const text = sourceText();
+  if (!text.trim()) {
     showError("Type a sentence to translate.");
     return;
   }
@@ -169,7 +171,8 @@ async function translate(event) {
   const started = performance.now();
   try {
     const result = await api("/translate", {
-      text: lines.length === 1 ? lines[0] : lines,
+      text,
+      split_sentences: true,
       decoding: request.decoding,
       beam_size: request.decoding === "greedy" ? 4 : request.beam_size,
       nbest: request.nbest,
@@ -177,6 +180,7 @@ async function translate(event) {
     });
     const roundTrip = performance.now() - started;
     state.settings = request;
+    const lines = result.translations[0].sentences.map((s) => s.source);
     state.sources = lines;
     renderTranslations(result, roundTrip);
     fillSelect($("sentence"), range(0, lines.length - 1), 0, (i) => `${i + 1}. ${truncate(lines[i], 40)}`);
@@ -193,12 +197,40 @@ function truncate(text, n) {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
+// The translated document with the source's layout; each sentence a span that, hovered or
+// focused, highlights its sentence pair below (and the pair highlights it back).
+function renderDocument(doc) {
+  const box = $("document");
+  box.replaceChildren();
+  let pos = 0;
+  doc.sentences.forEach((s, i) => {
+    box.append(doc.source.slice(pos, s.start));
+    const span = document.createElement("span");
+    span.className = "doc-sentence";
+    span.dataset.index = String(i);
+    span.tabIndex = 0;
+    span.title = s.source;
+    span.textContent = s.text || "(empty output)";
+    box.append(span);
+    pos = s.end;
+  });
+  box.append(doc.source.slice(pos));
+  box.hidden = doc.sentences.length < 2 && !doc.source.trim().includes("\n");
+}
+
+function highlightPair(index, on) {
+  for (const el of document.querySelectorAll(`[data-index="${index}"]`)) el.classList.toggle("paired", on);
+}
+
 function renderTranslations(result, roundTrip) {
   const list = $("translations");
   list.replaceChildren();
   const search = result.decoding === "greedy" ? "greedy search" : `beam search, beam ${result.beam_size}`;
-  $("timing").textContent = `${result.elapsed_ms.toFixed(0)} ms on the server · ${roundTrip.toFixed(0)} ms in all · ${search}`;
-  for (const t of result.translations) {
+  const doc = result.translations[0];
+  const count = doc.sentences.length;
+  $("timing").textContent = `${count} sentence${count === 1 ? "" : "s"} · ${result.elapsed_ms.toFixed(0)} ms on the server · ${roundTrip.toFixed(0)} ms in all · ${search}`;
+  renderDocument(doc);
+  doc.sentences.forEach((t, i) => {
     const item = document.createElement("li");
     item.className = "translation";
     const source = document.createElement("div");
@@ -216,8 +248,9 @@ function renderTranslations(result, roundTrip) {
       item.append(note);
     }
     item.append(nbestTable(t.nbest));
+    item.dataset.index = String(i);
     list.append(item);
-  }
+  });
   $("output-card").hidden = false;
 }
 
@@ -447,6 +480,18 @@ document.addEventListener("DOMContentLoaded", () => {
   syncControls();
   updateCount();
   loadModel();
+  for (const type of ["mouseover", "focusin"]) {
+    $("output-card").addEventListener(type, (e) => {
+      const el = e.target.closest("[data-index]");
+      if (el) highlightPair(el.dataset.index, true);
+    });
+  }
+  for (const type of ["mouseout", "focusout"]) {
+    $("output-card").addEventListener(type, (e) => {
+      const el = e.target.closest("[data-index]");
+      if (el) highlightPair(el.dataset.index, false);
+    });
+  }
   $("model-select").addEventListener("change", () => {
     const model = state.models.find((m) => m.id === $("model-select").value);
     if (model) showModel(model);
