@@ -40,7 +40,13 @@ from anuvad.model import Transformer, build_model, count_parameters
 from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.precision import autocast_context, with_precision
 from anuvad.prepare import PreparedData, with_vocab_sizes
-from anuvad.run_log import RunLogger, ThroughputWindow, peak_memory_mib
+from anuvad.run_log import (
+    RUN_INFO_FILE,
+    RunLogger,
+    ThroughputWindow,
+    peak_memory_mib,
+    read_run_history,
+)
 from anuvad.training_state import (
     Progress,
     TrainingState,
@@ -97,7 +103,10 @@ class Trainer:
     ) -> None:
         self.context = context or DistributedContext(device=resolve_device(config.train.device))
         self.device = self.context.device
-        self.config = with_precision(with_vocab_sizes(config, prepared), self.device)
+        # config.yaml keeps the precision asked for ("auto"): a run resumed on another machine
+        # decides again (a bf16 run on a CPU without native bf16 would be 40-100x slower).
+        self.requested_config = with_vocab_sizes(config, prepared)
+        self.config = with_precision(self.requested_config, self.device)
         self.prepared = prepared
         self.run_dir = Path(run_dir)
         train = self.config.train
@@ -307,7 +316,8 @@ class Trainer:
         is_main = self.context.is_main
         if is_main:
             check_run_dir(self.run_dir, self.model, self.config.train.keep_last, self._resumed)
-            save_config(self.config, self.run_dir / "config.yaml")
+            self._warn_on_precision_change()
+            save_config(self.requested_config, self.run_dir / "config.yaml")
         barrier(self.context)
         log = RunLogger(self.run_dir, enabled=is_main)
         try:
@@ -317,12 +327,36 @@ class Trainer:
                     "data_dir": str(Path(data_dir).resolve()) if data_dir else None,
                     "world_size": self.context.world_size,
                     "device": str(self.device),
+                    "precision": self.config.train.precision,
                     "num_parameters": count_parameters(self.model),
                 }
             )
             return self._train(log, show_progress and is_main)
         finally:
             log.close()
+
+    def _warn_on_precision_change(self) -> None:
+        """A resumed run computes in the precision this machine resolves (``auto``: bf16 only
+        where it is native); when that differs from the last start's, say so: the weights carry
+        on exactly, but the arithmetic changes, so the result is not bit-identical to an
+        uninterrupted run."""
+        if not self._resumed:
+            return
+        history = read_run_history(self.run_dir / RUN_INFO_FILE)
+        before = history[-1].get("precision") if history else None
+        now = self.config.train.precision
+        if before is not None and before != now:
+            logger.warning(
+                "this run computed in %s before and continues in %s here (train.precision=%s "
+                "on %s); the weights continue exactly, the arithmetic does not, so the result "
+                "is not bit-identical to an uninterrupted run. Set train.precision=%s to keep "
+                "it (in bf16 on a CPU without native bf16, training runs 40-100x slower)",
+                before,
+                now,
+                self.requested_config.train.precision,
+                self.device,
+                before,
+            )
 
     def _train(self, log: RunLogger, show_progress: bool) -> TrainResult:
         cfg, train, p = self.config, self.config.train, self.progress

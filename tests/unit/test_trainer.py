@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -238,8 +239,36 @@ def test_auto_precision_is_bf16_only_on_cpus_that_have_it_and_the_run_records_it
     assert trainer.config.train.precision == want
     trainer.train(show_progress=False)
     saved = yaml.safe_load((tmp / want / "config.yaml").read_text(encoding="utf-8"))
-    assert saved["train"]["precision"] == want  # a resumed run keeps what was used
+    assert saved["train"]["precision"] == "auto"  # a resumed run decides again
+    history = json.loads((tmp / want / "run.json").read_text(encoding="utf-8"))
+    assert history[-1]["precision"] == want  # what was used is recorded
     assert resolve_precision("fp32", torch.device("cpu")) == "fp32"  # explicit values stay
+
+
+def test_a_run_resumed_on_a_cpu_without_bf16_continues_in_fp32_and_says_so(
+    prepared: tuple[Path, PreparedData],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Sessions land on different machines: a bf16 run resumed where bf16 is not native goes
+    on in fp32 (not 40-100x slower in emulated bf16), with a warning."""
+    tmp, data = prepared
+    native = {"bf16": True}
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native["bf16"])
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    run = tmp / "moved"
+    quick = ("train.precision=auto", "train.save_every=1", "train.valid_bleu_max_sentences=1")
+    config = tiny_config(tmp, *quick, "train.max_steps=1")
+    Trainer(config, data, run).train(show_progress=False)
+    native["bf16"] = False
+    longer = tiny_config(tmp, *quick, "train.max_steps=2")
+    with caplog.at_level(logging.WARNING):
+        resumed = Trainer(longer, data, run, resume=True)
+        assert resumed.config.train.precision == "fp32"
+        resumed.train(show_progress=False)
+    assert "computed in bf16 before and continues in fp32" in caplog.text
+    history = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert [entry["precision"] for entry in history] == ["bf16", "fp32"]
 
 
 def test_several_dev_sets_get_their_own_scores(tmp_path: Path) -> None:
