@@ -40,6 +40,7 @@ __all__ = [
     "TextNormalizer",
     "clean_corpus",
     "normalizer_for",
+    "overlap_key",
     "script_ratio",
     "source_normalizer",
     "unwrap_csv_quotes",
@@ -139,7 +140,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?।॥])\s+")
 _EDGE_PUNCT = " \t\"'“”‘’«».,;:!?।॥()[]-–—"
 
 
-def _overlap_key(text: str) -> str:
+def overlap_key(text: str) -> str:
     """Case, spacing and surrounding punctuation do not count when comparing with dev sets."""
     return _SPACES.sub(" ", unicodedata.normalize("NFC", text).casefold()).strip(_EDGE_PUNCT)
 
@@ -163,13 +164,13 @@ class DevIndex:
         for side, texts in ((self.src, src), (self.tgt, tgt)):
             for text in texts:
                 for piece in (text, *_SENTENCE_END.split(text)):
-                    key = _overlap_key(piece)
+                    key = overlap_key(piece)
                     if len(key) >= self.min_chars:
                         side.add(key)
 
     def overlaps(self, src: str, tgt: str) -> bool:
         """Whether either side of a training pair is a dev sentence."""
-        return _overlap_key(src) in self.src or _overlap_key(tgt) in self.tgt
+        return overlap_key(src) in self.src or overlap_key(tgt) in self.tgt
 
 
 @dataclass
