@@ -7,9 +7,11 @@ For an English→Hindi model (or, with the sides swapped automatically, Hindi→
 
 Dev sets (under ``$ANUVAD_DATA`` or ``--data``): Hindi Visual Genome dev (captions; also its
 part whose sides do not occur in Hindi Visual Genome train, which the general recipes drop as
-dev overlap, so that models trained with and without those pairs compare fairly), NTREX-128 (news sentences), WMT24 (paragraphs: whole, and split into sentences with
-``anuvad.documents``) and newsdev2014 (news). sacreBLEU, cased, detokenized; ``tokenize=intl``
-into Hindi, 13a into English; chrF++. Prints a Markdown table with the decoding time of each set.
+dev overlap, so that models trained with and without those pairs compare fairly), NTREX-128
+(news sentences), WMT24 (paragraphs: whole, and split into sentences with
+``anuvad.documents``) and newsdev2014 (news). sacreBLEU, cased, detokenized;
+``tokenize=intl`` into Hindi, 13a into English; chrF++. Prints a Markdown table with the
+decoding time of each set.
 """
 
 from __future__ import annotations
