@@ -44,6 +44,14 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
 
 
+def read_input_lines(path: str | None) -> list[str]:
+    """Input lines (a file, or stdin for None), each line checked for UTF-8 (see
+    :func:`anuvad.data.read_input_lines`)."""
+    from anuvad.data import read_input_lines as read
+
+    return read(path)
+
+
 def _add_split_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--split-sentences",
@@ -125,11 +133,11 @@ def cmd_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.beam_size is not None and args.beam_size < 1:
+        print("error: --beam-size must be at least 1 (1 = greedy search)", file=sys.stderr)
+        return 2
+    lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
     translator = _translator(args)
-    if args.input:
-        lines = Path(args.input).read_text(encoding="utf-8").splitlines()
-    else:
-        lines = sys.stdin.read().splitlines()
     if args.split_sentences:
         text = "".join(line + "\n" for line in _translate_documents(translator, lines, args))
         if args.output:
@@ -173,15 +181,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 def _evaluate_translation(args: argparse.Namespace) -> int:
     from anuvad.evaluate import default_tokenize, evaluate_translations
 
-    references = Path(args.references).read_text(encoding="utf-8").splitlines()
+    if args.beam_size is not None and args.beam_size < 1:
+        print("error: --beam-size must be at least 1 (1 = greedy search)", file=sys.stderr)
+        return 2
+    references = read_input_lines(args.references)
     settings: dict[str, Any] = {}
     tgt_lang: str | None = None
     if args.hypotheses:
-        hypotheses = Path(args.hypotheses).read_text(encoding="utf-8").splitlines()
+        hypotheses = read_input_lines(args.hypotheses)
     elif args.model and args.source:
         translator = _translator(args)
         tgt_lang = translator.model_file.config.data.tgt_lang
-        sources = Path(args.source).read_text(encoding="utf-8").splitlines()
+        sources = read_input_lines(args.source)
         if args.split_sentences:
             hypotheses = _translate_documents(translator, sources, args)
         else:

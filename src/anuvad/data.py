@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +113,35 @@ def _read_lines(path: Path, limit: int) -> tuple[list[str], int]:
             f"the file (a .gz file must be complete gzip data)."
         ) from exc
     return lines, count
+
+
+def read_input_lines(path: str | Path | None) -> list[str]:
+    """The lines of a UTF-8 file, or of standard input when ``path`` is None or ``-`` (what
+    ``anuvad translate`` and ``evaluate`` read). Only ``\n`` ends a line (``\r\n`` is
+    accepted), so line *i* of the input is line *i* of the output.
+
+    Raises:
+        DataError: the file is missing, or a line is not valid UTF-8 (naming the line and the
+            byte, and how to fix it).
+    """
+    if path is None or str(path) == "-":
+        stream = sys.stdin  # a text stream without .buffer (e.g. a test's StringIO) is UTF-8
+        buffer = getattr(stream, "buffer", None)
+        raw = buffer.read() if buffer is not None else stream.read().encode("utf-8")
+        name = Path("<stdin>")
+    else:
+        name = Path(path)
+        if not name.is_file():
+            raise DataError(f"input file {name} does not exist")
+        raw = name.read_bytes()
+    lines, offset = [], 0
+    chunks = raw.split(b"\n")
+    if chunks and chunks[-1] == b"":
+        chunks.pop()  # the final newline ends the last line; it does not start another
+    for number, chunk in enumerate(chunks, start=1):
+        lines.append(_decode_line(chunk, name, number, offset).rstrip("\r"))
+        offset += len(chunk) + 1
+    return lines
 
 
 def read_text_lines(path: Path, limit: int = 0) -> list[str]:

@@ -201,3 +201,25 @@ def test_split_sentences_translates_each_sentence_and_keeps_the_lines(
     code = main([*base, "--input", str(tmp_path / "doc.txt"), "--split-sentences", "--nbest=2"])
     assert code == 2
     assert "--split-sentences gives one translation per line" in capsys.readouterr().err
+
+
+def test_translate_names_a_bad_line_and_a_bad_beam_size(
+    trained: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import io
+
+    _, model = trained
+    (tmp_path / "bad.txt").write_bytes(b"123\n45\xff6\n")
+    assert main(["translate", "--model", str(model), "--input", str(tmp_path / "bad.txt")]) == 2
+    assert "bad.txt: line 2 is not valid UTF-8" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xc3(\n"), encoding="utf-8"))
+    assert main(["translate", "--model", str(model)]) == 2
+    assert "<stdin>: line 1 is not valid UTF-8" in capsys.readouterr().err
+    (tmp_path / "ok.txt").write_bytes(b"123\r\n\xe2\x80\xa8 4\n")  # CRLF; U+2028 is no newline
+    assert main(["translate", "--model", str(model), "--input", str(tmp_path / "ok.txt")]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+    code = main(["translate", "--model", str(model), "--beam-size", "0"])
+    assert code == 2 and "--beam-size must be at least 1" in capsys.readouterr().err
