@@ -92,7 +92,15 @@ def test_health_and_models_describe_the_served_model(
 
 
 def test_docs_openapi_and_the_web_page_are_served(client: TestClient) -> None:
-    assert "swagger" in client.get("/docs").text.lower()
+    docs = client.get("/docs").text
+    assert "swagger" in docs.lower()
+    # The API docs work offline: their script and style come from this server, not a CDN.
+    assert "http://" not in docs and "https://" not in docs
+    for asset in ("/docs-assets/swagger-ui-bundle.js", "/docs-assets/swagger-ui.css"):
+        assert asset in docs
+        assert client.get(asset).status_code == 200
+    icon = client.get("/favicon.ico")  # browsers ask for it: no 404 in the console
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/translate", "/attention", "/health", "/models"} <= set(paths)
     page = client.get("/")
@@ -261,6 +269,34 @@ def test_a_huge_body_is_refused_before_parsing(client: TestClient) -> None:
     response = client.post("/translate", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 413
     assert "limit" in response.json()["error"]
+    assert_still_serving(client)
+
+
+def test_a_huge_chunked_body_without_content_length_is_refused(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    """Chunked transfer encoding has no Content-Length to check: the server reads up to the
+    limit and refuses the rest, instead of reading and parsing 20 MB."""
+    calls = len(translator.calls)
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"text": "'
+        for _ in range(20_000):  # 20 MB if read to the end
+            yield b"a" * 1000
+        yield b'"}'
+
+    response = client.post(
+        "/translate", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert "more than 1000000 bytes" in response.json()["error"]
+    assert len(translator.calls) == calls
+    small = client.post(
+        "/translate",
+        content=iter([b'{"text": "The sky', b' is blue.", "decoding": "greedy"}']),
+        headers={"content-type": "application/json"},
+    )
+    assert small.status_code == 200, small.text  # a small chunked body still works
     assert_still_serving(client)
 
 

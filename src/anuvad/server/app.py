@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,15 +29,18 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
 from anuvad.documents import DocumentTranslation, assemble_documents, split_document, whole_text
 from anuvad.engine import TranslationEngine
 from anuvad.errors import AnuvadError
 from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
+from anuvad.server.body_limit import BodyLimitMiddleware
 from anuvad.server.schemas import (
     MAX_BODY_BYTES,
     AttentionRequest,
@@ -283,19 +286,17 @@ def create_app(
         description=f"Transformer translation ({directions}; models {', '.join(served)}). "
         f"The web page is at /.",
         lifespan=lifespan,
+        # /docs is served below from local files: FastAPI's default loads them from a CDN,
+        # which leaves the page blank on a machine without internet.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.batcher = default.batcher
     app.state.translator = default.translator
     app.state.served = served
 
-    @app.middleware("http")
-    async def limit_body(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return _error(413, f"request body of {length} bytes; the limit is {MAX_BODY_BYTES}")
-        return await call_next(request)
+    # The body limit holds for chunked bodies too (no Content-Length to check up front).
+    app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -396,6 +397,22 @@ def create_app(
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{title} API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -1,0 +1,75 @@
+"""A request body limit that holds whatever the client sends: a Content-Length above the limit is
+refused before anything is read, and a body without one (chunked transfer encoding) is read only
+up to the limit, then refused. Either way the client gets a 413 in the API's error shape and the
+endpoint never sees the body."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+__all__ = ["BodyLimitMiddleware"]
+
+
+class BodyLimitMiddleware:
+    """ASGI middleware: at most ``limit`` body bytes per HTTP request.
+
+    The body is read here, up to the limit, and handed to the app unchanged (requests are small:
+    the limit is about a megabyte), so a refused request costs at most ``limit`` bytes of memory.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def _refuse(self, send: Send, message: str) -> None:
+        body = json.dumps({"error": message, "details": []}).encode("utf-8")
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None:
+            text = length.decode("latin-1")
+            if not text.isdigit() or int(text) > self.limit:
+                await self._refuse(send, f"request body of {text} bytes; the limit is {self.limit}")
+                return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the client went away before sending its body
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._refuse(
+                    send, f"request body of more than {self.limit} bytes; the limit is {self.limit}"
+                )
+                return
+            chunks.append(chunk)
+            more = bool(message.get("more_body", False))
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect, as usual
+
+        await self.app(scope, replay, send)
