@@ -105,10 +105,14 @@ def _translate_documents(
     """``--split-sentences``: each line is a document; its sentences are translated (all lines'
     in one batched pass) and put back in place, so the output keeps one line per input line."""
     from anuvad.documents import translate_documents
+    from anuvad.engine import source_fits
 
     lang = translator.model_file.config.data.src_lang
     results = translate_documents(
-        lines, lang, lambda sentences: _translate(translator, sentences, args)
+        lines,
+        lang,
+        lambda sentences: _translate(translator, sentences, args),
+        fits=source_fits(translator),
     )
     return [r.text for r in results]
 

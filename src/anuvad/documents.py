@@ -21,11 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from anuvad.errors import InputTooLongError
+
 __all__ = [
     "DocumentTranslation",
     "Segment",
     "assemble",
     "assemble_documents",
+    "fit_segment",
     "sentence_splitter",
     "split_document",
     "translate_documents",
@@ -102,8 +105,54 @@ def _locate(sentences: Sequence[str], line: str) -> list[tuple[int, int]] | None
     return spans
 
 
+# Where a sentence too long for the model may be cut: after a comma, semicolon or colon, or
+# before a dash between spaces.
+_CLAUSE = re.compile(r"(?<=[,;:،])\s+|\s+(?=[–—-]\s)")
+
+
+def fit_segment(segment: Segment, fits: Callable[[str], bool]) -> list[Segment]:
+    """``segment`` if the model can take it, else its clauses grouped into the fewest pieces
+    that fit (in order, each a whole number of clauses).
+
+    Raises:
+        InputTooLongError: a single clause does not fit (naming the line and how to fix it).
+    """
+    if fits(segment.text):
+        return [segment]
+    cuts = [0, *(m.start() for m in _CLAUSE.finditer(segment.text)), len(segment.text)]
+    clauses = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    pieces: list[Segment] = []
+    start = end = 0
+    for clause_start, clause_end in clauses:
+        text = segment.text[start:clause_end].strip()
+        if start != clause_start and not fits(text):
+            pieces.append(_piece(segment, start, end))
+            start = clause_start
+        end = clause_end
+        if not fits(segment.text[start:end].strip()):
+            raise InputTooLongError(
+                f"line {segment.line + 1}: the sentence starting {segment.text[:40]!r} has a part "
+                f"of {end - start} characters without a comma, semicolon or colon that is longer "
+                f"than the model can translate. Fix: split it into shorter sentences"
+            )
+    pieces.append(_piece(segment, start, end))
+    return pieces
+
+
+def _piece(segment: Segment, start: int, end: int) -> Segment:
+    """The part ``[start, end)`` of ``segment``, without surrounding spaces."""
+    part = segment.text[start:end]
+    left = len(part) - len(part.lstrip())
+    right = len(part.rstrip())
+    first = segment.start + start + left
+    return Segment(first, first + right - left, part[left:right], segment.line)
+
+
 def split_document(
-    text: str, lang: str, split: Callable[[str], list[str]] | None = None
+    text: str,
+    lang: str,
+    split: Callable[[str], list[str]] | None = None,
+    fits: Callable[[str], bool] | None = None,
 ) -> list[Segment]:
     """Cut ``text`` into sentences, each with its place in the text.
 
@@ -115,9 +164,14 @@ def split_document(
         text: the document.
         lang: its language (picks the splitter).
         split: a splitter to use instead (sentences of one line).
+        fits: whether the model can take a sentence; one that it cannot is cut at its clause
+            boundaries (:func:`fit_segment`).
 
     Returns:
         The segments; ``[]`` for a blank text.
+
+    Raises:
+        InputTooLongError: with ``fits``, a clause the model cannot take.
     """
     splitter = split or sentence_splitter(lang)
     segments: list[Segment] = []
@@ -129,7 +183,8 @@ def split_document(
                 left = len(line) - len(line.lstrip())
                 spans = [(left, len(line.rstrip()))]
             for start, end in spans:
-                segments.append(Segment(offset + start, offset + end, line[start:end], number))
+                segment = Segment(offset + start, offset + end, line[start:end], number)
+                segments.extend(fit_segment(segment, fits) if fits else [segment])
         offset += len(line) + 1
     return segments
 
@@ -216,6 +271,7 @@ def translate_documents(
     lang: str,
     translate: Callable[[list[str]], list[ResultT]],
     split: Callable[[str], list[str]] | None = None,
+    fits: Callable[[str], bool] | None = None,
 ) -> list[DocumentTranslation[ResultT]]:
     """Split every document into sentences, translate all sentences of all documents in one
     call (so the engine batches them together), and reassemble each document.
@@ -226,11 +282,15 @@ def translate_documents(
         translate: sentences → one result per sentence, in order (e.g. an engine's
             ``translate`` with the search settings bound).
         split: a sentence splitter to use instead of :func:`sentence_splitter`.
+        fits: whether the model can take a sentence (see :func:`split_document`).
 
     Returns:
         One :class:`DocumentTranslation` per document, in order.
+
+    Raises:
+        InputTooLongError: with ``fits``, a clause the model cannot take.
     """
-    plans = [split_document(document, lang, split) for document in documents]
+    plans = [split_document(document, lang, split, fits) for document in documents]
     sentences = [segment.text for plan in plans for segment in plan]
     results = translate(sentences) if sentences else []
     return assemble_documents(documents, plans, results)

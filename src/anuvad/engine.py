@@ -20,6 +20,7 @@ import torch
 
 from anuvad.config import DecodeConfig, ExperimentConfig
 from anuvad.errors import ConfigError
+from anuvad.tokenizer import Tokenizer
 from anuvad.translator import AttentionView, Translation, resolve_device
 
 ENGINES = ("torch", "ctranslate2")
@@ -44,6 +45,8 @@ class TranslationEngine(Protocol):
     model_path: Path | None
     engine: str  # "torch" or "ctranslate2"
     parallel_calls: int  # model calls that may run at once from different threads
+    src_tokenizer: Tokenizer
+    max_src_tokens: int  # the longest source (in pieces) the model takes
 
     @property
     def model_file(self) -> ModelDescription: ...
@@ -186,3 +189,13 @@ def load_engine(
             compute_type=compute_type,
         )
     raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+
+
+def source_fits(engine: TranslationEngine) -> Callable[[str], bool]:
+    """Whether ``engine``'s model can take a sentence whole (its pieces within the model's
+    positions), for :func:`anuvad.documents.split_document`."""
+    from anuvad.cleaning import source_normalizer
+
+    normalize = source_normalizer(engine.model_file.config.data)
+    tokenizer, limit = engine.src_tokenizer, engine.max_src_tokens
+    return lambda text: len(tokenizer.encode(normalize(text))) <= limit

@@ -22,3 +22,8 @@ class CheckpointError(AnuvadError):
 
 class TrainingError(AnuvadError):
     """Training cannot start or go on (unwritable run folder, full disk, non-finite loss)."""
+
+
+class InputTooLongError(AnuvadError):
+    """A sentence is longer than the model can translate, even cut at its clause boundaries
+    (the server answers 422; nothing is ever cut silently)."""

@@ -467,3 +467,27 @@ def test_split_sentences_false_keeps_a_text_whole(
     (out,) = response.json()["translations"]
     assert translator.calls[-1] == [text]
     assert len(out["sentences"]) == 1 and out["sentences"][0]["source"] == text
+
+
+def test_a_sentence_longer_than_the_model_is_cut_at_clauses_or_refused(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    """Never cut silently: a long sentence with commas is translated clause group by clause
+    group; one without any place to cut is a 422 that says so."""
+    limit = translator.max_src_tokens
+    clause = "the sky is blue and the grass is green"
+    pieces = len(translator.src_tokenizer.encode(clause + ","))
+    long_sentence = ", ".join([clause] * (2 * limit // pieces + 2)) + "."
+    assert len(translator.src_tokenizer.encode(long_sentence)) > limit
+    response = client.post("/translate", json={"text": long_sentence, "decoding": "greedy"})
+    assert response.status_code == 200, response.text
+    (out,) = response.json()["translations"]
+    assert len(out["sentences"]) >= 2
+    covered = "".join(long_sentence[s["start"] : s["end"]] for s in out["sentences"])
+    assert covered.replace(" ", "") == long_sentence.replace(" ", "")  # nothing dropped
+    unbroken = "word " * (limit + 10)
+    refused = client.post("/translate", json={"text": unbroken, "decoding": "greedy"})
+    assert refused.status_code == 422 and "longer than the model can translate" in refused.text
+    whole = client.post("/translate", json={"text": long_sentence, "split_sentences": False})
+    assert whole.status_code == 422 and "split_sentences" in whole.text
+    assert_still_serving(client)

@@ -97,3 +97,20 @@ def test_all_sentences_of_all_documents_go_in_one_call() -> None:
     assert [len(r.sentences) for r in results] == [2, 0, 3]
     assert results[2].sentences[1].text == "<Four.>" and results[2].segments[1].line == 2
     assert translate_documents(["  "], "en", translate)[0].text == "  "
+
+
+def test_a_sentence_too_long_for_the_model_is_cut_at_clause_boundaries() -> None:
+    from anuvad.errors import InputTooLongError
+
+    text = "Short one. " + "First part, second part; third part: and the last part - the end."
+    segments = split_document(text, "en", fits=lambda s: len(s) <= 30)
+    assert [s.text for s in segments] == [
+        "Short one.",
+        "First part, second part;",
+        "third part: and the last part",
+        "- the end.",
+    ]
+    assert all(len(s.text) <= 30 and text[s.start : s.end] == s.text for s in segments)
+    assert assemble(text, segments, [s.text for s in segments]) == text
+    with pytest.raises(InputTooLongError, match=r"line 2: .* longer than the model can"):
+        split_document("ok\n" + "x" * 40 + ", y.", "en", fits=lambda s: len(s) <= 30)

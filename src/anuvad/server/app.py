@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +37,8 @@ from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
 from anuvad.documents import DocumentTranslation, assemble_documents, split_document, whole_text
-from anuvad.engine import TranslationEngine
-from anuvad.errors import AnuvadError
+from anuvad.engine import TranslationEngine, source_fits
+from anuvad.errors import AnuvadError, InputTooLongError
 from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
 from anuvad.server.body_limit import BodyLimitMiddleware
 from anuvad.server.schemas import (
@@ -74,6 +74,10 @@ class UnknownModelError(Exception):
     """A request named a model id that is not served (422, naming the field)."""
 
 
+class TooLongError(Exception):
+    """A text holds a sentence the model cannot take, even cut at clause boundaries (422)."""
+
+
 @dataclass
 class ServedModel:
     """One served model: its id (``GET /models``), engine, batcher and description."""
@@ -82,6 +86,7 @@ class ServedModel:
     translator: TranslationEngine
     batcher: MicroBatcher
     info: ModelInfo
+    fits: Callable[[str], bool]  # whether the model takes a sentence whole
 
 
 class ModelFailedError(Exception):
@@ -255,7 +260,9 @@ def create_app(
         batcher = MicroBatcher(
             engine, batching=batching, max_wait_ms=max_wait_ms, workers=engine.parallel_calls
         )
-        served[model_id] = ServedModel(model_id, engine, batcher, model_info(engine, model_id))
+        served[model_id] = ServedModel(
+            model_id, engine, batcher, model_info(engine, model_id), source_fits(engine)
+        )
     default = next(iter(served.values()))
     started = time.monotonic()
     counters = {"requests": 0}
@@ -319,6 +326,10 @@ def create_app(
     async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
         return _error(503, str(exc))
 
+    @app.exception_handler(TooLongError)
+    async def too_long(_: Request, exc: TooLongError) -> JSONResponse:
+        return _error(422, f"text: {exc}", [{"field": "text", "message": str(exc)}])
+
     @app.exception_handler(UnknownModelError)
     async def unknown_model(_: Request, exc: UnknownModelError) -> JSONResponse:
         return _error(422, str(exc), [{"field": "model", "message": str(exc)}])
@@ -334,11 +345,22 @@ def create_app(
         model = pick(body.model)
         key = DecodeKey(body.effective_beam_size(), body.nbest, body.length_penalty)
         texts = body.texts()
-        if body.split_sentences:  # CPU work: off the event loop
-            lang = model.info.src_lang
-            plans = await asyncio.to_thread(lambda: [split_document(t, lang) for t in texts])
-        else:
-            plans = [whole_text(t) for t in texts]
+        lang, fits = model.info.src_lang, model.fits
+        try:
+            if body.split_sentences:  # CPU work: off the event loop
+                plans = await asyncio.to_thread(
+                    lambda: [split_document(t, lang, fits=fits) for t in texts]
+                )
+            else:
+                plans = [whole_text(t) for t in texts]
+                for i, plan in enumerate(plans):
+                    if not all(fits(segment.text) for segment in plan):
+                        raise InputTooLongError(
+                            f"text {i} is longer than the model can translate as one sentence; "
+                            f"send it with split_sentences true, or shorter"
+                        )
+        except InputTooLongError as exc:
+            raise TooLongError(str(exc)) from exc
         sentences = [segment.text for plan in plans for segment in plan]
         try:
             results = await model.batcher.translate(sentences, key)
