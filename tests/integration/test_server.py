@@ -491,3 +491,29 @@ def test_a_sentence_longer_than_the_model_is_cut_at_clauses_or_refused(
     whole = client.post("/translate", json={"text": long_sentence, "split_sentences": False})
     assert whole.status_code == 422 and "split_sentences" in whole.text
     assert_still_serving(client)
+
+
+def test_metrics_count_requests_errors_and_model_work(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    def value(text: str, name: str) -> float:
+        lines = [line for line in text.splitlines() if line.startswith(name + " ")]
+        return float(lines[0].split()[-1]) if lines else 0.0
+
+    before = client.get("/metrics").text
+    ok = client.post("/translate", json={"text": "One. Two.", "decoding": "greedy"})
+    assert ok.status_code == 200
+    assert client.post("/translate", json={"text": ""}).status_code == 422
+    response = client.get("/metrics")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/")
+    after = response.text
+    ok_name = 'anuvad_requests_total{endpoint="/translate",status="200"}'
+    bad_name = 'anuvad_requests_total{endpoint="/translate",status="422"}'
+    assert value(after, ok_name) == value(before, ok_name) + 1
+    assert value(after, bad_name) == value(before, bad_name) + 1
+    sentences = 'anuvad_sentences_total{model="tiny_enhi"}'
+    assert value(after, sentences) == value(before, sentences) + 2
+    tokens = 'anuvad_target_tokens_total{model="tiny_enhi"}'
+    assert value(after, tokens) > value(before, tokens)
+    assert 'anuvad_queue_length{model="tiny_enhi"} 0.0' in after
+    assert 'anuvad_request_seconds_count{endpoint="/translate"}' in after

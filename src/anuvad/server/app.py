@@ -5,7 +5,7 @@ Endpoints (OpenAPI docs at ``/docs``):
 - ``POST /translate``: one text or a list, each split into sentences and reassembled with its
   layout (:mod:`anuvad.documents`); greedy or beam search; n-best lists per sentence.
 - ``POST /attention``: tokens, cross-attention per layer and head, cosine similarities.
-- ``GET /health``, ``GET /models``.
+- ``GET /health``, ``GET /models``, ``GET /metrics`` (Prometheus).
 - ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
 
 A sentence's path: the page (or any client) posts JSON → pydantic checks it against the limits
@@ -19,9 +19,10 @@ default the first) and never names a file.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
@@ -41,6 +42,7 @@ from anuvad.engine import TranslationEngine, source_fits
 from anuvad.errors import AnuvadError, InputTooLongError
 from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
 from anuvad.server.body_limit import BodyLimitMiddleware
+from anuvad.server.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from anuvad.server.schemas import (
     MAX_BODY_BYTES,
     AttentionRequest,
@@ -250,6 +252,7 @@ def create_app(
     )
     if not engines:
         raise ValueError("create_app needs at least one translator")
+    metrics = ServerMetrics()
     served: dict[str, ServedModel] = {}
     for engine in engines:
         name = engine.model_file.config.name
@@ -258,8 +261,13 @@ def create_app(
             repeat += 1
             model_id = f"{name}-{repeat}"
         batcher = MicroBatcher(
-            engine, batching=batching, max_wait_ms=max_wait_ms, workers=engine.parallel_calls
+            engine,
+            batching=batching,
+            max_wait_ms=max_wait_ms,
+            workers=engine.parallel_calls,
+            on_call=functools.partial(metrics.model_call, model_id),
         )
+        metrics.watch_queue(model_id, batcher.pending)
         served[model_id] = ServedModel(
             model_id, engine, batcher, model_info(engine, model_id), source_fits(engine)
         )
@@ -302,7 +310,19 @@ def create_app(
     app.state.translator = default.translator
     app.state.served = served
 
-    # The body limit holds for chunked bodies too (no Content-Length to check up front).
+    @app.middleware("http")
+    async def count(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Any:
+        started = time.perf_counter()
+        response = await call_next(request)
+        route = request.scope.get("route")
+        endpoint = getattr(route, "path", None) or "other"  # templates only: bounded labels
+        metrics.requests.labels(endpoint=endpoint, status=str(response.status_code)).inc()
+        if endpoint in ("/translate", "/attention"):
+            metrics.latency.labels(endpoint=endpoint).observe(time.perf_counter() - started)
+        return response
+
+    # The body limit holds for chunked bodies too (no Content-Length to check up front); it is
+    # added last so that it runs first, and its 413s are counted below it as "other".
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
 
     @app.exception_handler(RequestValidationError)
@@ -415,6 +435,11 @@ def create_app(
     async def models() -> ModelsResponse:
         """The served models (the first is the default) and the request limits."""
         return ModelsResponse(models=[m.info for m in served.values()], limits=Limits())
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus() -> Response:
+        """Counters and histograms in Prometheus' text format."""
+        return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

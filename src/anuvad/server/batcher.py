@@ -77,6 +77,8 @@ class MicroBatcher:
             :class:`OverloadedError`.
         workers: worker threads, i.e. model calls that may run at once; more than 1 only for an
             engine whose ``parallel_calls`` allows it (the torch engine is not thread-safe).
+        on_call: called after each translate call with (sentences, target tokens of the best
+            candidates, seconds), e.g. for metrics.
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class MicroBatcher:
         max_batch_texts: int = 256,
         max_pending: int = 4096,
         workers: int = 1,
+        on_call: Callable[[int, int, float], None] | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
@@ -98,6 +101,7 @@ class MicroBatcher:
         self.max_pending = max_pending
         self.workers = workers
         self.model_calls = 0  # translate calls into the model (read by /health and tests)
+        self.on_call = on_call
         self._queue: queue.Queue[Any] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -145,6 +149,10 @@ class MicroBatcher:
         self._submit(job)
         result: T = await asyncio.wrap_future(job.future)
         return result
+
+    def pending(self) -> int:
+        """Requests waiting for the model (approximate, as any queue size)."""
+        return self._queue.qsize()
 
     def _submit(self, job: _TranslateJob | _CallJob) -> None:
         if self._queue.qsize() >= self.max_pending:
@@ -216,6 +224,7 @@ class MicroBatcher:
 
     def _run_group(self, key: DecodeKey, group: list[_TranslateJob]) -> None:
         texts = [text for job in group for text in job.texts]
+        started = time.perf_counter()
         try:
             with self._lock:
                 self.model_calls += 1
@@ -231,6 +240,9 @@ class MicroBatcher:
                 job.future.set_exception(exc)
             return
         logger.debug("one model call for %d requests, %d texts", len(group), len(texts))
+        if self.on_call is not None:
+            tokens = sum(len(r.nbest[0].token_ids) for r in results if r.nbest)
+            self.on_call(len(texts), tokens, time.perf_counter() - started)
         start = 0
         for job in group:
             job.future.set_result(results[start : start + len(job.texts)])
