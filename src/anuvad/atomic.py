@@ -4,27 +4,37 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["write_atomic"]
+__all__ = ["write_atomic", "write_atomic_with"]
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
+def write_atomic_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Let ``write`` fill a temporary file beside ``path``, fsync it, then rename it over
+    ``path``: readers see the old file or the new one, never half, and a kill leaves at most a
+    ``.<name>.<pid>.<random>.tmp`` file (never taken for the real one).
+
+    The file gets the usual umask permissions (e.g. 0644), like any file the user writes, not
+    tempfile's private 0600.
 
     Args:
         path: the file to (re)place.
-        data: its new contents.
+        write: writes the contents to the open binary file it is given.
     """
-    # A unique name in the same folder (os.replace is atomic within one file system); plain
-    # open() so the file gets the usual umask permissions, unlike tempfile's private 0600.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         with tmp.open("xb") as handle:
-            handle.write(data)
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`write_atomic_with`)."""
+    write_atomic_with(path, lambda handle: handle.write(data))

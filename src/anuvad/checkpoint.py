@@ -8,8 +8,6 @@ Every write is atomic (a temporary file in the same folder, then a rename).
 from __future__ import annotations
 
 import datetime as _dt
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import torch
 
 from anuvad import __version__
+from anuvad.atomic import write_atomic_with
 from anuvad.config import ExperimentConfig, config_from_dict, config_to_dict
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.model import Transformer, build_model, count_parameters
@@ -39,7 +38,8 @@ class ModelFile:
 
 
 def atomic_save(obj: Any, path: str | Path) -> Path:
-    """``torch.save`` to a temporary file beside ``path``, fsync, then rename over ``path``.
+    """``torch.save`` to a temporary file beside ``path``, fsync, then rename over ``path``
+    (:func:`anuvad.atomic.write_atomic_with`: the one atomic writer, usual file permissions).
 
     A process killed mid-write leaves any previous file at ``path`` intact.
 
@@ -47,23 +47,11 @@ def atomic_save(obj: Any, path: str | Path) -> Path:
         CheckpointError: the folder cannot be written (permissions, full disk).
     """
     path = Path(path)
-    tmp_name: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            torch.save(obj, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        write_atomic_with(path, lambda handle: torch.save(obj, handle))
     except OSError as exc:
-        if tmp_name is not None:
-            Path(tmp_name).unlink(missing_ok=True)
         raise CheckpointError(f"cannot write {path}: {exc}") from exc
-    except BaseException:
-        if tmp_name is not None:
-            Path(tmp_name).unlink(missing_ok=True)
-        raise
     return path
 
 

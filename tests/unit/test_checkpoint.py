@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import random
 import re
+import stat
 import zipfile
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -248,6 +250,16 @@ def test_default_model_path_uses_the_current_time(tokenizers: Tokenizers) -> Non
     assert before <= dt.datetime.strptime(match.group(2), "%Y%m%d-%H%M%S") <= after
 
 
+def test_model_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    """A model file is shared like any file the user writes (umask), not private 0600."""
+    old = os.umask(0o022)
+    try:
+        path = atomic_save({"step": 1}, tmp_path / "model.pt")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
 def test_atomic_save_writes_the_object_and_no_temporary_file(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "state.pt"
     assert atomic_save({"step": 3, "w": torch.arange(4.0)}, path) == path
@@ -299,11 +311,15 @@ def test_an_unwritable_folder_is_a_checkpoint_error(
     else:
         path = tmp_path / "model.pt"
 
-        def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
-            raise PermissionError(13, "Permission denied", str(tmp_path))
+        real_open = Path.open
+
+        def refuse(self: Path, *args: object, **kwargs: object) -> object:
+            if self.parent == tmp_path:
+                raise PermissionError(13, "Permission denied", str(self))
+            return real_open(self, *args, **kwargs)  # type: ignore[call-overload]
 
         # Tests may run as root, for whom chmod does not block writes: refuse as the OS would.
-        monkeypatch.setattr("anuvad.checkpoint.tempfile.mkstemp", refuse)
+        monkeypatch.setattr(Path, "open", refuse)
     with pytest.raises(CheckpointError, match="cannot write"):
         atomic_save({"a": 1}, path)
 
