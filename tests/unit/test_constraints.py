@@ -113,3 +113,50 @@ def test_the_mask_follows_the_tree_rules() -> None:
 def test_a_vocabulary_without_brackets_is_refused() -> None:
     with pytest.raises(ValueError, match="not a parsing model"):
         TreeConstraint(["<pad>", "<unk>", "<s>", "</s>", "hello", "world"])
+
+
+def ngrams(tokens: list[int], n: int) -> list[tuple[int, ...]]:
+    return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+@pytest.mark.parametrize("beam", [1, 3])
+def test_no_repeat_ngram_never_writes_an_n_gram_twice(size: int, beam: int) -> None:
+    """A random model loops; under the constraint no output holds an n-gram twice, and the
+    unconstrained search does (so the constraint did something)."""
+    from anuvad.constraints import NoRepeatNGram
+
+    model, constraint = random_model(5), NoRepeatNGram(size, len(PIECES))
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    if beam == 1:
+        outputs = [
+            [h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
+        ]
+    else:
+        outputs = beam_search(
+            model, src_ids, src_pad_mask, beam, 0.6, 3.0, 10, nbest=beam, constraint=constraint
+        )
+    for hyps in outputs:
+        for hyp in hyps:
+            grams = ngrams(hyp.token_ids, size)
+            assert len(grams) == len(set(grams)), hyp.token_ids
+    free = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    assert any(len(ngrams(h.token_ids, size)) > len(set(ngrams(h.token_ids, size))) for h in free)
+
+
+def test_no_repeat_ngram_mask_forbids_exactly_the_repeating_continuations() -> None:
+    from anuvad.constraints import NoRepeatNGram
+
+    rows = NoRepeatNGram(2, 12).start(torch.zeros((2, 3), dtype=torch.bool), [20, 20])
+    for step in ([5, 4], [6, 4], [5, 4], [7, 4]):  # row 0: 5 6 5 7 ; row 1: 4 4 4 4
+        rows.advance([0, 1], step)
+    mask = rows.mask()
+    # Row 0 ends in 7: "7 x" never occurred, nothing is forbidden. Row 1 ends in 4: "4 4" was
+    # written, so 4 is forbidden.
+    assert torch.isinf(mask[0]).sum() == 0
+    assert torch.isinf(mask[1]).nonzero().flatten().tolist() == [4]
+    rows.advance([0], [5])  # row 0 continues (5 6 5 7 5); row 1 left the search
+    assert torch.isinf(rows.mask()[0]).nonzero().flatten().tolist() == [6, 7]
+    assert rows.mask()[0, EOS_ID] == 0  # ending is never forbidden
+    with pytest.raises(ValueError, match="at least 1"):
+        NoRepeatNGram(0, 12)
