@@ -30,6 +30,7 @@ from anuvad.encoded import write_atomic
 from anuvad.errors import DataError
 
 if TYPE_CHECKING:
+    from anuvad.constraints import OutputConstraint
     from anuvad.engine import TranslationEngine
 
 logger = logging.getLogger(__name__)
@@ -129,6 +130,7 @@ def backtranslate(
     max_lines: int = 0,
     chunk_lines: int = 2000,
     progress: Callable[[int, int], object] | None = None,
+    constraint: OutputConstraint | None = None,
 ) -> BacktranslationResult:
     """Translate monolingual text with a reverse model into aligned synthetic pairs.
 
@@ -143,6 +145,8 @@ def backtranslate(
         max_lines: read only the first N lines of each input file (0 = all).
         chunk_lines: input lines per finished chunk (what a kill can lose).
         progress: called with (input lines done, input lines in all) after every chunk.
+        constraint: restricts the search (e.g. :class:`~anuvad.constraints.NoRepeatNGram`, so a
+            weak reverse model does not write loops); torch engine only.
 
     Returns:
         What was read, written and skipped.
@@ -175,7 +179,8 @@ def backtranslate(
     while done < len(lines):
         chunk = lines[done : done + chunk_lines]
         todo = [line for line in chunk if line]
-        outputs = [t.text.strip() for t in engine.translate(todo, beam_size=beam_size)]
+        translated = engine.translate(todo, beam_size=beam_size, constraint=constraint)
+        outputs = [t.text.strip() for t in translated]
         pairs = [(out, real) for out, real in zip(outputs, todo, strict=True) if out]
         _append(_partial(synthetic_path), [out for out, _ in pairs])
         _append(_partial(real_path), [real for _, real in pairs])

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from anuvad.constraints import OutputConstraint
     from anuvad.engine import TranslationEngine
     from anuvad.translator import Translation
 
@@ -42,6 +43,14 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
         "--batch-tokens", type=int, default=0, help="batch by source tokens instead of sentences"
     )
     p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
+    p.add_argument(
+        "--no-repeat-ngram-size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="torch engine: never write the same N target pieces twice in one output (stops "
+        "loops on unfamiliar input; 0 = off)",
+    )
 
 
 def read_input_lines(path: str | None) -> list[str]:
@@ -86,6 +95,7 @@ def _translate(
     show = show and not getattr(args, "no_progress", False)
     from tqdm import tqdm
 
+    constraint = _constraint(translator, args)
     with tqdm(total=len(lines), unit="sent", disable=not show, file=sys.stderr) as bar:
         return translator.translate(
             lines,
@@ -96,7 +106,27 @@ def _translate(
             max_len_b=args.max_len_b,
             use_cache=not args.no_cache,
             progress=bar.update,
+            constraint=constraint,
         )
+
+
+def _constraint(translator: TranslationEngine, args: argparse.Namespace) -> OutputConstraint | None:
+    """``--no-repeat-ngram-size``'s constraint (torch engine), or None.
+
+    Raises:
+        ConfigError: asked of an engine without constraints, or a negative size.
+    """
+    from anuvad.constraints import NoRepeatNGram
+    from anuvad.errors import ConfigError
+
+    size = getattr(args, "no_repeat_ngram_size", 0)
+    if size == 0:
+        return None
+    if size < 0:
+        raise ConfigError(f"--no-repeat-ngram-size must be 0 (off) or more, got {size}")
+    if translator.engine != "torch":
+        raise ConfigError("--no-repeat-ngram-size needs --engine torch (anuvad's own search)")
+    return NoRepeatNGram(size, translator.model_file.config.model.tgt_vocab_size)
 
 
 def _translate_documents(
@@ -259,6 +289,7 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
             max_lines=args.max_lines,
             chunk_lines=args.chunk_lines,
             progress=show,
+            constraint=_constraint(translator, args),
         )
     print(
         f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "

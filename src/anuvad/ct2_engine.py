@@ -48,6 +48,7 @@ import torch
 
 from anuvad.cleaning import source_normalizer
 from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
+from anuvad.constraints import OutputConstraint
 from anuvad.ct2_export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
 from anuvad.search import length_penalty as gnmt_penalty
@@ -219,6 +220,7 @@ class CT2Translator:
         max_len_b: int | None = None,
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
+        constraint: OutputConstraint | None = None,
     ) -> list[Translation]:
         """Translate ``texts``; the arguments mean what they mean for
         :meth:`anuvad.translator.Translator.translate` (``use_cache`` is ignored).
@@ -226,6 +228,11 @@ class CT2Translator:
         Raises:
             ValueError: ``beam_size`` or ``nbest`` below 1.
         """
+        if constraint is not None:
+            raise ConfigError(
+                "output constraints (--no-repeat-ngram-size, parsing's tree constraint) need the "
+                "torch engine (--engine torch)"
+            )
         d = self.decode
         k = d.beam_size if beam_size is None else beam_size
         alpha = d.length_penalty if length_penalty is None else length_penalty

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import torch
 
 from anuvad.config import DecodeConfig, ExperimentConfig
+from anuvad.constraints import OutputConstraint
 from anuvad.errors import ConfigError
 from anuvad.tokenizer import Tokenizer
 from anuvad.translator import AttentionView, Translation, resolve_device
@@ -68,6 +69,7 @@ class TranslationEngine(Protocol):
         max_len_b: int | None = None,
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
+        constraint: OutputConstraint | None = None,
     ) -> list[Translation]: ...
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...

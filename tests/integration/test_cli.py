@@ -223,3 +223,22 @@ def test_translate_names_a_bad_line_and_a_bad_beam_size(
     assert len(capsys.readouterr().out.splitlines()) == 2
     code = main(["translate", "--model", str(model), "--beam-size", "0"])
     assert code == 2 and "--beam-size must be at least 1" in capsys.readouterr().err
+
+
+def test_no_repeat_ngram_size_reaches_the_search(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anuvad.tokenizer import Tokenizer
+    from anuvad.translator import Translator
+
+    (tmp_path / "in.txt").write_text("The sky is blue.\nI am going home.\n", encoding="utf-8")
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu"]
+    args = [*base, "--input", str(tmp_path / "in.txt"), "--no-repeat-ngram-size", "1"]
+    assert main(args) == 0
+    outputs = capsys.readouterr().out.splitlines()
+    tokenizer: Tokenizer = Translator.from_file(tiny_enhi_model, device="cpu").tgt_tokenizer
+    for line in outputs:  # size 1: no target piece twice
+        pieces = tokenizer.pieces(line)
+        assert len(pieces) == len(set(pieces)), pieces
+    assert main([*base, "--input", str(tmp_path / "in.txt"), "--no-repeat-ngram-size", "-1"]) == 2
+    assert "--no-repeat-ngram-size must be 0" in capsys.readouterr().err

@@ -69,3 +69,29 @@ def test_the_shipped_model_translates_english_into_hindi(
         assert result.finished
         assert len(DEVANAGARI.findall(result.text)) >= 5, result.text
     assert all(len(result.nbest) == 2 for result in beam)
+
+
+def test_every_shipped_pair_is_small_16_bit_and_has_a_card() -> None:
+    """What `make demo` serves by default: the newest model of every pair, each described."""
+    from anuvad.cli_serve import shipped_models
+
+    models = shipped_models(SHIPPED)
+    assert models[0].name.startswith("enhi_")  # English->Hindi is the default
+    card = (SHIPPED / "README.md").read_text(encoding="utf-8")
+    for path in models:
+        assert path.stat().st_size < 50 * 1024 * 1024
+        state = read_model_payload(path)["state_dict"]
+        assert {t.dtype for t in state.values() if t.is_floating_point()} == {torch.float16}
+        assert path.name in card, f"the model card must describe {path.name}"
+
+
+def test_the_shipped_hindi_english_model_translates_into_english(one_thread: None) -> None:
+    paths = sorted(SHIPPED.glob("hien_*.pt"))
+    if not paths:
+        pytest.skip("no Hindi->English model is shipped")
+    translator = Translator.from_file(shipped_model(SHIPPED, "hien"), device="cpu")
+    assert translator.model_file.config.data.src_lang == "hi"
+    results = translator.translate(["एक आदमी घोड़े की सवारी कर रहा है।"], beam_size=4)
+    assert results[0].finished
+    assert re.search(r"[A-Za-z]{3,}", results[0].text), results[0].text
+    assert not DEVANAGARI.search(results[0].text), results[0].text
