@@ -38,7 +38,8 @@ synthetic: $(STAMP)
 	$(BIN)/anuvad backtranslate --model "$$($(BIN)/python -c 'from anuvad.cli_serve import \
 		shipped_model; print(shipped_model(pair="hien"))')" \
 		--input $(foreach f,$(MONO_HI),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
-		--out-prefix data/synthetic/bt-mono --beam-size 1 --batch-tokens 6000
+		--out-prefix data/synthetic/bt-mono --beam-size 1 --batch-tokens 6000 \
+		--no-repeat-ngram-size 4
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
