@@ -148,6 +148,14 @@ def weighted_sample(indices: list[int], weight: float, seed: str) -> list[int]:
     return chosen
 
 
+def _dropped(cleaning: CleaningReport, tokens: FilterReport) -> dict[str, int]:
+    """One corpus's drops by reason, text- and token-level together (only reasons that hit)."""
+    total: dict[str, int] = {}
+    for reason, n in (*cleaning.dropped.items(), *tokens.dropped.items()):
+        total[reason] = total.get(reason, 0) + n
+    return {reason: n for reason, n in total.items() if n}
+
+
 def _add_reports(total: FilterReport, cleaning: CleaningReport, tokens: FilterReport) -> None:
     """Fold one corpus's text- and token-level counts into the training set's report."""
     total.total += cleaning.total
@@ -278,7 +286,12 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
             len(kept),
             len(chosen),
             corpus.weight,
-            {r: n for r, n in {**corpus_cleaning.dropped, **corpus_filter.dropped}.items() if n},
+            {
+                reason: corpus_cleaning.dropped.get(reason, 0)
+                + corpus_filter.dropped.get(reason, 0)
+                for reason in (*corpus_cleaning.dropped, *corpus_filter.dropped)
+                if corpus_cleaning.dropped.get(reason, 0) + corpus_filter.dropped.get(reason, 0)
+            },
         )
     if not len(train):
         raise DataError(
