@@ -166,23 +166,26 @@ def _document_out(document: DocumentTranslation[Translation]) -> TranslationOut:
         )
         for segment, result in zip(document.segments, document.sentences, strict=True)
     ]
+    score = sum(s.score for s in sentences) / max(1, len(sentences))
+    finished = all(s.finished for s in sentences)
     if len(sentences) == 1:
         nbest = sentences[0].nbest
     else:
+        best = [s.nbest[0] for s in sentences if s.nbest]
         nbest = [
             CandidateOut(
                 text=document.text,
-                score=sum(s.score for s in sentences) / max(1, len(sentences)),
-                log_prob=sum(c.nbest[0].log_prob for c in sentences if c.nbest),
-                num_tokens=sum(c.nbest[0].num_tokens for c in sentences if c.nbest),
-                finished=all(s.finished for s in sentences),
+                score=score,
+                log_prob=sum(c.log_prob for c in best),
+                num_tokens=sum(c.num_tokens for c in best),
+                finished=finished,
             )
         ]
     return TranslationOut(
         source=document.source,
         text=document.text,
-        score=sum(s.score for s in sentences) / max(1, len(sentences)),
-        finished=all(s.finished for s in sentences),
+        score=score,
+        finished=finished,
         nbest=nbest,
         sentences=sentences,
     )
