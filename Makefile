@@ -35,7 +35,7 @@ ANUVAD_DATA ?= ../shared/data
 MONO_HI := bbc-news hiner-news-tourism hdtb-ssf-news-tourism ilner-general hiwiki-sample \
 	discourse-stories
 synthetic: $(STAMP)
-	$(BIN)/anuvad backtranslate --model "$$($(BIN)/python -c 'from anuvad.cli_serve import \
+	$(BIN)/anuvad backtranslate --model "$$($(BIN)/python -c 'from anuvad.cli.serve import \
 		shipped_model; print(shipped_model(pair="hien"))')" \
 		--input $(foreach f,$(MONO_HI),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
 		--out-prefix data/synthetic/bt-mono --beam-size 1 --batch-tokens 6000 \

@@ -4,12 +4,14 @@
 For greedy search and beam search (beam 4 by default), on the first ``--sentences`` lines of
 ``--source``, in one process and one run:
 
-* ``anuvad``: :class:`anuvad.translator.Translator` (batched; incremental decoding with the cache);
+* ``anuvad``: :class:`anuvad.inference.translator.Translator` (batched; incremental decoding with
+the cache);
 * ``anuvad, no cache``: the same search re-running the whole teacher-forced decoder on the
   prefix at every step (``use_cache=False``); its outputs must equal the cached ones;
 * ``ctranslate2 float32`` / ``int8``: the model exported with ``anuvad export --format
-  ctranslate2`` (into a temporary folder) and run by :class:`anuvad.ct2_engine.CT2Translator`
-  with the same batches, beam, length penalty and limits (its outputs are compared with anuvad's);
+  ctranslate2`` (into a temporary folder) and run by
+  :class:`anuvad.inference.ct2.engine.CT2Translator` with the same batches, beam, length penalty and
+  limits (its outputs are compared with anuvad's);
 * ``marian``: ``transformers.MarianMTModel`` built with the model's dimensions, the anuvad
   weights copied in (fused Q/K/V split, anuvad's sinusoidal table and LayerNorm eps), so both
   decode the same network (the largest logit difference on the source batch is printed), then
@@ -55,9 +57,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from anuvad.evaluate import corpus_scores, default_tokenize
-from anuvad.model import Transformer, count_parameters
-from anuvad.translator import Translator
+from anuvad.evaluation.metrics import corpus_scores, default_tokenize
+from anuvad.inference.translator import Translator
+from anuvad.model.transformer import Transformer, count_parameters
 from marian_twin import (
     logit_difference,
     marian_from_anuvad,
@@ -136,8 +138,8 @@ def ct2_engines(
 ) -> list[tuple[str, Any]]:
     """The translator's model exported to CTranslate2 float32 and int8, loaded with
     ``args.threads``."""
-    from anuvad.ct2_engine import CT2Translator
-    from anuvad.ct2_export import export_ctranslate2
+    from anuvad.inference.ct2.engine import CT2Translator
+    from anuvad.inference.ct2.export import export_ctranslate2
 
     engines = []
     for quantization in ("float32", "int8"):

@@ -36,11 +36,11 @@ import yaml
 
 from anuvad.checkpoint import ModelFile
 from anuvad.config import config_from_dict
-from anuvad.evaluate import corpus_scores, default_tokenize
-from anuvad.model import build_model
-from anuvad.tokenizer import Tokenizer
-from anuvad.training_state import average_weights, list_checkpoints, load_training_state
-from anuvad.translator import Translator
+from anuvad.data.tokenizer import Tokenizer
+from anuvad.evaluation.metrics import corpus_scores, default_tokenize
+from anuvad.inference.translator import Translator
+from anuvad.model.transformer import build_model
+from anuvad.training.state import average_weights, list_checkpoints, load_training_state
 
 
 @dataclass

@@ -9,7 +9,7 @@ Dev sets (under ``$ANUVAD_DATA`` or ``--data``): Hindi Visual Genome dev (captio
 part whose sides do not occur in Hindi Visual Genome train, which the general recipes drop as
 dev overlap, so that models trained with and without those pairs compare fairly), NTREX-128
 (news sentences), WMT24 (paragraphs: whole, and split into sentences with
-``anuvad.documents``) and newsdev2014 (news). sacreBLEU, cased, detokenized;
+``anuvad.inference.documents``) and newsdev2014 (news). sacreBLEU, cased, detokenized;
 ``tokenize=intl`` into Hindi, 13a into English; chrF++. Prints a Markdown table with the
 decoding time of each set.
 """
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import torch
 
-from anuvad.cleaning import overlap_key
-from anuvad.documents import translate_documents
-from anuvad.evaluate import corpus_scores, default_tokenize
-from anuvad.translator import Translator
+from anuvad.data.cleaning import overlap_key
+from anuvad.evaluation.metrics import corpus_scores, default_tokenize
+from anuvad.inference.documents import translate_documents
+from anuvad.inference.translator import Translator
 
 # name → (domain, source file, target file or TSV columns, split documents into sentences)
 DEV_SETS: dict[str, tuple[str, str, str, bool]] = {

@@ -23,10 +23,10 @@ import torch
 
 from anuvad.checkpoint import load_model
 from anuvad.config import config_from_dict
+from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.errors import CheckpointError
-from anuvad.model import Transformer, build_model
-from anuvad.tokenizer import EOS_ID, Tokenizer
-from anuvad.training_state import load_training_state
+from anuvad.model.transformer import Transformer, build_model
+from anuvad.training.state import load_training_state
 
 
 def load_any(path: Path) -> tuple[Transformer, Tokenizer]:

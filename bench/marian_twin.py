@@ -30,10 +30,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from anuvad.batching import collate_source
-from anuvad.model import Transformer
-from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from anuvad.translator import Translator
+from anuvad.data.batching import collate_source
+from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from anuvad.inference.translator import Translator
+from anuvad.model.transformer import Transformer
 
 
 def zero_bos_embedding(model: Transformer) -> None:

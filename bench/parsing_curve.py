@@ -46,7 +46,7 @@ def data_root() -> Path:
 
 def anuvad(*args: str) -> str:
     """Run ``anuvad ARGS`` in a fresh process; its stdout (stderr passes through)."""
-    command = [sys.executable, "-m", "anuvad.cli", *args]
+    command = [sys.executable, "-m", "anuvad.cli.main", *args]
     print("$ anuvad " + " ".join(args), file=sys.stderr, flush=True)
     result = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
     return result.stdout

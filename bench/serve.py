@@ -99,7 +99,7 @@ def start_server(
     command = [
         sys.executable,
         "-m",
-        "anuvad.cli",
+        "anuvad.cli.main",
         "serve",
         "--model",
         args.model,

@@ -1,14 +1,14 @@
 """Training throughput of anuvad's Transformer against torch.nn.Transformer and Hugging Face Marian.
 
 Measures target tokens per second of one full training step — forward, label-smoothed loss
-(anuvad's fused :func:`anuvad.loss.label_smoothed_loss` for anuvad, PyTorch's
+(anuvad's fused :func:`anuvad.training.loss.label_smoothed_loss` for anuvad, PyTorch's
 ``F.cross_entropy(label_smoothing=0.1)`` for the others: the same formula, checked equal in
-tests/unit/test_loss_optim.py) divided by the target-token count, backward, and an Adam
-update from :func:`anuvad.optim.build_optimizer` with the paper's learning-rate schedule — for
-three implementations of the same post-LN encoder-decoder Transformer (tied three-way embeddings
+tests/unit/training/test_loss_optim.py) divided by the target-token count, backward, and an Adam
+update from :func:`anuvad.training.optim.build_optimizer` with the paper's learning-rate schedule —
+for three implementations of the same post-LN encoder-decoder Transformer (tied three-way embeddings
 scaled by sqrt(D), sinusoidal positions, ReLU FFN, dropout on embeddings and sub-layer outputs):
 
-* ``anuvad``: ``anuvad.model.build_model(ModelConfig(...))``;
+* ``anuvad``: ``anuvad.model.transformer.build_model(ModelConfig(...))``;
 * ``torch``: ``torch.nn.Transformer`` (post-LN, batch_first) plus embeddings, positions and a tied
   output layer; attention and FFN-activation dropout set to 0 as in anuvad and Marian;
 * ``marian``: ``transformers.MarianMTModel(MarianConfig(...))``, logits fed to the same loss.
@@ -43,13 +43,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from anuvad.batching import Batch, collate
 from anuvad.config import ModelConfig, TrainConfig
-from anuvad.layers import sinusoidal_table
-from anuvad.loss import label_smoothed_loss
-from anuvad.model import build_model, causal_mask, count_parameters
-from anuvad.optim import build_optimizer, noam_learning_rate, set_learning_rate
-from anuvad.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_IDS
+from anuvad.data.batching import Batch, collate
+from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_IDS
+from anuvad.model.layers import sinusoidal_table
+from anuvad.model.transformer import build_model, causal_mask, count_parameters
+from anuvad.training.loss import label_smoothed_loss
+from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
 
 IMPLEMENTATIONS = ("anuvad", "torch", "marian")
 LABEL_SMOOTHING = TrainConfig().label_smoothing  # 0.1, section 5.4
@@ -196,11 +196,12 @@ def reference_loss(logits: Tensor, target_ids: Tensor) -> Tensor:
 def train_step(
     model: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, lr: float, bf16: bool
 ) -> float:
-    """One update as ``anuvad.trainer.Trainer.train_step`` makes it; returns the loss per token.
+    """One update as ``anuvad.training.trainer.Trainer.train_step`` makes it; returns the loss per
+    token.
 
     As in the trainer, only the forward pass runs under autocast; the loss is taken in float32:
-    anuvad's fused :func:`anuvad.loss.label_smoothed_loss` for anuvad, ``F.cross_entropy`` with
-    ``label_smoothing`` (the same formula) for the others.
+    anuvad's fused :func:`anuvad.training.loss.label_smoothed_loss` for anuvad, ``F.cross_entropy``
+    with ``label_smoothing`` (the same formula) for the others.
     """
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         logits = model(batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask)  # (B, T, V)

@@ -81,8 +81,8 @@ def train_tiny_enhi_model(work: Path, steps: int = 60) -> Path:
     updates and return its model file. A few seconds on one thread; it half-learns the pairs, so
     it writes Devanagari, which is all the server and web-page tests need."""
     from anuvad.config import CorpusConfig, load_config
-    from anuvad.prepare import prepare_data
-    from anuvad.trainer import Trainer
+    from anuvad.data.prepare import prepare_data
+    from anuvad.training.trainer import Trainer
 
     work.mkdir(parents=True, exist_ok=True)
     (work / "pairs.en").write_text("".join(en + "\n" for en, _ in EN_HI_PAIRS), encoding="utf-8")

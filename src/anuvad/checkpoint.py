@@ -17,9 +17,9 @@ import torch
 from anuvad import __version__
 from anuvad.atomic import write_atomic_with
 from anuvad.config import ExperimentConfig, config_from_dict, config_to_dict
+from anuvad.data.tokenizer import Tokenizer
 from anuvad.errors import CheckpointError, ConfigError
-from anuvad.model import Transformer, build_model, count_parameters
-from anuvad.tokenizer import Tokenizer
+from anuvad.model.transformer import Transformer, build_model, count_parameters
 
 MODEL_FORMAT = "anuvad-model"
 MODEL_FORMAT_VERSION = 1

@@ -127,7 +127,7 @@ class TokenizerConfig:
 
 @dataclass
 class CleaningConfig:
-    """Text-level cleaning of training pairs, before tokenization (:mod:`anuvad.cleaning`).
+    """Text-level cleaning of training pairs, before tokenization (:mod:`anuvad.data.cleaning`).
 
     Everything is off by default (older recipes and model files behave as they did); every pair
     changed or dropped is counted per corpus and reason in ``report.json``.

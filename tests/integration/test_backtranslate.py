@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from anuvad.backtranslate import backtranslate, output_paths
-from anuvad.cli import main
+from anuvad.cli.main import main
 from anuvad.errors import DataError
-from anuvad.translator import Translator
+from anuvad.inference.backtranslate import backtranslate, output_paths
+from anuvad.inference.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

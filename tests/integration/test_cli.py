@@ -11,8 +11,8 @@ import pytest
 import torch
 import yaml
 
-from anuvad.cli import EXAMPLES, main
-from anuvad.synthetic import reversal_pairs, write_reversal_corpus
+from anuvad.cli.main import EXAMPLES, main
+from anuvad.data.synthetic import reversal_pairs, write_reversal_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -150,7 +150,7 @@ def test_errors_exit_2_with_a_clear_message(
 @pytest.mark.parametrize("command", sorted(EXAMPLES))
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "anuvad.cli", command, "--help"],
+        [sys.executable, "-m", "anuvad.cli.main", command, "--help"],
         capture_output=True,
         text=True,
         check=False,
@@ -228,8 +228,8 @@ def test_translate_names_a_bad_line_and_a_bad_beam_size(
 def test_no_repeat_ngram_size_reaches_the_search(
     tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from anuvad.tokenizer import Tokenizer
-    from anuvad.translator import Translator
+    from anuvad.data.tokenizer import Tokenizer
+    from anuvad.inference.translator import Translator
 
     (tmp_path / "in.txt").write_text("The sky is blue.\nI am going home.\n", encoding="utf-8")
     base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu"]

@@ -18,12 +18,12 @@ import torch
 pytest.importorskip("ctranslate2", reason="the CTranslate2 engine needs pip install 'anuvad[ct2]'")
 
 from anuvad.checkpoint import load_model, save_model
-from anuvad.ct2_engine import CT2Translator
-from anuvad.ct2_export import conversion_problems, export_ctranslate2
-from anuvad.engine import load_engine
 from anuvad.errors import CheckpointError, ConfigError
-from anuvad.model import Transformer
-from anuvad.translator import Translator
+from anuvad.inference.ct2.engine import CT2Translator
+from anuvad.inference.ct2.export import conversion_problems, export_ctranslate2
+from anuvad.inference.engine import load_engine
+from anuvad.inference.translator import Translator
+from anuvad.model.transformer import Transformer
 from conftest import EN_HI_PAIRS
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -239,7 +239,7 @@ def test_model_file_given_to_ct2_engine_is_exported_once_into_the_cache(
 
 
 def test_cli_export_then_translate_on_both(tiny_enhi_model: Path, tmp_path: Path) -> None:
-    anuvad = [sys.executable, "-m", "anuvad.cli"]
+    anuvad = [sys.executable, "-m", "anuvad.cli.main"]
     folder = tmp_path / "ct2"
     out = subprocess.run(
         [*anuvad, "export", str(tiny_enhi_model), "--format", "ctranslate2", "--out", str(folder)],

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from anuvad.batching import collate_source
 from anuvad.checkpoint import load_model
 from anuvad.config import load_config
-from anuvad.prepare import prepare_data
-from anuvad.synthetic import reversal_config, reversal_pairs
-from anuvad.trainer import Trainer
-from anuvad.translator import Translator
+from anuvad.data.batching import collate_source
+from anuvad.data.prepare import prepare_data
+from anuvad.data.synthetic import reversal_config, reversal_pairs
+from anuvad.inference.translator import Translator
+from anuvad.training.trainer import Trainer
 
 REPO = Path(__file__).resolve().parents[2]
 

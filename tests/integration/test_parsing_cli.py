@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from anuvad.cli import main
-from anuvad.cli_parsing import run_parsing_evaluation
-from anuvad.parsing import read_trees
+from anuvad.cli.main import main
+from anuvad.cli.parsing import run_parsing_evaluation
+from anuvad.parsing.trees import read_trees
 
 REPO = Path(__file__).resolve().parents[2]
 

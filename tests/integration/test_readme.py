@@ -45,7 +45,7 @@ def test_readme_quickstart_runs(tmp_path: Path) -> None:
     assert [c.split()[0] for c in commands if "|" not in c] == [".venv/bin/anuvad"] * 3
     shutil.copytree(REPO / "configs", tmp_path / "configs")
     env = {**os.environ, DATA_ENV_VAR: str(DATA)}
-    anuvad = [sys.executable, "-m", "anuvad.cli"]
+    anuvad = [sys.executable, "-m", "anuvad.cli.main"]
     outputs = []
     for command in commands:
         stdin = None

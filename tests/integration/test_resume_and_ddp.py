@@ -13,11 +13,11 @@ import pytest
 import torch
 import yaml
 
-from anuvad.synthetic import write_reversal_corpus
-from anuvad.training_state import list_checkpoints, load_training_state
+from anuvad.data.synthetic import write_reversal_corpus
+from anuvad.training.state import list_checkpoints, load_training_state
 
 REPO = Path(__file__).resolve().parents[2]
-ANUVAD = [sys.executable, "-m", "anuvad.cli"]
+ANUVAD = [sys.executable, "-m", "anuvad.cli.main"]
 
 
 def write_config(tmp: Path, **train: object) -> Path:
@@ -128,7 +128,7 @@ def test_two_gloo_processes_equal_one_process_with_the_same_global_batch(tmp_pat
             "--nproc-per-node",
             "2",
             "-m",
-            "anuvad.cli",
+            "anuvad.cli.main",
             "train",
             "--no-progress",
             *common,

@@ -15,6 +15,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from anuvad.inference.translation import Translation
+from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
 from anuvad.server.schemas import (
     MAX_BEAM_SIZE,
@@ -23,7 +25,6 @@ from anuvad.server.schemas import (
     MAX_TEXT_CHARS,
     MAX_TEXTS,
 )
-from anuvad.translator import Translation, Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

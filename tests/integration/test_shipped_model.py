@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from anuvad.checkpoint import load_model, read_model_payload
-from anuvad.cli_serve import shipped_model
+from anuvad.cli.serve import shipped_model
 from anuvad.errors import CheckpointError
-from anuvad.translator import Translator
+from anuvad.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "data" / "trained_models"
@@ -73,7 +73,7 @@ def test_the_shipped_model_translates_english_into_hindi(
 
 def test_every_shipped_pair_is_small_16_bit_and_has_a_card() -> None:
     """What `make demo` serves by default: the newest model of every pair, each described."""
-    from anuvad.cli_serve import shipped_models
+    from anuvad.cli.serve import shipped_models
 
     models = shipped_models(SHIPPED)
     assert models[0].name.startswith("enhi_")  # English->Hindi is the default

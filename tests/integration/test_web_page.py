@@ -44,8 +44,8 @@ def free_port() -> int:
 def base_url(tiny_enhi_model: Path) -> Iterator[str]:
     """The real server (uvicorn in a thread) serving the tiny model."""
     uvicorn = pytest.importorskip("uvicorn")
+    from anuvad.inference.translator import Translator
     from anuvad.server.app import create_app
-    from anuvad.translator import Translator
 
     enhi = Translator.from_file(tiny_enhi_model, device="cpu")
     # A second served model, labelled as the other direction: the page must let the reader

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from anuvad.config import load_config
-from anuvad.prepare import prepare_data
-from anuvad.synthetic import reversal_config, reversal_pairs
-from anuvad.trainer import Trainer
-from anuvad.translator import Translator
+from anuvad.data.prepare import prepare_data
+from anuvad.data.synthetic import reversal_config, reversal_pairs
+from anuvad.inference.translator import Translator
+from anuvad.training.trainer import Trainer
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -24,11 +24,11 @@ from anuvad.checkpoint import (
     model_info,
     save_model,
 )
-from anuvad.cli import main
+from anuvad.cli.main import main
 from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
+from anuvad.data.tokenizer import Tokenizer, train_tokenizer
 from anuvad.errors import CheckpointError
-from anuvad.model import Transformer, build_model
-from anuvad.tokenizer import Tokenizer, train_tokenizer
+from anuvad.model.transformer import Transformer, build_model
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

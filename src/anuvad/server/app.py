@@ -3,7 +3,7 @@
 Endpoints (OpenAPI docs at ``/docs``):
 
 - ``POST /translate``: one text or a list, each split into sentences and reassembled with its
-  layout (:mod:`anuvad.documents`); greedy or beam search; n-best lists per sentence.
+  layout (:mod:`anuvad.inference.documents`); greedy or beam search; n-best lists per sentence.
 - ``POST /attention``: tokens, cross-attention per layer and head, cosine similarities.
 - ``GET /health``, ``GET /models``, ``GET /metrics`` (Prometheus).
 - ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
@@ -37,9 +37,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
-from anuvad.documents import DocumentTranslation, assemble_documents, split_document, whole_text
-from anuvad.engine import TranslationEngine, source_fits
 from anuvad.errors import AnuvadError, InputTooLongError
+from anuvad.inference.documents import (
+    DocumentTranslation,
+    assemble_documents,
+    split_document,
+    whole_text,
+)
+from anuvad.inference.engine import TranslationEngine, source_fits
+from anuvad.inference.translation import AttentionView, Translation
 from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
 from anuvad.server.body_limit import BodyLimitMiddleware
 from anuvad.server.metrics import CONTENT_TYPE_LATEST, ServerMetrics
@@ -58,7 +64,6 @@ from anuvad.server.schemas import (
     TranslateResponse,
     TranslationOut,
 )
-from anuvad.translator import AttentionView, Translation
 
 logger = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 Requests are queued; one worker thread takes the first, waits up to ``max_wait_ms`` for more
 (and takes at once whatever queued while the model was busy), groups them by their settings and
 translates each group with a single :meth:`Translator.translate` call. The model is only ever
-called from that thread, so a :class:`~anuvad.translator.Translator` needs no locking, and the
-event loop stays free to accept requests while the model runs.
+called from that thread, so a :class:`~anuvad.inference.translator.Translator` needs no locking, and
+the event loop stays free to accept requests while the model runs.
 
 Without batching (``batching=False``) every request is its own model call, still on the worker
 thread (the baseline that ``bench/serve.py`` compares against).
@@ -26,8 +26,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from anuvad.engine import TranslationEngine
-from anuvad.translator import Translation
+from anuvad.inference.engine import TranslationEngine
+from anuvad.inference.translation import Translation
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,5 @@
+"""``python -m anuvad``: the ``anuvad`` command."""
+
+from anuvad.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The ``anuvad`` command: one module per command group (parse → typed call → print)."""

@@ -1,0 +1,122 @@
+"""``anuvad data list`` and ``anuvad data download NAME``: the catalogue of public corpora."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+_KIND_TITLES = {
+    "parallel": "Parallel corpora (training pairs)",
+    "dev": "Dev sets (validation only: never train on them)",
+    "monolingual": "Monolingual Hindi (for back-translation)",
+    "dictionary": "Dictionaries (English -> Hindi word pairs)",
+}
+
+
+def _field(label: str, text: str) -> None:
+    """Print ``label: text``, wrapped at 100 columns under the text (URLs are not broken)."""
+    print(
+        textwrap.fill(
+            text,
+            width=100,
+            initial_indent=f"  {label + ':':<9}",
+            subsequent_indent=" " * 11,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    )
+
+
+def cmd_data_list(args: argparse.Namespace) -> int:
+    """Print the catalogue grouped by kind: what each corpus is, its licence and source, how to
+    get it (its URLs and checksum status, or how it was prepared by hand) and what it writes."""
+    from anuvad.data.catalogue import CATALOGUE, KINDS
+    from anuvad.data.download import cache_dir
+
+    kinds = [args.kind] if getattr(args, "kind", None) else list(KINDS)
+    print(f"cache: {cache_dir()} (set $ANUVAD_CACHE to change it)")
+    for kind in kinds:
+        entries = [d for d in CATALOGUE.values() if d.kind == kind]
+        automatic = sum(d.downloadable for d in entries)
+        title = (
+            f"{_KIND_TITLES[kind]}: {automatic} downloadable, {len(entries) - automatic} by hand"
+        )
+        print(f"\n{title}\n{'=' * len(title)}\n")
+        for dataset in entries:
+            print(dataset.name)
+            print(
+                textwrap.fill(dataset.description, 100, initial_indent="  ", subsequent_indent="  ")
+            )
+            _field("licence", dataset.licence)
+            _field("source", dataset.source)
+            _field("home", dataset.homepage)
+            if dataset.downloadable:
+                _field("get", f"anuvad data download {dataset.name}")
+            else:
+                _field("get", "by hand only (cannot be downloaded automatically; see note)")
+            for remote in dataset.files:
+                pinned = f"sha256 {remote.sha256}" if remote.sha256 else "checksum not pinned"
+                print(f"  file:    {remote.url} ({pinned})")
+            _field("writes", ", ".join(output.path for output in dataset.outputs))
+            if dataset.note:
+                _field("note", dataset.note)
+            print()
+    return 0
+
+
+class _Progress:
+    """A one-line download progress display on stderr."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.5 and done != total:
+            return
+        self.last = now
+        shown = f"{done / 1e6:,.1f} MB" + (f" of {total / 1e6:,.1f} MB" if total else "")
+        print(f"\r  {shown}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+
+def cmd_data_download(args: argparse.Namespace) -> int:
+    """Download, prepare and verify one corpus; say where it went and how to use it."""
+    from anuvad.data.catalogue import download_dataset, get_dataset
+    from anuvad.data.download import cache_dir
+
+    dataset = get_dataset(args.name)
+    out = Path(args.out) if args.out else cache_dir() / "data"
+    source = Path(args.source) if args.source else None
+    counts = download_dataset(dataset, out, source_dir=source, progress=_Progress())
+    print(f"{dataset.name}: prepared under {out} (licence: {dataset.licence})")
+    for path, lines in counts.items():
+        print(f"  {path}: {lines:,} lines")
+    print(f"use it: export ANUVAD_DATA={out}   (or set data.data_root in the config)")
+    return 0
+
+
+def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``anuvad data list|download`` to the CLI."""
+    p = add("data", "List or download the public corpora the recipes in configs/ use.")
+    sub = p.add_subparsers(dest="data_command", required=True)
+    listing = sub.add_parser("list", help="the catalogue: corpora, licences, sources, URLs")
+    listing.add_argument(
+        "--kind",
+        choices=list(_KIND_TITLES),
+        help="list only one kind of corpus",
+    )
+    listing.set_defaults(func=cmd_data_list)
+    get = sub.add_parser("download", help="download, extract, prepare and verify a corpus")
+    get.add_argument("name", help="a corpus name from `anuvad data list`")
+    get.add_argument("--out", help="data root to write (default: <cache>/data)")
+    get.add_argument(
+        "--from",
+        dest="source",
+        metavar="DIR",
+        help="a folder with the files downloaded by hand (used instead of the network)",
+    )
+    get.set_defaults(func=cmd_data_download)

@@ -1,0 +1,82 @@
+"""``anuvad export``: rewrite a model file for release (16-bit weights) or another engine
+(a CTranslate2 model folder)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _size_mb(path: Path) -> float:
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files) / 1e6
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the exported model (file or folder) and say where it went and how large it is."""
+    before_mb = _size_mb(Path(args.model))
+    if args.format == "ctranslate2":
+        from anuvad.inference.ct2.export import export_ctranslate2
+
+        folder = export_ctranslate2(
+            args.model, args.out, quantization=args.quantization, force=args.force
+        )
+        print(
+            f"wrote {folder}/ (CTranslate2, {args.quantization} weights, "
+            f"{_size_mb(folder):.1f} MB; was {before_mb:.1f} MB)"
+        )
+        return 0
+    from anuvad.checkpoint import export_model_file
+
+    out = export_model_file(args.model, args.out, dtype=args.dtype)
+    print(f"wrote {out} ({args.dtype} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB)")
+    return 0
+
+
+def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``anuvad export`` to the CLI."""
+    p = add(
+        "export",
+        "Rewrite a model file with 16-bit weights (a release file), or export it to CTranslate2.",
+    )
+    p.add_argument("model", help="a model file (.pt)")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="anuvad: the file to write, or a folder (then named "
+        "<pair>_d<D>_L<layers>_V<vocab>_<time>.pt); ctranslate2: the model folder to write",
+    )
+    p.add_argument(
+        "--format",
+        default="anuvad",
+        choices=["anuvad", "ctranslate2"],
+        help="anuvad (a .pt model file; default) or ctranslate2 (a folder for "
+        "anuvad translate/serve --engine ctranslate2, or CTranslate2 itself)",
+    )
+    p.add_argument(
+        "--dtype",
+        default="float16",
+        choices=["float16", "bfloat16", "float32"],
+        help="anuvad format: storage dtype of the weights (restored to float32 on load; "
+        "default float16)",
+    )
+    p.add_argument(
+        "--quantization",
+        default="float32",
+        choices=[
+            "float32",
+            "float16",
+            "bfloat16",
+            "int8",
+            "int8_float32",
+            "int8_float16",
+            "int8_bfloat16",
+        ],
+        help="ctranslate2 format: weight type (default float32; int8 is 8-bit weights with "
+        "float32 activations on the CPU)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="ctranslate2 format: replace an existing folder"
+    )
+    p.set_defaults(func=cmd_export)

@@ -1,0 +1,198 @@
+"""``anuvad serve``: the HTTP API and web page for one or more model files (uvicorn + FastAPI)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
+DEFAULT_PORT = 8000
+SHIPPED_MODELS = Path("data/trained_models")
+
+
+def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Path:
+    """The newest model file for ``pair`` shipped in ``folder``.
+
+    Release files are named ``<pair>_d<D>_L<layers>_V<vocab>_<timestamp>.pt`` (``anuvad
+    export``); the newest timestamp of the pair wins.
+
+    Args:
+        folder: the release folder.
+        pair: source and target language codes run together, e.g. "enhi" or "hien".
+
+    Raises:
+        CheckpointError: the folder holds no model file for ``pair``.
+    """
+    from anuvad.errors import CheckpointError
+
+    folder = Path(folder)
+    models = sorted(
+        folder.glob(f"{pair}_*.pt"), key=lambda path: (path.name.rsplit("_", 1)[-1], path.name)
+    )
+    if not models:
+        others = sorted(path.name for path in folder.glob("*.pt"))
+        raise CheckpointError(
+            f"no {pair} model file ({pair}_*.pt) in {folder}/"
+            + (f" (it holds {', '.join(others)})" if others else "")
+            + ": pass one with --model PATH, choose another --pair, or train one (anuvad train "
+            "--config configs/enhi_d256_L3.yaml) and release it with anuvad export "
+            "runs/enhi_d256_L3/model.pt --out data/trained_models/"
+        )
+    return models[-1]
+
+
+def shipped_models(folder: str | Path = SHIPPED_MODELS) -> list[Path]:
+    """The newest shipped model of every pair in ``folder``: English→Hindi first, then the
+    other pairs by name (what ``anuvad serve`` and ``make demo`` serve by default).
+
+    Raises:
+        CheckpointError: the folder holds no English→Hindi model file.
+    """
+    pairs = sorted({path.name.split("_", 1)[0] for path in Path(folder).glob("*_*.pt")})
+    ordered = ["enhi", *(pair for pair in pairs if pair != "enhi")]
+    return [shipped_model(folder, pair) for pair in ordered]
+
+
+def serve(
+    models: Sequence[str | Path],
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    device: str = "auto",
+    engine: str = "torch",
+    batching: bool = True,
+    max_wait_ms: float = 5.0,
+    threads: int = 0,
+    replicas: int = 0,
+    compute_type: str = "default",
+    log_level: str = "info",
+) -> None:
+    """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see
+    :mod:`anuvad.inference.engine`) and serve them until interrupted (prints the address first); the
+    first is the default. ``threads``, ``replicas`` and ``compute_type``: see
+    :func:`anuvad.inference.engine.load_engine`; ``replicas`` 0 chooses them with the threads
+    (:func:`anuvad.inference.engine.server_layout`).
+
+    Raises:
+        CheckpointError: a model file is missing or unreadable.
+    """
+    import torch
+    import uvicorn
+
+    from anuvad.inference.engine import load_engine, server_layout
+    from anuvad.server.app import create_app
+
+    threads, replicas = server_layout(engine, device, threads, replicas)
+    translators = [
+        load_engine(
+            model,
+            engine=engine,
+            device=device,
+            threads=threads,
+            replicas=replicas,
+            compute_type=compute_type,
+        )
+        for model in models
+    ]
+    app = create_app(translators, batching=batching, max_wait_ms=max_wait_ms)
+    shown = f"[{host}]" if ":" in host else host
+    lines = []
+    for model, translator in zip(models, translators, strict=True):
+        config = translator.model_file.config
+        lines.append(
+            f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "
+            f"from {model} on {translator.device} ({engine}"
+            f"{', ' + compute_type if compute_type != 'default' else ''})"
+        )
+    print(
+        "\n".join(lines) + f"\n"
+        f"  web page: http://{shown}:{port}/\n"
+        f"  API docs: http://{shown}:{port}/docs\n"
+        f"  batching: {'on' if batching else 'off'}, {translators[0].parallel_calls} model "
+        f"call(s) at once per model, {threads or torch.get_num_threads()} thread(s) each; stop "
+        f"with Ctrl+C",
+        flush=True,
+    )
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if args.model:
+        models: list[str | Path] = list(args.model)
+    elif args.pair:
+        models = [shipped_model(pair=pair) for pair in args.pair]
+    else:
+        models = list(shipped_models())
+    serve(
+        models,
+        host=args.host,
+        port=args.port,
+        device=args.device,
+        engine=args.engine,
+        batching=not args.no_batching,
+        max_wait_ms=args.max_wait_ms,
+        threads=args.threads,
+        replicas=args.replicas,
+        compute_type=args.compute_type,
+        log_level="debug" if args.verbose else "info",
+    )
+    return 0
+
+
+def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``anuvad serve`` to the CLI."""
+    p = add("serve", "Serve a model over HTTP: the translation API, its docs and a web page.")
+    p.add_argument(
+        "--model",
+        action="append",
+        help=f"a model file (.pt); repeat to serve several (the first is the default); "
+        f"default: the newest shipped model of every pair in {SHIPPED_MODELS}/, "
+        f"English->Hindi first",
+    )
+    p.add_argument(
+        "--pair",
+        action="append",
+        help=f"without --model: serve the newest shipped model of this pair from "
+        f"{SHIPPED_MODELS}/ (enhi: English->Hindi; hien: Hindi->English); repeatable",
+    )
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
+    p.add_argument(
+        "--engine",
+        choices=("torch", "ctranslate2"),
+        default="torch",
+        help="torch (anuvad's search) or ctranslate2 (--model: an exported folder, or a .pt "
+        "exported once into the user cache)",
+    )
+    p.add_argument(
+        "--no-batching", action="store_true", help="one model call per request (no micro-batching)"
+    )
+    p.add_argument(
+        "--max-wait-ms",
+        type=float,
+        default=5.0,
+        help="how long a request waits for others to batch with (default 5)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="CPU threads per model call (default 0: one per core this process may use)",
+    )
+    p.add_argument(
+        "--replicas",
+        type=int,
+        default=0,
+        help="ctranslate2 only: model replicas decoding batches in parallel, each with --threads "
+        "threads (default 0: on a CPU with --threads unset, one 1-thread replica per core; "
+        "else 1)",
+    )
+    p.add_argument(
+        "--compute-type",
+        default="default",
+        help="ctranslate2 only: int8, int8_float32, bfloat16, float32, ... (weights converted "
+        "when the model loads; default: as exported)",
+    )
+    p.set_defaults(func=cmd_serve)

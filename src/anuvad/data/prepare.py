@@ -1,0 +1,463 @@
+"""``anuvad prepare``: raw parallel text → tokenizers and encoded, cleaned token ids on disk.
+
+:func:`prepare_data` reads the corpora of ``config.data``, trains the SentencePiece model(s),
+encodes, cleans the training pairs and writes one folder; :func:`load_prepared` reads it back.
+The folder holds::
+
+    src.spm.model, tgt.spm.model   SentencePiece models (identical bytes with a joint vocabulary)
+    train.pt, valid.pt             token ids without BOS/EOS (see EncodedCorpus.save)
+    valid.src.txt, valid.tgt.txt   the raw dev text, one sentence per line (references for BLEU)
+    report.json                    data settings, corpora, counts, vocabulary sizes, filter report
+
+Every file is written atomically (temporary name in the same folder, then ``os.replace``), and
+``report.json`` last, so a folder with a report is complete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import logging
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anuvad.config import DataConfig, ExperimentConfig
+from anuvad.data.cleaning import (
+    CLEAN_DROP_REASONS,
+    CleaningReport,
+    DevIndex,
+    clean_corpus,
+    normalizer_for,
+)
+from anuvad.data.corpora import (
+    FilterReport,
+    ParallelText,
+    filter_pairs,
+    read_corpora,
+    require_nonempty_sides,
+)
+from anuvad.data.encoded import FORMAT_VERSION, REDO, EncodedCorpus, write_atomic
+from anuvad.data.tokenizer import Tokenizer, train_tokenizer
+from anuvad.errors import CheckpointError, DataError
+
+logger = logging.getLogger(__name__)
+
+SRC_MODEL = "src.spm.model"
+TGT_MODEL = "tgt.spm.model"
+TRAIN_FILE = "train.pt"
+VALID_FILE = "valid.pt"
+VALID_SRC_TEXT = "valid.src.txt"
+VALID_TGT_TEXT = "valid.tgt.txt"
+# The text of every training pair, aligned with train.pt (cleaned, tagged, weighted): what
+# train.subword_sampling re-encodes each epoch. Optional: older folders lack them.
+TRAIN_SRC_TEXT = "train.src.txt"
+TRAIN_TGT_TEXT = "train.tgt.txt"
+REPORT_FILE = "report.json"
+PREPARED_FILES = (
+    SRC_MODEL,
+    TGT_MODEL,
+    TRAIN_FILE,
+    VALID_FILE,
+    VALID_SRC_TEXT,
+    VALID_TGT_TEXT,
+    REPORT_FILE,
+)
+
+
+@dataclass
+class PreparedData:
+    """Everything training needs from ``anuvad prepare``.
+
+    Attributes:
+        src_tokenizer: the source-language tokenizer.
+        tgt_tokenizer: the target-language tokenizer (the same model when joint).
+        train: the cleaned, encoded training pairs.
+        valid: the encoded validation pairs (all of them, unfiltered; may be empty).
+        valid_src_text: raw validation source sentences, aligned with ``valid``.
+        valid_tgt_text: raw validation target sentences (BLEU references).
+        report: the contents of ``report.json``.
+        train_src_text: the text each training source was encoded from (empty for folders
+            prepared before these files existed).
+        train_tgt_text: the same for the targets.
+    """
+
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    train: EncodedCorpus
+    valid: EncodedCorpus
+    valid_src_text: list[str]
+    valid_tgt_text: list[str]
+    report: dict[str, Any]
+    train_src_text: list[str] = dataclasses.field(default_factory=list)
+    train_tgt_text: list[str] = dataclasses.field(default_factory=list)
+
+
+def _concat(texts: list[ParallelText]) -> tuple[list[str], list[str]]:
+    src = [s for text in texts for s in text.src]
+    tgt = [t for text in texts for t in text.tgt]
+    return src, tgt
+
+
+def _corpora_report(texts: list[ParallelText]) -> list[dict[str, Any]]:
+    """Which files each corpus was read from and how many pairs it gave."""
+    return [
+        {"name": t.name, "src_file": str(t.src_path), "tgt_file": str(t.tgt_path), "pairs": len(t)}
+        for t in texts
+    ]
+
+
+def _train_tokenizers(
+    data: DataConfig, src_text: list[str], tgt_text: list[str], tags: list[str]
+) -> tuple[Tokenizer, Tokenizer]:
+    """Source tags (e.g. ``<bt>``) become single pieces of the source vocabulary."""
+    cfg = data.tokenizer
+    if cfg.joint:
+        # One vocabulary over both languages, so embeddings can be shared (section 3.4).
+        joint = train_tokenizer(
+            itertools.chain(src_text, tgt_text), cfg, cfg.vocab_size, user_symbols=tags
+        )
+        return joint, joint
+    src_tok = train_tokenizer(
+        src_text, cfg, cfg.src_vocab_size or cfg.vocab_size, user_symbols=tags
+    )
+    tgt_tok = train_tokenizer(tgt_text, cfg, cfg.tgt_vocab_size or cfg.vocab_size)
+    return src_tok, tgt_tok
+
+
+def weighted_sample(indices: list[int], weight: float, seed: str) -> list[int]:
+    """``indices`` repeated ``int(weight)`` times plus a seeded random share ``weight % 1``.
+
+    Args:
+        indices: the kept pairs of one corpus, in order.
+        weight: how often the corpus is seen per epoch (> 0).
+        seed: the random seed of the fractional part (e.g. ``"1:hvg"``: stable per corpus).
+
+    Returns:
+        Pair indices; each appears ``int(weight)`` or ``int(weight) + 1`` times, and
+        ``round(weight * len(indices))`` in all.
+    """
+    whole = int(weight)
+    chosen = indices * whole
+    extra = round(weight * len(indices)) - len(chosen)
+    if extra > 0:
+        picked = random.Random(seed).sample(range(len(indices)), extra)
+        chosen += [indices[i] for i in sorted(picked)]
+    return chosen
+
+
+def _dropped(cleaning: CleaningReport, tokens: FilterReport) -> dict[str, int]:
+    """One corpus's drops by reason, text- and token-level together (only reasons that hit)."""
+    total: dict[str, int] = {}
+    for reason, n in (*cleaning.dropped.items(), *tokens.dropped.items()):
+        total[reason] = total.get(reason, 0) + n
+    return {reason: n for reason, n in total.items() if n}
+
+
+def _add_reports(total: FilterReport, cleaning: CleaningReport, tokens: FilterReport) -> None:
+    """Fold one corpus's text- and token-level counts into the training set's report."""
+    total.total += cleaning.total
+    total.kept += tokens.kept
+    for reason, n in (*cleaning.dropped.items(), *tokens.dropped.items()):
+        total.dropped[reason] = total.dropped.get(reason, 0) + n
+
+
+def _data_fingerprint(data: DataConfig) -> dict[str, Any]:
+    """The data settings the prepared files depend on, as JSON would return them."""
+    settings = dataclasses.asdict(data)
+    for batching_only in ("max_tokens", "valid_max_tokens"):
+        del settings[batching_only]
+    settings["data_root"] = str(data.resolve_root())
+    result: dict[str, Any] = json.loads(json.dumps(settings))
+    return result
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+
+
+def _read_lines(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    # Split on "\n" only: sentences may hold other Unicode line separators.
+    return text[:-1].split("\n") if text else []
+
+
+def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
+    """Read, tokenize, clean and save the corpora of ``config.data`` into ``out_dir``.
+
+    Training pairs are cleaned with :func:`anuvad.data.corpora.filter_pairs`; validation pairs are
+    kept all, but may not have an empty side. The tokenizer(s) are trained on the raw training text.
+
+    Args:
+        config: the experiment; only ``config.data`` is used.
+        out_dir: the folder to write (created if needed; files in it are replaced).
+
+    Returns:
+        The prepared data, as :func:`load_prepared` would return it.
+
+    Raises:
+        DataError: no training corpus is configured, a corpus cannot be read, a dev pair has an
+            empty side, the tokenizer cannot be trained, or no training pair survives cleaning.
+    """
+    data = config.data
+    used = [corpus for corpus in data.train if corpus.weight > 0]
+    if not used:
+        raise DataError(
+            "data.train lists no corpus with a weight above 0; add at least one (format aligned "
+            "with src/tgt files, or tsv with path/src_column/tgt_column) to the config"
+        )
+    left_out = [
+        corpus.name or corpus.src or corpus.path for corpus in data.train if not corpus.weight
+    ]
+    if left_out:
+        logger.info("left out (weight 0): %s", ", ".join(left_out))
+    root = data.resolve_root()
+    train_texts = read_corpora(used, root)
+    valid_texts = read_corpora(data.valid, root)
+    for text in valid_texts:
+        require_nonempty_sides(text)
+    dev: DevIndex | None = None
+    if data.clean.drop_dev_overlap:
+        dev = DevIndex()
+        for text in [*valid_texts, *read_corpora(data.clean.exclude, root)]:
+            dev.add(text.src, text.tgt)
+    seen: set[tuple[str, str]] | None = set() if data.dedup else None
+    cleaned: list[ParallelText] = []
+    cleaning: list[CleaningReport] = []
+    for corpus, text in zip(used, train_texts, strict=True):
+        kept_text, corpus_report = clean_corpus(
+            text, data.clean, data.src_lang, data.tgt_lang, dev, seen
+        )
+        if corpus.tag:
+            kept_text.src = [f"{corpus.tag} {s}" for s in kept_text.src]
+        cleaned.append(kept_text)
+        cleaning.append(corpus_report)
+    train_src, train_tgt = _concat(cleaned)
+    valid_src, valid_tgt = _concat(valid_texts)
+
+    tags = sorted({corpus.tag for corpus in used if corpus.tag})
+    src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt, tags)
+    # Every reason, text-level first, in the order the checks run.
+    reasons = dict.fromkeys((*CLEAN_DROP_REASONS, "too_long", "length_ratio"), 0)
+    report = FilterReport(dropped=reasons)
+    train = EncodedCorpus(src=[], tgt=[])
+    train_src_text: list[str] = []  # the text each training pair was encoded from
+    train_tgt_text: list[str] = []
+    corpora_reports: list[dict[str, Any]] = []
+    for corpus, text, corpus_cleaning in zip(used, cleaned, cleaning, strict=True):
+        src_ids = src_tok.encode_batch(text.src)
+        tgt_ids = tgt_tok.encode_batch(text.tgt)
+        # Duplicates were dropped above, across corpora (after normalisation).
+        kept, corpus_filter = filter_pairs(
+            text.src,
+            text.tgt,
+            src_ids,
+            tgt_ids,
+            max_len=data.max_len,
+            max_len_ratio=data.max_len_ratio,
+            dedup=False,
+        )
+        chosen = weighted_sample(kept, corpus.weight, f"{data.sample_seed}:{text.name}")
+        train.src.extend(src_ids[i] for i in chosen)
+        train.tgt.extend(tgt_ids[i] for i in chosen)
+        train_src_text.extend(text.src[i] for i in chosen)
+        train_tgt_text.extend(text.tgt[i] for i in chosen)
+        _add_reports(report, corpus_cleaning, corpus_filter)
+        corpora_reports.append(
+            {
+                "name": text.name,
+                "src_file": str(text.src_path),
+                "tgt_file": str(text.tgt_path),
+                "pairs": corpus_cleaning.total,
+                "cleaning": corpus_cleaning.to_dict(),
+                "filter": corpus_filter.to_dict(),
+                "kept": len(kept),
+                "weight": corpus.weight,
+                "tag": corpus.tag,
+                "pairs_in_training": len(chosen),
+            }
+        )
+        logger.info(
+            "corpus %r: %d read, %d kept, %d in training (weight %g); dropped %s",
+            text.name,
+            corpus_cleaning.total,
+            len(kept),
+            len(chosen),
+            corpus.weight,
+            {
+                reason: corpus_cleaning.dropped.get(reason, 0)
+                + corpus_filter.dropped.get(reason, 0)
+                for reason in (*corpus_cleaning.dropped, *corpus_filter.dropped)
+                if corpus_cleaning.dropped.get(reason, 0) + corpus_filter.dropped.get(reason, 0)
+            },
+        )
+    if not len(train):
+        raise DataError(
+            f"no training pairs left after cleaning ({report.summary()}). Fix: check the "
+            f"corpora, or relax data.max_len / data.max_len_ratio / data.dedup / data.clean"
+        )
+    if data.clean.normalize:
+        norm_src, norm_tgt = normalizer_for(data.src_lang), normalizer_for(data.tgt_lang)
+        valid = EncodedCorpus(
+            src=src_tok.encode_batch([norm_src(s) for s in valid_src]),
+            tgt=tgt_tok.encode_batch([norm_tgt(t) for t in valid_tgt]),
+        )
+    else:
+        valid = EncodedCorpus(
+            src=src_tok.encode_batch(valid_src), tgt=tgt_tok.encode_batch(valid_tgt)
+        )
+
+    summary: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "data_config": _data_fingerprint(data),
+        "src_vocab_size": src_tok.vocab_size,
+        "tgt_vocab_size": tgt_tok.vocab_size,
+        "train": {
+            "corpora": corpora_reports,
+            "filter": report.to_dict(),
+            "pairs": len(train),
+            "src_tokens": sum(len(s) for s in train.src),
+            "tgt_tokens": sum(len(t) for t in train.tgt),
+        },
+        "valid": {
+            "corpora": _corpora_report(valid_texts),
+            "pairs": len(valid),
+        },
+    }
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(out_dir / SRC_MODEL, src_tok.model_proto)
+    write_atomic(out_dir / TGT_MODEL, tgt_tok.model_proto)
+    train.save(out_dir / TRAIN_FILE)
+    valid.save(out_dir / VALID_FILE)
+    _write_lines(out_dir / VALID_SRC_TEXT, valid_src)
+    _write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
+    _write_lines(out_dir / TRAIN_SRC_TEXT, train_src_text)
+    _write_lines(out_dir / TRAIN_TGT_TEXT, train_tgt_text)
+    write_atomic(
+        out_dir / REPORT_FILE,
+        (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+    )
+    logger.info(
+        "prepared %d training and %d validation pairs in %s (vocab %d / %d)",
+        len(train),
+        len(valid),
+        out_dir,
+        src_tok.vocab_size,
+        tgt_tok.vocab_size,
+    )
+    return PreparedData(
+        src_tok,
+        tgt_tok,
+        train,
+        valid,
+        valid_src,
+        valid_tgt,
+        summary,
+        train_src_text,
+        train_tgt_text,
+    )
+
+
+def load_prepared(out_dir: Path) -> PreparedData:
+    """Read a folder written by :func:`prepare_data`.
+
+    Args:
+        out_dir: the folder.
+
+    Returns:
+        The tokenizers, encoded corpora, raw dev text and report.
+
+    Raises:
+        DataError: a file is missing or unreadable, or the files disagree with each other.
+    """
+    out_dir = Path(out_dir)
+    missing = [name for name in PREPARED_FILES if not (out_dir / name).is_file()]
+    if missing:
+        raise DataError(
+            f"prepared data in {out_dir} is incomplete (missing {', '.join(missing)}); {REDO}"
+        )
+    try:
+        src_tok = Tokenizer.load(out_dir / SRC_MODEL)
+        tgt_tok = Tokenizer.load(out_dir / TGT_MODEL)
+    except CheckpointError as exc:
+        raise DataError(f"{out_dir}: {exc}; {REDO}") from exc
+    try:
+        report = json.loads((out_dir / REPORT_FILE).read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"{out_dir / REPORT_FILE} is not valid JSON ({exc}); {REDO}") from exc
+    train = EncodedCorpus.load(out_dir / TRAIN_FILE)
+    valid = EncodedCorpus.load(out_dir / VALID_FILE)
+    valid_src = _read_lines(out_dir / VALID_SRC_TEXT)
+    valid_tgt = _read_lines(out_dir / VALID_TGT_TEXT)
+    if not len(valid_src) == len(valid_tgt) == len(valid):
+        raise DataError(
+            f"{out_dir}: {VALID_SRC_TEXT} has {len(valid_src)} lines, {VALID_TGT_TEXT} "
+            f"{len(valid_tgt)} and {VALID_FILE} {len(valid)} pairs; they must agree; {REDO}"
+        )
+    for corpus, name in ((train, TRAIN_FILE), (valid, VALID_FILE)):
+        for seqs, tok, side in ((corpus.src, src_tok, "source"), (corpus.tgt, tgt_tok, "target")):
+            top = max((max(s) for s in seqs if s), default=-1)
+            if top >= tok.vocab_size:
+                raise DataError(
+                    f"{out_dir / name}: {side} id {top} is outside the {tok.vocab_size}-piece "
+                    f"tokenizer (files from different runs?); {REDO}"
+                )
+    train_text: list[list[str]] = [[], []]
+    if (out_dir / TRAIN_SRC_TEXT).is_file() and (out_dir / TRAIN_TGT_TEXT).is_file():
+        train_text = [_read_lines(out_dir / TRAIN_SRC_TEXT), _read_lines(out_dir / TRAIN_TGT_TEXT)]
+        if not len(train_text[0]) == len(train_text[1]) == len(train):
+            raise DataError(
+                f"{out_dir}: {TRAIN_SRC_TEXT} / {TRAIN_TGT_TEXT} have {len(train_text[0])} / "
+                f"{len(train_text[1])} lines but {TRAIN_FILE} {len(train)} pairs; {REDO}"
+            )
+    logger.info(
+        "loaded %d training and %d validation pairs from %s", len(train), len(valid), out_dir
+    )
+    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report, *train_text)
+
+
+def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:
+    """Load ``out_dir`` if it was prepared with the same data settings, else prepare it.
+
+    "Same" compares ``config.data`` (batch sizes aside, with the data root resolved) against the
+    settings recorded in ``report.json``; the corpus files themselves are not checksummed, so run
+    :func:`prepare_data` again after editing a corpus in place.
+
+    Args:
+        config: the experiment; only ``config.data`` is used.
+        out_dir: the prepared-data folder (the cache).
+
+    Returns:
+        The prepared data.
+
+    Raises:
+        DataError: as :func:`prepare_data`, or a complete folder has unreadable files.
+    """
+    out_dir = Path(out_dir)
+    if all((out_dir / name).is_file() for name in PREPARED_FILES):
+        try:
+            recorded = json.loads((out_dir / REPORT_FILE).read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            recorded = {}
+        if isinstance(recorded, dict) and recorded.get("data_config") == _data_fingerprint(
+            config.data
+        ):
+            return load_prepared(out_dir)
+        logger.warning("%s was prepared with other data settings; preparing it again", out_dir)
+    return prepare_data(config, out_dir)
+
+
+def with_vocab_sizes(config: ExperimentConfig, prepared: PreparedData) -> ExperimentConfig:
+    """The config with ``model.src/tgt_vocab_size`` taken from the prepared tokenizers."""
+    model = dataclasses.replace(
+        config.model,
+        src_vocab_size=prepared.src_tokenizer.vocab_size,
+        tgt_vocab_size=prepared.tgt_tokenizer.vocab_size,
+    )
+    resolved = dataclasses.replace(config, model=model)
+    resolved.validate()
+    return resolved

@@ -1,0 +1,242 @@
+"""Batched beam search (section 6.1: beam size 4, length penalty alpha = 0.6, max length input
++ 50) over the step decoders of :mod:`anuvad.decoding.search`.
+
+B sentences × K beams run as one (B*K)-row batch through each ``decode_step`` call. The K
+beams of a sentence read one shared copy of its cross-attention keys and values (a grouped
+cache, :class:`anuvad.model.cache.LayerCache`): computed once, never copied when beams reshuffle. A
+sentence that is done leaves the batch (its cache rows are dropped), so finished sentences cost
+nothing.
+
+Per step, for every sentence, the 2K best continuations of its K beams are ranked by their
+summed log-probability (the beams' scores plus the new token's). Going down that list:
+
+* an EOS continuation among the first K ends a hypothesis: it is kept as finished with
+  score = log_prob / lp(|Y|), |Y| counting EOS (fairseq's and tensor2tensor's convention);
+* the first K non-EOS continuations become the next step's beams (2K candidates guarantee K).
+
+A beam that reaches the length limit (``max_len_a * source length + max_len_b`` tokens) is
+kept unfinished, score = log_prob / lp(tokens).
+
+Early stopping, two rules (``early_stopping``):
+
+* ``"finished"`` (the default; fairseq's rule and Hugging Face's ``early_stopping=True``): a
+  sentence is done once it holds K finished hypotheses. Beam size 1 is then exactly greedy
+  search, whatever alpha.
+* ``"bound"`` (tensor2tensor's, the paper's code): log-probabilities only fall as a hypothesis
+  grows, so the best score an active beam can still reach is its log-probability divided by the
+  largest length penalty it can still get (lp(limit) for alpha >= 0). A sentence is done once
+  it holds K finished hypotheses and that bound for its best active beam is no better than the
+  worst of them. Exact, but with alpha > 0 beams often run on for a few more steps.
+
+Either way a sentence with no live beam left is done.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from anuvad.data.tokenizer import BOS_ID, EOS_ID
+from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.search import (
+    Hypothesis,
+    length_penalty,
+    make_step_decoder,
+    next_log_probs,
+    output_limits,
+)
+from anuvad.model.transformer import Transformer
+
+NEG_INF = float("-inf")
+EARLY_STOPPING = ("finished", "bound")
+
+
+class _Sentence:
+    """Book-keeping of one sentence: its finished hypotheses and when it is done."""
+
+    def __init__(self, beam_size: int, limit: int, alpha: float, early_stopping: str) -> None:
+        self.beam_size = beam_size
+        self.early_stopping = early_stopping
+        self.limit = limit
+        self.alpha = alpha
+        self.finished: list[Hypothesis] = []
+
+    def add(self, token_ids: list[int], log_prob: float, finished: bool) -> None:
+        length = len(token_ids) + (1 if finished else 0)
+        score = log_prob / length_penalty(length, self.alpha)
+        self.finished.append(Hypothesis(token_ids, score, finished, log_prob))
+
+    def worst_kept(self) -> float:
+        """Score of the K-th best finished hypothesis (-inf while there are fewer than K)."""
+        if len(self.finished) < self.beam_size:
+            return NEG_INF
+        return sorted((h.score for h in self.finished), reverse=True)[self.beam_size - 1]
+
+    def cannot_improve(self, best_active_log_prob: float, num_tokens: int) -> bool:
+        """Whether no active beam (num_tokens long, best log-prob given) can enter the top K."""
+        if best_active_log_prob == NEG_INF:
+            return True
+        worst = self.worst_kept()
+        if worst == NEG_INF:
+            return False
+        if self.early_stopping == "finished":
+            return True
+        # Reachable |Y|: num_tokens (limit hit) .. limit (EOS or limit); lp is monotonic.
+        largest_lp = max(
+            length_penalty(num_tokens, self.alpha), length_penalty(self.limit, self.alpha)
+        )
+        return best_active_log_prob / largest_lp <= worst
+
+    def nbest(self, count: int) -> list[Hypothesis]:
+        """The ``count`` best hypotheses, best first (stable: earlier ones win ties)."""
+        return sorted(self.finished, key=lambda h: -h.score)[:count]
+
+
+@torch.inference_mode()
+def beam_search(
+    model: Transformer,
+    src_ids: Tensor,
+    src_pad_mask: Tensor,
+    beam_size: int = 4,
+    alpha: float = 0.6,
+    max_len_a: float = 1.0,
+    max_len_b: int = 50,
+    nbest: int = 1,
+    use_cache: bool = True,
+    early_stopping: str = "finished",
+    constraint: OutputConstraint | None = None,
+) -> list[list[Hypothesis]]:
+    """Batched beam search with the length penalty of Wu et al. (2016).
+
+    Args:
+        model: the network (put it in eval mode first).
+        src_ids: (B, S) source ids, EOS-terminated and padded.
+        src_pad_mask: (B, S) True on padding.
+        beam_size: K, hypotheses kept per sentence and step.
+        alpha: length-penalty exponent (0: plain log-probability).
+        max_len_a: output limit ``max_len_a * source_length + max_len_b`` tokens (EOS not
+            counted), capped by the model's positions.
+        max_len_b: see ``max_len_a``.
+        nbest: hypotheses returned per sentence (at most ``beam_size``).
+        use_cache: incremental decoding with the key/value cache (False: the slow reference).
+        early_stopping: "finished" (K finished hypotheses) or "bound" (no active beam can
+            still beat the K-th best); see the module docstring.
+        constraint: restricts the tokens each beam may take (e.g. well-formed trees).
+
+    Returns:
+        Per input row, in input order, ``min(nbest, beam_size)`` hypotheses (fewer only when
+        the limit leaves fewer distinct outputs), best first by ``score``.
+
+    Raises:
+        ValueError: ``beam_size`` or ``nbest`` below 1, or an unknown ``early_stopping``.
+    """
+    if beam_size < 1 or nbest < 1:
+        raise ValueError(f"beam_size ({beam_size}) and nbest ({nbest}) must be at least 1")
+    if early_stopping not in EARLY_STOPPING:
+        raise ValueError(f"early_stopping must be one of {EARLY_STOPPING}, got {early_stopping!r}")
+    k = beam_size
+    batch, device = src_ids.size(0), src_ids.device
+    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b)
+    sentences = [_Sentence(k, limit, alpha, early_stopping) for limit in limits]
+
+    memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
+    expand = torch.arange(batch, device=device).repeat_interleave(k)  # (B*K,)
+    decoder = make_step_decoder(model, memory, src_pad_mask, use_cache, group=k)
+    # Only beam 0 of each sentence is live at the start (the others would duplicate it).
+    beam_scores = torch.full((batch, k), NEG_INF, device=device)  # (B_active, K)
+    beam_scores[:, 0] = 0.0
+    history = torch.empty(batch * k, 0, dtype=torch.long, device=device)  # (B_active*K, t)
+    allowed = (
+        constraint.start(
+            src_pad_mask.index_select(0, expand), [x for x in limits for _ in range(k)]
+        )
+        if constraint is not None
+        else None
+    )
+    last = torch.full((batch * k, 1), BOS_ID, dtype=torch.long, device=device)
+    active = list(range(batch))  # original index of each sentence still searching
+
+    step = 0
+    while active:
+        # Sentences whose beams hit their length limit end unfinished, before any more work.
+        at_limit = [i for i, b in enumerate(active) if step >= limits[b]]
+        if at_limit:
+            rows = beam_scores.tolist()
+            for i in at_limit:
+                for j, log_prob in enumerate(rows[i]):
+                    if log_prob > NEG_INF:
+                        ids = history[i * k + j].tolist()
+                        sentences[active[i]].add(ids, log_prob, finished=False)
+            ended = set(at_limit)
+            remaining = [i for i in range(len(active)) if i not in ended]
+            if not remaining:
+                break
+            index = _rows(remaining, k, device)
+            decoder.reorder(index, torch.tensor(remaining, device=device))
+            history, last = history.index_select(0, index), last.index_select(0, index)
+            if allowed is not None:
+                allowed.keep(index.tolist())
+            beam_scores = beam_scores[torch.tensor(remaining, device=device)]
+            active = [active[i] for i in remaining]
+
+        num_active = len(active)
+        log_probs = next_log_probs(decoder.step(last))  # (B_active*K, V)
+        if allowed is not None:
+            log_probs = log_probs + allowed.mask().to(device)
+        vocab = log_probs.size(-1)
+        candidates = beam_scores.view(-1, 1) + log_probs  # (B_active*K, V)
+        top_scores, top_index = candidates.view(num_active, k * vocab).topk(
+            min(2 * k, k * vocab), dim=-1
+        )  # (B_active, 2K)
+        top_beams = (top_index // vocab).tolist()
+        top_tokens = (top_index % vocab).tolist()
+        top_values = top_scores.tolist()
+
+        keep: list[int] = []
+        source_rows: list[int] = []  # for each next beam, the row it continues
+        new_tokens: list[int] = []
+        new_scores: list[list[float]] = []
+        for i, b in enumerate(active):
+            sentence = sentences[b]
+            chosen: list[tuple[int, int, float]] = []  # (beam, token, log_prob)
+            for rank, (beam, token, value) in enumerate(
+                zip(top_beams[i], top_tokens[i], top_values[i], strict=True)
+            ):
+                if value == NEG_INF or len(chosen) == k:
+                    break
+                if token == EOS_ID:
+                    if rank < k:
+                        sentence.add(history[i * k + beam].tolist(), value, finished=True)
+                else:
+                    chosen.append((beam, token, value))
+            best_active = chosen[0][2] if chosen else NEG_INF
+            if sentence.cannot_improve(best_active, step + 1):
+                continue  # done: drops out of the batch
+            while len(chosen) < k:  # too few live continuations (tiny vocabularies): dead rows
+                chosen.append((chosen[0][0], chosen[0][1], NEG_INF))
+            keep.append(i)
+            source_rows.extend(i * k + beam for beam, _, _ in chosen)
+            new_tokens.extend(token for _, token, _ in chosen)
+            new_scores.append([value for _, _, value in chosen])
+
+        if not keep:
+            break
+        index = torch.tensor(source_rows, device=device)  # (B_kept*K,) rows to continue from
+        # Beams stay within their sentence; sentence-level state changes only when one ended.
+        kept = torch.tensor(keep, device=device) if len(keep) < num_active else None
+        decoder.reorder(index, kept)
+        if allowed is not None:
+            allowed.advance(source_rows, new_tokens)
+        last = torch.tensor(new_tokens, device=device).unsqueeze(1)  # (B_kept*K, 1)
+        history = torch.cat([history.index_select(0, index), last], dim=1)
+        beam_scores = torch.tensor(new_scores, device=device)  # (B_kept, K)
+        active = [active[i] for i in keep]
+        step += 1
+
+    return [sentence.nbest(min(nbest, k)) for sentence in sentences]
+
+
+def _rows(sentence_positions: list[int], k: int, device: torch.device) -> Tensor:
+    """Row indices (len * K,) of the beams of the given sentences in the (B*K) batch."""
+    rows = [i * k + j for i in sentence_positions for j in range(k)]
+    return torch.tensor(rows, dtype=torch.long, device=device)

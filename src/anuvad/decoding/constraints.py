@@ -1,0 +1,95 @@
+"""Constrained search: which tokens a hypothesis may take next.
+
+An :class:`OutputConstraint` is asked, at every step of greedy or beam search, for an additive
+mask over the vocabulary (0 = allowed, -inf = forbidden) for each search row, and is told which
+rows continue with which tokens. :class:`NoRepeatNGram` blocks repeated n-grams; parsing's
+well-formed-tree constraint (:mod:`anuvad.parsing.constraint`) plugs in through the same hook.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from anuvad.data.tokenizer import EOS_ID
+
+NEG_INF = float("-inf")
+
+
+class ConstraintRows(ABC):
+    """The constraint's state for every row of one search, kept in step with the search."""
+
+    @abstractmethod
+    def mask(self) -> Tensor:
+        """(N, V) float32: 0 where a row may take a token next, -inf where it may not."""
+
+    @abstractmethod
+    def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
+        """The next step's row i continues this step's row ``rows[i]`` with ``tokens[i]``."""
+
+    @abstractmethod
+    def keep(self, rows: Sequence[int]) -> None:
+        """Keep only ``rows`` (in that order), without a new token (rows that left the search)."""
+
+
+class OutputConstraint(ABC):
+    """Restricts what a search may output; :meth:`start` begins one search."""
+
+    @abstractmethod
+    def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
+        """State for rows with sources ``src_pad_mask`` (N, S) and output limits (N,) tokens."""
+
+
+class _NGramRows(ConstraintRows):
+    """Every row's output so far, as one (N, t) tensor (all rows grow one token per step)."""
+
+    def __init__(self, size: int, vocab_size: int, count: int, device: torch.device) -> None:
+        self.size = size
+        self.vocab_size = vocab_size
+        self.history = torch.empty((count, 0), dtype=torch.long, device=device)  # (N, t)
+
+    def mask(self) -> Tensor:
+        rows, steps = self.history.shape
+        mask = torch.zeros((rows, self.vocab_size), device=self.history.device)
+        n = self.size
+        if steps < n:
+            return mask
+        windows = self.history.unfold(1, n, 1)  # (N, t - n + 1, n): every n-gram so far
+        suffix = self.history[:, steps - (n - 1) :]  # (N, n - 1): what the next n-gram extends
+        repeats = (windows[:, :, : n - 1] == suffix[:, None, :]).all(dim=-1)  # (N, t - n + 1)
+        row, start = repeats.nonzero(as_tuple=True)
+        mask[row, windows[row, start, n - 1]] = NEG_INF
+        mask[:, EOS_ID] = 0.0  # ending is always allowed
+        return mask
+
+    def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
+        index = torch.tensor(list(rows), dtype=torch.long, device=self.history.device)
+        new = torch.tensor(list(tokens), dtype=torch.long, device=self.history.device)
+        self.history = torch.cat([self.history.index_select(0, index), new[:, None]], dim=1)
+
+    def keep(self, rows: Sequence[int]) -> None:
+        index = torch.tensor(list(rows), dtype=torch.long, device=self.history.device)
+        self.history = self.history.index_select(0, index)
+
+
+class NoRepeatNGram(OutputConstraint):
+    """No n-gram of ``size`` tokens twice in one output (``no_repeat_ngram_size`` of fairseq
+    and Hugging Face): a token that would complete an n-gram the row already wrote is
+    forbidden. Stops the loops a weak model falls into on unfamiliar input ("चम चम चम ...").
+
+    Args:
+        size: n, in target pieces (>= 1; 1 forbids repeating any piece).
+        vocab_size: the target vocabulary size.
+    """
+
+    def __init__(self, size: int, vocab_size: int) -> None:
+        if size < 1:
+            raise ValueError(f"no_repeat_ngram_size must be at least 1, got {size}")
+        self.size = size
+        self.vocab_size = vocab_size
+
+    def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
+        return _NGramRows(self.size, self.vocab_size, src_pad_mask.size(0), src_pad_mask.device)

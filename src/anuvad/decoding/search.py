@@ -1,0 +1,240 @@
+"""Search over ``Transformer.encode`` / ``decode_step`` with the key/value cache: what greedy and
+beam search (:mod:`anuvad.decoding.beam`) share, and greedy search itself.
+
+Greedy search is batched: N sentences decode together and a sentence that has produced EOS
+leaves the batch (its cache rows are dropped), so finished sentences cost nothing.
+
+Both searches run the decoder through a :class:`StepDecoder`: one new position per call, either
+incrementally with the key/value cache (:class:`CachedStepDecoder`, the default) or by re-running
+the whole teacher-forced decoder on the prefix (:class:`UncachedStepDecoder`, the reference the
+cache is tested and benchmarked against).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from anuvad.decoding.constraints import OutputConstraint
+from anuvad.model.cache import sentence_rows
+from anuvad.model.transformer import Transformer
+
+
+@dataclass
+class Hypothesis:
+    """One output sentence.
+
+    Attributes:
+        token_ids: target ids without BOS and EOS.
+        score: the ranking score: ``log_prob / lp(Y)`` in beam search, ``log_prob`` in greedy.
+        finished: whether EOS was produced before the length limit.
+        log_prob: sum of the token log-probabilities (EOS included when it was produced).
+    """
+
+    token_ids: list[int]
+    score: float
+    finished: bool
+    log_prob: float
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """lp(Y) = ((5 + |Y|) / 6) ** alpha (Wu et al. 2016, eq. 14; the paper's section 6.1).
+
+    ``length`` counts output tokens *including* EOS when the hypothesis finished (as fairseq
+    and tensor2tensor do); an unfinished hypothesis counts its tokens only. alpha = 0 gives 1.
+    """
+    return float(((5.0 + length) / 6.0) ** alpha)
+
+
+def max_output_lengths(src_pad_mask: Tensor, max_len_a: float, max_len_b: int) -> Tensor:
+    """Per-sentence limit a * source_length + b (section 6.1: input length + 50), shape (B,)."""
+    src_lengths = (~src_pad_mask).sum(dim=1)  # (B,)
+    return (src_lengths.float() * max_len_a).floor().long() + max_len_b
+
+
+def output_limits(
+    model: Transformer, src_pad_mask: Tensor, max_len_a: float, max_len_b: int
+) -> list[int]:
+    """Output-token limits (EOS not counted), capped so that BOS + tokens fit the positions."""
+    limits = max_output_lengths(src_pad_mask, max_len_a, max_len_b)
+    # Position 0 holds BOS, so at most max_positions - 1 tokens can follow it.
+    return [int(x) for x in limits.clamp(min=0, max=model.config.max_positions - 1).tolist()]
+
+
+def forbid_special_tokens(log_probs: Tensor) -> Tensor:
+    """Padding and BOS can never be generated (in place on (N, V); returns it)."""
+    log_probs[:, PAD_ID] = float("-inf")
+    log_probs[:, BOS_ID] = float("-inf")
+    return log_probs
+
+
+# --------------------------------------------------------------------------------------------
+# Running the decoder one position at a time
+# --------------------------------------------------------------------------------------------
+
+
+class StepDecoder(ABC):
+    """The decoder of N hypotheses (rows), advanced one target position per :meth:`step`.
+
+    The rows are ``group`` consecutive hypotheses per source sentence (beam search: its beams;
+    greedy search: one).
+    """
+
+    @abstractmethod
+    def step(self, last_ids: Tensor) -> Tensor:
+        """Feed the newest token of every row, (N, 1); return next-token logits (N, V)."""
+
+    @abstractmethod
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
+        """Keep / duplicate rows: row i becomes old row ``index[i]``; ``index`` (N',).
+
+        With a group above 1, every row must stay within its sentence's group and
+        ``sentences`` (B',) names the sentences kept (None: all, in order).
+        """
+
+
+class CachedStepDecoder(StepDecoder):
+    """Incremental decoding: ``decode_step`` on the newest token with the key/value cache.
+
+    The cross-attention keys/values and the padding mask are kept once per sentence, shared by
+    its ``group`` rows; without any padding the mask is dropped (no masking work per step).
+    """
+
+    def __init__(
+        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
+    ) -> None:
+        self.model = model
+        self.group = group
+        self.cache = model.init_cache(memory, group)  # cross K/V computed once, (B, H, S, Dh)
+        self.src_pad_mask = src_pad_mask if bool(src_pad_mask.any()) else None  # (B, S)
+
+    def step(self, last_ids: Tensor) -> Tensor:
+        """One ``decode_step`` on (N, 1) → logits (N, V); the cache grows by one position."""
+        return self.model.decode_step(last_ids, self.cache, self.src_pad_mask).logits[:, -1]
+
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
+        """Select cache rows by ``index`` (N'), sentence rows by ``sentences`` (B')."""
+        self.cache.reorder(index, sentences)
+        rows = sentence_rows(self.group, index, sentences)
+        if self.src_pad_mask is not None and rows is not None:
+            self.src_pad_mask = self.src_pad_mask.index_select(0, rows)
+
+
+class UncachedStepDecoder(StepDecoder):
+    """The reference: the whole teacher-forced decoder re-run on BOS + prefix at every step."""
+
+    def __init__(
+        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
+    ) -> None:
+        self.model = model
+        expand = torch.arange(memory.size(0), device=memory.device).repeat_interleave(group)
+        self.memory = memory.index_select(0, expand)  # (N, S, D)
+        self.src_pad_mask = src_pad_mask.index_select(0, expand)  # (N, S)
+        self.prefix = torch.empty(self.memory.size(0), 0, dtype=torch.long, device=memory.device)
+
+    def step(self, last_ids: Tensor) -> Tensor:
+        """Append (N, 1) to the prefix, decode it all, return the last position's logits."""
+        self.prefix = torch.cat([self.prefix, last_ids], dim=1)  # (N, t + 1)
+        out = self.model.decode(self.prefix, self.memory, self.src_pad_mask)
+        return out.logits[:, -1]  # (N, V)
+
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
+        """Select memory, mask and prefix rows by ``index`` (N',)."""
+        self.memory = self.memory.index_select(0, index)
+        self.src_pad_mask = self.src_pad_mask.index_select(0, index)
+        self.prefix = self.prefix.index_select(0, index)
+
+
+def make_step_decoder(
+    model: Transformer, memory: Tensor, src_pad_mask: Tensor, use_cache: bool, group: int = 1
+) -> StepDecoder:
+    """A cached (default) or uncached step decoder over ``memory`` (B, S, D) and its padding
+    mask (B, S), decoding ``group`` hypotheses per sentence (N = B * group rows)."""
+    if use_cache:
+        return CachedStepDecoder(model, memory, src_pad_mask, group)
+    return UncachedStepDecoder(model, memory, src_pad_mask, group)
+
+
+def next_log_probs(logits: Tensor) -> Tensor:
+    """Logits (N, V) → float32 log-probabilities with PAD and BOS forbidden."""
+    return forbid_special_tokens(torch.log_softmax(logits.float(), dim=-1))
+
+
+# --------------------------------------------------------------------------------------------
+# Greedy search
+# --------------------------------------------------------------------------------------------
+
+
+@torch.inference_mode()
+def greedy_search(
+    model: Transformer,
+    src_ids: Tensor,
+    src_pad_mask: Tensor,
+    max_len_a: float = 1.0,
+    max_len_b: int = 50,
+    use_cache: bool = True,
+    constraint: OutputConstraint | None = None,
+) -> list[Hypothesis]:
+    """Batched greedy decoding: the most probable (allowed) token at every step.
+
+    Args:
+        model: the network (put it in eval mode first).
+        src_ids: (B, S) source ids, EOS-terminated and padded.
+        src_pad_mask: (B, S) True on padding.
+        max_len_a: output length limit is ``max_len_a * source_length + max_len_b`` tokens
+            (EOS not counted).
+        max_len_b: see ``max_len_a``.
+        use_cache: incremental decoding with the key/value cache (False: re-run the decoder on
+            the whole prefix every step; same results, slower).
+        constraint: restricts the tokens each row may take (e.g. well-formed trees).
+
+    Returns:
+        One hypothesis per input row, in input order; ``score`` = ``log_prob``.
+    """
+    batch = src_ids.size(0)
+    device = src_ids.device
+    memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
+    decoder = make_step_decoder(model, memory, src_pad_mask, use_cache)
+    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b)
+    limit = max(limits) if limits else 0
+    allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
+
+    tokens: list[list[int]] = [[] for _ in range(batch)]
+    scores = [0.0] * batch
+    finished = [False] * batch
+    active_rows = list(range(batch))  # rows of the original batch still decoding
+    last = torch.full((batch, 1), BOS_ID, dtype=torch.long, device=device)  # (B_active, 1)
+
+    for step in range(limit):
+        log_probs = next_log_probs(decoder.step(last))  # (B_active, V)
+        if allowed is not None:
+            log_probs = log_probs + allowed.mask().to(device)
+        best_scores, best = log_probs.max(dim=-1)  # (B_active,)
+        keep: list[int] = []
+        for i, (row, token, score) in enumerate(
+            zip(active_rows, best.tolist(), best_scores.tolist(), strict=True)
+        ):
+            if step >= limits[row] or score == float("-inf"):
+                continue  # length limit reached (or nothing allowed) without EOS
+            scores[row] += score
+            if token == EOS_ID:
+                finished[row] = True
+                continue
+            tokens[row].append(token)
+            keep.append(i)
+        if not keep:
+            break
+        if len(keep) < len(active_rows):
+            index = torch.tensor(keep, device=device)
+            decoder.reorder(index)
+            best = best.index_select(0, index)
+            active_rows = [active_rows[i] for i in keep]
+        if allowed is not None:
+            allowed.advance(keep, best.tolist())
+        last = best.unsqueeze(1)  # (B_active, 1)
+
+    return [Hypothesis(tokens[i], scores[i], finished[i], scores[i]) for i in range(batch)]

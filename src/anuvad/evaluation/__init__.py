@@ -1,0 +1,1 @@
+"""Scores: sacreBLEU BLEU and chrF++, and the paper's tokenized BLEU."""

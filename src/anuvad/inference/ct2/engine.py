@@ -1,0 +1,383 @@
+"""Translate with an exported CTranslate2 model folder behind anuvad's Translator interface.
+
+:class:`CT2Translator` offers what :class:`anuvad.inference.translator.Translator` offers to the CLI
+and the server (``translate``, ``translate_text``, ``attention``, ``attention_of``, ``decode``,
+``model_file.config``), with results in the same :class:`~anuvad.inference.translation.Translation`
+form.
+
+How anuvad's search settings map onto CTranslate2's ``translate_batch``, and where they differ:
+
+* **Length penalty.** CTranslate2 normalises a finished hypothesis as
+  ``score / |Y| ** length_penalty``; anuvad uses Wu et al.'s ``((5 + |Y|) / 6) ** alpha``. The
+  penalty only ranks *finished* hypotheses in both beam searches (live beams are ranked by their
+  summed log-probability), so the engine asks CTranslate2 for all K hypotheses with
+  ``length_penalty=1`` and ``return_end_token=True`` (|Y| then counts EOS, as anuvad's does),
+  recovers each log-probability as ``score * |Y|`` and re-ranks with anuvad's penalty.
+  ``length_penalty=1`` (not 0) also keeps CTranslate2 from stopping as soon as its best beam
+  ends: like anuvad's default ("finished") rule, a sentence stops once K hypotheses finished.
+  Beam 1 is CTranslate2's greedy search with ``length_penalty=0`` (the plain log-probability).
+* **Length limit.** anuvad allows ``floor(a * source tokens) + b`` output tokens per sentence
+  (source tokens count EOS); CTranslate2 has one ``max_decoding_length`` per call. A batch of
+  length-sorted sentences is one call with its largest limit; a sentence whose output reached
+  its own, smaller limit is searched again alone with that limit (see ``_search_within``), so
+  the limits are anuvad's while the common case costs one call per batch.
+* **What is not identical.** (1) When more than K hypotheses finish by the last step,
+  CTranslate2 keeps the K best by ``score / |Y|`` before anuvad's penalty re-ranks them;
+  anuvad's beam search ranks them all. (2) At the length limit anuvad also keeps the beams that
+  replaced finished ones; CTranslate2 registers only the top K candidates of that step. Both
+  only change n-best lists in rare cases. (3) PAD and BOS cannot be generated in either engine,
+  but CTranslate2 normalises the softmax without them (see :mod:`anuvad.inference.ct2.export`), so
+  its log-probabilities are higher by -log(1 - p(PAD) - p(BOS)) per step: tiny once trained.
+* **Attention.** CTranslate2 returns one matrix: the last decoder layer's cross-attention
+  averaged over all heads (the export sets ``alignment_heads`` to all heads), without the
+  column of the source EOS that ``add_source_eos`` appended; that column is restored as
+  ``1 - row sum``. There are no decoder states, so ``cosine_similarity`` is empty. The view's
+  ``note`` says so.
+* ``use_cache`` is ignored (CTranslate2 always caches keys and values).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
+from anuvad.data.cleaning import source_normalizer
+from anuvad.data.tokenizer import EOS_ID, Tokenizer
+from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.search import length_penalty as gnmt_penalty
+from anuvad.errors import AnuvadError, CheckpointError, ConfigError
+from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
+from anuvad.inference.translation import AttentionView, Candidate, Translation
+
+try:
+    import ctranslate2
+except ImportError as exc:  # an optional dependency
+    raise AnuvadError(
+        f"the CTranslate2 engine needs the ctranslate2 package ({exc}); install it with "
+        "pip install 'anuvad[ct2]'"
+    ) from exc
+
+logger = logging.getLogger(__name__)
+
+ATTENTION_NOTE = (
+    "CTranslate2 engine: cross-attention of the last decoder layer averaged over its heads "
+    "(shown as one layer with one head); no cosine similarities (no decoder states)"
+)
+
+
+@dataclass
+class ExportedModel:
+    """What an exported folder says about its model (the fields of :class:`ModelFile` that
+    describe it; the weights live in CTranslate2's ``model.bin``)."""
+
+    config: ExperimentConfig
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def load_exported_model(folder: str | Path) -> ExportedModel:
+    """Read the config, tokenizers and metadata of an exported folder.
+
+    Raises:
+        CheckpointError: not an anuvad CTranslate2 folder, or its config is invalid.
+    """
+    info = read_ct2_metadata(folder)
+    try:
+        config = config_from_dict(info["config"])
+        config.validate()
+    except (KeyError, ConfigError) as exc:
+        raise CheckpointError(f"{folder}: its stored config is invalid: {exc}") from exc
+    src, tgt = load_ct2_tokenizers(folder)
+    metadata = dict(info.get("metadata", {}))
+    metadata["ct2_quantization"] = info.get("quantization")
+    return ExportedModel(config, src, tgt, metadata)
+
+
+def resolve_ct2_device(name: str) -> tuple[str, int]:
+    """``"auto"``, ``"cpu"``, ``"cuda"`` or ``"cuda:N"`` → CTranslate2's (device, index)."""
+    if name == "auto":
+        return ("cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"), 0
+    kind, _, index = name.partition(":")
+    if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
+        raise ConfigError(f"unknown device {name!r}; use auto, cpu, cuda or cuda:N")
+    return kind, int(index or 0)
+
+
+class CT2Translator:
+    """Translate with a CTranslate2 model folder (``anuvad export --format ctranslate2``).
+
+    Args:
+        folder: the exported folder.
+        device: "auto", "cpu", "cuda" or "cuda:N".
+        compute_type: CTranslate2's computation type; "default" keeps the exported one.
+        threads: CPU threads for one translation (0: as many as PyTorch uses, i.e. the cores this
+            process may run on; CTranslate2's own default of 4 oversubscribes smaller machines).
+        replicas: model replicas (CTranslate2's ``inter_threads``) that translate batches given
+            from different Python threads in parallel; the weights are shared.
+        decode: search settings; defaults to the ones stored with the model.
+
+    Raises:
+        CheckpointError: ``folder`` is not an exported model CTranslate2 can load.
+    """
+
+    engine = "ctranslate2"
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        device: str = "auto",
+        compute_type: str = "default",
+        threads: int = 0,
+        replicas: int = 1,
+        decode: DecodeConfig | None = None,
+    ) -> None:
+        self.model_file = load_exported_model(folder)
+        kind, index = resolve_ct2_device(device)
+        self.threads = threads if threads > 0 else torch.get_num_threads()
+        self.parallel_calls = replicas
+        try:
+            self.ct2 = ctranslate2.Translator(
+                str(folder),
+                device=kind,
+                device_index=index,
+                compute_type=compute_type,
+                intra_threads=self.threads,
+                inter_threads=replicas,
+            )
+        except (RuntimeError, ValueError) as exc:
+            raise CheckpointError(f"CTranslate2 cannot load {folder}: {exc}") from exc
+        self.device = torch.device(kind, index) if kind == "cuda" else torch.device("cpu")
+        self.compute_type = str(self.ct2.compute_type)
+        self.src_tokenizer = self.model_file.src_tokenizer
+        self.tgt_tokenizer = self.model_file.tgt_tokenizer
+        self.decode = decode or self.model_file.config.decode
+        self.model_path: Path | None = Path(folder)
+        self.max_src_tokens = self.model_file.config.model.max_positions - 1
+        pieces = self.tgt_tokenizer.id_to_piece(range(self.tgt_tokenizer.vocab_size))
+        self._tgt_ids = {piece: i for i, piece in enumerate(pieces)}
+        self._eos_piece = pieces[EOS_ID]
+
+    def _pieces(self, ids: Sequence[int]) -> list[str]:
+        return self.tgt_tokenizer.id_to_piece(ids)
+
+    @property
+    def num_parameters(self) -> int:
+        """Parameters of the exported model (as counted when it was trained)."""
+        count = self.model_file.metadata.get("num_parameters")
+        return int(count) if isinstance(count, int) else 0
+
+    # -- translation -----------------------------------------------------------------------------
+
+    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+        normalize = source_normalizer(self.model_file.config.data)
+        encoded = self.src_tokenizer.encode_batch([normalize(t) for t in texts])
+        for i, ids in enumerate(encoded):
+            if len(ids) > self.max_src_tokens:
+                logger.warning(
+                    "sentence %d has %d tokens; truncated to the model's %d",
+                    i + 1,
+                    len(ids),
+                    self.max_src_tokens,
+                )
+                encoded[i] = ids[: self.max_src_tokens]
+        return encoded
+
+    def _limit(self, num_src_tokens: int, max_len_a: float, max_len_b: int) -> int:
+        """anuvad's output limit (:func:`anuvad.decoding.search.output_limits`), EOS counted in the
+        source, computed in float32 as there so that it floors identically."""
+        scaled = torch.tensor(float(num_src_tokens + 1)) * max_len_a  # float32
+        limit = int(scaled.floor().item()) + max_len_b
+        return max(0, min(limit, self.model_file.config.model.max_positions - 1))
+
+    def _groups(self, limits: Sequence[int]) -> Iterator[list[int]]:
+        """Indices sorted by output limit (so by source length), at most ``batch_size``
+        sentences per group, or all of them when ``max_tokens`` is set (CTranslate2 then splits
+        them by padded source tokens, see :meth:`_search`)."""
+        order = sorted(range(len(limits)), key=lambda i: limits[i])
+        if self.decode.max_tokens > 0:
+            yield order
+            return
+        size = max(1, self.decode.batch_size)
+        for start in range(0, len(order), size):
+            yield order[start : start + size]
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        *,
+        beam_size: int | None = None,
+        nbest: int = 1,
+        length_penalty: float | None = None,
+        max_len_a: float | None = None,
+        max_len_b: int | None = None,
+        use_cache: bool = True,
+        progress: Callable[[int], object] | None = None,
+        constraint: OutputConstraint | None = None,
+    ) -> list[Translation]:
+        """Translate ``texts``; the arguments mean what they mean for
+        :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored).
+
+        Raises:
+            ValueError: ``beam_size`` or ``nbest`` below 1.
+        """
+        if constraint is not None:
+            raise ConfigError(
+                "output constraints (--no-repeat-ngram-size, parsing's tree constraint) need the "
+                "torch engine (--engine torch)"
+            )
+        d = self.decode
+        k = d.beam_size if beam_size is None else beam_size
+        alpha = d.length_penalty if length_penalty is None else length_penalty
+        a = d.max_len_a if max_len_a is None else max_len_a
+        b = d.max_len_b if max_len_b is None else max_len_b
+        if k < 1 or nbest < 1:
+            raise ValueError(f"beam_size ({k}) and nbest ({nbest}) must be at least 1")
+        encoded = self._encode(texts)
+        results: list[Translation | None] = [None] * len(texts)
+        for i, ids in enumerate(encoded):
+            if not ids:
+                results[i] = Translation(
+                    texts[i], "", [], 0.0, True, [Candidate("", [], 0.0, 0.0, True)]
+                )
+        todo = [i for i, ids in enumerate(encoded) if ids]
+        limits = [self._limit(len(encoded[i]), a, b) for i in todo]
+        for group in self._groups(limits):
+            indices = [todo[j] for j in group]
+            sources = [self.src_tokenizer.id_to_piece(encoded[i]) for i in indices]
+            outputs = self._search_within(sources, [limits[j] for j in group], k)
+            for index, hypotheses in zip(indices, outputs, strict=True):
+                candidates = self._rank(hypotheses, k, alpha, min(nbest, k))
+                if not candidates:  # a limit of 0 tokens
+                    candidates = [Candidate("", [], 0.0, 0.0, False)]
+                best = candidates[0]
+                results[index] = Translation(
+                    texts[index], best.text, best.token_ids, best.score, best.finished, candidates
+                )
+            if progress is not None:
+                progress(len(indices))
+        return [r for r in results if r is not None]
+
+    def _search_within(
+        self, sources: list[list[str]], limits: list[int], k: int
+    ) -> list[list[tuple[list[str], float]]]:
+        """:meth:`_search` with a limit per sentence, in one call where the outputs allow.
+
+        CTranslate2 has one ``max_decoding_length`` per call, so the batch is searched with its
+        largest limit. A sentence whose hypotheses all stay shorter than its own limit searched
+        exactly as it would have under that limit (its search ended before the limit could
+        matter); any other sentence (rare once a model is trained: it reached ``a * source +
+        b`` tokens) is searched again alone with its own limit.
+        """
+        top = max(limits)
+        if top <= 0:
+            return [[] for _ in sources]
+        outputs = self._search(sources, k, top)
+        for i, (hypotheses, limit) in enumerate(zip(outputs, limits, strict=True)):
+            if limit < top and any(len(pieces) >= limit for pieces, _ in hypotheses):
+                outputs[i] = self._search([sources[i]], k, limit)[0] if limit > 0 else []
+        return outputs
+
+    def _search(
+        self, sources: list[list[str]], k: int, limit: int
+    ) -> list[list[tuple[list[str], float]]]:
+        """CTranslate2's search: per source, its hypotheses (pieces, EOS included when produced)
+        with their summed log-probabilities."""
+        batching: dict[str, Any] = (
+            {"max_batch_size": self.decode.max_tokens, "batch_type": "tokens"}
+            if self.decode.max_tokens > 0
+            else {}
+        )
+        results = self.ct2.translate_batch(
+            sources,
+            beam_size=k,
+            num_hypotheses=k,
+            patience=1.0,
+            length_penalty=0.0 if k == 1 else 1.0,
+            max_decoding_length=limit,
+            max_input_length=0,
+            return_scores=True,
+            return_end_token=True,
+            **batching,
+        )
+        outputs = []
+        for result in results:
+            hypotheses = []
+            for pieces, score in zip(result.hypotheses, result.scores, strict=True):
+                # k > 1: CTranslate2's score is log_prob / |Y| (length_penalty=1), |Y| >= 1.
+                log_prob = float(score) * (len(pieces) if k > 1 else 1)
+                hypotheses.append((list(pieces), log_prob))
+            outputs.append(hypotheses)
+        return outputs
+
+    def _rank(
+        self, hypotheses: list[tuple[list[str], float]], k: int, alpha: float, count: int
+    ) -> list[Candidate]:
+        """anuvad's ``count`` best candidates, best first by anuvad's score (stable for ties);
+        only those are detokenized."""
+        eos = self._eos_piece
+        ranked = []
+        for pieces, log_prob in hypotheses:
+            finished = bool(pieces) and pieces[-1] == eos
+            token_ids = [self._tgt_ids[p] for p in (pieces[:-1] if finished else pieces)]
+            length = len(token_ids) + int(finished)
+            score = log_prob if k == 1 else log_prob / gnmt_penalty(length, alpha)
+            ranked.append((score, log_prob, finished, token_ids))
+        ranked.sort(key=lambda c: -c[0])
+        return [
+            Candidate(self.tgt_tokenizer.decode(ids), ids, score, log_prob, finished)
+            for score, log_prob, finished, ids in ranked[:count]
+        ]
+
+    def translate_text(self, texts: Sequence[str]) -> list[str]:
+        """Like :meth:`translate` with the model's settings, returning only the output strings."""
+        return [t.text for t in self.translate(texts)]
+
+    # -- attention -------------------------------------------------------------------------------
+
+    def attention(
+        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
+    ) -> AttentionView:
+        """Translate one sentence and return the attention CTranslate2 gives for its best
+        hypothesis (see the module docstring for what it holds)."""
+        (result,) = self.translate([text], beam_size=beam_size, length_penalty=length_penalty)
+        return self.attention_of(result)
+
+    def attention_of(self, result: Translation) -> AttentionView:
+        """The attention view of a translation :meth:`translate` returned, by forced decoding
+        of its tokens (CTranslate2 recomputes exactly the states the search saw)."""
+        src = self._encode([result.source])[0]
+        tgt = result.token_ids + ([EOS_ID] if result.finished else [])
+        rows: list[list[float]] = []
+        if tgt:
+            (out,) = self.ct2.translate_batch(
+                [self.src_tokenizer.id_to_piece(src)],
+                target_prefix=[self._pieces(result.token_ids)],
+                beam_size=1,
+                max_decoding_length=len(result.token_ids) + 1,
+                max_input_length=0,
+                return_attention=True,
+                return_end_token=True,
+            )
+            # The source EOS column is left out by CTranslate2: it holds the rest of each row.
+            rows = [[*row, max(0.0, 1.0 - math.fsum(row))] for row in out.attention[0][: len(tgt)]]
+        return AttentionView(
+            source=result.source,
+            text=result.text,
+            src_tokens=self.src_tokenizer.id_to_piece([*src, EOS_ID]),
+            tgt_tokens=self._pieces(tgt),
+            cross_attention=[[rows]],
+            cosine_similarity=[],
+            num_layers=1,
+            num_heads=1,
+            score=result.score,
+            note=ATTENTION_NOTE,
+        )

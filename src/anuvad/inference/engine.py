@@ -1,0 +1,205 @@
+"""The two translation engines and the interface they share.
+
+* ``torch``: :class:`anuvad.inference.translator.Translator`, anuvad's own search over the PyTorch
+model
+  (a ``.pt`` model file).
+* ``ctranslate2``: :class:`anuvad.inference.ct2.engine.CT2Translator` over a folder written by
+  ``anuvad export MODEL --format ctranslate2``. Given a ``.pt`` file instead, it is exported
+  once (float32 weights) into the user cache and the cached folder is used from then on.
+
+The CLI and the server only use what :class:`TranslationEngine` declares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+
+from anuvad.config import DecodeConfig, ExperimentConfig
+from anuvad.data.tokenizer import Tokenizer
+from anuvad.decoding.constraints import OutputConstraint
+from anuvad.device import resolve_device
+from anuvad.errors import ConfigError
+from anuvad.inference.translation import AttentionView, Translation
+
+ENGINES = ("torch", "ctranslate2")
+
+
+class ModelDescription(Protocol):
+    """What the engines tell about their model (a :class:`~anuvad.checkpoint.ModelFile`, or
+    the description stored in an exported folder)."""
+
+    @property
+    def config(self) -> ExperimentConfig: ...
+
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+
+
+class TranslationEngine(Protocol):
+    """The translator interface the CLI and the server code against (see
+    ``docs``/the translator contract): results in input order, beam 1 = greedy search."""
+
+    decode: DecodeConfig
+    model_path: Path | None
+    engine: str  # "torch" or "ctranslate2"
+    parallel_calls: int  # model calls that may run at once from different threads
+    src_tokenizer: Tokenizer
+    max_src_tokens: int  # the longest source (in pieces) the model takes
+
+    @property
+    def model_file(self) -> ModelDescription: ...
+
+    @property
+    def device(self) -> torch.device: ...
+
+    @property
+    def num_parameters(self) -> int: ...
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        *,
+        beam_size: int | None = None,
+        nbest: int = 1,
+        length_penalty: float | None = None,
+        max_len_a: float | None = None,
+        max_len_b: int | None = None,
+        use_cache: bool = True,
+        progress: Callable[[int], object] | None = None,
+        constraint: OutputConstraint | None = None,
+    ) -> list[Translation]: ...
+
+    def translate_text(self, texts: Sequence[str]) -> list[str]: ...
+
+    def attention(
+        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
+    ) -> AttentionView: ...
+
+    def attention_of(self, result: Translation) -> AttentionView: ...
+
+
+def ct2_cache_folder(model_path: str | Path, quantization: str = "float32") -> Path:
+    """Where a model file's CTranslate2 export is cached: ``<cache>/ctranslate2/<name>-<sha256
+    prefix of the file>-<quantization>`` (a changed file gets a new folder)."""
+    from anuvad.data.download import cache_dir
+
+    path = Path(model_path)
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return cache_dir() / "ctranslate2" / f"{path.stem}-{digest.hexdigest()[:12]}-{quantization}"
+
+
+def ct2_folder_for(model: str | Path) -> Path:
+    """``model`` itself when it is a folder, else its cached export (written when missing).
+
+    Raises:
+        CheckpointError: the model file is missing or cannot be exported.
+    """
+    from anuvad.errors import CheckpointError
+    from anuvad.inference.ct2.export import export_ctranslate2, read_ct2_metadata
+
+    path = Path(model)
+    if path.is_dir():
+        return path
+    if not path.is_file():
+        raise CheckpointError(f"{path} does not exist (give a model file or an exported folder)")
+    folder = ct2_cache_folder(path)
+    try:
+        read_ct2_metadata(folder)
+    except CheckpointError:
+        export_ctranslate2(path, folder, force=True, metadata={"cached_export": True})
+    return folder
+
+
+def server_layout(engine: str, device: str, threads: int, replicas: int) -> tuple[int, int]:
+    """(threads per model call, replicas) for a server; ``replicas`` 0 means "choose".
+
+    A CTranslate2 server on a CPU with neither set gets one single-threaded replica per core:
+    measured on 2 cores (docs/benchmarks.md, "Serving the shipped Hindi model after the
+    change"), 2 replicas x 1 thread served int8 beam 4 at 321.9 sentences/s batched and 236.5
+    one call per request, 1 replica x 2 threads at 251.3 and 27.8. Everything else: 1 replica.
+
+    Raises:
+        ConfigError: negative threads or replicas.
+    """
+    if threads < 0 or replicas < 0:
+        raise ConfigError(f"threads ({threads}) and replicas ({replicas}) must be >= 0")
+    if replicas:
+        return threads, replicas
+    if engine == "ctranslate2" and resolve_device(device).type == "cpu" and threads == 0:
+        return 1, max(1, torch.get_num_threads())
+    return threads, 1
+
+
+def load_engine(
+    model: str | Path,
+    engine: str = "torch",
+    device: str = "auto",
+    threads: int = 0,
+    replicas: int = 1,
+    compute_type: str = "default",
+) -> TranslationEngine:
+    """Load ``model`` for translation with ``engine``.
+
+    Args:
+        model: a ``.pt`` model file; for ``ctranslate2`` also an exported folder.
+        engine: "torch" or "ctranslate2".
+        device: "auto", "cpu", "cuda", "cuda:N".
+        threads: CPU threads per model call (0: PyTorch's default, the cores this process may
+            use); for ``torch`` this sets PyTorch's thread count for the whole process.
+        replicas: ``ctranslate2`` only: model replicas that translate batches in parallel, each
+            with ``threads`` threads (on 2 cores: ``replicas=2, threads=1`` or ``1, 2``).
+        compute_type: ``ctranslate2`` only: its computation type, e.g. ``int8`` (weights
+            quantized when the model loads); "default" keeps the exported one.
+
+    Raises:
+        ConfigError: unknown engine.
+        CheckpointError: the model cannot be loaded (or exported).
+        AnuvadError: ``ctranslate2`` is asked for but not installed.
+    """
+    if threads < 0 or replicas < 1:
+        raise ConfigError(f"threads ({threads}) must be >= 0 and replicas ({replicas}) >= 1")
+    if engine == "torch":
+        from anuvad.inference.translator import Translator
+
+        if compute_type != "default":
+            raise ConfigError(
+                f"compute type {compute_type!r} is for the ctranslate2 engine; the torch engine "
+                "runs the model as trained (use --engine ctranslate2, or leave it at default)"
+            )
+        if replicas != 1:
+            raise ConfigError(
+                "replicas is for the ctranslate2 engine; the torch engine runs one model call at "
+                "a time (use --engine ctranslate2, or leave --replicas at 1)"
+            )
+        if threads:
+            torch.set_num_threads(threads)
+        return Translator.from_file(model, device=device)
+    if engine == "ctranslate2":
+        from anuvad.inference.ct2.engine import CT2Translator
+
+        return CT2Translator(
+            ct2_folder_for(model),
+            device=device,
+            threads=threads,
+            replicas=replicas,
+            compute_type=compute_type,
+        )
+    raise ConfigError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+
+
+def source_fits(engine: TranslationEngine) -> Callable[[str], bool]:
+    """Whether ``engine``'s model can take a sentence whole (its pieces within the model's
+    positions), for :func:`anuvad.inference.documents.split_document`."""
+    from anuvad.data.cleaning import source_normalizer
+
+    normalize = source_normalizer(engine.model_file.config.data)
+    tokenizer, limit = engine.src_tokenizer, engine.max_src_tokens
+    return lambda text: len(tokenizer.encode(normalize(text))) <= limit

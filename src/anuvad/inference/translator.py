@@ -1,0 +1,210 @@
+"""Text in, text out: the one object the CLI, the server and validation translate with.
+
+It tokenizes, batches sentences of similar length together (by sentence count or by source
+tokens), runs greedy search (beam size 1) or beam search, detokenizes, and returns results in
+input order, with n-best lists and, on request, attention matrices for heatmaps.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import torch
+
+from anuvad.checkpoint import ModelFile, load_model
+from anuvad.config import DecodeConfig
+from anuvad.data.batching import collate_source
+from anuvad.data.cleaning import source_normalizer
+from anuvad.data.tokenizer import EOS_ID
+from anuvad.decoding.beam import beam_search
+from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.search import Hypothesis, greedy_search
+from anuvad.device import resolve_device
+from anuvad.inference.attention import attention_matrices
+from anuvad.inference.translation import AttentionView, Candidate, Translation
+from anuvad.model.transformer import count_parameters
+
+logger = logging.getLogger(__name__)
+
+
+class Translator:
+    """Translate sentences with a loaded model file.
+
+    Args:
+        model_file: the model, its config and tokenizers (see :func:`anuvad.checkpoint.load_model`).
+        decode: search settings; defaults to the ones stored with the model.
+    """
+
+    engine = "torch"
+    parallel_calls = 1  # not thread-safe: one model call at a time
+
+    def __init__(self, model_file: ModelFile, decode: DecodeConfig | None = None) -> None:
+        self.model_file = model_file
+        self.model = model_file.model.eval()
+        self.src_tokenizer = model_file.src_tokenizer
+        self.tgt_tokenizer = model_file.tgt_tokenizer
+        self.decode = decode or model_file.config.decode
+        self.device = next(self.model.parameters()).device
+        self.model_path: Path | None = None
+        # Room for EOS after the source tokens.
+        self.max_src_tokens = model_file.config.model.max_positions - 1
+
+    @classmethod
+    def from_file(cls, path: str | Path, device: str = "auto") -> Translator:
+        """Load ``path`` (a model file) onto ``device`` ("auto", "cpu", "cuda", ...)."""
+        translator = cls(load_model(path, device=resolve_device(device)))
+        translator.model_path = Path(path)
+        return translator
+
+    @property
+    def num_parameters(self) -> int:
+        """Trainable parameters of the model, each shared matrix counted once."""
+        return count_parameters(self.model)
+
+    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+        normalize = source_normalizer(self.model_file.config.data)
+        encoded = self.src_tokenizer.encode_batch([normalize(t) for t in texts])
+        for i, ids in enumerate(encoded):
+            if len(ids) > self.max_src_tokens:
+                logger.warning(
+                    "sentence %d has %d tokens; truncated to the model's %d",
+                    i + 1,
+                    len(ids),
+                    self.max_src_tokens,
+                )
+                encoded[i] = ids[: self.max_src_tokens]
+        return encoded
+
+    def _length_sorted_batches(self, lengths: Sequence[int]) -> Iterator[list[int]]:
+        """Indices grouped by similar length: ``max_tokens`` padded source tokens per batch
+        (EOS included) when set, else ``batch_size`` sentences."""
+        order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+        max_tokens, size = self.decode.max_tokens, max(1, self.decode.batch_size)
+        if max_tokens <= 0:
+            for start in range(0, len(order), size):
+                yield order[start : start + size]
+            return
+        batch: list[int] = []
+        for i in order:  # ascending: the newest sentence is the longest (+1 for EOS)
+            if batch and (len(batch) + 1) * (lengths[i] + 1) > max_tokens:
+                yield batch
+                batch = []
+            batch.append(i)
+        if batch:
+            yield batch
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        *,
+        beam_size: int | None = None,
+        nbest: int = 1,
+        length_penalty: float | None = None,
+        max_len_a: float | None = None,
+        max_len_b: int | None = None,
+        use_cache: bool = True,
+        progress: Callable[[int], object] | None = None,
+        constraint: OutputConstraint | None = None,
+    ) -> list[Translation]:
+        """Translate ``texts``, batching similar lengths; results in input order.
+
+        Args:
+            texts: sentences (empty ones translate to "").
+            beam_size: K (1 = greedy search); None = the model's :class:`DecodeConfig`.
+            nbest: outputs per sentence, best first; at most ``beam_size``.
+            length_penalty: alpha of lp(Y) = ((5 + |Y|) / 6) ** alpha.
+            max_len_a: output limit ``a * source tokens + b``.
+            max_len_b: see ``max_len_a``.
+            use_cache: key/value cache (False: re-run the decoder each step, for benchmarks).
+            progress: called with the number of sentences each finished batch held.
+            constraint: restricts what the search may output (e.g. well-formed trees).
+
+        Raises:
+            ValueError: ``beam_size`` or ``nbest`` below 1.
+        """
+        d = self.decode
+        k = d.beam_size if beam_size is None else beam_size
+        alpha = d.length_penalty if length_penalty is None else length_penalty
+        a = d.max_len_a if max_len_a is None else max_len_a
+        b = d.max_len_b if max_len_b is None else max_len_b
+        if k < 1 or nbest < 1:
+            raise ValueError(f"beam_size ({k}) and nbest ({nbest}) must be at least 1")
+        encoded = self._encode(texts)
+        results: list[Translation | None] = [None] * len(texts)
+        todo = [i for i, ids in enumerate(encoded) if ids]
+        for i in set(range(len(texts))) - set(todo):
+            empty = Candidate("", [], 0.0, 0.0, True)
+            results[i] = Translation(texts[i], "", [], 0.0, True, [empty])
+        for batch in self._length_sorted_batches([len(encoded[i]) for i in todo]):
+            indices = [todo[j] for j in batch]
+            src_ids, src_pad_mask = collate_source([encoded[i] for i in indices])
+            src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
+            hypotheses: list[list[Hypothesis]]
+            if k == 1:  # greedy search: identical to beam 1, without the bookkeeping
+                greedy = greedy_search(
+                    self.model, src_ids, src_pad_mask, a, b, use_cache, constraint
+                )
+                hypotheses = [[h] for h in greedy]
+            else:
+                hypotheses = beam_search(
+                    self.model, src_ids, src_pad_mask, k, alpha, a, b, nbest, use_cache,
+                    constraint=constraint,
+                )  # fmt: skip
+            for index, hyps in zip(indices, hypotheses, strict=True):
+                results[index] = self._translation(texts[index], hyps)
+            if progress is not None:
+                progress(len(indices))
+        return [r for r in results if r is not None]
+
+    def _translation(self, source: str, hyps: list[Hypothesis]) -> Translation:
+        candidates = [
+            Candidate(
+                self.tgt_tokenizer.decode(h.token_ids), h.token_ids, h.score, h.log_prob, h.finished
+            )
+            for h in hyps
+        ]
+        if not candidates:  # only when no token could be generated at all
+            candidates = [Candidate("", [], float("-inf"), float("-inf"), False)]
+        best = candidates[0]
+        return Translation(source, best.text, best.token_ids, best.score, best.finished, candidates)
+
+    def translate_text(
+        self, texts: Sequence[str], constraint: OutputConstraint | None = None
+    ) -> list[str]:
+        """Like :meth:`translate` with the model's settings, returning only the output strings."""
+        return [t.text for t in self.translate(texts, constraint=constraint)]
+
+    def attention(
+        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
+    ) -> AttentionView:
+        """Translate one sentence and return the attention of its best hypothesis.
+
+        Args:
+            text: the source sentence.
+            beam_size: as in :meth:`translate`.
+            length_penalty: as in :meth:`translate`.
+        """
+        (result,) = self.translate([text], beam_size=beam_size, length_penalty=length_penalty)
+        return self.attention_of(result)
+
+    def attention_of(self, result: Translation) -> AttentionView:
+        """The attention view of a translation :meth:`translate` returned (its best output)."""
+        text = result.source
+        src = [*self._encode([text])[0], EOS_ID]
+        src_ids = torch.tensor(src, device=self.device)  # (S,)
+        matrices = attention_matrices(self.model, src_ids, result.token_ids, result.finished)
+        tgt = result.token_ids + ([EOS_ID] if result.finished else [])
+        cross = matrices.cross_attention  # (layers, H, T, S)
+        return AttentionView(
+            source=text,
+            text=result.text,
+            src_tokens=self.src_tokenizer.id_to_piece(src),
+            tgt_tokens=self.tgt_tokenizer.id_to_piece(tgt),
+            cross_attention=cross.cpu().tolist(),
+            cosine_similarity=matrices.cosine_similarity.cpu().tolist(),
+            num_layers=int(cross.size(0)),
+            num_heads=int(cross.size(1)),
+            score=result.score,
+        )

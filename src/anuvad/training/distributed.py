@@ -1,0 +1,104 @@
+"""Multi-process training with PyTorch DistributedDataParallel, launched by ``torchrun``.
+
+``torchrun`` sets ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE``; without them training runs in one
+process. NCCL is used between GPUs and gloo between CPU processes.
+
+Single node, 4 GPUs::
+
+    torchrun --standalone --nproc-per-node 4 -m anuvad.cli.main train --config configs/base.yaml
+
+Two nodes, 8 GPUs each (run on both, with node 0's address)::
+
+    torchrun --nnodes 2 --nproc-per-node 8 --node-rank {0|1} \\
+        --rdzv-backend c10d --rdzv-endpoint HOST0:29500 \\
+        -m anuvad.cli.main train --config configs/big.yaml
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import os
+from dataclasses import dataclass, field
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DistributedContext:
+    """This process' place in the job."""
+
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
+
+    @property
+    def is_main(self) -> bool:
+        """Only rank 0 writes checkpoints, logs and the model file."""
+        return self.rank == 0
+
+    @property
+    def enabled(self) -> bool:
+        """Whether more than one process takes part."""
+        return self.world_size > 1
+
+
+def init_distributed(device: str = "auto") -> DistributedContext:
+    """Join the process group ``torchrun`` set up, or describe a single process.
+
+    Args:
+        device: "auto" (one GPU per local rank when CUDA is there, else the CPU), "cpu", or
+            "cuda" / "cuda:N" (N is ignored under torchrun: each rank takes its local GPU).
+    """
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    use_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
+    if use_cuda:
+        if world_size > 1 or device in ("auto", "cuda"):
+            chosen = torch.device("cuda", local_rank if world_size > 1 else 0)
+        else:
+            chosen = torch.device(device)
+        torch.cuda.set_device(chosen)
+    else:
+        chosen = torch.device("cpu")
+    if world_size > 1 and not dist.is_initialized():
+        backend = "nccl" if use_cuda else "gloo"
+        dist.init_process_group(backend=backend, timeout=_dt.timedelta(minutes=30))
+        logger.info("rank %d of %d joined (%s, %s)", rank, world_size, backend, chosen)
+    return DistributedContext(rank, world_size, local_rank, chosen)
+
+
+def wrap_model(model: nn.Module, context: DistributedContext) -> nn.Module:
+    """DistributedDataParallel around ``model`` when several processes train it."""
+    if not context.enabled:
+        return model
+    device_ids = [context.device.index] if context.device.type == "cuda" else None
+    return DistributedDataParallel(model, device_ids=device_ids)
+
+
+def barrier(context: DistributedContext) -> None:
+    """Wait for every rank (no-op in a single process)."""
+    if context.enabled:
+        dist.barrier()
+
+
+def any_rank(flag: bool, context: DistributedContext) -> bool:
+    """True on every rank only if ``flag`` is True on any rank (e.g. "stop now")."""
+    if not context.enabled:
+        return flag
+    tensor = torch.tensor([1.0 if flag else 0.0], device=context.device)
+    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
+    return bool(tensor.item() > 0)
+
+
+def shutdown_distributed(context: DistributedContext) -> None:
+    """Leave the process group."""
+    if context.enabled and dist.is_initialized():
+        dist.destroy_process_group()

@@ -1,0 +1,478 @@
+"""The training loop: token-budget batches, label-smoothed loss, Adam with the paper's schedule,
+gradient accumulation, mixed precision, DDP, periodic validation, checkpoints and exact resume.
+
+Saving goes through :mod:`anuvad.checkpoint` / :mod:`anuvad.training.state`; data comes
+prepared by :mod:`anuvad.data.prepare`; logs are written by :mod:`anuvad.training.run_log`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+from tqdm import tqdm
+
+from anuvad.checkpoint import save_model
+from anuvad.config import ExperimentConfig, config_to_dict, save_config
+from anuvad.data.batching import (
+    Batch,
+    collate,
+    group_updates,
+    make_batches,
+    model_lengths,
+    rank_share,
+)
+from anuvad.data.encoded import EncodedCorpus
+from anuvad.data.prepare import PreparedData, with_vocab_sizes
+from anuvad.device import resolve_device
+from anuvad.errors import TrainingError
+from anuvad.model.transformer import Transformer, build_model, count_parameters
+from anuvad.training.distributed import DistributedContext, any_rank, barrier, wrap_model
+from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
+from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
+from anuvad.training.precision import autocast_context, with_precision
+from anuvad.training.run_log import (
+    RUN_INFO_FILE,
+    RunLogger,
+    ThroughputWindow,
+    peak_memory_mib,
+    read_run_history,
+)
+from anuvad.training.state import (
+    Progress,
+    TrainingState,
+    capture_rng_state,
+    check_run_dir,
+    checkpoint_path,
+    latest_training_state,
+    list_checkpoints,
+    prune_checkpoints,
+    restore_rng_state,
+    save_training_state,
+)
+from anuvad.training.validation import Validator, format_metrics
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainResult:
+    """What a finished run reports."""
+
+    steps: int
+    epochs: int
+    seconds: float
+    train_loss: float
+    valid: dict[str, float]
+    model_path: Path | None
+
+
+class Trainer:
+    """Trains one model on prepared data and writes the run folder.
+
+    Run folder: ``config.yaml`` (resolved), ``run.json`` (command, versions, git commit),
+    ``train.log``, ``metrics.jsonl``, ``tensorboard/``, ``checkpoints/step_*.pt`` (training
+    state, the last ``keep_last``), ``model_best.pt`` and ``model.pt`` (the final model file:
+    the last ``average_last`` checkpoints averaged).
+
+    Args:
+        config: the experiment (vocabulary sizes are filled in from ``prepared``).
+        prepared: tokenizers and encoded data.
+        run_dir: the run folder.
+        context: this process' place in a DDP job (default: one process).
+        resume: continue from the newest checkpoint in ``run_dir``.
+    """
+
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        prepared: PreparedData,
+        run_dir: str | Path,
+        context: DistributedContext | None = None,
+        resume: bool = False,
+    ) -> None:
+        self.context = context or DistributedContext(device=resolve_device(config.train.device))
+        self.device = self.context.device
+        # config.yaml keeps the precision asked for ("auto"): a run resumed on another machine
+        # decides again (a bf16 run on a CPU without native bf16 would be 40-100x slower).
+        self.requested_config = with_vocab_sizes(config, prepared)
+        self.config = with_precision(self.requested_config, self.device)
+        self.prepared = prepared
+        self.run_dir = Path(run_dir)
+        train = self.config.train
+        if train.precision == "fp16" and self.device.type != "cuda":
+            raise TrainingError("train.precision=fp16 needs a CUDA device; use bf16 or fp32")
+        if len(prepared.train) == 0:
+            raise TrainingError("the prepared training set is empty; check data.train")
+        if train.keep_last < train.average_last:
+            raise TrainingError(
+                f"train.keep_last ({train.keep_last}) must be at least train.average_last "
+                f"({train.average_last}) so that the checkpoints to average exist"
+            )
+        if train.num_threads > 0:
+            torch.set_num_threads(train.num_threads)
+        torch.manual_seed(train.seed)
+        self.model: Transformer = build_model(self.config.model).to(self.device)
+        self.network = wrap_model(self.model, self.context)
+        self.optimizer = build_optimizer(self.model, train)
+        self.scaler = torch.amp.GradScaler("cuda", enabled=train.precision == "fp16")
+        self.progress = Progress()
+        self.validator = Validator(self.model, self.config, prepared, self._loss)
+        if train.subword_sampling > 0:
+            if not prepared.train_src_text:
+                raise TrainingError(
+                    "train.subword_sampling re-encodes the training text every epoch, but the "
+                    "prepared data has no train.src.txt / train.tgt.txt (prepared by an older "
+                    "anuvad); run `anuvad prepare` again"
+                )
+            if prepared.src_tokenizer.word_level or prepared.tgt_tokenizer.word_level:
+                raise TrainingError(
+                    "train.subword_sampling needs bpe or unigram vocabularies; a word "
+                    "vocabulary has one segmentation only"
+                )
+        self._train_ids = prepared.train  # this epoch's encoding (resampled with sampling on)
+        self._sampled_epoch = -1
+        self._src_lengths = model_lengths(prepared.train.src)
+        self._tgt_lengths = model_lengths(prepared.train.tgt)
+        self._resumed = resume
+        if resume:
+            self._restore()
+
+    # -- state ---------------------------------------------------------------------------------
+    def _state(self) -> TrainingState:
+        return TrainingState(
+            config=config_to_dict(self.config),
+            model=self.model.state_dict(),
+            optimizer=self.optimizer.state_dict(),
+            scaler=self.scaler.state_dict(),
+            progress=dataclasses.replace(self.progress),
+            rng=capture_rng_state(),
+            tokenizers={
+                "src": self.prepared.src_tokenizer.model_proto,
+                "tgt": self.prepared.tgt_tokenizer.model_proto,
+            },
+        )
+
+    def _restore(self) -> None:
+        path, state = latest_training_state(self.run_dir, config_to_dict(self.config)["model"])
+        self.model.load_state_dict(state.model)
+        self.optimizer.load_state_dict(state.optimizer)
+        self.scaler.load_state_dict(state.scaler)
+        restore_rng_state(state.rng)
+        self.progress = state.progress
+        logger.info("resumed from %s (step %d)", path, self.progress.step)
+
+    def save_checkpoint(self) -> Path | None:
+        """Write the training state (rank 0 only) and drop checkpoints beyond ``keep_last``."""
+        if not self.context.is_main:
+            return None
+        path = save_training_state(checkpoint_path(self.run_dir, self.progress.step), self._state())
+        prune_checkpoints(self.run_dir, self.config.train.keep_last)
+        return path
+
+    # -- one update ----------------------------------------------------------------------------
+    def _batch(self, group: list[int]) -> Batch:
+        src, tgt = self._train_ids.src, self._train_ids.tgt
+        batch = collate([src[i] for i in group], [tgt[i] for i in group], group)
+        return batch.to(self.device)
+
+    def _logits(self, batch: Batch, network: torch.nn.Module | None = None) -> torch.Tensor:
+        with autocast_context(self.device, self.config.train.precision):
+            logits: torch.Tensor = (network or self.model)(
+                batch.src_ids, batch.tgt_in_ids, batch.src_pad_mask
+            )
+        return logits
+
+    def _loss(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """Smoothed loss, NLL and token count of a batch (validation)."""
+        return label_smoothed_nll(
+            self._logits(batch), batch.tgt_out_ids, self.config.train.label_smoothing
+        )
+
+    def train_step(self, local_groups: Sequence[list[int]], global_tokens: int) -> float:
+        """One optimizer update: this rank's accumulated batches of the global batch.
+
+        The loss is the sum over every target token of the global batch (all ranks, all
+        accumulated batches) divided by its token count, so gradient accumulation and DDP give
+        the same update as one large batch.
+
+        Returns:
+            Mean label-smoothed loss per target token over the global batch.
+
+        Raises:
+            TrainingError: the loss is NaN or infinite (fp32/bf16); nothing is updated.
+        """
+        train = self.config.train
+        self.network.train()
+        loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
+        scale = self.context.world_size / global_tokens  # DDP averages gradients over ranks
+        for index, group in enumerate(local_groups):
+            last = index == len(local_groups) - 1
+            sync: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+            if isinstance(self.network, DistributedDataParallel) and not last:
+                sync = self.network.no_sync()  # gradients are all-reduced once, at the end
+            with sync:
+                batch = self._batch(group)
+                logits = self._logits(batch, self.network)
+                loss = label_smoothed_loss(logits, batch.tgt_out_ids, train.label_smoothing)
+                self.scaler.scale(loss * scale).backward()  # type: ignore[no-untyped-call]
+            loss_sum += loss.detach().double()
+        if self.context.enabled:
+            dist.all_reduce(loss_sum)
+        total = float(loss_sum) / global_tokens
+        if not math.isfinite(total) and train.precision != "fp16":  # fp16: the scaler skips it
+            self.optimizer.zero_grad(set_to_none=True)
+            raise TrainingError(
+                f"the loss became {total} at step {self.progress.step + 1}; the last saved "
+                f"checkpoint is kept. Lower train.lr_scale, set train.clip_norm, or use fp32"
+            )
+        self.progress.step += 1
+        lr = noam_learning_rate(
+            self.progress.step, self.config.model.d_model, train.warmup_steps, train.lr_scale
+        )
+        set_learning_rate(self.optimizer, lr)
+        if train.clip_norm > 0:
+            self.scaler.unscale_(self.optimizer)
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), train.clip_norm)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        return total
+
+    # -- the loop ------------------------------------------------------------------------------
+    def _elapsed(self, started: float) -> float:
+        return self.progress.elapsed_seconds + time.monotonic() - started
+
+    def _finished(self, started: float, stop_early: bool) -> bool:
+        train, p = self.config.train, self.progress
+        done = (
+            stop_early
+            or (train.max_steps > 0 and p.step >= train.max_steps)
+            or (train.max_epochs > 0 and p.epoch >= train.max_epochs)
+            or (train.max_minutes > 0 and self._elapsed(started) >= 60 * train.max_minutes)
+        )
+        # Wall-clock limits may be reached on one rank first: stop all together.
+        return any_rank(done, self.context)
+
+    def _resample(self, epoch: int) -> None:
+        """Subword regularisation: this epoch's sampled encoding of the training text.
+
+        Seeded by (train.seed, epoch), so every rank and a resumed run see the same pieces. A
+        sentence whose sampled encoding would not fit the model's positions keeps its fixed one.
+        """
+        alpha = self.config.train.subword_sampling
+        if alpha <= 0 or self._sampled_epoch == epoch:
+            return
+        fixed = self.prepared.train
+        seed = 1_000_003 * self.config.train.seed + 2 * epoch
+        src = self.prepared.src_tokenizer.encode_sampled(self.prepared.train_src_text, alpha, seed)
+        tgt = self.prepared.tgt_tokenizer.encode_sampled(
+            self.prepared.train_tgt_text, alpha, seed + 1
+        )
+        limit = self.config.model.max_positions - 1  # room for BOS / EOS
+        src = [s if len(s) <= limit else f for s, f in zip(src, fixed.src, strict=True)]
+        tgt = [t if len(t) <= limit else f for t, f in zip(tgt, fixed.tgt, strict=True)]
+        self._train_ids = EncodedCorpus(src=src, tgt=tgt)
+        self._src_lengths = model_lengths(src)
+        self._tgt_lengths = model_lengths(tgt)
+        self._sampled_epoch = epoch
+
+    def _updates(self, epoch: int) -> list[list[list[int]]]:
+        """The epoch's global batches: each a list of ``world_size * accumulate`` batches."""
+        self._resample(epoch)
+        world, accumulate = self.context.world_size, self.config.train.accumulate
+        plan = make_batches(
+            self._src_lengths,
+            self._tgt_lengths,
+            self.config.data.max_tokens,
+            seed=self.config.train.seed,
+            epoch=epoch,
+        )
+        updates = group_updates(plan.batches, world, accumulate)
+        if not updates:
+            raise TrainingError(
+                f"an epoch has {len(plan.batches)} batches, fewer than world size x "
+                f"train.accumulate = {world * accumulate}; lower train.accumulate or "
+                f"data.max_tokens"
+            )
+        return updates
+
+    def train(self, show_progress: bool = True, data_dir: Path | None = None) -> TrainResult:
+        """Train until a step, epoch, time or early-stopping limit; write the final model.
+
+        Raises:
+            TrainingError: the run folder is unusable, or the loss diverged.
+        """
+        is_main = self.context.is_main
+        if is_main:
+            check_run_dir(self.run_dir, self.model, self.config.train.keep_last, self._resumed)
+            self._warn_on_precision_change()
+            save_config(self.requested_config, self.run_dir / "config.yaml")
+        barrier(self.context)
+        log = RunLogger(self.run_dir, enabled=is_main)
+        try:
+            log.write_run_info(
+                {
+                    "resumed_at_step": self.progress.step,
+                    "data_dir": str(Path(data_dir).resolve()) if data_dir else None,
+                    "world_size": self.context.world_size,
+                    "device": str(self.device),
+                    "precision": self.config.train.precision,
+                    "num_parameters": count_parameters(self.model),
+                }
+            )
+            return self._train(log, show_progress and is_main)
+        finally:
+            log.close()
+
+    def _warn_on_precision_change(self) -> None:
+        """A resumed run computes in the precision this machine resolves (``auto``: bf16 only
+        where it is native); when that differs from the last start's, say so: the weights carry
+        on exactly, but the arithmetic changes, so the result is not bit-identical to an
+        uninterrupted run."""
+        if not self._resumed:
+            return
+        history = read_run_history(self.run_dir / RUN_INFO_FILE)
+        before = history[-1].get("precision") if history else None
+        now = self.config.train.precision
+        if before is not None and before != now:
+            logger.warning(
+                "this run computed in %s before and continues in %s here (train.precision=%s "
+                "on %s); the weights continue exactly, the arithmetic does not, so the result "
+                "is not bit-identical to an uninterrupted run. Set train.precision=%s to keep "
+                "it (in bf16 on a CPU without native bf16, training runs 40-100x slower)",
+                before,
+                now,
+                self.requested_config.train.precision,
+                self.device,
+                before,
+            )
+
+    def _train(self, log: RunLogger, show_progress: bool) -> TrainResult:
+        cfg, train, p = self.config, self.config.train, self.progress
+        logger.info(
+            "training %s: %d parameters on %s x%d (%s), from step %d",
+            cfg.name,
+            count_parameters(self.model),
+            self.device,
+            self.context.world_size,
+            train.precision,
+            p.step,
+        )
+        started = time.monotonic()
+        last_save = time.monotonic()
+        bar = tqdm(
+            total=train.max_steps or None,
+            initial=p.step,
+            disable=not show_progress,
+            unit="step",
+            dynamic_ncols=True,
+        )
+        window = ThroughputWindow()
+        last_loss, stop_early, valid = float("nan"), False, dict[str, float]()
+        while not self._finished(started, stop_early):
+            updates = self._updates(p.epoch)
+            for global_groups in updates[p.epoch_updates :]:
+                tokens = sum(len(self._train_ids.tgt[i]) + 1 for b in global_groups for i in b)
+                local = rank_share(global_groups, self.context.rank, self.context.world_size)
+                last_loss = self.train_step(local, tokens)
+                p.epoch_updates += 1
+                window.add(last_loss, tokens)
+                bar.update(1)
+                if p.step % train.log_every == 0:
+                    self._log_window(log, bar, window, started)
+                if train.valid_every > 0 and p.step % train.valid_every == 0:
+                    valid, stop_early = self._validate(log)
+                saved_recently = time.monotonic() - last_save < 60 * train.save_every_minutes
+                if (train.save_every > 0 and p.step % train.save_every == 0) or (
+                    train.save_every_minutes > 0 and not saved_recently
+                ):
+                    p.elapsed_seconds, started = self._elapsed(started), time.monotonic()
+                    self.save_checkpoint()
+                    last_save = time.monotonic()
+                if self._finished(started, stop_early):
+                    break
+            else:
+                p.epoch += 1
+                p.epoch_updates = 0
+        bar.close()
+        return self._finish(log, started, last_loss, valid)
+
+    def _log_window(
+        self, log: RunLogger, bar: tqdm[Any], window: ThroughputWindow, started: float
+    ) -> None:
+        record = {
+            "epoch": self.progress.epoch,
+            "lr": float(self.optimizer.param_groups[0]["lr"]),
+            "elapsed_s": self._elapsed(started),
+            **window.summary(),
+            **peak_memory_mib(self.device),
+        }
+        log.window(self.progress.step, record, bar)
+
+    def _validate(self, log: RunLogger) -> tuple[dict[str, float], bool]:
+        """Validate on rank 0, keep the best model, decide on early stopping (all ranks)."""
+        valid: dict[str, float] = {}
+        stop = False
+        if self.context.is_main:
+            hypotheses = self.run_dir / "valid" / f"step_{self.progress.step:08d}.hyp"
+            valid = self.validator.validate(hypotheses)
+            if valid:
+                log.metrics(self.progress.step, valid)
+                logger.info("step %d: %s", self.progress.step, format_metrics(valid))
+                improved, stop = self.validator.track(self.progress, valid)
+                if improved:
+                    metadata = {**valid, "step": self.progress.step}
+                    self._write_model(self.run_dir / "model_best.pt", metadata)
+        return valid, any_rank(stop, self.context)
+
+    def _write_model(self, path: Path, metadata: dict[str, Any]) -> Path:
+        return save_model(
+            path,
+            self.model,
+            self.config,
+            self.prepared.src_tokenizer,
+            self.prepared.tgt_tokenizer,
+            metadata=metadata,
+        )
+
+    def _finish(
+        self, log: RunLogger, started: float, last_loss: float, valid: dict[str, float]
+    ) -> TrainResult:
+        p = self.progress
+        p.elapsed_seconds = self._elapsed(started)
+        checkpoints = list_checkpoints(self.run_dir)
+        if not checkpoints or checkpoints[-1] != checkpoint_path(self.run_dir, p.step):
+            self.save_checkpoint()
+        barrier(self.context)
+        model_path: Path | None = None
+        if self.context.is_main:
+            to_average = list_checkpoints(self.run_dir)[-self.config.train.average_last :]
+            final = self.validator.validate_final(
+                to_average, self.run_dir / "valid" / f"step_{p.step:08d}.hyp"
+            )
+            log.metrics(p.step, {"final": True, "elapsed_s": p.elapsed_seconds, **final})
+            model_path = self._write_model(
+                self.run_dir / "model.pt",
+                {
+                    "steps": p.step,
+                    "epochs": p.epoch,
+                    "train_seconds": p.elapsed_seconds,
+                    "averaged_checkpoints": [c.name for c in to_average],
+                    **final,
+                },
+            )
+            logger.info("wrote %s after %d steps (%.0f s)", model_path, p.step, p.elapsed_seconds)
+            valid = final
+        barrier(self.context)
+        return TrainResult(p.step, p.epoch, p.elapsed_seconds, last_loss, valid, model_path)

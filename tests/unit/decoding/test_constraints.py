@@ -1,0 +1,77 @@
+"""Repetition blocking: a search under NoRepeatNGram never writes an n-gram twice."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from anuvad.config import ModelConfig
+from anuvad.data.batching import collate_source
+from anuvad.data.tokenizer import EOS_ID
+from anuvad.decoding.beam import beam_search
+from anuvad.decoding.search import greedy_search
+from anuvad.model.transformer import Transformer, build_model
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+# Target pieces of a parsing model: the four special ids, brackets of two labels, tags.
+PIECES = ["<pad>", "<unk>", "<s>", "</s>", "(S", ")S", "(NP", ")NP", "DT", "NN", ".", "(", "(VP"]
+# As a word-level SentencePiece model spells them (the constraint drops the word-start mark).
+SP_PIECES = [p if i < 4 else "\u2581" + p for i, p in enumerate(PIECES)]
+SOURCES = [[5, 9, 12, 7, 22, 8, 14], [6], [11, 4, 29, 17], [13, 13, 20, 5, 6, 7, 8, 9, 10], [25]]
+
+
+def random_model(seed: int) -> Transformer:
+    torch.manual_seed(seed)
+    config = ModelConfig(
+        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=1, num_decoder_layers=1,
+        dropout=0.0, src_vocab_size=30, tgt_vocab_size=len(PIECES), max_positions=128,
+    )  # fmt: skip
+    return build_model(config).eval()
+
+
+def ngrams(tokens: list[int], n: int) -> list[tuple[int, ...]]:
+    return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+@pytest.mark.parametrize("beam", [1, 3])
+def test_no_repeat_ngram_never_writes_an_n_gram_twice(size: int, beam: int) -> None:
+    """A random model loops; under the constraint no output holds an n-gram twice, and the
+    unconstrained search does (so the constraint did something)."""
+    from anuvad.decoding.constraints import NoRepeatNGram
+
+    model, constraint = random_model(5), NoRepeatNGram(size, len(PIECES))
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    if beam == 1:
+        outputs = [
+            [h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
+        ]
+    else:
+        outputs = beam_search(
+            model, src_ids, src_pad_mask, beam, 0.6, 3.0, 10, nbest=beam, constraint=constraint
+        )
+    for hyps in outputs:
+        for hyp in hyps:
+            grams = ngrams(hyp.token_ids, size)
+            assert len(grams) == len(set(grams)), hyp.token_ids
+    free = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    assert any(len(ngrams(h.token_ids, size)) > len(set(ngrams(h.token_ids, size))) for h in free)
+
+
+def test_no_repeat_ngram_mask_forbids_exactly_the_repeating_continuations() -> None:
+    from anuvad.decoding.constraints import NoRepeatNGram
+
+    rows = NoRepeatNGram(2, 12).start(torch.zeros((2, 3), dtype=torch.bool), [20, 20])
+    for step in ([5, 4], [6, 4], [5, 4], [7, 4]):  # row 0: 5 6 5 7 ; row 1: 4 4 4 4
+        rows.advance([0, 1], step)
+    mask = rows.mask()
+    # Row 0 ends in 7: "7 x" never occurred, nothing is forbidden. Row 1 ends in 4: "4 4" was
+    # written, so 4 is forbidden.
+    assert torch.isinf(mask[0]).sum() == 0
+    assert torch.isinf(mask[1]).nonzero().flatten().tolist() == [4]
+    rows.advance([0], [5])  # row 0 continues (5 6 5 7 5); row 1 left the search
+    assert torch.isinf(rows.mask()[0]).nonzero().flatten().tolist() == [6, 7]
+    assert rows.mask()[0, EOS_ID] == 0  # ending is never forbidden
+    with pytest.raises(ValueError, match="at least 1"):
+        NoRepeatNGram(0, 12)

@@ -1,0 +1,115 @@
+"""The tree constraint: random models searched under it write only well-formed trees."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from anuvad.config import ModelConfig
+from anuvad.data.batching import collate_source
+from anuvad.data.tokenizer import EOS_ID
+from anuvad.decoding.beam import beam_search
+from anuvad.decoding.search import greedy_search
+from anuvad.model.transformer import Transformer, build_model
+from anuvad.parsing.constraint import TreeConstraint
+from anuvad.parsing.trees import delinearize
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+# Target pieces of a parsing model: the four special ids, brackets of two labels, tags.
+PIECES = ["<pad>", "<unk>", "<s>", "</s>", "(S", ")S", "(NP", ")NP", "DT", "NN", ".", "(", "(VP"]
+# As a word-level SentencePiece model spells them (the constraint drops the word-start mark).
+SP_PIECES = [p if i < 4 else "\u2581" + p for i, p in enumerate(PIECES)]
+SOURCES = [[5, 9, 12, 7, 22, 8, 14], [6], [11, 4, 29, 17], [13, 13, 20, 5, 6, 7, 8, 9, 10], [25]]
+
+
+def random_model(seed: int) -> Transformer:
+    torch.manual_seed(seed)
+    config = ModelConfig(
+        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=1, num_decoder_layers=1,
+        dropout=0.0, src_vocab_size=30, tgt_vocab_size=len(PIECES), max_positions=128,
+    )  # fmt: skip
+    return build_model(config).eval()
+
+
+def well_formed(token_ids: list[int], words: int) -> bool:
+    output = " ".join(PIECES[i] for i in token_ids)
+    return delinearize(output, ["w"] * words, leaves="pos").repairs == {}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("beam", [1, 3])
+def test_constrained_search_writes_only_well_formed_trees_with_one_leaf_per_word(
+    seed: int, beam: int
+) -> None:
+    model, constraint = random_model(seed), TreeConstraint(SP_PIECES)
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    if beam == 1:
+        outputs = [
+            [h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
+        ]
+    else:
+        outputs = beam_search(
+            model, src_ids, src_pad_mask, beam, 0.3, 3.0, 10, nbest=beam, constraint=constraint
+        )
+    for source, hyps in zip(SOURCES, outputs, strict=True):
+        assert len(hyps) == beam
+        for hyp in hyps:
+            assert hyp.finished and well_formed(hyp.token_ids, len(source)), hyp
+    unconstrained = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    assert not all(  # the constraint did something: a random model alone writes garbage
+        h.finished and well_formed(h.token_ids, len(s))
+        for h, s in zip(unconstrained, SOURCES, strict=True)
+    )
+
+
+def test_beam_one_equals_greedy_under_the_constraint() -> None:
+    model, constraint = random_model(3), TreeConstraint(PIECES)
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    greedy = greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
+    beam = beam_search(model, src_ids, src_pad_mask, 1, 0.0, 3.0, 10, constraint=constraint)
+    assert [h.token_ids for h in greedy] == [b[0].token_ids for b in beam]
+    for g, (b,) in zip(greedy, beam, strict=True):
+        assert g.log_prob == pytest.approx(b.log_prob, abs=1e-4)
+
+
+def test_a_tight_limit_still_fits_a_tree_and_a_too_tight_one_is_left_free() -> None:
+    model, constraint = random_model(4), TreeConstraint(PIECES)
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    # limit = source tokens (words + EOS) + 2 = words + 3: exactly "(X", the leaves, ")X", EOS.
+    for hyp, source in zip(
+        greedy_search(model, src_ids, src_pad_mask, 1.0, 2, True, constraint), SOURCES, strict=True
+    ):
+        assert hyp.finished and len(hyp.token_ids) == len(source) + 2
+        assert well_formed(hyp.token_ids, len(source))
+    # limit = words + 2: no finished tree fits; the rows search freely instead of getting stuck.
+    free = greedy_search(model, src_ids, src_pad_mask, 1.0, 1, True, constraint)
+    assert all(len(h.token_ids) <= len(s) + 2 for h, s in zip(free, SOURCES, strict=True))
+
+
+def test_the_mask_follows_the_tree_rules() -> None:
+    constraint = TreeConstraint(PIECES)
+    ids = {piece: index for index, piece in enumerate(PIECES)}
+    rows = constraint.start(torch.tensor([[False, False, False]]), [20])  # 2 words + EOS
+
+    def allowed() -> set[str]:
+        mask = rows.mask()[0]
+        return {PIECES[i] for i in range(len(PIECES)) if mask[i] == 0}
+
+    assert allowed() == {"(S", "(NP"}  # a bracket first; "(VP" has no ")VP": never opened
+    rows.advance([0], [ids["(S"]])
+    assert allowed() == {"(S", "(NP", "DT", "NN", "."}  # no close: S is empty
+    rows.advance([0], [ids["NN"]])
+    assert ")S" not in allowed() and ")NP" not in allowed()  # the root closes last
+    rows.advance([0], [ids["(NP"]])
+    rows.advance([0], [ids["DT"]])  # both words used: no more leaves or brackets
+    assert allowed() == {")NP"}
+    rows.advance([0], [ids[")NP"]])
+    assert allowed() == {")S"}
+    rows.advance([0], [ids[")S"]])
+    assert allowed() == {"</s>"} and PIECES[EOS_ID] == "</s>"
+
+
+def test_a_vocabulary_without_brackets_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a parsing model"):
+        TreeConstraint(["<pad>", "<unk>", "<s>", "</s>", "hello", "world"])

@@ -1,0 +1,77 @@
+"""The server's micro-batcher on its own, with a fake engine (no model): worker threads, merging,
+stopping."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from anuvad.inference.translation import Translation
+from anuvad.server.batcher import DecodeKey, MicroBatcher
+
+KEY = DecodeKey(beam_size=1, nbest=1, length_penalty=None)
+
+
+class BarrierEngine:
+    """Each call waits until ``parties`` calls are inside at once (or times out)."""
+
+    def __init__(self, parties: int) -> None:
+        self.barrier = threading.Barrier(parties, timeout=5)
+        self.threads: set[str] = set()
+        self.calls: list[list[str]] = []
+
+    def translate(self, texts: Sequence[str], **_: Any) -> list[Translation]:
+        self.threads.add(threading.current_thread().name)
+        self.calls.append(list(texts))
+        self.barrier.wait()
+        return [Translation(t, t.upper(), [], 0.0, True, []) for t in texts]
+
+
+async def translate_all(batcher: MicroBatcher, texts: list[str]) -> list[list[Translation]]:
+    return await asyncio.gather(*(batcher.translate([t], KEY) for t in texts))
+
+
+def test_two_workers_run_two_model_calls_at_once() -> None:
+    engine = BarrierEngine(parties=2)  # a single worker would never get both calls inside
+    batcher = MicroBatcher(engine, batching=False, workers=2)  # type: ignore[arg-type]
+    results = asyncio.run(translate_all(batcher, ["a", "b"]))
+    batcher.stop()
+    assert [r[0].text for r in results] == ["A", "B"]
+    assert engine.threads == {"anuvad-model-0", "anuvad-model-1"}
+    assert batcher.model_calls == 2
+    assert not any(t.name.startswith("anuvad-model") for t in threading.enumerate())
+
+
+def test_one_worker_runs_calls_one_after_another() -> None:
+    engine = BarrierEngine(parties=1)
+    batcher = MicroBatcher(engine, batching=False, workers=1)  # type: ignore[arg-type]
+    results = asyncio.run(translate_all(batcher, ["a", "b", "c"]))
+    batcher.stop()
+    assert [r[0].text for r in results] == ["A", "B", "C"]
+    assert engine.threads == {"anuvad-model-0"}
+
+
+def test_batching_with_two_workers_keeps_every_request_and_its_order() -> None:
+    engine = BarrierEngine(parties=1)
+    batcher = MicroBatcher(engine, batching=True, max_wait_ms=50, workers=2)  # type: ignore[arg-type]
+    texts = [f"t{i}" for i in range(40)]
+    results = asyncio.run(translate_all(batcher, texts))
+    batcher.stop()
+    assert [r[0].text for r in results] == [t.upper() for t in texts]
+    assert sorted(t for call in engine.calls for t in call) == sorted(texts)
+    assert len(engine.calls) < len(texts)  # requests were merged
+
+
+def test_a_stopped_batcher_starts_again_and_workers_must_be_positive() -> None:
+    engine = BarrierEngine(parties=1)
+    batcher = MicroBatcher(engine, workers=2)  # type: ignore[arg-type]
+    assert asyncio.run(translate_all(batcher, ["x"]))[0][0].text == "X"
+    batcher.stop()
+    assert asyncio.run(translate_all(batcher, ["y"]))[0][0].text == "Y"
+    batcher.stop()
+    with pytest.raises(ValueError, match="workers"):
+        MicroBatcher(engine, workers=0)  # type: ignore[arg-type]

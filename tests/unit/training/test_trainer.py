@@ -1,0 +1,346 @@
+"""The trainer's invariants: accumulation = one big batch, averaging, failures, early stopping."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from anuvad.checkpoint import load_model
+from anuvad.config import ExperimentConfig, load_config
+from anuvad.data.batching import model_lengths
+from anuvad.data.prepare import PreparedData, prepare_data
+from anuvad.data.synthetic import reversal_config
+from anuvad.errors import TrainingError
+from anuvad.evaluation.metrics import corpus_scores
+from anuvad.training.precision import resolve_precision
+from anuvad.training.state import list_checkpoints, load_training_state
+from anuvad.training.trainer import Trainer
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def tiny_config(tmp: Path, *overrides: str) -> ExperimentConfig:
+    base = [
+        "train.max_minutes=0",
+        "train.max_steps=6",
+        "train.valid_bleu_max_sentences=20",
+        "model.dropout=0.0",
+        *overrides,
+    ]
+    config = load_config(REPO / "configs" / "tiny.yaml", base)
+    return reversal_config(config, tmp / "corpus", seed=3)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, PreparedData]:
+    tmp = tmp_path_factory.mktemp("prepared")
+    return tmp, prepare_data(tiny_config(tmp), tmp / "data")
+
+
+def gradients_of_one_step(trainer: Trainer, groups: list[list[int]], tokens: int) -> dict:
+    """Run one train_step, capturing the gradients the optimizer receives."""
+    captured: dict[str, torch.Tensor] = {}
+
+    def capture(*args: object, **kwargs: object) -> None:
+        for name, param in trainer.model.named_parameters():
+            captured[name] = param.grad.detach().clone()
+
+    trainer.optimizer.step = capture  # type: ignore[method-assign]
+    trainer.train_step(groups, tokens)
+    return captured
+
+
+def test_accumulated_batches_give_the_same_gradient_as_one_batch(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    # Gradients, not updated weights, are compared: the key projection's bias has a gradient
+    # that is zero up to rounding (softmax ignores a constant per query), and Adam's
+    # normalisation turns that rounding noise into full-size steps of either sign.
+    tmp, data = prepared
+    config = tiny_config(tmp)
+    first, second = list(range(0, 40)), list(range(40, 100))
+    tokens = sum(len(data.train.tgt[i]) + 1 for i in first + second)
+    accumulated = gradients_of_one_step(
+        Trainer(config, data, tmp_path / "a"), [first, second], tokens
+    )
+    single = gradients_of_one_step(Trainer(config, data, tmp_path / "b"), [first + second], tokens)
+    assert accumulated.keys() == single.keys()
+    for name, grad in accumulated.items():
+        assert torch.allclose(grad, single[name], rtol=1e-4, atol=1e-7), name
+
+
+def test_run_writes_checkpoints_averages_them_and_logs(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    config = tiny_config(
+        tmp,
+        "train.save_every=2",
+        "train.keep_last=3",
+        "train.average_last=2",
+        "train.valid_every=3",
+        "train.log_every=2",
+    )
+    run = tmp_path / "run"
+    result = Trainer(config, data, run).train(show_progress=False)
+    assert result.steps == 6
+    checkpoints = list_checkpoints(run)
+    assert [c.name for c in checkpoints] == [f"step_{s:08d}.pt" for s in (2, 4, 6)]
+    # The final model is the element-wise mean of the last two checkpoints.
+    last_two = [load_training_state(c).model for c in checkpoints[-2:]]
+    final = load_model(run / "model.pt").model.state_dict()
+    for name, value in final.items():
+        expected = (last_two[0][name].double() + last_two[1][name].double()) / 2
+        assert torch.allclose(value.double(), expected, atol=1e-6), name
+    assert (run / "model_best.pt").is_file()
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records if "loss" in r] == [2, 4, 6]
+    assert any("valid_bleu" in r for r in records)
+    # Every validation's dev translations are kept, and re-scoring them gives the logged BLEU.
+    for record in (r for r in records if "valid_bleu" in r):
+        suffix = ".averaged.hyp" if record.get("final") else ".hyp"  # the averaged model's
+        hyp = run / "valid" / f"step_{record['step']:08d}{suffix}"
+        hypotheses = hyp.read_text(encoding="utf-8").splitlines()
+        references = data.valid_tgt_text[:20]
+        assert len(hypotheses) == len(references) == 20
+        rescored = corpus_scores(hypotheses, references, config.train.bleu_tokenize)
+        assert rescored.bleu == pytest.approx(record["valid_bleu"])
+    assert records[-1]["final"] is True and "last_valid_nll" in records[-1]
+    assert any((run / "tensorboard").iterdir())
+    assert "resumed_at_step" in json.loads((run / "run.json").read_text())[0]
+    assert "training tiny_reverse" in (run / "train.log").read_text()
+
+
+def test_a_fresh_run_refuses_the_folder_of_an_earlier_run_and_changes_nothing(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    # Without the refusal the new run's pruning keeps the old run's later checkpoints and
+    # averages them into the new model.pt (found on the parsing curve, 2026-11-23).
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.max_steps=4", "train.save_every=2", "train.valid_every=0")
+    run = tmp_path / "run"
+    Trainer(config, data, run).train(show_progress=False)
+    before = {p: p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+    with pytest.raises(TrainingError, match=r"already holds a run \(2 checkpoint") as error:
+        Trainer(config, data, run).train(show_progress=False)
+    assert "--resume" in str(error.value) and "model.pt" in str(error.value)
+    assert {p: p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()} == before
+    # Resuming the same folder is what the message offers, and it works.
+    longer = tiny_config(tmp, "train.max_steps=6", "train.save_every=2", "train.valid_every=0")
+    assert Trainer(longer, data, run, resume=True).train(show_progress=False).steps == 6
+
+
+def test_non_finite_loss_stops_with_the_step_and_keeps_the_last_checkpoint(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.save_every=2", "train.max_steps=5")
+    trainer = Trainer(config, data, tmp_path / "run")
+    original = trainer.train_step
+    calls = {"n": 0}
+
+    def poisoned(groups: list[list[int]], tokens: int) -> float:
+        calls["n"] += 1
+        if calls["n"] == 3:  # make step 3 diverge
+            with torch.no_grad():
+                trainer.model.tgt_embed.weight[5] = float("nan")
+        return original(groups, tokens)
+
+    trainer.train_step = poisoned  # type: ignore[method-assign]
+    with pytest.raises(TrainingError, match="at step 3"):
+        trainer.train(show_progress=False)
+    checkpoints = list_checkpoints(tmp_path / "run")
+    assert [c.name for c in checkpoints] == ["step_00000002.pt"]
+    weights = load_training_state(checkpoints[0]).model
+    assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write into read-only folders")
+def test_unwritable_run_dir_fails_before_training(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    with pytest.raises(TrainingError, match="not writable"):
+        Trainer(tiny_config(tmp), data, locked / "run").train(show_progress=False)
+
+
+def test_run_dir_that_is_a_file_fails_before_training(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    (tmp_path / "file").write_text("x")
+    trainer = Trainer(tiny_config(tmp), data, tmp_path / "file" / "run")
+    with pytest.raises(TrainingError, match="not writable"):
+        trainer.train(show_progress=False)
+    assert trainer.progress.step == 0
+
+
+def test_full_disk_is_reported_before_training(
+    prepared: tuple[Path, PreparedData], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    tmp, data = prepared
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(
+        "anuvad.training.state.shutil.disk_usage",
+        lambda _: usage._replace(free=1024),
+    )
+    trainer = Trainer(tiny_config(tmp), data, tmp_path / "run")
+    with pytest.raises(TrainingError, match="MiB free"):
+        trainer.train(show_progress=False)
+    assert trainer.progress.step == 0
+
+
+def test_early_stopping_stops_after_patience(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    # lr 0 after warmup-free start: the model cannot improve, so loss never gets better.
+    config = tiny_config(
+        tmp,
+        "train.max_steps=50",
+        "train.valid_every=1",
+        "train.early_stop_patience=2",
+        "train.early_stop_metric=loss",
+        "train.lr_scale=1e-12",
+    )
+    result = Trainer(config, data, tmp_path / "run").train(show_progress=False)
+    assert result.steps < 50
+
+
+def test_keep_last_must_cover_average_last(prepared: tuple[Path, PreparedData]) -> None:
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.keep_last=2", "train.average_last=5")
+    with pytest.raises(TrainingError, match="keep_last"):
+        Trainer(config, data, tmp / "run")
+
+
+@pytest.mark.parametrize(("native", "want"), [(True, "bf16"), (False, "fp32")])
+def test_auto_precision_is_bf16_only_on_cpus_that_have_it_and_the_run_records_it(
+    prepared: tuple[Path, PreparedData], monkeypatch: pytest.MonkeyPatch, native: bool, want: str
+) -> None:
+    tmp, data = prepared
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    trainer = Trainer(
+        tiny_config(tmp, "train.precision=auto", "train.max_steps=1"), data, tmp / want
+    )
+    assert trainer.config.train.precision == want
+    trainer.train(show_progress=False)
+    saved = yaml.safe_load((tmp / want / "config.yaml").read_text(encoding="utf-8"))
+    assert saved["train"]["precision"] == "auto"  # a resumed run decides again
+    history = json.loads((tmp / want / "run.json").read_text(encoding="utf-8"))
+    assert history[-1]["precision"] == want  # what was used is recorded
+    assert resolve_precision("fp32", torch.device("cpu")) == "fp32"  # explicit values stay
+
+
+def test_a_run_resumed_on_a_cpu_without_bf16_continues_in_fp32_and_says_so(
+    prepared: tuple[Path, PreparedData],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Sessions land on different machines: a bf16 run resumed where bf16 is not native goes
+    on in fp32 (not 40-100x slower in emulated bf16), with a warning."""
+    tmp, data = prepared
+    native = {"bf16": True}
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native["bf16"])
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    run = tmp / "moved"
+    quick = ("train.precision=auto", "train.save_every=1", "train.valid_bleu_max_sentences=1")
+    config = tiny_config(tmp, *quick, "train.max_steps=1")
+    Trainer(config, data, run).train(show_progress=False)
+    native["bf16"] = False
+    longer = tiny_config(tmp, *quick, "train.max_steps=2")
+    with caplog.at_level(logging.WARNING):
+        resumed = Trainer(longer, data, run, resume=True)
+        assert resumed.config.train.precision == "fp32"
+        resumed.train(show_progress=False)
+    assert "computed in bf16 before and continues in fp32" in caplog.text
+    history = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert [entry["precision"] for entry in history] == ["bf16", "fp32"]
+
+
+def test_several_dev_sets_get_their_own_scores(tmp_path: Path) -> None:
+    """With two dev sets, BLEU/chrF++ are reported for each (its first N sentences) and for all."""
+    config = tiny_config(tmp_path, "train.valid_bleu_max_sentences=7")
+    first = config.data.valid[0]
+    second = dataclasses.replace(first, name="second", max_lines=9)
+    data = dataclasses.replace(config.data, valid=[first, second])
+    config = dataclasses.replace(config, data=data)
+    prepared = prepare_data(config, tmp_path / "data")
+    trainer = Trainer(config, prepared, tmp_path / "run")
+    metrics = trainer.validator.validate(tmp_path / "dev.hyp")
+    hypotheses = (tmp_path / "dev.hyp").read_text(encoding="utf-8").splitlines()
+    assert len(hypotheses) == 14  # the first 7 of each dev set
+    first_count = prepared.report["valid"]["corpora"][0]["pairs"]
+    refs = prepared.valid_tgt_text
+    for name, hyps, part_refs in (
+        (first.name, hypotheses[:7], refs[:7]),
+        ("second", hypotheses[7:], refs[first_count : first_count + 7]),
+    ):
+        scores = corpus_scores(hyps, part_refs, config.train.bleu_tokenize)
+        assert metrics[f"valid_bleu_{name}"] == pytest.approx(scores.bleu)
+        assert metrics[f"valid_chrf_{name}"] == pytest.approx(scores.chrf)
+    overall_refs = refs[:7] + refs[first_count : first_count + 7]
+    overall = corpus_scores(hypotheses, overall_refs, config.train.bleu_tokenize)
+    assert metrics["valid_bleu"] == pytest.approx(overall.bleu)
+
+
+def test_subword_sampling_resamples_each_epoch_reproducibly(
+    tmp_path: Path, en_hi_pairs: list[tuple[str, str]]
+) -> None:
+    """BPE-dropout: other pieces every epoch, the same text, the same pieces for the same epoch
+    in another trainer (another rank, or a resumed run)."""
+    (tmp_path / "c.en").write_text("".join(f"{e}\n" for e, _ in en_hi_pairs), encoding="utf-8")
+    (tmp_path / "c.hi").write_text("".join(f"{h}\n" for _, h in en_hi_pairs), encoding="utf-8")
+    config = load_config(
+        REPO / "configs" / "tiny.yaml",
+        [
+            "train.max_minutes=0",
+            "train.max_steps=4",
+            "train.subword_sampling=0.3",
+            "data.tokenizer.model_type=bpe",
+            "data.tokenizer.vocab_size=300",
+            "data.max_len=200",
+            f"data.data_root={tmp_path}",
+            "data.train=[{name: c, src: c.en, tgt: c.hi}]",
+            "data.valid=[]",
+        ],
+    )
+    prepared = prepare_data(config, tmp_path / "data")
+    first = Trainer(config, prepared, tmp_path / "run1")
+    second = Trainer(config, prepared, tmp_path / "run2")
+    first._resample(0)
+    epoch0 = first._train_ids
+    second._resample(0)
+    assert second._train_ids.src == epoch0.src and second._train_ids.tgt == epoch0.tgt
+    assert epoch0.src != prepared.train.src  # sampled, not the fixed encoding
+    first._resample(1)
+    assert first._train_ids.src != epoch0.src
+    for ids, fixed, text in zip(
+        first._train_ids.tgt, prepared.train.tgt, prepared.train_tgt_text, strict=True
+    ):
+        assert prepared.tgt_tokenizer.decode(ids) == prepared.tgt_tokenizer.decode(fixed)
+        assert prepared.tgt_tokenizer.decode(ids) == text
+    assert first._src_lengths == model_lengths(first._train_ids.src)
+    result = Trainer(config, prepared, tmp_path / "run3").train(show_progress=False)
+    assert result.steps == 4
+
+
+def test_subword_sampling_needs_the_training_text(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, "train.subword_sampling=0.1")
+    prepared = prepare_data(config, tmp_path / "data")
+    older = dataclasses.replace(prepared, train_src_text=[], train_tgt_text=[])
+    with pytest.raises(TrainingError, match="run `anuvad prepare` again"):
+        Trainer(config, older, tmp_path / "run")
