@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from anuvad.config import ExperimentConfig
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Everyday sentences; Devanagari without precomposed nukta letters (SentencePiece's NFKC
@@ -112,3 +114,19 @@ def tiny_enhi_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return train_tiny_enhi_model(tmp_path_factory.mktemp("tiny_enhi"))
     finally:
         torch.set_num_threads(previous)
+
+
+def tiny_config(tmp: Path, *overrides: str) -> ExperimentConfig:
+    """configs/tiny.yaml on a digit-reversal corpus written under ``tmp``, 6 updates."""
+    from anuvad.config import load_config
+    from anuvad.data.synthetic import reversal_config
+
+    base = [
+        "train.max_minutes=0",
+        "train.max_steps=6",
+        "train.valid_bleu_max_sentences=20",
+        "model.dropout=0.0",
+        *overrides,
+    ]
+    config = load_config(REPO / "configs" / "tiny.yaml", base)
+    return reversal_config(config, tmp / "corpus", seed=3)

@@ -199,6 +199,10 @@ class TrainConfig:
     """Optimisation (sections 5.3-5.4), training length, checkpoints and logging."""
 
     seed: int = 1
+    # Continued training (fine-tuning): a model file whose weights start the run and whose
+    # tokenizers encode the data (data.tokenizer is then unused). Optimizer, learning-rate
+    # schedule and step count start afresh; the model's architecture must match. "" = random init.
+    init_from: str = ""
     max_steps: int = 100_000  # optimizer updates (base 100k, big 300k); 0 = no step limit
     max_epochs: int = 0  # 0 = no epoch limit
     max_minutes: float = 0.0  # wall-clock limit; 0 = none

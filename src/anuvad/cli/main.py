@@ -58,10 +58,12 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     from anuvad.config import load_config
     from anuvad.data.prepare import prepare_data
     from anuvad.training.launch import default_data_dir
+    from anuvad.training.warm_start import init_tokenizers
 
     config = load_config(args.config, args.overrides)
     out = Path(args.out) if args.out else default_data_dir(config)
-    prepared = prepare_data(config, out)
+    given = init_tokenizers(config.train.init_from) if config.train.init_from else None
+    prepared = prepare_data(config, out, given)
     print(
         f"prepared {len(prepared.train)} training and {len(prepared.valid)} dev pairs in {out} "
         f"(vocabularies: source {prepared.src_tokenizer.vocab_size}, "

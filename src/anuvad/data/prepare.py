@@ -16,6 +16,7 @@ Every file is written atomically (temporary name in the same folder, then ``os.r
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import logging
@@ -164,12 +165,19 @@ def _add_reports(total: FilterReport, cleaning: CleaningReport, tokens: FilterRe
         total.dropped[reason] = total.dropped.get(reason, 0) + n
 
 
-def _data_fingerprint(data: DataConfig) -> dict[str, Any]:
+def _data_fingerprint(
+    data: DataConfig, tokenizers: tuple[Tokenizer, Tokenizer] | None = None
+) -> dict[str, Any]:
     """The data settings the prepared files depend on, as JSON would return them."""
     settings = dataclasses.asdict(data)
     for batching_only in ("max_tokens", "valid_max_tokens"):
         del settings[batching_only]
     settings["data_root"] = str(data.resolve_root())
+    if tokenizers is not None:  # given, not trained: the files depend on their exact bytes
+        del settings["tokenizer"]
+        settings["given_tokenizers"] = [
+            hashlib.sha256(tok.model_proto).hexdigest() for tok in tokenizers
+        ]
     result: dict[str, Any] = json.loads(json.dumps(settings))
     return result
 
@@ -184,15 +192,22 @@ def _read_lines(path: Path) -> list[str]:
     return text[:-1].split("\n") if text else []
 
 
-def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
+def prepare_data(
+    config: ExperimentConfig,
+    out_dir: Path,
+    tokenizers: tuple[Tokenizer, Tokenizer] | None = None,
+) -> PreparedData:
     """Read, tokenize, clean and save the corpora of ``config.data`` into ``out_dir``.
 
     Training pairs are cleaned with :func:`anuvad.data.corpora.filter_pairs`; validation pairs are
-    kept all, but may not have an empty side. The tokenizer(s) are trained on the raw training text.
+    kept all, but may not have an empty side. The tokenizer(s) are trained on the raw training text
+    unless ``tokenizers`` are given (continued training of a model file keeps its vocabularies;
+    a corpus tag is then encoded as ordinary pieces).
 
     Args:
         config: the experiment; only ``config.data`` is used.
         out_dir: the folder to write (created if needed; files in it are replaced).
+        tokenizers: (source, target) tokenizers to use instead of training new ones.
 
     Returns:
         The prepared data, as :func:`load_prepared` would return it.
@@ -238,7 +253,10 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     valid_src, valid_tgt = _concat(valid_texts)
 
     tags = sorted({corpus.tag for corpus in used if corpus.tag})
-    src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt, tags)
+    if tokenizers is None:
+        src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt, tags)
+    else:
+        src_tok, tgt_tok = tokenizers
     # Every reason, text-level first, in the order the checks run.
     reasons = dict.fromkeys((*CLEAN_DROP_REASONS, "too_long", "length_ratio"), 0)
     report = FilterReport(dropped=reasons)
@@ -311,7 +329,7 @@ def prepare_data(config: ExperimentConfig, out_dir: Path) -> PreparedData:
 
     summary: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
-        "data_config": _data_fingerprint(data),
+        "data_config": _data_fingerprint(data, tokenizers),
         "src_vocab_size": src_tok.vocab_size,
         "tgt_vocab_size": tgt_tok.vocab_size,
         "train": {
@@ -420,7 +438,11 @@ def load_prepared(out_dir: Path) -> PreparedData:
     return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report, *train_text)
 
 
-def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:
+def prepare_or_load(
+    config: ExperimentConfig,
+    out_dir: Path,
+    tokenizers: tuple[Tokenizer, Tokenizer] | None = None,
+) -> PreparedData:
     """Load ``out_dir`` if it was prepared with the same data settings, else prepare it.
 
     "Same" compares ``config.data`` (batch sizes aside, with the data root resolved) against the
@@ -430,6 +452,7 @@ def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:
     Args:
         config: the experiment; only ``config.data`` is used.
         out_dir: the prepared-data folder (the cache).
+        tokenizers: as :func:`prepare_data` (part of what "same settings" compares).
 
     Returns:
         The prepared data.
@@ -444,11 +467,11 @@ def prepare_or_load(config: ExperimentConfig, out_dir: Path) -> PreparedData:
         except (ValueError, UnicodeDecodeError):
             recorded = {}
         if isinstance(recorded, dict) and recorded.get("data_config") == _data_fingerprint(
-            config.data
+            config.data, tokenizers
         ):
             return load_prepared(out_dir)
         logger.warning("%s was prepared with other data settings; preparing it again", out_dir)
-    return prepare_data(config, out_dir)
+    return prepare_data(config, out_dir, tokenizers)
 
 
 def with_vocab_sizes(config: ExperimentConfig, prepared: PreparedData) -> ExperimentConfig:

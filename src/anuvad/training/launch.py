@@ -14,6 +14,7 @@ from anuvad.errors import TrainingError
 from anuvad.training.distributed import barrier, init_distributed, shutdown_distributed
 from anuvad.training.run_log import RUN_INFO_FILE, read_run_history
 from anuvad.training.trainer import Trainer, TrainResult
+from anuvad.training.warm_start import init_tokenizers
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,8 @@ def run_training(
     """
     context = init_distributed(config.train.device)
     try:
-        prepared = prepare_or_load(config, data_dir) if context.is_main else None
+        given = init_tokenizers(config.train.init_from) if config.train.init_from else None
+        prepared = prepare_or_load(config, data_dir, given) if context.is_main else None
         barrier(context)
         if prepared is None:
             prepared = load_prepared(data_dir)

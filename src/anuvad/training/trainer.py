@@ -61,6 +61,7 @@ from anuvad.training.state import (
     save_training_state,
 )
 from anuvad.training.validation import Validator, format_metrics
+from anuvad.training.warm_start import init_weights
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +123,18 @@ class Trainer:
         if train.num_threads > 0:
             torch.set_num_threads(train.num_threads)
         torch.manual_seed(train.seed)
-        self.model: Transformer = build_model(self.config.model).to(self.device)
+        self.model: Transformer = build_model(self.config.model)
+        if train.init_from and not resume:  # a resumed run restores its own weights below
+            self.model.load_state_dict(
+                init_weights(
+                    train.init_from,
+                    self.config.model,
+                    prepared.src_tokenizer,
+                    prepared.tgt_tokenizer,
+                )
+            )
+            logger.info("initialised from %s", train.init_from)
+        self.model.to(self.device)
         self.network = wrap_model(self.model, self.context)
         self.optimizer = build_optimizer(self.model, train)
         self.scaler = torch.amp.GradScaler("cuda", enabled=train.precision == "fp16")

@@ -13,29 +13,17 @@ import torch
 import yaml
 
 from anuvad.checkpoint import load_model
-from anuvad.config import ExperimentConfig, load_config
+from anuvad.config import load_config
 from anuvad.data.batching import model_lengths
 from anuvad.data.prepare import PreparedData, prepare_data
-from anuvad.data.synthetic import reversal_config
 from anuvad.errors import TrainingError
 from anuvad.evaluation.metrics import corpus_scores
 from anuvad.training.precision import resolve_precision
 from anuvad.training.state import list_checkpoints, load_training_state
 from anuvad.training.trainer import Trainer
+from conftest import tiny_config
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def tiny_config(tmp: Path, *overrides: str) -> ExperimentConfig:
-    base = [
-        "train.max_minutes=0",
-        "train.max_steps=6",
-        "train.valid_bleu_max_sentences=20",
-        "model.dropout=0.0",
-        *overrides,
-    ]
-    config = load_config(REPO / "configs" / "tiny.yaml", base)
-    return reversal_config(config, tmp / "corpus", seed=3)
 
 
 @pytest.fixture(scope="module")
