@@ -3,20 +3,26 @@ between devices, cached decoding on the GPU. Skipped where there is no CUDA devi
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 
 import pytest
 import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from anuvad.checkpoint import load_model
-from anuvad.config import load_config
+from anuvad.config import ExperimentConfig, load_config
 from anuvad.data.batching import collate_source
 from anuvad.data.prepare import prepare_data
 from anuvad.data.synthetic import reversal_config, reversal_pairs
 from anuvad.inference.translator import Translator
+from anuvad.training.state import list_checkpoints, load_training_state
 from anuvad.training.trainer import Trainer
 
 REPO = Path(__file__).resolve().parents[2]
+# cuBLAS is deterministic with a fixed workspace (read when a deterministic test runs).
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="needs a CUDA GPU (none on this machine)"
@@ -51,20 +57,63 @@ def test_training_on_cuda_in_every_precision(tmp_path: Path, precision: str) -> 
     assert agree >= 0.95
 
 
-def test_resume_on_cuda_continues_the_run(tmp_path: Path) -> None:
-    overrides = ["train.max_minutes=0", "train.device=cuda", "train.save_every=50"]
-    config = reversal_config(
-        load_config(REPO / "configs" / "tiny.yaml", [*overrides, "train.max_steps=100"]), tmp_path
-    )
-    prepared = prepare_data(config, tmp_path / "prepared")
-    Trainer(config, prepared, tmp_path / "run").train(show_progress=False)
-    longer = reversal_config(
-        load_config(REPO / "configs" / "tiny.yaml", [*overrides, "train.max_steps=150"]), tmp_path
-    )
-    resumed = Trainer(longer, prepared, tmp_path / "run", resume=True)
-    assert resumed.progress.step == 100
-    assert next(resumed.model.parameters()).device.type == "cuda"
-    assert resumed.train(show_progress=False).steps == 150
+def test_resume_on_cuda_equals_the_uninterrupted_run(tmp_path: Path) -> None:
+    """Dropout draws from the CUDA generator: resuming must restore its state exactly."""
+    overrides = [
+        "train.max_minutes=0",
+        "train.device=cuda",
+        "train.save_every=50",
+        "train.valid_every=0",
+        "model.dropout=0.1",
+    ]
+
+    def config(steps: int) -> ExperimentConfig:
+        loaded = load_config(
+            REPO / "configs" / "tiny.yaml", [*overrides, f"train.max_steps={steps}"]
+        )
+        return reversal_config(loaded, tmp_path)
+
+    prepared = prepare_data(config(100), tmp_path / "prepared")
+    torch.use_deterministic_algorithms(True)
+    try:
+        with sdpa_kernel(SDPBackend.MATH):  # the fused kernels' backward may use atomics
+            whole = Trainer(config(100), prepared, tmp_path / "whole").train(show_progress=False)
+            Trainer(config(50), prepared, tmp_path / "part").train(show_progress=False)
+            torch.cuda.manual_seed_all(12345)  # whatever the CUDA generator holds now is lost
+            resumed = Trainer(config(100), prepared, tmp_path / "part", resume=True)
+            assert resumed.progress.step == 50
+            assert next(resumed.model.parameters()).device.type == "cuda"
+            assert resumed.train(show_progress=False).steps == whole.steps == 100
+    finally:
+        torch.use_deterministic_algorithms(False)
+    final = [
+        load_training_state(c).model
+        for c in (list_checkpoints(tmp_path / "whole")[-1], list_checkpoints(tmp_path / "part")[-1])
+    ]
+    for name, value in final[0].items():
+        assert torch.equal(value, final[1][name]), name
+
+
+def test_fp16_updates_the_scaler_skips_do_not_count_as_steps(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    overrides = [
+        "train.max_steps=40",
+        "train.max_minutes=0",
+        "train.device=cuda",
+        "train.precision=fp16",
+        "train.valid_every=0",
+    ]
+    config = reversal_config(load_config(REPO / "configs" / "tiny.yaml", overrides), tmp_path)
+    trainer = Trainer(config, prepare_data(config, tmp_path / "prepared"), tmp_path / "run")
+    # A loss scale far above fp16's range: the first updates overflow and must be skipped.
+    trainer.scaler = torch.amp.GradScaler("cuda", init_scale=2.0**40)
+    with caplog.at_level(logging.WARNING, logger="anuvad.training.trainer"):
+        assert trainer.train(show_progress=False).steps == 40
+    skipped = [r for r in caplog.records if "gradient overflow" in r.getMessage()]
+    assert len(skipped) >= 10  # 2^40 halves to below 2^16 / max-grad before updates land
+    adam_steps = {int(state["step"]) for state in trainer.optimizer.state.values()}
+    assert adam_steps == {40}  # Adam stepped exactly as often as the step count says
 
 
 def test_cached_decoding_equals_full_decoding_on_cuda(tmp_path: Path) -> None:

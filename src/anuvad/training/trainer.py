@@ -218,6 +218,9 @@ class Trainer:
         accumulated batches) divided by its token count, so gradient accumulation and DDP give
         the same update as one large batch.
 
+        An fp16 update that the gradient scaler skips (inf/NaN gradients) leaves
+        ``progress.step`` and the learning-rate schedule where they were.
+
         Returns:
             Mean label-smoothed loss per target token over the global batch.
 
@@ -248,17 +251,27 @@ class Trainer:
                 f"the loss became {total} at step {self.progress.step + 1}; the last saved "
                 f"checkpoint is kept. Lower train.lr_scale, set train.clip_norm, or use fp32"
             )
-        self.progress.step += 1
-        lr = noam_learning_rate(
-            self.progress.step, self.config.model.d_model, train.warmup_steps, train.lr_scale
-        )
+        step = self.progress.step + 1
+        lr = noam_learning_rate(step, self.config.model.d_model, train.warmup_steps, train.lr_scale)
         set_learning_rate(self.optimizer, lr)
         if train.clip_norm > 0:
             self.scaler.unscale_(self.optimizer)
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), train.clip_norm)
+        scale = self.scaler.get_scale() if self.scaler.is_enabled() else 1.0
         self.scaler.step(self.optimizer)
         self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
+        # fp16: a lowered loss scale means the scaler found inf/NaN gradients and skipped the
+        # update; the step count and the learning-rate schedule then stay where they are.
+        if self.scaler.is_enabled() and self.scaler.get_scale() < scale:
+            logger.warning(
+                "fp16 gradient overflow at update %d: skipped, loss scale %g -> %g",
+                step,
+                scale,
+                self.scaler.get_scale(),
+            )
+        else:
+            self.progress.step = step
         return total
 
     # -- the loop ------------------------------------------------------------------------------
@@ -397,8 +410,11 @@ class Trainer:
             for global_groups in updates[p.epoch_updates :]:
                 tokens = sum(len(self._train_ids.tgt[i]) + 1 for b in global_groups for i in b)
                 local = rank_share(global_groups, self.context.rank, self.context.world_size)
+                before = p.step
                 last_loss = self.train_step(local, tokens)
                 p.epoch_updates += 1
+                if p.step == before:  # an fp16 update the gradient scaler skipped
+                    continue
                 window.add(last_loss, tokens)
                 bar.update(1)
                 if p.step % train.log_every == 0:

@@ -18,6 +18,7 @@ from anuvad.data.batching import model_lengths
 from anuvad.data.prepare import PreparedData, prepare_data
 from anuvad.errors import TrainingError
 from anuvad.evaluation.metrics import corpus_scores
+from anuvad.training.optim import noam_learning_rate
 from anuvad.training.precision import resolve_precision
 from anuvad.training.state import list_checkpoints, load_training_state
 from anuvad.training.trainer import Trainer
@@ -332,3 +333,68 @@ def test_subword_sampling_needs_the_training_text(tmp_path: Path) -> None:
     older = dataclasses.replace(prepared, train_src_text=[], train_tgt_text=[])
     with pytest.raises(TrainingError, match="run `anuvad prepare` again"):
         Trainer(config, older, tmp_path / "run")
+
+
+class SkippingScaler:
+    """torch.amp.GradScaler's interface, skipping the updates listed (as fp16 overflow does)."""
+
+    def __init__(self, skip: set[int]) -> None:
+        self.skip, self.calls, self.scale_value = skip, 0, 2.0**16
+
+    def is_enabled(self) -> bool:
+        return True
+
+    def get_scale(self) -> float:
+        return self.scale_value
+
+    def scale(self, loss: torch.Tensor) -> torch.Tensor:
+        return loss
+
+    def unscale_(self, optimizer: torch.optim.Optimizer) -> None:
+        pass
+
+    def step(self, optimizer: torch.optim.Optimizer) -> None:
+        self.calls += 1
+        if self.calls not in self.skip:
+            optimizer.step()
+
+    def update(self) -> None:
+        if self.calls in self.skip:
+            self.scale_value /= 2
+
+    def state_dict(self) -> dict[str, float]:
+        return {"scale": self.scale_value}
+
+
+def test_updates_the_fp16_scaler_skips_advance_neither_step_nor_schedule(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.save_every=2", "train.log_every=1", "train.valid_every=0")
+    trainer = Trainer(config, data, tmp_path / "run")
+    scaler = SkippingScaler(skip={1, 2, 5})
+    trainer.scaler = scaler  # type: ignore[assignment]
+    rates: list[float] = []
+    real_step = trainer.optimizer.step
+
+    def record(*args: object, **kwargs: object) -> None:
+        rates.append(trainer.optimizer.param_groups[0]["lr"])
+        real_step()
+
+    trainer.optimizer.step = record  # type: ignore[method-assign]
+    assert trainer.train(show_progress=False).steps == 6
+    assert scaler.calls == 9  # 6 real updates + 3 skipped batches
+    adam_steps = {int(s["step"]) for s in trainer.optimizer.state.values()}
+    assert adam_steps == {6}  # the optimizer stepped exactly as often as the step count says
+    # The schedule saw steps 1..6 in order: no rate was spent on a skipped update.
+    expected = [
+        noam_learning_rate(
+            s, config.model.d_model, config.train.warmup_steps, config.train.lr_scale
+        )
+        for s in range(1, 7)
+    ]
+    assert rates == pytest.approx(expected)
+    records = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    logged = [r["step"] for r in records if "loss" in r]
+    assert logged == sorted(set(logged)) == [1, 2, 3, 4, 5, 6]  # no step logged twice
+    assert [c.name for c in list_checkpoints(tmp_path / "run")][-1] == "step_00000006.pt"
