@@ -119,7 +119,7 @@ def test_two_gloo_processes_equal_one_process_with_the_same_global_batch(tmp_pat
     config = write_config(tmp_path, **settings)
     data = tmp_path / "prepared"
     subprocess.run([*ANUVAD, "prepare", "--config", str(config), "--out", str(data)], check=True)
-    common = ["--config", str(config), "--data", str(data), "model.dropout=0.0"]
+    common = ["--config", str(config), "--data", str(data), "model.dropout=0.0", "train.device=cpu"]
     train(*common, "--run-dir", "single", "train.accumulate=2", cwd=tmp_path)
     launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     result = subprocess.run(

@@ -223,7 +223,9 @@ def test_auto_precision_is_bf16_only_on_cpus_that_have_it_and_the_run_records_it
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native, raising=False)
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
     trainer = Trainer(
-        tiny_config(tmp, "train.precision=auto", "train.max_steps=1"), data, tmp / want
+        tiny_config(tmp, "train.precision=auto", "train.max_steps=1", "train.device=cpu"),
+        data,
+        tmp / want,
     )
     assert trainer.config.train.precision == want
     trainer.train(show_progress=False)
@@ -246,7 +248,12 @@ def test_a_run_resumed_on_a_cpu_without_bf16_continues_in_fp32_and_says_so(
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native["bf16"])
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
     run = tmp / "moved"
-    quick = ("train.precision=auto", "train.save_every=1", "train.valid_bleu_max_sentences=1")
+    quick = (
+        "train.precision=auto",
+        "train.device=cpu",
+        "train.save_every=1",
+        "train.valid_bleu_max_sentences=1",
+    )
     config = tiny_config(tmp, *quick, "train.max_steps=1")
     Trainer(config, data, run).train(show_progress=False)
     native["bf16"] = False
