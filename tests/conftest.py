@@ -4,6 +4,8 @@ single-thread setting for tests of tiny tensors."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,8 @@ import torch
 from anuvad.config import ExperimentConfig
 
 REPO = Path(__file__).resolve().parents[1]
+# CPU product choices (anuvad.inference.cpu) go to a folder of this test session, not ~/.cache.
+os.environ["ANUVAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="anuvad-test-cache-")
 
 # Everyday sentences; Devanagari without precomposed nukta letters (SentencePiece's NFKC
 # normalisation would decompose those, so they would not round-trip byte for byte).

@@ -23,12 +23,8 @@ LAYERS: dict[str, int] = {
     "server": 7, "cli": 8, "__main__": 9, "__init__": 0,
 }  # fmt: skip
 # Known breaks still to remove, each with the reason; the test fails when one disappears so
-# the list cannot go stale. The model still reaches the CPU product chooser (issue 20, part 3:
-# accelerate(model) from the inference side).
-KNOWN_BREAKS = {
-    ("model.layers", "inference.cpu"),
-    ("model.transformer", "inference.cpu"),
-}
+# the list cannot go stale.
+KNOWN_BREAKS: set[tuple[str, str]] = set()
 GENERIC = {"model", "data", "decoding", "inference", "evaluation", "training", "server"}
 
 

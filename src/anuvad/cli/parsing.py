@@ -74,6 +74,7 @@ def _parse(args: argparse.Namespace, sentences: Sequence[str]) -> list[ParsedSen
     overridden by the command line's."""
     from anuvad.checkpoint import load_model
     from anuvad.device import resolve_device
+    from anuvad.inference.cpu import accelerate
     from anuvad.inference.translator import Translator
 
     model_file = load_model(args.model, device=resolve_device(getattr(args, "device", "auto")))
@@ -87,6 +88,7 @@ def _parse(args: argparse.Namespace, sentences: Sequence[str]) -> list[ParsedSen
     }
     # Settings travel in the DecodeConfig: the Translator reads it for every search it runs.
     decode = dataclasses.replace(decode, **{k: v for k, v in changes.items() if v is not None})
+    accelerate(model_file.model)
     translator = Translator(model_file, decode)
     leaves = _tree_leaves(model_file.config.data.train)
     constraint = None

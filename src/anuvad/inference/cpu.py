@@ -1,5 +1,5 @@
-"""Linear layers for decoding on CPUs: of two ways to compute the same product, the faster one,
-measured on the real calls.
+"""Decoding faster on CPUs: each projection of a loaded model gets the faster of two equal
+products, chosen once per machine and then fixed.
 
 A decoding step multiplies a few rows (the hypotheses being extended) by every weight matrix of
 the decoder. CPU BLAS libraries treat that shape unevenly, and which formulation wins depends on
@@ -16,40 +16,57 @@ rows M     ``F.linear`` (x @ W^T)      transposed ((W @ x^T)^T)
 =========  ==========================  ============================
 
 On the AVX2 CPU of docs/benchmarks.md the transposed product won up to 64 rows and more. So no
-fixed rule is right everywhere: :class:`ProductChooser` times both products on the first calls
-of every (matrix shape, row bucket, dtype, bias, threads) and keeps the faster one. Those trial
-calls do the real work (nothing is computed twice), so choosing costs nothing but a clock read.
-Both products are the same product; they may differ in the last bits of float rounding.
+fixed rule is right everywhere. :func:`accelerate` (called when a translator loads a model onto
+a CPU) times both products on the model's own weights for every matrix shape and row bucket,
+cycling through all the layers of a shape so that the weights are as cold as while decoding,
+and swaps each ``nn.Linear`` (and the output layer's :class:`~anuvad.model.layers.LinearProduct`)
+for a module that always uses the product chosen for its bucket. The choices are stored per
+machine (CPU model and flags, threads, torch version) in ``cpu-products.json`` under the cache
+folder (``$ANUVAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/anuvad``, else ``~/.cache/anuvad``), so
+every later load on that machine makes the same choices: **two runs give byte-identical outputs**.
 
-Training (autograd), other devices and more than :data:`MAX_ROWS` rows always take
-``F.linear``. ``ANUVAD_CPU_PRODUCT=plain`` or ``=transposed`` fixes the product (e.g. for
-bit-identical outputs across machines); ``auto`` (the default) chooses.
+The model itself stays plain PyTorch: training and validation never see these modules (a
+validation's dev scores do not depend on timing), the parameters are the same tensors and the
+state-dict keys are unchanged. ``ANUVAD_CPU_PRODUCT=plain`` (or ``transposed``) fixes the
+product instead (e.g. for bit-identical outputs across machines); ``auto`` (the default) chooses.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import os
+import platform
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from anuvad.atomic import write_atomic
 from anuvad.errors import ConfigError
+from anuvad.model.layers import LinearProduct
+from anuvad.model.transformer import Transformer
+
+logger = logging.getLogger(__name__)
 
 PRODUCT_ENV_VAR = "ANUVAD_CPU_PRODUCT"
+CACHE_ENV_VAR = "ANUVAD_CACHE_DIR"
+CACHE_FILE = "cpu-products.json"
 MODES = ("auto", "plain", "transposed")
 # Beyond this many rows (e.g. encoding a batch) the products are not timed: F.linear.
 MAX_ROWS = 512
-# Calls of each product per key not counted: the first calls of a process meet cold caches and
-# one-time set-up (5 samples after 1 warm-up chose a 20 % slower beam search in 1 run of 3).
-WARM_UP = 2
+BUCKETS = tuple(1 << i for i in range(MAX_ROWS.bit_length()))  # 1, 2, 4, ..., 512
+# Timed rounds per product and bucket (each round: every layer of the shape once), after one
+# untimed round (cold caches, one-time set-up).
+SAMPLES = 5
 
 Product = Callable[[Tensor, Tensor, "Tensor | None"], Tensor]
-# (out_features, in_features, row bucket, dtype, has bias, threads)
-ProductKey = tuple[int, int, int, torch.dtype, bool, int]
+Choices = dict[int, str]  # row bucket -> product name
 
 
 def padded_rows(rows: int) -> int:
@@ -96,7 +113,7 @@ def checked_mode(mode: str) -> str:
     if mode not in MODES:
         raise ConfigError(
             f"{PRODUCT_ENV_VAR}={mode!r} is not a CPU product mode; set it to one of "
-            f"{', '.join(MODES)} (auto, the default, times both and keeps the faster)"
+            f"{', '.join(MODES)} (auto, the default, times both once per machine)"
         )
     return mode
 
@@ -106,91 +123,213 @@ def row_bucket(rows: int) -> int:
     return 1 << max(0, rows - 1).bit_length()
 
 
-class ProductChooser:
-    """Computes ``F.linear`` with whichever product is fastest for each kind of call.
-
-    The first ``2 * (WARM_UP + samples)`` calls of each key alternate between the products and
-    are timed (the first WARM_UP calls of each are not counted); then the product with the
-    lower median time is kept for that key.
-
-    Args:
-        mode: "auto" (choose by timing), "plain" or "transposed" (always that product); None:
-            read from ``ANUVAD_CPU_PRODUCT`` on the first call ("auto" when unset).
-        samples: timed calls per product before choosing.
-        products: the candidates, by name (tests pass their own).
-
-    Raises:
-        ConfigError: ``mode`` is not one of :data:`MODES`.
-    """
-
-    def __init__(
-        self,
-        mode: str | None = "auto",
-        samples: int = 9,
-        products: Mapping[str, Product] | None = None,
-    ) -> None:
-        self.mode = mode if mode is None else checked_mode(mode)
-        self.samples = samples
-        self.products = dict(products or PRODUCTS)
-        self.choices: dict[ProductKey, str] = {}
-        self._seconds: dict[ProductKey, dict[str, list[float]]] = {}
-
-    def __call__(self, x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        """``F.linear(x, weight, bias)`` for x (..., I), weight (O, I) → (..., O).
-
-        Raises:
-            ConfigError: the mode comes from ``ANUVAD_CPU_PRODUCT`` and that is invalid.
-        """
-        if self.mode is None:
-            self.mode = checked_mode(os.environ.get(PRODUCT_ENV_VAR, "auto"))
-        if self.mode != "auto":
-            return self.products[self.mode](x, weight, bias)
-        rows = x.numel() // max(1, x.size(-1))
-        key = (
-            weight.size(0), weight.size(1), row_bucket(rows), x.dtype, bias is not None,
-            torch.get_num_threads(),
-        )  # fmt: skip
-        choice = self.choices.get(key)
-        if choice is not None:
-            return self.products[choice](x, weight, bias)
-        return self._trial(key, x, weight, bias)
-
-    def _trial(self, key: ProductKey, x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        seconds = self._seconds.setdefault(key, {name: [] for name in self.products})
-        name = min(seconds, key=lambda n: len(seconds[n]))  # the product timed least so far
-        start = time.perf_counter()
-        out = self.products[name](x, weight, bias)
-        seconds[name].append(time.perf_counter() - start)
-        if all(len(times) >= WARM_UP + self.samples for times in seconds.values()):
-            medians = {n: statistics.median(times[WARM_UP:]) for n, times in seconds.items()}
-            self.choices[key] = min(medians, key=medians.__getitem__)
-            del self._seconds[key]
-        return out
-
-    def reset(self) -> None:
-        """Forget every choice (e.g. after changing the number of threads or the load)."""
-        self.choices.clear()
-        self._seconds.clear()
+def _chosen_product(x: Tensor, weight: Tensor, bias: Tensor | None, choices: Choices) -> Tensor:
+    """``F.linear`` with the product chosen for x's row bucket (training, other devices and
+    more than :data:`MAX_ROWS` rows: always ``F.linear``)."""
+    rows = x.numel() // max(1, x.size(-1))
+    if x.device.type != "cpu" or torch.is_grad_enabled() or rows > MAX_ROWS:
+        return F.linear(x, weight, bias)
+    return PRODUCTS[choices.get(row_bucket(rows), "plain")](x, weight, bias)
 
 
-CHOOSER = ProductChooser(mode=None)  # the mode comes from ANUVAD_CPU_PRODUCT
+class AcceleratedLinear(nn.Module):
+    """An ``nn.Linear``'s parameters (the same tensors, the same state-dict keys) computed with
+    the product chosen per row bucket."""
 
-
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """``F.linear``; when decoding on a CPU (no autograd, at most :data:`MAX_ROWS` rows), the
-    faster of the two products chosen by :data:`CHOOSER`."""
-    if (
-        x.device.type == "cpu"
-        and not torch.is_grad_enabled()
-        and x.numel() <= MAX_ROWS * x.size(-1)
-    ):
-        return CHOOSER(x, weight, bias)
-    return F.linear(x, weight, bias)
-
-
-class Linear(nn.Linear):
-    """``nn.Linear`` (same parameters and state-dict keys) that decodes faster on CPUs through
-    :func:`linear`."""
+    def __init__(self, linear: nn.Linear, choices: Choices) -> None:
+        super().__init__()
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        self.weight = linear.weight  # (O, I), shared
+        self.bias = linear.bias  # (O,) or None, shared
+        self.choices = dict(choices)
 
     def forward(self, x: Tensor) -> Tensor:
-        return linear(x, self.weight, self.bias)
+        """x (..., I) → (..., O)."""
+        return _chosen_product(x, self.weight, self.bias, self.choices)
+
+
+class AcceleratedProduct(LinearProduct):
+    """:class:`~anuvad.model.layers.LinearProduct` with the product chosen per row bucket."""
+
+    def __init__(self, choices: Choices) -> None:
+        super().__init__()
+        self.choices = dict(choices)
+
+    def forward(self, x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+        """x (..., I), weight (O, I), bias (O,) → (..., O)."""
+        return _chosen_product(x, weight, bias, self.choices)
+
+
+def shape_key(weight: Tensor, bias: Tensor | None) -> str:
+    """How the choices of one matrix shape are named in the cache: ``O×I dtype bias``."""
+    dtype = str(weight.dtype).removeprefix("torch.")
+    return f"{weight.size(0)}x{weight.size(1)} {dtype} {'bias' if bias is not None else 'nobias'}"
+
+
+def machine_key(threads: int | None = None) -> str:
+    """The machine the choices hold for: CPU model, a hash of its feature flags (one model name
+    is sold with and without AVX-512), threads and torch version."""
+    model, flags = platform.processor() or platform.machine(), ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() == "model name" and model in (platform.machine(), ""):
+                model = value.strip()
+            elif name.strip() == "flags" and not flags:
+                flags = value.strip()
+    except OSError:
+        pass
+    digest = hashlib.sha256(flags.encode()).hexdigest()[:12]
+    count = threads if threads is not None else torch.get_num_threads()
+    return f"{model} | flags {digest} | {count} threads | torch {torch.__version__}"
+
+
+def cache_dir() -> Path:
+    """``$ANUVAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/anuvad``, else ``~/.cache/anuvad``."""
+    if os.environ.get(CACHE_ENV_VAR):
+        return Path(os.environ[CACHE_ENV_VAR])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "anuvad"
+
+
+def measure_choices(
+    matrices: Sequence[tuple[Tensor, Tensor | None]],
+    buckets: Sequence[int] = BUCKETS,
+    samples: int = SAMPLES,
+    products: Mapping[str, Product] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Choices:
+    """Time every product on ``matrices`` (all of one shape) per row bucket; keep the faster.
+
+    One round computes the product once per matrix (so each sees caches the others left, as in
+    a decoding step); the first round is not counted, then the median of ``samples`` rounds.
+    Ties go to ``plain``.
+
+    Args:
+        matrices: (weight (O, I), bias (O,) or None) pairs of one shape.
+        buckets: row counts to decide for.
+        samples: timed rounds per product and bucket.
+        products: the candidates by name (tests pass their own).
+        clock: seconds (tests pass a fake one).
+    """
+    candidates = dict(products or PRODUCTS)
+    generator = torch.Generator().manual_seed(0)
+    in_features = matrices[0][0].size(1)
+    dtype = matrices[0][0].dtype
+    choices: Choices = {}
+    with torch.inference_mode():
+        for rows in buckets:
+            x = torch.randn(rows, in_features, generator=generator).to(dtype)  # (M, I)
+            seconds: dict[str, list[float]] = {name: [] for name in candidates}
+            for round_ in range(samples + 1):
+                for name, product in candidates.items():
+                    start = clock()
+                    for weight, bias in matrices:
+                        product(x, weight, bias)
+                    if round_:
+                        seconds[name].append(clock() - start)
+            medians = {name: statistics.median(times) for name, times in seconds.items()}
+            choices[rows] = min(medians, key=lambda n: (medians[n], n != "plain"))
+    return choices
+
+
+def _read_cache(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        logger.warning("%s is unreadable (%s); measuring the CPU products again", path, exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _linears(model: nn.Module) -> Iterator[tuple[nn.Module, str, nn.Linear]]:
+    """(parent, attribute, module) for every ``nn.Linear`` under ``model``."""
+    for parent in model.modules():
+        for name, child in parent.named_children():
+            if type(child) is nn.Linear:
+                yield parent, name, child
+
+
+def product_choices(
+    matrices: Mapping[str, Sequence[tuple[Tensor, Tensor | None]]],
+    cache: Path | None,
+    measure: Callable[[Sequence[tuple[Tensor, Tensor | None]]], Choices] = measure_choices,
+) -> dict[str, Choices]:
+    """The choices for every shape in ``matrices``: from the cache file where it has them for
+    this machine, else measured (and written back)."""
+    key = machine_key()
+    stored = _read_cache(cache) if cache is not None else {}
+    known = stored.get(key, {})
+    result: dict[str, Choices] = {}
+    missing = [shape for shape in matrices if shape not in known]
+    for shape, chosen in known.items():
+        if shape in matrices:
+            result[shape] = {int(rows): name for rows, name in chosen.items()}
+    if missing:
+        started = time.perf_counter()
+        for shape in missing:
+            result[shape] = measure(matrices[shape])
+        logger.info(
+            "timed the CPU products of %d matrix shapes in %.1f s (%s)",
+            len(missing),
+            time.perf_counter() - started,
+            key,
+        )
+        if cache is not None:
+            merged = dict(known)
+            for shape, choices in result.items():
+                merged[shape] = {str(rows): name for rows, name in choices.items()}
+            stored[key] = merged
+            try:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(cache, json.dumps(stored, indent=1, sort_keys=True).encode())
+            except OSError as exc:
+                logger.warning("could not store the CPU product choices in %s: %s", cache, exc)
+    return result
+
+
+def accelerate(
+    model: Transformer,
+    mode: str | None = None,
+    cache: Path | None = None,
+    measure: Callable[[Sequence[tuple[Tensor, Tensor | None]]], Choices] = measure_choices,
+) -> dict[str, Choices]:
+    """Swap the projections of a CPU inference model for fixed-product ones (in place).
+
+    Args:
+        model: a loaded model on the CPU (on another device nothing changes).
+        mode: "auto", "plain" or "transposed"; None: ``ANUVAD_CPU_PRODUCT`` ("auto" when unset).
+        cache: the choices file; None: ``cache_dir() / "cpu-products.json"``.
+        measure: times one shape's matrices (tests pass their own).
+
+    Returns:
+        The choices made, by shape (empty when nothing was swapped).
+
+    Raises:
+        ConfigError: the mode is not one of :data:`MODES`.
+    """
+    mode = checked_mode(mode if mode is not None else os.environ.get(PRODUCT_ENV_VAR, "auto"))
+    if mode == "plain" or next(model.parameters()).device.type != "cpu":
+        return {}
+    linears = list(_linears(model))
+    weight, bias = model.output_matrix()
+    matrices: dict[str, list[tuple[Tensor, Tensor | None]]] = {}
+    for _, _, linear in linears:
+        matrices.setdefault(shape_key(linear.weight, linear.bias), []).append(
+            (linear.weight.detach(), None if linear.bias is None else linear.bias.detach())
+        )
+    output_shape = shape_key(weight, bias)
+    matrices.setdefault(output_shape, []).append(
+        (weight.detach(), None if bias is None else bias.detach())
+    )
+    if mode == "transposed":
+        choices = {shape: dict.fromkeys(BUCKETS, "transposed") for shape in matrices}
+    else:
+        choices = product_choices(matrices, cache or cache_dir() / CACHE_FILE, measure)
+    for parent, name, linear in linears:
+        chosen = choices[shape_key(linear.weight, linear.bias)]
+        setattr(parent, name, AcceleratedLinear(linear, chosen))
+    model.output_product = AcceleratedProduct(choices[output_shape])
+    return choices

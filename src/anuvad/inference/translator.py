@@ -23,6 +23,7 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import Hypothesis, greedy_search
 from anuvad.device import resolve_device
 from anuvad.inference.attention import attention_matrices
+from anuvad.inference.cpu import accelerate
 from anuvad.inference.translation import AttentionView, Candidate, Translation
 from anuvad.model.transformer import count_parameters
 
@@ -53,8 +54,17 @@ class Translator:
 
     @classmethod
     def from_file(cls, path: str | Path, device: str = "auto") -> Translator:
-        """Load ``path`` (a model file) onto ``device`` ("auto", "cpu", "cuda", ...)."""
+        """Load ``path`` (a model file) onto ``device`` ("auto", "cpu", "cuda", ...).
+
+        On a CPU the projections get the faster product for this machine, chosen once and
+        then fixed (:func:`anuvad.inference.cpu.accelerate`; ``ANUVAD_CPU_PRODUCT``).
+
+        Raises:
+            CheckpointError: the file cannot be loaded.
+            ConfigError: ``ANUVAD_CPU_PRODUCT`` is not a product mode.
+        """
         translator = cls(load_model(path, device=resolve_device(device)))
+        accelerate(translator.model)
         translator.model_path = Path(path)
         return translator
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import Tensor
 
 
@@ -34,6 +35,23 @@ class LayerCache:
     cross_k: Tensor | None = None
     cross_v: Tensor | None = None
     group: int = 1
+
+    def append_self(self, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
+        """Add this step's self-attention keys/values (N, H, T, Dh); return all so far."""
+        if self.self_k is not None and self.self_v is not None:
+            k = torch.cat([self.self_k, k], dim=2)  # (N, H, t+T, Dh)
+            v = torch.cat([self.self_v, v], dim=2)
+        self.self_k, self.self_v = k, v
+        return k, v
+
+    def group_queries(self, q: Tensor) -> Tensor:
+        """(N, H, T, Dh) → (N / G, H, G * T, Dh): a sentence's hypotheses side by side
+        against its one copy of the cross-attention keys."""
+        return group_rows(q, self.group)
+
+    def ungroup(self, x: Tensor) -> Tensor:
+        """The inverse of :meth:`group_queries` for (N / G, H, G * T, X) results."""
+        return ungroup_rows(x, self.group)
 
 
 @dataclass

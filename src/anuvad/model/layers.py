@@ -1,5 +1,6 @@
-"""The building blocks of the Transformer (sections 3.1-3.5): positions, multi-head attention
-with a key/value cache, the feed-forward network, residual sub-layers, encoder and decoder layers.
+"""The building blocks of the Transformer (sections 3.1-3.5): positions, the output layer's
+product, the feed-forward network, residual sub-layers, encoder and decoder layers (multi-head
+attention: :mod:`anuvad.model.attention`).
 
 Dimension legend and mask convention: see :mod:`anuvad.model.transformer` (True marks a position
 that must not be attended to, everywhere).
@@ -7,15 +8,13 @@ that must not be attended to, everywhere).
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
-from anuvad.inference.cpu import Linear
-from anuvad.model.cache import LayerCache, group_rows, ungroup_rows
+from anuvad.model.attention import CrossAttention, SelfAttention
+from anuvad.model.cache import LayerCache
 
 # --------------------------------------------------------------------------------------------
 # Positions (section 3.5)
@@ -76,142 +75,21 @@ def _check_length(length: int, max_positions: int) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Multi-head attention (section 3.2)
+# The output layer's product (section 3.4: the target embedding matrix, shared)
 # --------------------------------------------------------------------------------------------
 
 
-class MultiHeadAttention(nn.Module):
-    """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O with scaled dot-product heads.
+class LinearProduct(nn.Module):
+    """``F.linear(x, weight, bias)`` as a module without parameters of its own.
 
-    Self-attention projects Q, K and V with one fused (D, 3D) matrix and cross-attention K and
-    V with one (D, 2D) matrix: the same parameters as separate W_Q, W_K, W_V, fewer kernels.
+    The output layer multiplies by a matrix it does not own (the tied target embedding,
+    section 3.4); this module is where that product happens, so that a device-specific
+    implementation can be swapped in from outside (:func:`anuvad.inference.cpu.accelerate`).
     """
 
-    def __init__(self, d_model: int, num_heads: int, dropout: float, self_attention: bool) -> None:
-        super().__init__()
-        self.num_heads = num_heads
-        self.d_head = d_model // num_heads
-        self.dropout = dropout
-        self.self_attention = self_attention
-        if self_attention:
-            self.qkv_proj = Linear(d_model, 3 * d_model)
-        else:
-            self.q_proj = Linear(d_model, d_model)
-            self.kv_proj = Linear(d_model, 2 * d_model)
-        self.out_proj = Linear(d_model, d_model)
-
-    def _split_heads(self, x: Tensor) -> Tensor:
-        batch, length, _ = x.shape
-        return x.view(batch, length, self.num_heads, self.d_head).transpose(1, 2)  # (B,H,L,Dh)
-
-    def project_kv(self, memory: Tensor) -> tuple[Tensor, Tensor]:
-        """Cross-attention keys and values of ``memory`` (B, S, D) → two (B, H, S, Dh)."""
-        k, v = self.kv_proj(memory).chunk(2, dim=-1)  # 2 × (B, S, D)
-        return self._split_heads(k), self._split_heads(v)
-
-    def forward(
-        self,
-        query: Tensor,
-        memory: Tensor | None = None,
-        key_pad_mask: Tensor | None = None,
-        attn_mask: Tensor | None = None,
-        causal: bool = False,
-        cache: LayerCache | None = None,
-        need_weights: bool = False,
-    ) -> tuple[Tensor, Tensor | None]:
-        """Attend from ``query`` (B, T, D) to itself (self-attention) or to ``memory`` (B, S, D).
-
-        Args:
-            query: (B, T, D) queries (and keys/values for self-attention).
-            memory: (B, S, D) encoder output for cross-attention; None for self-attention.
-            key_pad_mask: (B, L) True on keys that are padding.
-            attn_mask: (T, L) True where a query must not see a key (e.g. the future).
-            causal: mask the future without building a mask (training-time decoder).
-            cache: incremental decoding; self-attention appends this step's keys/values,
-                cross-attention reuses the keys/values computed once from memory.
-            need_weights: also return the attention probabilities (slower, explicit path).
-
-        Returns:
-            (B, T, D) output and, when asked, (B, H, T, L) attention probabilities.
-        """
-        if self.self_attention:
-            q, k, v = self.qkv_proj(query).chunk(3, dim=-1)  # 3 × (B, T, D)
-            q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)
-            if cache is not None:
-                if cache.self_k is not None and cache.self_v is not None:
-                    k = torch.cat([cache.self_k, k], dim=2)  # (B, H, t+T, Dh)
-                    v = torch.cat([cache.self_v, v], dim=2)
-                cache.self_k, cache.self_v = k, v
-        else:
-            q = self._split_heads(self.q_proj(query))  # (B, H, T, Dh)
-            if cache is not None and cache.cross_k is not None and cache.cross_v is not None:
-                k, v = cache.cross_k, cache.cross_v
-            else:
-                if memory is None:
-                    raise ValueError("cross-attention needs memory or a filled cache")
-                k, v = self.project_kv(memory)  # (B, H, S, Dh)
-                if cache is not None:
-                    cache.cross_k, cache.cross_v = k, v
-
-        group = 1 if self.self_attention or cache is None else cache.group
-        if group > 1:  # the group's queries side by side against their sentence's keys
-            q = group_rows(q, group)  # (N / G, H, G * T, Dh)
-        mask = _combine_masks(key_pad_mask, attn_mask)  # broadcastable to (B, H, T, L)
-        if causal and mask is not None:
-            raise ValueError("pass either causal=True or an explicit attn_mask, not both")
-        dropout = self.dropout if self.training else 0.0
-        weights: Tensor | None = None
-        if need_weights or _explicit_is_faster(q, k):
-            weights = attention_weights(q, k, mask, causal)  # (B, H, T, L)
-            context = F.dropout(weights, p=dropout, training=self.training) @ v  # (B,H,T,Dh)
-        else:
-            context = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=mask, dropout_p=dropout, is_causal=causal
-            )  # (B, H, T, Dh)
-        if group > 1:
-            context = ungroup_rows(context, group)  # (N, H, T, Dh)
-            weights = ungroup_rows(weights, group) if weights is not None else None
-        batch, _, length, _ = context.shape
-        context = context.transpose(1, 2).reshape(batch, length, -1)  # (B, T, D)
-        return self.out_proj(context), weights if need_weights else None
-
-
-def _explicit_is_faster(q: Tensor, k: Tensor) -> bool:
-    """Whether softmax(Q K^T / sqrt(d)) V beats ``F.scaled_dot_product_attention`` here.
-
-    On a CPU, PyTorch's fused attention backward in bf16/fp16 is 5-10x slower than the explicit
-    product for sentence-length keys (48 against 7 ms for 128 x 8 heads x 32 x 32, even at 256
-    keys; docs/benchmarks.md, "Training throughput"), so training under CPU autocast takes the
-    explicit path. Inference, fp32 and GPUs keep the fused kernel.
-    """
-    return (
-        q.device.type == "cpu"
-        and q.dtype in (torch.bfloat16, torch.float16)
-        and torch.is_grad_enabled()
-        and k.size(-2) <= 256
-    )
-
-
-def attention_weights(q: Tensor, k: Tensor, mask: Tensor | None, causal: bool) -> Tensor:
-    """softmax(Q K^T / sqrt(d_k)) (B, H, T, L), the softmax in float32, masked keys at zero."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, H, T, L)
-    if causal:
-        future = torch.ones(q.size(2), k.size(2), dtype=torch.bool, device=q.device)
-        scores = scores.masked_fill(future.triu(1), float("-inf"))
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
-
-
-def _combine_masks(key_pad_mask: Tensor | None, attn_mask: Tensor | None) -> Tensor | None:
-    """Turn anuvad's masks (True = blocked) into SDPA's (True = may attend)."""
-    allowed: Tensor | None = None
-    if key_pad_mask is not None:
-        allowed = ~key_pad_mask[:, None, None, :]  # (B, 1, 1, L)
-    if attn_mask is not None:
-        future_ok = ~attn_mask[None, None, :, :]  # (1, 1, T, L)
-        allowed = future_ok if allowed is None else allowed & future_ok
-    return allowed
+    def forward(self, x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+        """x (..., I), weight (O, I), bias (O,) → (..., O)."""
+        return F.linear(x, weight, bias)
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,8 +102,8 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, activation_dropout: float) -> None:
         super().__init__()
-        self.linear1 = Linear(d_model, d_ff)
-        self.linear2 = Linear(d_ff, d_model)
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
         self.activation_dropout = nn.Dropout(activation_dropout)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -270,9 +148,7 @@ class EncoderLayer(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         pre, eps = config.norm_position == "pre", config.layer_norm_eps
-        self.self_attn = MultiHeadAttention(
-            config.d_model, config.num_heads, config.attention_dropout, self_attention=True
-        )
+        self.self_attn = SelfAttention(config.d_model, config.num_heads, config.attention_dropout)
         self.ffn = FeedForward(config.d_model, config.d_ff, config.activation_dropout)
         self.attn_sublayer = SublayerConnection(config.d_model, config.dropout, pre, eps)
         self.ffn_sublayer = SublayerConnection(config.d_model, config.dropout, pre, eps)
@@ -292,8 +168,8 @@ class DecoderLayer(nn.Module):
         super().__init__()
         pre, eps = config.norm_position == "pre", config.layer_norm_eps
         d, h, p = config.d_model, config.num_heads, config.attention_dropout
-        self.self_attn = MultiHeadAttention(d, h, p, self_attention=True)
-        self.cross_attn = MultiHeadAttention(d, h, p, self_attention=False)
+        self.self_attn = SelfAttention(d, h, p)
+        self.cross_attn = CrossAttention(d, h, p)
         self.ffn = FeedForward(d, config.d_ff, config.activation_dropout)
         self.self_sublayer = SublayerConnection(d, config.dropout, pre, eps)
         self.cross_sublayer = SublayerConnection(d, config.dropout, pre, eps)

@@ -24,9 +24,14 @@ import torch
 from torch import Tensor, nn
 
 from anuvad.config import ModelConfig
-from anuvad.inference.cpu import linear
 from anuvad.model.cache import DecoderCache, LayerCache
-from anuvad.model.layers import DecoderLayer, EncoderLayer, LearnedPositions, SinusoidalPositions
+from anuvad.model.layers import (
+    DecoderLayer,
+    EncoderLayer,
+    LearnedPositions,
+    LinearProduct,
+    SinusoidalPositions,
+)
 
 # --------------------------------------------------------------------------------------------
 # The encoder-decoder model
@@ -90,6 +95,7 @@ class Transformer(nn.Module):
         self.output_proj: nn.Linear | None = (
             None if config.tie_output_embedding else nn.Linear(d, config.tgt_vocab_size, bias=False)
         )
+        self.output_product = LinearProduct()  # hidden states x output matrix (no parameters)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -131,13 +137,17 @@ class Transformer(nn.Module):
         out: Tensor = self.encoder_norm(x)
         return out
 
+    def output_matrix(self) -> tuple[Tensor, Tensor | None]:
+        """The output layer's weight (V, D) and bias (None: the paper's has none)."""
+        if self.output_proj is not None:
+            return self.output_proj.weight, self.output_proj.bias
+        return self.tgt_embed.weight, None  # tied with the target embedding (section 3.4)
+
     def project(self, hidden: Tensor) -> Tensor:
         """Decoder states (..., D) → vocabulary logits (..., V)."""
-        if self.output_proj is not None:
-            weight, bias = self.output_proj.weight, self.output_proj.bias
-        else:
-            weight, bias = self.tgt_embed.weight, None
-        return linear(hidden, weight, bias)  # faster when decoding on a CPU
+        weight, bias = self.output_matrix()
+        out: Tensor = self.output_product(hidden, weight, bias)
+        return out
 
     def decode(
         self,

@@ -52,3 +52,14 @@ def autocast_context(
         return contextlib.nullcontext()
     dtype = torch.bfloat16 if precision == "bf16" else torch.float16
     return torch.autocast(device_type=device.type, dtype=dtype)
+
+
+def explicit_attention_pays(device: torch.device, precision: str) -> bool:
+    """Whether training should compute attention as the explicit softmax(Q K^T / sqrt(d)) V.
+
+    On a CPU, PyTorch's fused attention backward in bf16/fp16 is 5-10x slower than the explicit
+    product for sentence-length keys (48 against 7 ms for 128 x 8 heads x 32 x 32, even at 256
+    keys; docs/benchmarks.md, "Training throughput"). fp32 and GPUs keep the fused kernel, and
+    validation and inference always do.
+    """
+    return device.type == "cpu" and precision in ("bf16", "fp16")

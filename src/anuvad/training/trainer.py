@@ -36,11 +36,16 @@ from anuvad.data.encoded import EncodedCorpus
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
 from anuvad.device import resolve_device
 from anuvad.errors import TrainingError
+from anuvad.model.attention import use_explicit_attention
 from anuvad.model.transformer import Transformer, build_model, count_parameters
 from anuvad.training.distributed import DistributedContext, any_rank, barrier, wrap_model
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
-from anuvad.training.precision import autocast_context, with_precision
+from anuvad.training.precision import (
+    autocast_context,
+    explicit_attention_pays,
+    with_precision,
+)
 from anuvad.training.run_log import (
     RUN_INFO_FILE,
     RunLogger,
@@ -231,17 +236,20 @@ class Trainer:
         self.network.train()
         loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
         scale = self.context.world_size / global_tokens  # DDP averages gradients over ranks
-        for index, group in enumerate(local_groups):
-            last = index == len(local_groups) - 1
-            sync: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-            if isinstance(self.network, DistributedDataParallel) and not last:
-                sync = self.network.no_sync()  # gradients are all-reduced once, at the end
-            with sync:
-                batch = self._batch(group)
-                logits = self._logits(batch, self.network)
-                loss = label_smoothed_loss(logits, batch.tgt_out_ids, train.label_smoothing)
-                self.scaler.scale(loss * scale).backward()  # type: ignore[no-untyped-call]
-            loss_sum += loss.detach().double()
+        # CPU bf16/fp16: the explicit attention product (a fast backward) for these batches.
+        explicit = explicit_attention_pays(self.device, train.precision)
+        with use_explicit_attention(self.model, explicit):
+            for index, group in enumerate(local_groups):
+                last = index == len(local_groups) - 1
+                sync: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+                if isinstance(self.network, DistributedDataParallel) and not last:
+                    sync = self.network.no_sync()  # gradients are all-reduced once, at the end
+                with sync:
+                    batch = self._batch(group)
+                    logits = self._logits(batch, self.network)
+                    loss = label_smoothed_loss(logits, batch.tgt_out_ids, train.label_smoothing)
+                    self.scaler.scale(loss * scale).backward()  # type: ignore[no-untyped-call]
+                loss_sum += loss.detach().double()
         if self.context.enabled:
             dist.all_reduce(loss_sum)
         total = float(loss_sum) / global_tokens
@@ -257,17 +265,17 @@ class Trainer:
         if train.clip_norm > 0:
             self.scaler.unscale_(self.optimizer)
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), train.clip_norm)
-        scale = self.scaler.get_scale() if self.scaler.is_enabled() else 1.0
+        loss_scale = self.scaler.get_scale() if self.scaler.is_enabled() else 1.0
         self.scaler.step(self.optimizer)
         self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
         # fp16: a lowered loss scale means the scaler found inf/NaN gradients and skipped the
         # update; the step count and the learning-rate schedule then stay where they are.
-        if self.scaler.is_enabled() and self.scaler.get_scale() < scale:
+        if self.scaler.is_enabled() and self.scaler.get_scale() < loss_scale:
             logger.warning(
                 "fp16 gradient overflow at update %d: skipped, loss scale %g -> %g",
                 step,
-                scale,
+                loss_scale,
                 self.scaler.get_scale(),
             )
         else:

@@ -1,48 +1,68 @@
-"""anuvad.inference.cpu: both products equal nn.Linear, and the chooser keeps the faster one."""
+"""anuvad.inference.cpu: both products equal nn.Linear; accelerate() swaps a loaded model's
+projections for fixed-product ones (same parameters, same keys), chooses the faster product on a
+clock, stores the choices per machine and reuses them, so that two loads decode byte-identically."""
 
 from __future__ import annotations
 
-import time
+import json
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from anuvad.config import ModelConfig
+from anuvad.data.batching import collate_source
+from anuvad.decoding.beam import beam_search
 from anuvad.errors import ConfigError
-from anuvad.inference import cpu as cpu_linear
+from anuvad.inference import cpu
 from anuvad.inference.cpu import (
+    BUCKETS,
     MAX_ROWS,
     PRODUCT_ENV_VAR,
-    Linear,
-    ProductChooser,
+    AcceleratedLinear,
+    AcceleratedProduct,
+    accelerate,
+    machine_key,
+    measure_choices,
     padded_rows,
     row_bucket,
+    shape_key,
     transposed_linear,
 )
+from anuvad.model.layers import LinearProduct
+from anuvad.model.transformer import Transformer, build_model
+
+Matrices = Sequence[tuple[Tensor, Tensor | None]]
 
 
-@pytest.mark.parametrize("mode", ["auto", "plain", "transposed"])
-@pytest.mark.parametrize("rows", [1, 2, 3, 8, 9, 17, 31, MAX_ROWS, MAX_ROWS + 1])
-def test_linear_equals_nn_linear_in_inference(
-    rows: int, mode: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cpu_linear, "CHOOSER", ProductChooser(mode, samples=1))
+def tiny_model(tie: bool = True) -> Transformer:
     torch.manual_seed(0)
-    ours, reference = Linear(32, 48), nn.Linear(32, 48)
-    reference.load_state_dict(ours.state_dict())
-    x = torch.randn(rows, 1, 32)  # (M, 1, I) as a decoding step feeds it
-    with torch.inference_mode():
-        for _ in range(5):  # through the trials and past the choice
-            got, want = ours(x), reference(x)
-            assert got.shape == want.shape == (rows, 1, 48)
-            assert got.is_contiguous()
-            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    config = ModelConfig(
+        d_model=32,
+        num_heads=4,
+        d_ff=64,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        src_vocab_size=50,
+        tgt_vocab_size=60,
+        tie_output_embedding=tie,
+        dropout=0.0,
+    )
+    return build_model(config).eval()
 
 
-@pytest.mark.parametrize("shape", [(1, 16), (1, 1, 16), (3, 5, 16), (0, 16)])
+def everything(name: str) -> cpu.Choices:
+    return dict.fromkeys(BUCKETS, name)
+
+
+@pytest.mark.parametrize("shape", [(1, 16), (1, 1, 16), (3, 5, 16), (0, 16), (17, 16)])
 @pytest.mark.parametrize("bias", [True, False])
-def test_transposed_linear_keeps_leading_dims(shape: tuple[int, ...], bias: bool) -> None:
+def test_transposed_linear_equals_f_linear_and_keeps_leading_dims(
+    shape: tuple[int, ...], bias: bool
+) -> None:
     torch.manual_seed(0)
     x, weight = torch.randn(shape), torch.randn(40, 16)
     b = torch.randn(40) if bias else None
@@ -51,78 +71,182 @@ def test_transposed_linear_keeps_leading_dims(shape: tuple[int, ...], bias: bool
     torch.testing.assert_close(got, F.linear(x, weight, b), rtol=1e-5, atol=1e-5)
 
 
-def test_training_takes_the_ordinary_path_and_gets_the_same_gradients() -> None:
+@pytest.mark.parametrize("product", ["plain", "transposed"])
+@pytest.mark.parametrize("rows", [1, 2, 3, 9, 31, MAX_ROWS, MAX_ROWS + 1])
+def test_an_accelerated_linear_equals_nn_linear(rows: int, product: str) -> None:
     torch.manual_seed(0)
-    ours, reference = Linear(8, 4), nn.Linear(8, 4)
-    reference.load_state_dict(ours.state_dict())
-    x = torch.randn(4, 8)
-    ours(x).square().sum().backward()
-    reference(x).square().sum().backward()
-    assert ours.weight.grad is not None and reference.weight.grad is not None
-    assert torch.equal(ours.weight.grad, reference.weight.grad)
-    assert list(ours.state_dict()) == ["weight", "bias"]
+    reference = nn.Linear(32, 48)
+    ours = AcceleratedLinear(reference, everything(product))
+    x = torch.randn(rows, 1, 32)  # (M, 1, I) as a decoding step feeds it
+    with torch.inference_mode():
+        got, want = ours(x), reference(x)
+    assert got.shape == want.shape == (rows, 1, 48) and got.is_contiguous()
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
 
 
-def slow_linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    time.sleep(0.002)
-    return F.linear(x, weight, bias)
+def test_accelerate_keeps_parameters_keys_and_training_untouched(tmp_path: Path) -> None:
+    model = tiny_model()
+    before = {name: tensor for name, tensor in model.state_dict().items()}
+    params = {name: p.data_ptr() for name, p in model.named_parameters()}
+    choices = accelerate(model, "transposed", cache=tmp_path / "c.json")
+    assert choices and all(set(c.values()) == {"transposed"} for c in choices.values())
+    after = model.state_dict()
+    assert list(after) == list(before)  # the same keys, in the same order
+    for name, tensor in after.items():
+        assert torch.equal(tensor, before[name]), name
+    assert {name: p.data_ptr() for name, p in model.named_parameters()} == params  # shared
+    assert not any(type(m) is nn.Linear for m in model.modules())
+    assert isinstance(model.output_product, AcceleratedProduct)
+    # With autograd on, the ordinary product runs and gradients reach the shared weights.
+    src = torch.randint(4, 50, (2, 5))
+    tgt = torch.randint(4, 60, (2, 4))
+    model(src, tgt, None).square().sum().backward()
+    assert model.tgt_embed.weight.grad is not None
 
 
-def test_chooser_keeps_the_faster_product_per_shape_and_row_bucket() -> None:
-    calls: list[str] = []
+@pytest.mark.parametrize("tie", [True, False])
+def test_an_accelerated_model_decodes_as_the_plain_one(tmp_path: Path, tie: bool) -> None:
+    plain, fast = tiny_model(tie), tiny_model(tie)
+    accelerate(fast, "transposed", cache=tmp_path / "c.json")
+    src, pad = collate_source([[5, 6, 7, 8, 9], [10, 11, 3]])
+    with torch.inference_mode():
+        want = beam_search(plain, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
+        got = beam_search(fast, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
+    assert [h[0].token_ids for h in got] == [h[0].token_ids for h in want]
+    for g, w in zip(got, want, strict=True):
+        assert g[0].score == pytest.approx(w[0].score, abs=1e-4)
 
-    def counted(name: str, product: cpu_linear.Product) -> cpu_linear.Product:
-        def run(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-            calls.append(name)
-            return product(x, weight, bias)
 
-        return run
+def test_plain_mode_and_other_devices_leave_the_model_as_it_is(tmp_path: Path) -> None:
+    model = tiny_model()
+    assert accelerate(model, "plain", cache=tmp_path / "c.json") == {}
+    assert type(model.output_product) is LinearProduct
+    assert any(type(m) is nn.Linear for m in model.modules())
+    assert not (tmp_path / "c.json").exists()
 
-    chooser = ProductChooser(
-        "auto",
-        samples=3,
-        products={"slow": counted("slow", slow_linear), "fast": counted("fast", F.linear)},
+
+class FakeClock:
+    """Seconds that only products advance: "transposed" costs 1 per matrix below 8 rows, 3
+    from 8 rows on; "plain" always 2. No wall clock, so load cannot change the outcome."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def products(self) -> dict[str, cpu.Product]:
+        def plain(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+            self.now += 2
+            return F.linear(x, weight, bias)
+
+        def transposed(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+            self.now += 1 if x.size(0) < 8 else 3
+            return transposed_linear(x, weight, bias)
+
+        return {"plain": plain, "transposed": transposed}
+
+
+def test_measuring_keeps_the_faster_product_per_row_bucket() -> None:
+    clock = FakeClock()
+    weights = [(torch.randn(12, 8), torch.randn(12)) for _ in range(3)]
+    choices = measure_choices(weights, samples=3, products=clock.products(), clock=clock)
+    assert choices == {b: "transposed" if b < 8 else "plain" for b in BUCKETS}
+
+
+def test_equal_times_choose_the_plain_product() -> None:
+    clock = FakeClock()
+    same = {"plain": clock.products()["plain"], "transposed": clock.products()["plain"]}
+    choices = measure_choices([(torch.randn(4, 4), None)], samples=1, products=same, clock=clock)
+    assert set(choices.values()) == {"plain"}
+
+
+def test_choices_are_stored_per_machine_and_reused_for_identical_outputs(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "cpu-products.json"
+    measured: list[str] = []
+
+    def measure(matrices: Matrices) -> cpu.Choices:
+        measured.append(shape_key(*matrices[0]))
+        # What a real timing might say, differently for each shape: per bucket, alternating.
+        return {
+            b: ("transposed" if (i + len(measured)) % 2 else "plain") for i, b in enumerate(BUCKETS)
+        }
+
+    first, second = tiny_model(), tiny_model()
+    chosen = accelerate(first, "auto", cache=cache, measure=measure)
+    shapes = len(measured)
+    assert shapes == len(chosen) >= 4  # qkv, q, kv/ffn shapes and the output layer
+    stored = json.loads(cache.read_text(encoding="utf-8"))
+    assert list(stored) == [machine_key()]
+
+    def must_not_measure(matrices: Matrices) -> cpu.Choices:
+        raise AssertionError("the stored choices should have been used")
+
+    assert accelerate(second, "auto", cache=cache, measure=must_not_measure) == chosen
+    src, pad = collate_source([[5, 6, 7, 8, 9], [10, 11, 3]])
+    with torch.inference_mode():
+        a = beam_search(first, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
+        b = beam_search(second, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
+    assert [(h.token_ids, h.score) for n in a for h in n] == [
+        (h.token_ids, h.score) for n in b for h in n
+    ]
+
+
+def test_another_machine_measures_anew_and_keeps_the_first_machines_choices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cpu-products.json"
+    accelerate(tiny_model(), "auto", cache=cache, measure=lambda m: everything("plain"))
+    monkeypatch.setattr(cpu, "machine_key", lambda threads=None: "another CPU")
+    chosen = accelerate(
+        tiny_model(), "auto", cache=cache, measure=lambda m: everything("transposed")
     )
-    weight, bias = torch.randn(12, 8), torch.randn(12)
-    x = torch.randn(4, 8)
-    for _ in range(2 * (3 + cpu_linear.WARM_UP)):  # the trial calls
-        torch.testing.assert_close(chooser(x, weight, bias), F.linear(x, weight, bias))
-    assert calls.count("slow") == calls.count("fast") == 3 + cpu_linear.WARM_UP  # alternated
-    key = (12, 8, 4, torch.float32, True, torch.get_num_threads())
-    assert chooser.choices == {key: "fast"}
-    calls.clear()
-    for _ in range(5):
-        chooser(torch.randn(3, 8), weight, bias)  # 3 rows: the same bucket as 4
-    assert calls == ["fast"] * 5
-    chooser(torch.randn(5, 8), weight, bias)  # a new bucket (8) is timed again
-    chooser(torch.randn(4, 8), weight, None)  # so is the same shape without bias
-    assert len(chooser.choices) == 1 and len(calls) == 7
-    chooser.reset()
-    assert chooser.choices == {}
+    assert all(set(c.values()) == {"transposed"} for c in chosen.values())
+    assert len(json.loads(cache.read_text(encoding="utf-8"))) == 2
 
 
-@pytest.mark.parametrize("mode", ["plain", "transposed"])
-def test_a_fixed_mode_never_times_or_switches(mode: str) -> None:
-    chooser = ProductChooser(mode)
-    x, weight = torch.randn(4, 8), torch.randn(12, 8)
-    for _ in range(20):
-        torch.testing.assert_close(chooser(x, weight, None), F.linear(x, weight))
-    assert chooser.choices == {}
+def test_an_unreadable_or_unwritable_cache_is_no_failure(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    assert accelerate(tiny_model(), "auto", cache=broken, measure=lambda m: everything("plain"))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("", encoding="utf-8")
+    chosen = accelerate(
+        tiny_model(),
+        "auto",
+        cache=blocked / "cpu-products.json",
+        measure=lambda m: everything("plain"),
+    )
+    assert chosen
+    assert "unreadable" in caplog.text and "could not store" in caplog.text
 
 
 def test_the_mode_comes_from_the_environment_and_a_bad_one_is_named(
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    x, weight = torch.randn(2, 8), torch.randn(12, 8)
     monkeypatch.setenv(PRODUCT_ENV_VAR, "transposed")
-    chooser = ProductChooser(mode=None)
-    chooser(x, weight, None)
-    assert chooser.mode == "transposed"
+    chosen = accelerate(tiny_model(), cache=tmp_path / "c.json")
+    assert all(set(c.values()) == {"transposed"} for c in chosen.values())
     monkeypatch.setenv(PRODUCT_ENV_VAR, "fastest")
     with pytest.raises(ConfigError, match=r"ANUVAD_CPU_PRODUCT='fastest'.*auto, plain, transposed"):
-        ProductChooser(mode=None)(x, weight, None)
-    with pytest.raises(ConfigError, match="ANUVAD_CPU_PRODUCT"):
-        ProductChooser("gemv")
+        accelerate(tiny_model(), cache=tmp_path / "c.json")
+
+
+def test_the_cache_folder_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANUVAD_CACHE_DIR", str(tmp_path / "mine"))
+    assert cpu.cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv("ANUVAD_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cpu.cache_dir() == tmp_path / "xdg" / "anuvad"
+
+
+def test_the_machine_key_names_threads_and_torch() -> None:
+    key = machine_key(threads=3)
+    assert "3 threads" in key and torch.__version__ in key and "flags" in key
 
 
 @pytest.mark.parametrize(("rows", "padded"), [(1, 2), (2, 2), (8, 8), (9, 16), (16, 16), (17, 32)])
