@@ -212,7 +212,8 @@ def main() -> None:
         searches = searches[1:]
     # Every CTranslate2 call leaves PyTorch's later small products ~110 µs slower each in the same
     # process (its bundled OpenMP runtime makes PyTorch's threads sleep between parallel regions;
-    # docs/benchmarks.md): the PyTorch decoders (anuvad, Marian) run first, every cell of them.
+    # docs/benchmark-history.md): the PyTorch decoders (anuvad, Marian) run first, every cell
+    # of them.
     cells: list[tuple[int, int, str, str, Plan]] = []  # (phase, batch size, search, name, plan)
     for size in args.batch_size:
         for search, k in searches:

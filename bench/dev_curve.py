@@ -156,7 +156,10 @@ def main() -> None:
             group = checkpoints[max(0, last - n + 1) : last + 1]
             translator = translator_for(group, args.beam)
             start = time.perf_counter()
-            hypotheses = [t.text for t in translator.translate(sources, beam_size=args.beam)]
+            hypotheses = [
+                t.text
+                for t in translator.translate(sources, translator.settings(beam_size=args.beam))
+            ]
             seconds = time.perf_counter() - start
             scores = corpus_scores(hypotheses, references, tokenize)
             step = load_training_state(checkpoints[last]).progress.step

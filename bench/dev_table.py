@@ -94,11 +94,16 @@ def main() -> None:
             results = translate_documents(
                 sources,
                 data.src_lang,
-                lambda s: translator.translate(s, beam_size=args.beam_size),
+                lambda s: translator.translate(s, translator.settings(beam_size=args.beam_size)),
             )
             hypotheses = [r.text for r in results]
         else:
-            hypotheses = [t.text for t in translator.translate(sources, beam_size=args.beam_size)]
+            hypotheses = [
+                t.text
+                for t in translator.translate(
+                    sources, translator.settings(beam_size=args.beam_size)
+                )
+            ]
         seconds = time.perf_counter() - started
         scores = corpus_scores(hypotheses, references, tokenize)
         rows.append(

@@ -9,7 +9,7 @@ it near its embedding's; a collapsed one shrinks it by an order of magnitude a l
     .venv/bin/python bench/encoder_spread.py runs/ptb_parsing_cpu/checkpoints/step_*.pt \
         --source data/prepared/ptb_parsing_cpu/valid.src.txt
 
-Found with it (docs/benchmarks.md, parsing): the 4-layer parsing models trained at a peak
+Found with it (docs/benchmark-history.md, parsing): the 4-layer parsing models trained at a peak
 learning rate of 2.2e-3 collapse their encoder within ~400 updates and then write the same
 tree for every sentence.
 """

@@ -241,4 +241,17 @@ def test_no_repeat_ngram_size_reaches_the_search(
         pieces = tokenizer.pieces(line)
         assert len(pieces) == len(set(pieces)), pieces
     assert main([*base, "--input", str(tmp_path / "in.txt"), "--no-repeat-ngram-size", "-1"]) == 2
-    assert "--no-repeat-ngram-size must be 0" in capsys.readouterr().err
+    assert "decode.no_repeat_ngram_size must be >= 0, got -1" in capsys.readouterr().err
+
+
+def test_search_options_are_checked_together_and_early_stopping_reaches_the_search(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "in.txt").write_text("The sky is blue.\nI am going home.\n", encoding="utf-8")
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu"]
+    base += ["--input", str(tmp_path / "in.txt"), "--no-progress", "--beam-size", "3"]
+    assert main([*base, "--nbest", "4"]) == 2
+    assert "decode.nbest must be between 1 and beam_size (3), got 4" in capsys.readouterr().err
+    for rule in ("finished", "bound"):
+        assert main([*base, "--early-stopping", rule]) == 0
+        assert len(capsys.readouterr().out.splitlines()) == 2

@@ -47,8 +47,10 @@ def ct2_folder(tiny_enhi_model: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 
 def test_greedy_outputs_equal_anuvads_own(tiny_enhi_model: Path, ct2_folder: Path) -> None:
-    ours = Translator.from_file(tiny_enhi_model, device="cpu").translate(SENTENCES, beam_size=1)
-    theirs = CT2Translator(ct2_folder, device="cpu").translate(SENTENCES, beam_size=1)
+    torch_engine = Translator.from_file(tiny_enhi_model, device="cpu")
+    ct2_engine = CT2Translator(ct2_folder, device="cpu")
+    ours = torch_engine.translate(SENTENCES, torch_engine.settings(beam_size=1))
+    theirs = ct2_engine.translate(SENTENCES, ct2_engine.settings(beam_size=1))
     assert [t.token_ids for t in theirs] == [t.token_ids for t in ours]
     assert [t.text for t in theirs] == [t.text for t in ours]
     for a, b in zip(ours, theirs, strict=True):
@@ -58,12 +60,12 @@ def test_greedy_outputs_equal_anuvads_own(tiny_enhi_model: Path, ct2_folder: Pat
 
 @pytest.mark.parametrize("alpha", [0.6, 0.0, 1.0])
 def test_beam_outputs_agree(tiny_enhi_model: Path, ct2_folder: Path, alpha: float) -> None:
-    ours = Translator.from_file(tiny_enhi_model, device="cpu").translate(
-        SENTENCES, beam_size=4, length_penalty=alpha
+    torch_engine = Translator.from_file(tiny_enhi_model, device="cpu")
+    ct2_engine = CT2Translator(ct2_folder, device="cpu")
+    ours = torch_engine.translate(
+        SENTENCES, torch_engine.settings(beam_size=4, length_penalty=alpha)
     )
-    theirs = CT2Translator(ct2_folder, device="cpu").translate(
-        SENTENCES, beam_size=4, length_penalty=alpha
-    )
+    theirs = ct2_engine.translate(SENTENCES, ct2_engine.settings(beam_size=4, length_penalty=alpha))
     same = sum(a.token_ids == b.token_ids for a, b in zip(ours, theirs, strict=True))
     assert same / len(SENTENCES) >= 0.99, f"{same} of {len(SENTENCES)} beam outputs agree"
     for a, b in zip(ours, theirs, strict=True):
@@ -78,8 +80,8 @@ def test_threads_default_to_torchs_and_do_not_change_outputs(ct2_folder: Path) -
     two = CT2Translator(ct2_folder, device="cpu", threads=2)  # (sets OpenMP's count: torch's too)
     assert two.threads == 2 and two.parallel_calls == 1
     torch.set_num_threads(torchs)
-    a = default.translate(SENTENCES, beam_size=4)
-    b = two.translate(SENTENCES, beam_size=4)
+    a = default.translate(SENTENCES, default.settings(beam_size=4))
+    b = two.translate(SENTENCES, two.settings(beam_size=4))
     assert [t.token_ids for t in a] == [t.token_ids for t in b]
 
 
@@ -103,7 +105,7 @@ def test_replicas_serve_concurrent_requests_with_the_same_outputs(ct2_folder: Pa
         texts = asyncio.run(post_all())
     finally:
         app.state.batcher.stop()
-    assert texts == [t.text for t in single.translate(SENTENCES, beam_size=4)]
+    assert texts == [t.text for t in single.translate(SENTENCES, single.settings(beam_size=4))]
 
 
 def test_torch_engine_refuses_replicas(tiny_enhi_model: Path) -> None:
@@ -113,13 +115,13 @@ def test_torch_engine_refuses_replicas(tiny_enhi_model: Path) -> None:
 
 def test_nbest_is_sorted_and_length_limits_hold(ct2_folder: Path) -> None:
     engine = CT2Translator(ct2_folder, device="cpu")
-    (result,) = engine.translate(["The sky is blue."], beam_size=5, nbest=5)
+    (result,) = engine.translate(["The sky is blue."], engine.settings(beam_size=5, nbest=5))
     scores = [c.score for c in result.nbest]
     assert len(scores) == 5 and scores == sorted(scores, reverse=True)
     assert result.text == result.nbest[0].text
-    short = engine.translate(SENTENCES, beam_size=2, max_len_a=0.0, max_len_b=3)
+    short = engine.translate(SENTENCES, engine.settings(beam_size=2, max_len_a=0.0, max_len_b=3))
     assert all(len(t.token_ids) <= 3 for t in short)
-    assert engine.translate(["", "   "], beam_size=1)[0].text == ""
+    assert engine.translate(["", "   "], engine.settings(beam_size=1))[0].text == ""
 
 
 def test_attention_is_one_averaged_matrix_with_rows_summing_to_one(ct2_folder: Path) -> None:
@@ -141,8 +143,9 @@ def test_int8_export_is_smaller_and_still_translates(
     assert size < 0.5 * (ct2_folder / "model.bin").stat().st_size
     engine = CT2Translator(int8, device="cpu")
     assert engine.compute_type.startswith("int8")
-    ours = Translator.from_file(tiny_enhi_model, device="cpu").translate(SENTENCES, beam_size=1)
-    theirs = engine.translate(SENTENCES, beam_size=1)
+    torch_engine = Translator.from_file(tiny_enhi_model, device="cpu")
+    ours = torch_engine.translate(SENTENCES, torch_engine.settings(beam_size=1))
+    theirs = engine.translate(SENTENCES, engine.settings(beam_size=1))
     same = sum(a.text == b.text for a, b in zip(ours, theirs, strict=True))
     assert same >= 0.8 * len(SENTENCES), f"int8 changed {len(SENTENCES) - same} outputs"
 
@@ -185,8 +188,9 @@ def test_other_architectures_export_exactly(
                 p.add_(0.1 * torch.randn_like(p))
     path = save_model(tmp_path / "model.pt", model, config, base.src_tokenizer, base.tgt_tokenizer)
     folder = export_ctranslate2(path, tmp_path / "ct2")
-    ours = Translator.from_file(path, device="cpu").translate(SENTENCES[:12], beam_size=1)
-    theirs = CT2Translator(folder, device="cpu").translate(SENTENCES[:12], beam_size=1)
+    torch_engine, ct2_engine = Translator.from_file(path, device="cpu"), CT2Translator(folder)
+    ours = torch_engine.translate(SENTENCES[:12], torch_engine.settings(beam_size=1))
+    theirs = ct2_engine.translate(SENTENCES[:12], ct2_engine.settings(beam_size=1))
     assert [t.token_ids for t in theirs] == [t.token_ids for t in ours]
 
 
@@ -286,3 +290,14 @@ def test_server_on_the_ct2_engine(ct2_folder: Path) -> None:
         assert view["num_heads"] == 1 and "CTranslate2" in view["note"]
         (model,) = client.get("/models").json()["models"]
         assert model["engine"] == "ctranslate2" and model["num_parameters"] > 0
+
+
+def test_ctranslate2_blocks_repeats_and_refuses_the_bound_rule(
+    tiny_enhi_model: Path, ct2_folder: Path
+) -> None:
+    engine = CT2Translator(ct2_folder, device="cpu")
+    results = engine.translate(SENTENCES, engine.settings(beam_size=2, no_repeat_ngram_size=1))
+    for result in results:  # size 1: no target piece twice
+        assert len(result.token_ids) == len(set(result.token_ids)), result.token_ids
+    with pytest.raises(ConfigError, match="needs the torch engine"):
+        engine.translate(SENTENCES, engine.settings(early_stopping="bound"))

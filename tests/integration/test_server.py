@@ -41,12 +41,12 @@ class CountingTranslator(Translator):
         self.threads: set[str] = set()
         self.fail_with: Exception | None = None
 
-    def translate(self, texts: Sequence[str], **settings: Any) -> list[Translation]:  # type: ignore[override]
+    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:  # type: ignore[override]
         self.calls.append(list(texts))
         self.threads.add(threading.current_thread().name)
         if self.fail_with is not None:
             raise self.fail_with
-        return super().translate(texts, **settings)
+        return super().translate(texts, *args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_greedy_translation_equals_the_translator(
     client: TestClient, translator: CountingTranslator
 ) -> None:
     body = client.post("/translate", json={"text": SENTENCES[0], "decoding": "greedy"}).json()
-    (expected,) = Translator.translate(translator, [SENTENCES[0]], beam_size=1)
+    (expected,) = Translator.translate(translator, [SENTENCES[0]], translator.settings(beam_size=1))
     (got,) = body["translations"]
     assert body["decoding"] == "greedy" and body["beam_size"] == 1
     assert got["text"] == expected.text and got["score"] == pytest.approx(expected.score)
@@ -134,12 +134,37 @@ def test_greedy_translation_equals_the_translator(
     assert body["elapsed_ms"] > 0
 
 
+def test_every_search_setting_travels_from_the_request_to_the_search(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    request = {
+        "text": SENTENCES,
+        "beam_size": 3,
+        "nbest": 2,
+        "early_stopping": "bound",
+        "no_repeat_ngram_size": 1,
+    }
+    body = client.post("/translate", json=request).json()
+    settings = translator.settings(
+        beam_size=3, nbest=2, early_stopping="bound", no_repeat_ngram_size=1
+    )
+    expected = Translator.translate(translator, SENTENCES, settings)
+    for got, want in zip(body["translations"], expected, strict=True):
+        assert [c["text"] for c in got["nbest"]] == [c.text for c in want.nbest]
+        pieces = want.nbest[0].token_ids
+        assert len(pieces) == len(set(pieces))  # size 1: no target piece twice
+    bad = client.post("/translate", json={"text": "Hi.", "early_stopping": "later"})
+    assert bad.status_code == 422 and "early_stopping" in bad.text
+
+
 def test_beam_search_returns_an_nbest_list_best_first(
     client: TestClient, translator: CountingTranslator
 ) -> None:
     request = {"text": SENTENCES, "decoding": "beam", "beam_size": 4, "nbest": 3}
     body = client.post("/translate", json=request).json()
-    expected = Translator.translate(translator, SENTENCES, beam_size=4, nbest=3)
+    expected = Translator.translate(
+        translator, SENTENCES, translator.settings(beam_size=4, nbest=3)
+    )
     assert [t["source"] for t in body["translations"]] == SENTENCES
     for got, want in zip(body["translations"], expected, strict=True):
         assert got["text"] == want.text == got["nbest"][0]["text"]
@@ -186,7 +211,7 @@ def test_attention_has_one_distribution_per_layer_head_and_output_token(
     assert len(cosine) == rows and all(len(r) == cols for r in cosine)
     assert all(-1.0001 <= v <= 1.0001 for r in cosine for v in r)
     beam = 1 if decoding == "greedy" else 4
-    (best,) = Translator.translate(translator, [SENTENCES[1]], beam_size=beam)
+    (best,) = Translator.translate(translator, [SENTENCES[1]], translator.settings(beam_size=beam))
     assert view["text"] == best.text
 
 
@@ -393,9 +418,8 @@ def test_requests_with_different_settings_are_not_merged(translator: CountingTra
         assert translation["source"] == request["text"]
         assert len(translation["nbest"]) == request["nbest"]
         beam = 1 if request["decoding"] == "greedy" else 2
-        (alone,) = Translator.translate(
-            translator, [request["text"]], beam_size=beam, nbest=request["nbest"]
-        )
+        settings = translator.settings(beam_size=beam, nbest=request["nbest"])
+        (alone,) = Translator.translate(translator, [request["text"]], settings)
         assert [c["text"] for c in translation["nbest"]] == [c.text for c in alone.nbest]
 
 
@@ -444,7 +468,7 @@ def test_a_document_is_translated_sentence_by_sentence_with_its_layout(
     """Paragraphs in, paragraphs out: every sentence translated as if sent alone, put back in
     place (newlines, blank lines, spacing), each with its span in the source."""
     document = f"{SENTENCES[0]} {SENTENCES[1]}\n\n  {SENTENCES[2]}\n"
-    alone = Translator.translate(translator, SENTENCES[:3], beam_size=2)
+    alone = Translator.translate(translator, SENTENCES[:3], translator.settings(beam_size=2))
     response = client.post("/translate", json={"text": document, "beam_size": 2, "nbest": 2})
     assert response.status_code == 200, response.text
     (out,) = response.json()["translations"]

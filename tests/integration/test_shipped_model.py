@@ -63,8 +63,8 @@ def test_the_shipped_model_translates_english_into_hindi(
 ) -> None:
     translator = Translator.from_file(model_path, device="cpu")
     sentences = ["A man is riding a horse.", "Two dogs are playing in the grass."]
-    greedy = translator.translate(sentences, beam_size=1)
-    beam = translator.translate(sentences, beam_size=4, nbest=2)
+    greedy = translator.translate(sentences, translator.settings(beam_size=1))
+    beam = translator.translate(sentences, translator.settings(beam_size=4, nbest=2))
     for result in [*greedy, *beam]:
         assert result.finished
         assert len(DEVANAGARI.findall(result.text)) >= 5, result.text
@@ -91,7 +91,9 @@ def test_the_shipped_hindi_english_model_translates_into_english(one_thread: Non
         pytest.skip("no Hindi->English model is shipped")
     translator = Translator.from_file(shipped_model(SHIPPED, "hien"), device="cpu")
     assert translator.model_file.config.data.src_lang == "hi"
-    results = translator.translate(["एक आदमी घोड़े की सवारी कर रहा है।"], beam_size=4)
+    results = translator.translate(
+        ["एक आदमी घोड़े की सवारी कर रहा है।"], translator.settings(beam_size=4)
+    )
     assert results[0].finished
     assert re.search(r"[A-Za-z]{3,}", results[0].text), results[0].text
     assert not DEVANAGARI.search(results[0].text), results[0].text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -278,7 +279,7 @@ def test_validate_reports_every_problem_at_once() -> None:
     config = config_from_dict(minimal())
     config.model.num_heads = 5  # 64 is not divisible by 5
     config.train.warmup_steps = 0
-    config.decode.beam_size = 0
+    config.decode = dataclasses.replace(config.decode, beam_size=0)
     with pytest.raises(ConfigError) as info:
         config.validate()
     message = str(info.value)
@@ -346,7 +347,7 @@ def tricky_config() -> ExperimentConfig:
     config.train.adam_eps = 1e-9
     config.train.lr_scale = 0.1 + 0.2  # not exactly representable in short decimal
     config.model.layer_norm_eps = 1e-12
-    config.decode.max_len_a = 1.25
+    config.decode = dataclasses.replace(config.decode, max_len_a=1.25)
     return config
 
 
@@ -425,3 +426,39 @@ def test_training_summary_names_corpora_weights_and_tags() -> None:
     )
     assert data.training_summary() == "trained on hvg ×0.5, plain.en, bt ×2 (tagged <bt>)"
     assert DataConfig().training_summary() == "training data not recorded"
+
+
+def test_decode_settings_are_one_frozen_value_changed_by_copy() -> None:
+    from anuvad.config import DecodeConfig
+
+    base = DecodeConfig()
+    assert (base.beam_size, base.length_penalty, base.early_stopping) == (4, 0.6, "finished")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        base.beam_size = 8  # type: ignore[misc]
+    changed = base.with_overrides(beam_size=8, nbest=None, early_stopping="bound")
+    assert (changed.beam_size, changed.nbest, changed.early_stopping) == (8, 1, "bound")
+    assert base.beam_size == 4  # the original is untouched
+    assert hash(changed) != hash(base) and changed == base.with_overrides(
+        beam_size=8, early_stopping="bound"
+    )  # usable as a key: the micro-batcher groups requests by it
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"beam_size": 0}, "decode.beam_size must be at least 1, got 0"),
+        ({"nbest": 5}, "decode.nbest must be between 1 and beam_size (4), got 5"),
+        ({"early_stopping": "soon"}, "decode.early_stopping must be finished or bound"),
+        ({"no_repeat_ngram_size": -1}, "decode.no_repeat_ngram_size must be >= 0"),
+        ({"max_len_b": -3}, "decode.max_len_a/b must be >= 0"),
+    ],
+)
+def test_bad_decode_settings_are_named(changes: dict[str, object], message: str) -> None:
+    from anuvad.config import DecodeConfig
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        DecodeConfig().with_overrides(**changes)
+    data = minimal()
+    data["decode"] = changes
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        config_from_dict(data).validate()

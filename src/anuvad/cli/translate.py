@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from anuvad.decoding.constraints import OutputConstraint
+    from anuvad.config import DecodeConfig
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.translation import Translation
 
@@ -46,10 +46,15 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-repeat-ngram-size",
         type=int,
-        default=0,
         metavar="N",
-        help="torch engine: never write the same N target pieces twice in one output (stops "
-        "loops on unfamiliar input; 0 = off)",
+        help="never write the same N target pieces twice in one output (stops loops on "
+        "unfamiliar input; 0 = off; default: the model's)",
+    )
+    p.add_argument(
+        "--early-stopping",
+        choices=["finished", "bound"],
+        help="finished (default): a beam stops once K hypotheses have ended; bound: it goes on "
+        "while an unfinished one could still win (the paper code's rule; torch engine)",
     )
 
 
@@ -87,6 +92,25 @@ def _translator(args: argparse.Namespace) -> TranslationEngine:
     return translator
 
 
+def search_settings(
+    translator: TranslationEngine, args: argparse.Namespace, nbest: int = 1
+) -> DecodeConfig:
+    """The command line's search options over the model's decode settings, checked once.
+
+    Raises:
+        ConfigError: an invalid option (e.g. ``--beam-size 0``), named.
+    """
+    return translator.settings(
+        beam_size=args.beam_size,
+        nbest=nbest,
+        length_penalty=args.length_penalty,
+        max_len_a=args.max_len_a,
+        max_len_b=args.max_len_b,
+        early_stopping=getattr(args, "early_stopping", None),
+        no_repeat_ngram_size=getattr(args, "no_repeat_ngram_size", None),
+    )
+
+
 def _translate(
     translator: TranslationEngine, lines: Sequence[str], args: argparse.Namespace, nbest: int = 1
 ) -> list[Translation]:
@@ -95,38 +119,11 @@ def _translate(
     show = show and not getattr(args, "no_progress", False)
     from tqdm import tqdm
 
-    constraint = _constraint(translator, args)
+    settings = search_settings(translator, args, nbest)
     with tqdm(total=len(lines), unit="sent", disable=not show, file=sys.stderr) as bar:
         return translator.translate(
-            lines,
-            beam_size=args.beam_size,
-            nbest=nbest,
-            length_penalty=args.length_penalty,
-            max_len_a=args.max_len_a,
-            max_len_b=args.max_len_b,
-            use_cache=not args.no_cache,
-            progress=bar.update,
-            constraint=constraint,
+            lines, settings, use_cache=not args.no_cache, progress=bar.update
         )
-
-
-def _constraint(translator: TranslationEngine, args: argparse.Namespace) -> OutputConstraint | None:
-    """``--no-repeat-ngram-size``'s constraint (torch engine), or None.
-
-    Raises:
-        ConfigError: asked of an engine without constraints, or a negative size.
-    """
-    from anuvad.decoding.constraints import NoRepeatNGram
-    from anuvad.errors import ConfigError
-
-    size = getattr(args, "no_repeat_ngram_size", 0)
-    if size == 0:
-        return None
-    if size < 0:
-        raise ConfigError(f"--no-repeat-ngram-size must be 0 (off) or more, got {size}")
-    if translator.engine != "torch":
-        raise ConfigError("--no-repeat-ngram-size needs --engine torch (anuvad's own search)")
-    return NoRepeatNGram(size, translator.model_file.config.model.tgt_vocab_size)
 
 
 def _translate_documents(
@@ -231,15 +228,13 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
             hypotheses = _translate_documents(translator, sources, args)
         else:
             hypotheses = [r.text for r in _translate(translator, sources, args)]
-        d = translator.decode
+        used = search_settings(translator, args)
         settings = {
             "model": str(args.model),
-            "beam_size": d.beam_size if args.beam_size is None else args.beam_size,
-            "length_penalty": d.length_penalty
-            if args.length_penalty is None
-            else args.length_penalty,
-            "max_len_a": d.max_len_a if args.max_len_a is None else args.max_len_a,
-            "max_len_b": d.max_len_b if args.max_len_b is None else args.max_len_b,
+            **{
+                name: getattr(used, name)
+                for name in ("beam_size", "length_penalty", "max_len_a", "max_len_b")
+            },
         }
     else:
         print("error: give --hypotheses FILE, or --model MODEL --source FILE", file=sys.stderr)
@@ -285,11 +280,13 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
             translator,
             [Path(p) for p in args.input],
             Path(args.out_prefix),
-            beam_size=args.beam_size or 1,
+            settings=translator.settings(
+                beam_size=args.beam_size or 1,
+                no_repeat_ngram_size=args.no_repeat_ngram_size,
+            ),
             max_lines=args.max_lines,
             chunk_lines=args.chunk_lines,
             progress=show,
-            constraint=_constraint(translator, args),
         )
     print(
         f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "

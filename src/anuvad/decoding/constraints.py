@@ -93,3 +93,48 @@ class NoRepeatNGram(OutputConstraint):
 
     def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
         return _NGramRows(self.size, self.vocab_size, src_pad_mask.size(0), src_pad_mask.device)
+
+
+class _AllRows(ConstraintRows):
+    def __init__(self, parts: list[ConstraintRows]) -> None:
+        self.parts = parts
+
+    def mask(self) -> Tensor:
+        masks = [part.mask() for part in self.parts]  # each (N, V)
+        total = masks[0]
+        for mask in masks[1:]:
+            total = total + mask.to(total.device)  # -inf anywhere stays -inf
+        return total
+
+    def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
+        for part in self.parts:
+            part.advance(rows, tokens)
+
+    def keep(self, rows: Sequence[int]) -> None:
+        for part in self.parts:
+            part.keep(rows)
+
+
+class AllOf(OutputConstraint):
+    """Every one of ``constraints`` at once: a token is allowed where all of them allow it."""
+
+    def __init__(self, constraints: Sequence[OutputConstraint]) -> None:
+        if not constraints:
+            raise ValueError("AllOf needs at least one constraint")
+        self.constraints = list(constraints)
+
+    def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
+        return _AllRows([c.start(src_pad_mask, limits) for c in self.constraints])
+
+
+def search_constraint(
+    no_repeat_ngram_size: int, vocab_size: int, extra: OutputConstraint | None = None
+) -> OutputConstraint | None:
+    """The constraint one search runs under: ``extra`` (e.g. a tree constraint) and, with
+    ``no_repeat_ngram_size`` > 0, repeated n-grams blocked; None when there is neither."""
+    parts = [c for c in (extra,) if c is not None]
+    if no_repeat_ngram_size > 0:
+        parts.append(NoRepeatNGram(no_repeat_ngram_size, vocab_size))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else AllOf(parts)

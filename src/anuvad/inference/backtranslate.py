@@ -30,7 +30,7 @@ from anuvad.data.encoded import write_atomic
 from anuvad.errors import DataError
 
 if TYPE_CHECKING:
-    from anuvad.decoding.constraints import OutputConstraint
+    from anuvad.config import DecodeConfig
     from anuvad.inference.engine import TranslationEngine
 
 logger = logging.getLogger(__name__)
@@ -126,11 +126,10 @@ def backtranslate(
     inputs: Sequence[Path],
     out_prefix: Path,
     *,
-    beam_size: int = 1,
+    settings: DecodeConfig | None = None,
     max_lines: int = 0,
     chunk_lines: int = 2000,
     progress: Callable[[int, int], object] | None = None,
-    constraint: OutputConstraint | None = None,
 ) -> BacktranslationResult:
     """Translate monolingual text with a reverse model into aligned synthetic pairs.
 
@@ -140,14 +139,12 @@ def backtranslate(
             (``.gz`` is read as gzip); read in order.
         out_prefix: where the pairs go: ``<prefix>.<engine's tgt lang>`` (synthetic) and
             ``<prefix>.<engine's src lang>`` (the input lines).
-        beam_size: 1 = greedy (the default: fast, and tagged training copes with its
-            monotony); >1 = beam search.
+        settings: the search (None: greedy search, the engine's other settings: fast, and
+            tagged training copes with its monotony); ``no_repeat_ngram_size`` keeps a weak
+            reverse model from writing loops.
         max_lines: read only the first N lines of each input file (0 = all).
         chunk_lines: input lines per finished chunk (what a kill can lose).
         progress: called with (input lines done, input lines in all) after every chunk.
-        constraint: restricts the search (e.g. :class:`~anuvad.decoding.constraints.NoRepeatNGram`,
-        so a
-            weak reverse model does not write loops); torch engine only.
 
     Returns:
         What was read, written and skipped.
@@ -156,8 +153,9 @@ def backtranslate(
         DataError: an input file is missing or not UTF-8 (naming the line), or the progress
             record of an interrupted call belongs to other inputs.
     """
-    if beam_size < 1 or chunk_lines < 1:
-        raise ValueError(f"beam_size ({beam_size}) and chunk_lines ({chunk_lines}) must be >= 1")
+    if chunk_lines < 1:
+        raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
+    settings = settings or engine.settings(beam_size=1)
     data = engine.model_file.config.data
     synthetic_path, real_path = output_paths(out_prefix, data.tgt_lang, data.src_lang)
     source_names = [str(path) for path in inputs]
@@ -180,7 +178,7 @@ def backtranslate(
     while done < len(lines):
         chunk = lines[done : done + chunk_lines]
         todo = [line for line in chunk if line]
-        translated = engine.translate(todo, beam_size=beam_size, constraint=constraint)
+        translated = engine.translate(todo, settings)
         outputs = [t.text.strip() for t in translated]
         pairs = [(out, real) for out, real in zip(outputs, todo, strict=True) if out]
         _append(_partial(synthetic_path), [out for out, _ in pairs])

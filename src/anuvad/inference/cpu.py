@@ -15,9 +15,9 @@ rows M     ``F.linear`` (x @ W^T)      transposed ((W @ x^T)^T)
 128        3,853 µs                     8,654 µs
 =========  ==========================  ============================
 
-On the AVX2 CPU of docs/benchmarks.md the transposed product won up to 64 rows and more. So no
-fixed rule is right everywhere. :func:`accelerate` (called when a translator loads a model onto
-a CPU) times both products on the model's own weights for every matrix shape and row bucket,
+On the AVX2 CPU of docs/benchmark-history.md the transposed product won up to 64 rows and more.
+So no fixed rule is right everywhere. :func:`accelerate` (called when a translator loads a model
+onto a CPU) times both products on the model's own weights for every matrix shape and row bucket,
 cycling through all the layers of a shape so that the weights are as cold as while decoding,
 and swaps each ``nn.Linear`` (and the output layer's :class:`~anuvad.model.layers.LinearProduct`)
 for a module that always uses the product chosen for its bucket. The choices are stored per

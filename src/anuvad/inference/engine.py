@@ -60,15 +60,15 @@ class TranslationEngine(Protocol):
     @property
     def num_parameters(self) -> int: ...
 
+    def settings(self, **changes: Any) -> DecodeConfig:
+        """:attr:`decode` with ``changes`` (None values ignored), checked (ConfigError)."""
+        ...
+
     def translate(
         self,
         texts: Sequence[str],
+        settings: DecodeConfig | None = None,
         *,
-        beam_size: int | None = None,
-        nbest: int = 1,
-        length_penalty: float | None = None,
-        max_len_a: float | None = None,
-        max_len_b: int | None = None,
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
@@ -76,9 +76,7 @@ class TranslationEngine(Protocol):
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...
 
-    def attention(
-        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
-    ) -> AttentionView: ...
+    def attention(self, text: str, settings: DecodeConfig | None = None) -> AttentionView: ...
 
     def attention_of(self, result: Translation) -> AttentionView: ...
 
@@ -122,8 +120,8 @@ def server_layout(engine: str, device: str, threads: int, replicas: int) -> tupl
     """(threads per model call, replicas) for a server; ``replicas`` 0 means "choose".
 
     A CTranslate2 server on a CPU with neither set gets one single-threaded replica per core:
-    measured on 2 cores (docs/benchmarks.md, "Serving the shipped Hindi model after the
-    change"), 2 replicas x 1 thread served int8 beam 4 at 321.9 sentences/s batched and 236.5
+    measured on 2 cores (docs/benchmark-history.md, "Serving the shipped Hindi model after
+    the change"), 2 replicas x 1 thread served int8 beam 4 at 321.9 sentences/s batched and 236.5
     one call per request, 1 replica x 2 threads at 251.3 and 27.8. Everything else: 1 replica.
 
     Raises:

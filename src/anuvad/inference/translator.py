@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -19,9 +20,10 @@ from anuvad.data.batching import collate_source
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.search import Hypothesis, greedy_search
 from anuvad.device import resolve_device
+from anuvad.errors import ConfigError
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.translation import AttentionView, Candidate, Translation
@@ -87,11 +89,14 @@ class Translator:
                 encoded[i] = ids[: self.max_src_tokens]
         return encoded
 
-    def _length_sorted_batches(self, lengths: Sequence[int]) -> Iterator[list[int]]:
+    @staticmethod
+    def _length_sorted_batches(
+        lengths: Sequence[int], settings: DecodeConfig
+    ) -> Iterator[list[int]]:
         """Indices grouped by similar length: ``max_tokens`` padded source tokens per batch
         (EOS included) when set, else ``batch_size`` sentences."""
         order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-        max_tokens, size = self.decode.max_tokens, max(1, self.decode.batch_size)
+        max_tokens, size = settings.max_tokens, max(1, settings.batch_size)
         if max_tokens <= 0:
             for start in range(0, len(order), size):
                 yield order[start : start + size]
@@ -105,15 +110,19 @@ class Translator:
         if batch:
             yield batch
 
+    def settings(self, **changes: Any) -> DecodeConfig:
+        """This translator's decode settings with ``changes`` (None values ignored).
+
+        Raises:
+            ConfigError: a resulting setting is invalid (each one named).
+        """
+        return self.decode.with_overrides(**changes)
+
     def translate(
         self,
         texts: Sequence[str],
+        settings: DecodeConfig | None = None,
         *,
-        beam_size: int | None = None,
-        nbest: int = 1,
-        length_penalty: float | None = None,
-        max_len_a: float | None = None,
-        max_len_b: int | None = None,
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
@@ -122,45 +131,44 @@ class Translator:
 
         Args:
             texts: sentences (empty ones translate to "").
-            beam_size: K (1 = greedy search); None = the model's :class:`DecodeConfig`.
-            nbest: outputs per sentence, best first; at most ``beam_size``.
-            length_penalty: alpha of lp(Y) = ((5 + |Y|) / 6) ** alpha.
-            max_len_a: output limit ``a * source tokens + b``.
-            max_len_b: see ``max_len_a``.
+            settings: every search setting (beam size, n-best, length penalty, output limit
+                ``a * source tokens + b``, early stopping, repetition blocking); None: the
+                model's (:attr:`decode`). Beam size 1 is greedy search.
             use_cache: key/value cache (False: re-run the decoder each step, for benchmarks).
             progress: called with the number of sentences each finished batch held.
-            constraint: restricts what the search may output (e.g. well-formed trees).
+            constraint: restricts what the search may output (e.g. well-formed trees); combined
+                with ``settings.no_repeat_ngram_size``.
 
         Raises:
-            ValueError: ``beam_size`` or ``nbest`` below 1.
+            ConfigError: an invalid setting (each one named).
         """
-        d = self.decode
-        k = d.beam_size if beam_size is None else beam_size
-        alpha = d.length_penalty if length_penalty is None else length_penalty
-        a = d.max_len_a if max_len_a is None else max_len_a
-        b = d.max_len_b if max_len_b is None else max_len_b
-        if k < 1 or nbest < 1:
-            raise ValueError(f"beam_size ({k}) and nbest ({nbest}) must be at least 1")
+        d = settings or self.decode
+        found = d.problems()
+        if found:
+            raise ConfigError("; ".join(found))
+        vocab_size = self.model_file.config.model.tgt_vocab_size
+        constraint = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint)
         encoded = self._encode(texts)
         results: list[Translation | None] = [None] * len(texts)
         todo = [i for i, ids in enumerate(encoded) if ids]
         for i in set(range(len(texts))) - set(todo):
             empty = Candidate("", [], 0.0, 0.0, True)
             results[i] = Translation(texts[i], "", [], 0.0, True, [empty])
-        for batch in self._length_sorted_batches([len(encoded[i]) for i in todo]):
+        for batch in self._length_sorted_batches([len(encoded[i]) for i in todo], d):
             indices = [todo[j] for j in batch]
             src_ids, src_pad_mask = collate_source([encoded[i] for i in indices])
             src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
             hypotheses: list[list[Hypothesis]]
-            if k == 1:  # greedy search: identical to beam 1, without the bookkeeping
+            if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
                 greedy = greedy_search(
-                    self.model, src_ids, src_pad_mask, a, b, use_cache, constraint
-                )
+                    self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache,
+                    constraint,
+                )  # fmt: skip
                 hypotheses = [[h] for h in greedy]
             else:
                 hypotheses = beam_search(
-                    self.model, src_ids, src_pad_mask, k, alpha, a, b, nbest, use_cache,
-                    constraint=constraint,
+                    self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
+                    d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint,
                 )  # fmt: skip
             for index, hyps in zip(indices, hypotheses, strict=True):
                 results[index] = self._translation(texts[index], hyps)
@@ -186,17 +194,10 @@ class Translator:
         """Like :meth:`translate` with the model's settings, returning only the output strings."""
         return [t.text for t in self.translate(texts, constraint=constraint)]
 
-    def attention(
-        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
-    ) -> AttentionView:
-        """Translate one sentence and return the attention of its best hypothesis.
-
-        Args:
-            text: the source sentence.
-            beam_size: as in :meth:`translate`.
-            length_penalty: as in :meth:`translate`.
-        """
-        (result,) = self.translate([text], beam_size=beam_size, length_penalty=length_penalty)
+    def attention(self, text: str, settings: DecodeConfig | None = None) -> AttentionView:
+        """Translate one sentence (``settings`` as in :meth:`translate`) and return the
+        attention of its best hypothesis."""
+        (result,) = self.translate([text], settings)
         return self.attention_of(result)
 
     def attention_of(self, result: Translation) -> AttentionView:

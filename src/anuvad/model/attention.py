@@ -86,7 +86,10 @@ def attend(
 
 
 class _HeadsAttention(nn.Module):
-    """What both attentions share: head split/merge, the output projection W_O, the core."""
+    """What both attentions share: head split/merge, the output projection W_O (``out_proj``,
+    created by each subclass after its input projections), the core."""
+
+    out_proj: nn.Linear
 
     def __init__(self, d_model: int, num_heads: int, dropout: float) -> None:
         super().__init__()
@@ -94,7 +97,6 @@ class _HeadsAttention(nn.Module):
         self.d_head = d_model // num_heads
         self.dropout = dropout
         self.explicit = False  # True: the explicit product (see the module docstring)
-        self.out_proj = nn.Linear(d_model, d_model)
 
     def _split_heads(self, x: Tensor) -> Tensor:
         batch, length, _ = x.shape
@@ -119,6 +121,7 @@ class SelfAttention(_HeadsAttention):
     def __init__(self, d_model: int, num_heads: int, dropout: float) -> None:
         super().__init__(d_model, num_heads, dropout)
         self.qkv_proj = nn.Linear(d_model, 3 * d_model)
+        self.out_proj = nn.Linear(d_model, d_model)  # W_O (registered last: parameter order)
 
     def forward(
         self,
@@ -159,6 +162,7 @@ class CrossAttention(_HeadsAttention):
         super().__init__(d_model, num_heads, dropout)
         self.q_proj = nn.Linear(d_model, d_model)
         self.kv_proj = nn.Linear(d_model, 2 * d_model)
+        self.out_proj = nn.Linear(d_model, d_model)  # W_O
 
     def project_kv(self, memory: Tensor) -> tuple[Tensor, Tensor]:
         """Keys and values of ``memory`` (B, S, D) → two (B, H, S, Dh)."""

@@ -37,7 +37,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
-from anuvad.errors import AnuvadError, InputTooLongError
+from anuvad.config import DecodeConfig
+from anuvad.errors import AnuvadError, ConfigError, InputTooLongError
 from anuvad.inference.documents import (
     DocumentTranslation,
     assemble_documents,
@@ -46,7 +47,7 @@ from anuvad.inference.documents import (
 )
 from anuvad.inference.engine import TranslationEngine, source_fits
 from anuvad.inference.translation import AttentionView, Translation
-from anuvad.server.batcher import DecodeKey, MicroBatcher, OverloadedError
+from anuvad.server.batcher import MicroBatcher, OverloadedError
 from anuvad.server.body_limit import BodyLimitMiddleware
 from anuvad.server.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from anuvad.server.schemas import (
@@ -54,6 +55,7 @@ from anuvad.server.schemas import (
     AttentionRequest,
     AttentionResponse,
     CandidateOut,
+    DecodeSettings,
     ErrorResponse,
     HealthResponse,
     Limits,
@@ -111,6 +113,32 @@ class ModelFailedError(Exception):
             return cls(f"cannot translate this request: {exc}", 400)
         logger.error("the model failed", exc_info=exc)
         return cls(f"the model failed on this request: {type(exc).__name__}: {exc}", 500)
+
+
+def search_settings(translator: TranslationEngine, body: DecodeSettings) -> DecodeConfig:
+    """The request's search options over the model's own settings, as one value (the
+    micro-batcher groups requests by it).
+
+    Raises:
+        ModelFailedError: 422 when the engine cannot search that way (e.g. ``early_stopping``
+            "bound" on CTranslate2), naming why.
+    """
+    try:
+        settings = translator.settings(
+            beam_size=body.effective_beam_size(),
+            nbest=getattr(body, "nbest", 1),
+            length_penalty=body.length_penalty,
+            early_stopping=body.early_stopping,
+            no_repeat_ngram_size=body.no_repeat_ngram_size,
+        )
+        if settings.early_stopping != "finished" and translator.engine != "torch":
+            raise ConfigError(
+                f"early_stopping {settings.early_stopping!r} needs the torch engine; this "
+                f"model is served by {translator.engine}"
+            )
+    except ConfigError as exc:
+        raise ModelFailedError(str(exc), 422) from exc
+    return settings
 
 
 def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
@@ -371,7 +399,7 @@ def create_app(
         """Translate one text or a list of texts (greedy or beam search, n-best lists)."""
         start = time.perf_counter()
         model = pick(body.model)
-        key = DecodeKey(body.effective_beam_size(), body.nbest, body.length_penalty)
+        key = search_settings(model.translator, body)
         texts = body.texts()
         lang, fits = model.info.src_lang, model.fits
         try:
@@ -414,9 +442,7 @@ def create_app(
         try:
             view = await model.batcher.call(
                 lambda: model.translator.attention(
-                    body.text,
-                    beam_size=body.effective_beam_size(),
-                    length_penalty=body.length_penalty,
+                    body.text, search_settings(model.translator, body)
                 )
             )
         except (OverloadedError, asyncio.CancelledError):

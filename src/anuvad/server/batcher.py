@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from anuvad.config import DecodeConfig
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.translation import Translation
 
@@ -38,18 +39,9 @@ class OverloadedError(RuntimeError):
     """More requests are waiting than the batcher accepts; the client should retry later."""
 
 
-@dataclass(frozen=True)
-class DecodeKey:
-    """Requests batch together only when all of these agree."""
-
-    beam_size: int
-    nbest: int
-    length_penalty: float | None
-
-
 @dataclass
 class _TranslateJob:
-    key: DecodeKey
+    key: DecodeConfig
     texts: list[str]
     future: Future[list[Translation]] = field(default_factory=Future)
 
@@ -132,7 +124,7 @@ class MicroBatcher:
 
     # -- the API the endpoints use ---------------------------------------------------------------
 
-    async def translate(self, texts: Sequence[str], key: DecodeKey) -> list[Translation]:
+    async def translate(self, texts: Sequence[str], key: DecodeConfig) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
 
         Raises:
@@ -200,7 +192,7 @@ class MicroBatcher:
         return jobs
 
     def _process(self, jobs: list[_TranslateJob | _CallJob]) -> None:
-        groups: dict[DecodeKey, list[_TranslateJob]] = {}
+        groups: dict[DecodeConfig, list[_TranslateJob]] = {}
         for job in jobs:
             if isinstance(job, _CallJob):
                 self._run_call(job)
@@ -222,18 +214,13 @@ class MicroBatcher:
         except Exception as exc:  # handed to the waiting request, which answers 500
             job.future.set_exception(exc)
 
-    def _run_group(self, key: DecodeKey, group: list[_TranslateJob]) -> None:
+    def _run_group(self, key: DecodeConfig, group: list[_TranslateJob]) -> None:
         texts = [text for job in group for text in job.texts]
         started = time.perf_counter()
         try:
             with self._lock:
                 self.model_calls += 1
-            results = self.translator.translate(
-                texts,
-                beam_size=key.beam_size,
-                nbest=key.nbest,
-                length_penalty=key.length_penalty,
-            )
+            results = self.translator.translate(texts, key)
         except Exception as exc:  # each waiting request gets the error and answers 500
             logger.exception("translating a batch of %d texts failed", len(texts))
             for job in group:

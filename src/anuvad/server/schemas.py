@@ -55,6 +55,18 @@ class DecodeSettings(_Request):
     length_penalty: float | None = Field(
         None, ge=0.0, le=5.0, description="alpha of Wu et al. (2016); null: the model's default"
     )
+    early_stopping: Literal["finished", "bound"] | None = Field(
+        None,
+        description="'finished': a beam stops once beam_size hypotheses have ended; 'bound': "
+        "it goes on while an unfinished one could still win (torch engine); null: the model's",
+    )
+    no_repeat_ngram_size: int | None = Field(
+        None,
+        ge=0,
+        le=8,
+        description="never repeat an n-gram of this many target pieces in one output "
+        "(0 = off); null: the model's default",
+    )
     model: str | None = Field(
         None,
         max_length=200,

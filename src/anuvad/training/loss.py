@@ -5,8 +5,8 @@ cache, and each block's loss and its gradient (softmax minus the smoothed target
 together in float32, the gradient stored in the logits' dtype. ``F.cross_entropy`` instead
 materialises a float32 copy of the logits, their log-softmax, a zero-filled NLL gradient and a
 smoothing gradient, and adds the two: four full (N, V) float32 passes more, which on a CPU cost
-more than the output projection itself (docs/benchmarks.md, "Training throughput"). Same
-formula, same result up to float rounding (tests/unit/training/test_loss_optim.py).
+more than the output projection itself (docs/benchmark-history.md, "Training throughput").
+Same formula, same result up to float rounding (tests/unit/training/test_loss_optim.py).
 """
 
 from __future__ import annotations

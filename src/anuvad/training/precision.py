@@ -15,8 +15,8 @@ def cpu_has_native_bf16() -> bool:
     """Whether this CPU multiplies bf16 in hardware (AVX-512-BF16 or AMX).
 
     Without either, PyTorch falls back to a reference gemm and bf16 matmuls run 40-100x slower
-    than fp32 (measured on an AVX2 machine, docs/benchmarks.md); with AVX-512-BF16 they ran 8x
-    faster than fp32 here.
+    than fp32 (measured on an AVX2 machine, docs/benchmark-history.md); with AVX-512-BF16 they
+    ran 8x faster than fp32 here.
     """
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
@@ -59,7 +59,7 @@ def explicit_attention_pays(device: torch.device, precision: str) -> bool:
 
     On a CPU, PyTorch's fused attention backward in bf16/fp16 is 5-10x slower than the explicit
     product for sentence-length keys (48 against 7 ms for 128 x 8 heads x 32 x 32, even at 256
-    keys; docs/benchmarks.md, "Training throughput"). fp32 and GPUs keep the fused kernel, and
-    validation and inference always do.
+    keys; docs/benchmark-history.md, "Training throughput"). fp32 and GPUs keep the fused
+    kernel, and validation and inference always do.
     """
     return device.type == "cpu" and precision in ("bf16", "fp16")

@@ -116,7 +116,10 @@ class Validator:
                 )
             )
             # Greedy whatever the model's beam: fast, and the score to compare runs by.
-            hypotheses = [t.text for t in translator.translate(sources, beam_size=1)]
+            hypotheses = [
+                t.text
+                for t in translator.translate(sources, translator.settings(beam_size=1, nbest=1))
+            ]
             if hypotheses_path is not None:
                 write_lines(hypotheses_path, hypotheses)
             tokenize = self.config.train.bleu_tokenize

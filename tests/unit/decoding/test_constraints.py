@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 import torch
 
@@ -9,6 +11,12 @@ from anuvad.config import ModelConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
+from anuvad.decoding.constraints import (
+    AllOf,
+    ConstraintRows,
+    OutputConstraint,
+    search_constraint,
+)
 from anuvad.decoding.search import greedy_search
 from anuvad.model.transformer import Transformer, build_model
 
@@ -75,3 +83,62 @@ def test_no_repeat_ngram_mask_forbids_exactly_the_repeating_continuations() -> N
     assert rows.mask()[0, EOS_ID] == 0  # ending is never forbidden
     with pytest.raises(ValueError, match="at least 1"):
         NoRepeatNGram(0, 12)
+
+
+class BanRows(ConstraintRows):
+    """Test constraint state: one token forbidden on every row, rows tracked by count."""
+
+    def __init__(self, token: int, rows: int) -> None:
+        self.token, self.rows = token, rows
+
+    def mask(self) -> torch.Tensor:
+        mask = torch.zeros(self.rows, len(PIECES))
+        mask[:, self.token] = float("-inf")
+        return mask
+
+    def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
+        self.rows = len(rows)
+
+    def keep(self, rows: Sequence[int]) -> None:
+        self.rows = len(rows)
+
+
+class Ban(OutputConstraint):
+    def __init__(self, token: int) -> None:
+        self.token = token
+
+    def start(self, src_pad_mask: torch.Tensor, limits: Sequence[int]) -> ConstraintRows:
+        return BanRows(self.token, src_pad_mask.size(0))
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_all_of_meets_every_constraint_at_once(beam: int) -> None:
+    model = random_model(5)
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    free = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    common = max(range(4, len(PIECES)), key=lambda t: sum(h.token_ids.count(t) for h in free))
+    assert any(common in h.token_ids for h in free)  # the ban will have something to do
+    both = search_constraint(2, len(PIECES), Ban(common))
+    assert isinstance(both, AllOf)
+    if beam == 1:
+        outputs = [[h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, both)]
+    else:
+        outputs = beam_search(
+            model, src_ids, src_pad_mask, beam, 0.6, 3.0, 10, nbest=beam, constraint=both
+        )
+    for hyps in outputs:
+        for hyp in hyps:
+            assert common not in hyp.token_ids
+            grams = ngrams(hyp.token_ids, 2)
+            assert len(grams) == len(set(grams)), hyp.token_ids
+
+
+def test_search_constraint_is_none_or_the_single_constraint_when_there_is_one() -> None:
+    from anuvad.decoding.constraints import NoRepeatNGram
+
+    assert search_constraint(0, 10) is None
+    assert isinstance(search_constraint(3, 10), NoRepeatNGram)
+    ban = Ban(4)
+    assert search_constraint(0, 10, ban) is ban
+    with pytest.raises(ValueError, match="at least one"):
+        AllOf([])

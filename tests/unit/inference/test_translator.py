@@ -14,7 +14,9 @@ from anuvad.checkpoint import ModelFile
 from anuvad.config import DecodeConfig, ExperimentConfig, ModelConfig, TokenizerConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, train_tokenizer
+from anuvad.decoding.beam import beam_search
 from anuvad.decoding.search import greedy_search
+from anuvad.errors import ConfigError
 from anuvad.evaluation.metrics import (
     corpus_scores,
     default_tokenize,
@@ -81,9 +83,11 @@ def translator(model_file: ModelFile, **decode: object) -> Translator:
 def test_results_come_in_input_order_whatever_the_batching(
     model_file: ModelFile, beam_size: int
 ) -> None:
-    alone = [translator(model_file).translate([s], beam_size=beam_size)[0] for s in SENTENCES]
+    one = translator(model_file)
+    alone = [one.translate([s], one.settings(beam_size=beam_size))[0] for s in SENTENCES]
     for decode in ({"batch_size": 3}, {"batch_size": 64}, {"max_tokens": 40}, {"max_tokens": 1}):
-        results = translator(model_file, **decode).translate(SENTENCES, beam_size=beam_size)
+        batched = translator(model_file, **decode)
+        results = batched.translate(SENTENCES, batched.settings(beam_size=beam_size))
         assert [r.source for r in results] == SENTENCES
         assert [r.text for r in results] == [r.text for r in alone]
         assert [r.score for r in results] == pytest.approx([r.score for r in alone], abs=1e-4)
@@ -92,7 +96,7 @@ def test_results_come_in_input_order_whatever_the_batching(
 def test_token_batches_respect_their_budget(model_file: ModelFile) -> None:
     t = translator(model_file, max_tokens=30)
     lengths = [3, 9, 4, 14, 1, 6, 6, 20, 2]
-    batches = list(t._length_sorted_batches(lengths))
+    batches = list(t._length_sorted_batches(lengths, t.decode))
     assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
     for batch in batches:
         padded = len(batch) * (max(lengths[i] for i in batch) + 1)  # + EOS
@@ -108,18 +112,20 @@ def test_empty_lines_translate_to_empty_strings(model_file: ModelFile) -> None:
 
 def test_beam_one_is_greedy_search(model_file: ModelFile) -> None:
     t = translator(model_file)
-    results = t.translate(SENTENCES[:2], beam_size=1, nbest=5)
+    results = t.translate(SENTENCES[:2], t.settings(beam_size=1))
     src_ids, src_pad_mask = collate_source(t._encode(SENTENCES[:2]))
     greedy = greedy_search(t.model, src_ids, src_pad_mask, 0.0, 8)
     for result, hyp in zip(results, greedy, strict=True):
-        assert len(result.nbest) == 1  # min(nbest, beam size)
+        assert len(result.nbest) == 1
         assert result.token_ids == hyp.token_ids
         assert result.score == pytest.approx(hyp.log_prob)  # greedy: score = log-probability
         assert result.text == model_file.tgt_tokenizer.decode(hyp.token_ids)
 
 
 def test_nbest_lists_are_best_first(model_file: ModelFile) -> None:
-    for result in translator(model_file).translate(SENTENCES, beam_size=4, nbest=3):
+    for result in translator(model_file).translate(
+        SENTENCES, model_file.config.decode.with_overrides(beam_size=4, nbest=3)
+    ):
         if not result.source.strip():
             continue
         assert len(result.nbest) == 3
@@ -134,12 +140,15 @@ def test_nbest_lists_are_best_first(model_file: ModelFile) -> None:
 @pytest.mark.parametrize("beam_size", [1, 4])
 def test_the_cache_changes_nothing_but_speed(model_file: ModelFile, beam_size: int) -> None:
     t = translator(model_file)
-    cached = t.translate(SENTENCES, beam_size=beam_size, nbest=2)
-    uncached = t.translate(SENTENCES, beam_size=beam_size, nbest=2, use_cache=False)
+    settings = t.settings(beam_size=beam_size, nbest=min(2, beam_size))
+    cached = t.translate(SENTENCES, settings)
+    uncached = t.translate(SENTENCES, settings, use_cache=False)
     assert [[c.text for c in r.nbest] for r in cached] == [
         [c.text for c in r.nbest] for r in uncached
     ]
-    references = [r.text for r in t.translate(SENTENCES, beam_size=1)]  # a non-zero BLEU
+    references = [
+        r.text for r in t.translate(SENTENCES, t.settings(beam_size=1))
+    ]  # a non-zero BLEU
     bleu_cached = corpus_scores([r.text for r in cached], references, "intl").bleu
     bleu_uncached = corpus_scores([r.text for r in uncached], references, "intl").bleu
     assert bleu_cached == bleu_uncached
@@ -153,10 +162,14 @@ def test_progress_counts_every_translated_sentence(model_file: ModelFile) -> Non
 
 
 def test_bad_search_settings_are_rejected(model_file: ModelFile) -> None:
-    with pytest.raises(ValueError, match="beam_size"):
-        translator(model_file).translate(["Yes."], beam_size=0)
-    with pytest.raises(ValueError, match="nbest"):
-        translator(model_file).translate(["Yes."], nbest=0)
+    t = translator(model_file)
+    with pytest.raises(ConfigError, match="beam_size must be at least 1"):
+        t.translate(["Yes."], t.settings(beam_size=0))
+    with pytest.raises(ConfigError, match="nbest must be between 1 and beam_size"):
+        t.translate(["Yes."], t.settings(nbest=4))  # the model's beam is 3
+    bad = dataclasses.replace(t.decode, early_stopping="never")  # built around the check
+    with pytest.raises(ConfigError, match="early_stopping must be finished or bound"):
+        t.translate(["Yes."], bad)
 
 
 @pytest.mark.parametrize("beam_size", [1, 3])
@@ -165,8 +178,8 @@ def test_attention_view_shapes_tokens_and_normalisation(
 ) -> None:
     t = translator(model_file)
     text = "The children are playing in the garden."
-    view = t.attention(text, beam_size=beam_size)
-    (result,) = t.translate([text], beam_size=beam_size)
+    view = t.attention(text, t.settings(beam_size=beam_size))
+    (result,) = t.translate([text], t.settings(beam_size=beam_size))
     assert view.text == result.text and view.score == pytest.approx(result.score)
     src_ids = t._encode([text])[0]
     assert view.src_tokens[-1] == "</s>" and len(view.src_tokens) == len(src_ids) + 1
@@ -186,8 +199,8 @@ def test_attention_view_shapes_tokens_and_normalisation(
 def test_attention_is_what_incremental_decoding_saw(model_file: ModelFile) -> None:
     """The teacher-forced pass of the view equals decode_step's attention, step by step."""
     t = translator(model_file)
-    view = t.attention("Where is the station?", beam_size=1)
-    (result,) = t.translate(["Where is the station?"], beam_size=1)
+    view = t.attention("Where is the station?", t.settings(beam_size=1))
+    (result,) = t.translate(["Where is the station?"], t.settings(beam_size=1))
     src_ids, src_pad_mask = collate_source(t._encode(["Where is the station?"]))
     model = t.model
     with torch.no_grad():
@@ -253,3 +266,34 @@ def test_evaluation_table_and_json_name_every_metric() -> None:
     table = result.to_table()
     assert "sacreBLEU" in table and "paper, tokenized" in table and "chrF++" in table
     assert not math.isnan(data["chrf"])
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_the_settings_block_repeated_ngrams(model_file: ModelFile, beam_size: int) -> None:
+    """``no_repeat_ngram_size`` travels in the settings: no output repeats a bigram."""
+    no_eos = build_model_file(-5.0)  # without an EOS bias a random model loops to the limit
+    t = translator(no_eos, max_len_b=30)
+    free = t.translate(SENTENCES, t.settings(beam_size=beam_size))
+
+    def repeats(ids: list[int]) -> bool:
+        grams = [tuple(ids[i : i + 2]) for i in range(len(ids) - 1)]
+        return len(grams) != len(set(grams))
+
+    assert any(repeats(r.token_ids) for r in free)  # the setting will have something to do
+    blocked = t.translate(SENTENCES, t.settings(beam_size=beam_size, no_repeat_ngram_size=2))
+    assert not any(repeats(r.token_ids) for r in blocked)
+
+
+def test_the_bound_rule_reaches_the_beam_search(model_file: ModelFile) -> None:
+    t = translator(model_file)
+    bound = t.translate(SENTENCES, t.settings(early_stopping="bound", nbest=2))
+    encoded = t._encode(SENTENCES)
+    src_ids, pad = collate_source([ids for ids in encoded if ids])
+    d = t.decode
+    want = beam_search(
+        t.model, src_ids, pad, d.beam_size, d.length_penalty, d.max_len_a, d.max_len_b,
+        nbest=2, early_stopping="bound",
+    )  # fmt: skip
+    got = [r for r, ids in zip(bound, encoded, strict=True) if ids]
+    for result, hyps in zip(got, want, strict=True):
+        assert [c.token_ids for c in result.nbest] == [h.token_ids for h in hyps]

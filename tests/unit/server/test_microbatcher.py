@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from anuvad.config import DecodeConfig
 from anuvad.inference.translation import Translation
-from anuvad.server.batcher import DecodeKey, MicroBatcher
+from anuvad.server.batcher import MicroBatcher
 
-KEY = DecodeKey(beam_size=1, nbest=1, length_penalty=None)
+KEY = DecodeConfig(beam_size=1)
 
 
 class BarrierEngine:
@@ -24,7 +25,7 @@ class BarrierEngine:
         self.threads: set[str] = set()
         self.calls: list[list[str]] = []
 
-    def translate(self, texts: Sequence[str], **_: Any) -> list[Translation]:
+    def translate(self, texts: Sequence[str], *_: Any, **__: Any) -> list[Translation]:
         self.threads.add(threading.current_thread().name)
         self.calls.append(list(texts))
         self.barrier.wait()

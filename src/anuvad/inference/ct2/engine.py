@@ -198,27 +198,32 @@ class CT2Translator:
         limit = int(scaled.floor().item()) + max_len_b
         return max(0, min(limit, self.model_file.config.model.max_positions - 1))
 
-    def _groups(self, limits: Sequence[int]) -> Iterator[list[int]]:
+    @staticmethod
+    def _groups(limits: Sequence[int], settings: DecodeConfig) -> Iterator[list[int]]:
         """Indices sorted by output limit (so by source length), at most ``batch_size``
         sentences per group, or all of them when ``max_tokens`` is set (CTranslate2 then splits
         them by padded source tokens, see :meth:`_search`)."""
         order = sorted(range(len(limits)), key=lambda i: limits[i])
-        if self.decode.max_tokens > 0:
+        if settings.max_tokens > 0:
             yield order
             return
-        size = max(1, self.decode.batch_size)
+        size = max(1, settings.batch_size)
         for start in range(0, len(order), size):
             yield order[start : start + size]
+
+    def settings(self, **changes: Any) -> DecodeConfig:
+        """This engine's decode settings with ``changes`` (None values ignored).
+
+        Raises:
+            ConfigError: a resulting setting is invalid (each one named).
+        """
+        return self.decode.with_overrides(**changes)
 
     def translate(
         self,
         texts: Sequence[str],
+        settings: DecodeConfig | None = None,
         *,
-        beam_size: int | None = None,
-        nbest: int = 1,
-        length_penalty: float | None = None,
-        max_len_a: float | None = None,
-        max_len_b: int | None = None,
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
@@ -227,20 +232,24 @@ class CT2Translator:
         :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored).
 
         Raises:
-            ValueError: ``beam_size`` or ``nbest`` below 1.
+            ConfigError: an invalid setting, an output constraint or ``early_stopping="bound"``
+                (anuvad's own search only).
         """
+        d = settings or self.decode
+        found = d.problems()
+        if found:
+            raise ConfigError("; ".join(found))
         if constraint is not None:
             raise ConfigError(
-                "output constraints (--no-repeat-ngram-size, parsing's tree constraint) need the "
-                "torch engine (--engine torch)"
+                "output constraints (parsing's tree constraint) need the torch engine "
+                "(--engine torch)"
             )
-        d = self.decode
-        k = d.beam_size if beam_size is None else beam_size
-        alpha = d.length_penalty if length_penalty is None else length_penalty
-        a = d.max_len_a if max_len_a is None else max_len_a
-        b = d.max_len_b if max_len_b is None else max_len_b
-        if k < 1 or nbest < 1:
-            raise ValueError(f"beam_size ({k}) and nbest ({nbest}) must be at least 1")
+        if d.early_stopping != "finished":
+            raise ConfigError(
+                f"early_stopping={d.early_stopping!r} needs the torch engine (--engine torch); "
+                "CTranslate2 stops a beam once its hypotheses have finished"
+            )
+        k, alpha, a, b, nbest = d.beam_size, d.length_penalty, d.max_len_a, d.max_len_b, d.nbest
         encoded = self._encode(texts)
         results: list[Translation | None] = [None] * len(texts)
         for i, ids in enumerate(encoded):
@@ -250,10 +259,10 @@ class CT2Translator:
                 )
         todo = [i for i, ids in enumerate(encoded) if ids]
         limits = [self._limit(len(encoded[i]), a, b) for i in todo]
-        for group in self._groups(limits):
+        for group in self._groups(limits, d):
             indices = [todo[j] for j in group]
             sources = [self.src_tokenizer.id_to_piece(encoded[i]) for i in indices]
-            outputs = self._search_within(sources, [limits[j] for j in group], k)
+            outputs = self._search_within(sources, [limits[j] for j in group], k, d)
             for index, hypotheses in zip(indices, outputs, strict=True):
                 candidates = self._rank(hypotheses, k, alpha, min(nbest, k))
                 if not candidates:  # a limit of 0 tokens
@@ -267,7 +276,7 @@ class CT2Translator:
         return [r for r in results if r is not None]
 
     def _search_within(
-        self, sources: list[list[str]], limits: list[int], k: int
+        self, sources: list[list[str]], limits: list[int], k: int, settings: DecodeConfig
     ) -> list[list[tuple[list[str], float]]]:
         """:meth:`_search` with a limit per sentence, in one call where the outputs allow.
 
@@ -280,20 +289,20 @@ class CT2Translator:
         top = max(limits)
         if top <= 0:
             return [[] for _ in sources]
-        outputs = self._search(sources, k, top)
+        outputs = self._search(sources, k, top, settings)
         for i, (hypotheses, limit) in enumerate(zip(outputs, limits, strict=True)):
             if limit < top and any(len(pieces) >= limit for pieces, _ in hypotheses):
-                outputs[i] = self._search([sources[i]], k, limit)[0] if limit > 0 else []
+                outputs[i] = self._search([sources[i]], k, limit, settings)[0] if limit > 0 else []
         return outputs
 
     def _search(
-        self, sources: list[list[str]], k: int, limit: int
+        self, sources: list[list[str]], k: int, limit: int, settings: DecodeConfig
     ) -> list[list[tuple[list[str], float]]]:
         """CTranslate2's search: per source, its hypotheses (pieces, EOS included when produced)
-        with their summed log-probabilities."""
+        with their summed log-probabilities (repeated n-grams: CTranslate2's own block)."""
         batching: dict[str, Any] = (
-            {"max_batch_size": self.decode.max_tokens, "batch_type": "tokens"}
-            if self.decode.max_tokens > 0
+            {"max_batch_size": settings.max_tokens, "batch_type": "tokens"}
+            if settings.max_tokens > 0
             else {}
         )
         results = self.ct2.translate_batch(
@@ -306,6 +315,7 @@ class CT2Translator:
             max_input_length=0,
             return_scores=True,
             return_end_token=True,
+            no_repeat_ngram_size=settings.no_repeat_ngram_size,
             **batching,
         )
         outputs = []
@@ -343,12 +353,10 @@ class CT2Translator:
 
     # -- attention -------------------------------------------------------------------------------
 
-    def attention(
-        self, text: str, *, beam_size: int | None = None, length_penalty: float | None = None
-    ) -> AttentionView:
-        """Translate one sentence and return the attention CTranslate2 gives for its best
-        hypothesis (see the module docstring for what it holds)."""
-        (result,) = self.translate([text], beam_size=beam_size, length_penalty=length_penalty)
+    def attention(self, text: str, settings: DecodeConfig | None = None) -> AttentionView:
+        """Translate one sentence (``settings`` as in :meth:`translate`) and return the
+        attention of its best hypothesis."""
+        (result,) = self.translate([text], settings)
         return self.attention_of(result)
 
     def attention_of(self, result: Translation) -> AttentionView:
