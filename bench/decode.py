@@ -99,10 +99,10 @@ def timed(fn: Callable[[], tuple[list[str], int]]) -> tuple[float, list[str], in
 def run_anuvad(
     translator: Translator, lines: Sequence[str], k: int, use_cache: bool, args: argparse.Namespace
 ) -> tuple[list[str], int]:
-    results = translator.translate(
-        lines, beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a,
-        max_len_b=args.max_len_b, use_cache=use_cache,
-    )  # fmt: skip
+    settings = translator.settings(
+        beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a, max_len_b=args.max_len_b
+    )
+    results = translator.translate(lines, settings, use_cache=use_cache)
     tokens = sum(len(r.token_ids) + r.finished for r in results)
     return [r.text for r in results], tokens
 
@@ -110,10 +110,10 @@ def run_anuvad(
 def run_ct2(
     engine: Any, lines: Sequence[str], k: int, args: argparse.Namespace
 ) -> tuple[list[str], int]:
-    results = engine.translate(
-        lines, beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a,
-        max_len_b=args.max_len_b,
-    )  # fmt: skip
+    settings = engine.settings(
+        beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a, max_len_b=args.max_len_b
+    )
+    results = engine.translate(lines, settings)
     tokens = sum(len(r.token_ids) + r.finished for r in results)
     return [r.text for r in results], tokens
 
