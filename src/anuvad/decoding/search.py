@@ -50,10 +50,18 @@ def length_penalty(length: int, alpha: float) -> float:
     return float(((5.0 + length) / 6.0) ** alpha)
 
 
-def max_output_lengths(src_pad_mask: Tensor, max_len_a: float, max_len_b: int) -> Tensor:
-    """Per-sentence limit a * source_length + b (section 6.1: input length + 50), shape (B,)."""
-    src_lengths = (~src_pad_mask).sum(dim=1)  # (B,)
+def limits_for_lengths(src_lengths: Tensor, max_len_a: float, max_len_b: int) -> Tensor:
+    """floor(a * source_length) + b per sentence (section 6.1: input length + 50), (B,) long.
+
+    The source length counts EOS; the product is taken in float32, so every engine that calls
+    this floors identically."""
     return (src_lengths.float() * max_len_a).floor().long() + max_len_b
+
+
+def max_output_lengths(src_pad_mask: Tensor, max_len_a: float, max_len_b: int) -> Tensor:
+    """Per-sentence limit a * source_length + b of a padded batch, shape (B,)."""
+    src_lengths = (~src_pad_mask).sum(dim=1)  # (B,)
+    return limits_for_lengths(src_lengths, max_len_a, max_len_b)
 
 
 def output_limits(

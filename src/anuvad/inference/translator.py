@@ -8,7 +8,7 @@ input order, with n-best lists and, on request, attention matrices for heatmaps.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,6 @@ import torch
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import DecodeConfig
 from anuvad.data.batching import collate_source
-from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
@@ -26,6 +25,7 @@ from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
+from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.translation import AttentionView, Candidate, Translation
 from anuvad.model.transformer import count_parameters
 
@@ -76,39 +76,9 @@ class Translator:
         return count_parameters(self.model)
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
-        normalize = source_normalizer(self.model_file.config.data)
-        encoded = self.src_tokenizer.encode_batch([normalize(t) for t in texts])
-        for i, ids in enumerate(encoded):
-            if len(ids) > self.max_src_tokens:
-                logger.warning(
-                    "sentence %d has %d tokens; truncated to the model's %d",
-                    i + 1,
-                    len(ids),
-                    self.max_src_tokens,
-                )
-                encoded[i] = ids[: self.max_src_tokens]
-        return encoded
-
-    @staticmethod
-    def _length_sorted_batches(
-        lengths: Sequence[int], settings: DecodeConfig
-    ) -> Iterator[list[int]]:
-        """Indices grouped by similar length: ``max_tokens`` padded source tokens per batch
-        (EOS included) when set, else ``batch_size`` sentences."""
-        order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-        max_tokens, size = settings.max_tokens, max(1, settings.batch_size)
-        if max_tokens <= 0:
-            for start in range(0, len(order), size):
-                yield order[start : start + size]
-            return
-        batch: list[int] = []
-        for i in order:  # ascending: the newest sentence is the longest (+1 for EOS)
-            if batch and (len(batch) + 1) * (lengths[i] + 1) > max_tokens:
-                yield batch
-                batch = []
-            batch.append(i)
-        if batch:
-            yield batch
+        return encode_sources(
+            texts, self.model_file.config.data, self.src_tokenizer, self.max_src_tokens
+        )
 
     def settings(self, **changes: Any) -> DecodeConfig:
         """This translator's decode settings with ``changes`` (None values ignored).
@@ -148,35 +118,36 @@ class Translator:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
         constraint = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint)
-        encoded = self._encode(texts)
-        results: list[Translation | None] = [None] * len(texts)
-        todo = [i for i, ids in enumerate(encoded) if ids]
-        for i in set(range(len(texts))) - set(todo):
-            empty = Candidate("", [], 0.0, 0.0, True)
-            results[i] = Translation(texts[i], "", [], 0.0, True, [empty])
-        for batch in self._length_sorted_batches([len(encoded[i]) for i in todo], d):
-            indices = [todo[j] for j in batch]
-            src_ids, src_pad_mask = collate_source([encoded[i] for i in indices])
-            src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
-            hypotheses: list[list[Hypothesis]]
-            if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
-                greedy = greedy_search(
-                    self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache,
-                    constraint,
-                )  # fmt: skip
-                hypotheses = [[h] for h in greedy]
-            else:
-                hypotheses = beam_search(
-                    self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
-                    d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint,
-                )  # fmt: skip
-            for index, hyps in zip(indices, hypotheses, strict=True):
-                results[index] = self._translation(texts[index], hyps)
-            if progress is not None:
-                progress(len(indices))
-        return [r for r in results if r is not None]
 
-    def _translation(self, source: str, hyps: list[Hypothesis]) -> Translation:
+        def search(sources: list[list[int]], d: DecodeConfig) -> list[list[Candidate]]:
+            return self._search(sources, d, use_cache, constraint)
+
+        return translate_encoded(texts, self._encode(texts), d, search, progress)
+
+    def _search(
+        self,
+        sources: list[list[int]],
+        d: DecodeConfig,
+        use_cache: bool,
+        constraint: OutputConstraint | None,
+    ) -> list[list[Candidate]]:
+        """Greedy (beam 1) or beam search over one batch of source ids: candidates per source."""
+        src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
+        src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
+        hypotheses: list[list[Hypothesis]]
+        if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
+            greedy = greedy_search(
+                self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache, constraint
+            )
+            hypotheses = [[h] for h in greedy]
+        else:
+            hypotheses = beam_search(
+                self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
+                d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint,
+            )  # fmt: skip
+        return [self._candidates(hyps) for hyps in hypotheses]
+
+    def _candidates(self, hyps: list[Hypothesis]) -> list[Candidate]:
         candidates = [
             Candidate(
                 self.tgt_tokenizer.decode(h.token_ids), h.token_ids, h.score, h.log_prob, h.finished
@@ -185,8 +156,7 @@ class Translator:
         ]
         if not candidates:  # only when no token could be generated at all
             candidates = [Candidate("", [], float("-inf"), float("-inf"), False)]
-        best = candidates[0]
-        return Translation(source, best.text, best.token_ids, best.score, best.finished, candidates)
+        return candidates
 
     def translate_text(
         self, texts: Sequence[str], constraint: OutputConstraint | None = None

@@ -24,6 +24,7 @@ from anuvad.evaluation.metrics import (
     paper_bleu,
     split_compounds,
 )
+from anuvad.inference.frontend import length_groups
 from anuvad.inference.translator import Translator
 from anuvad.model.transformer import build_model
 
@@ -96,7 +97,7 @@ def test_results_come_in_input_order_whatever_the_batching(
 def test_token_batches_respect_their_budget(model_file: ModelFile) -> None:
     t = translator(model_file, max_tokens=30)
     lengths = [3, 9, 4, 14, 1, 6, 6, 20, 2]
-    batches = list(t._length_sorted_batches(lengths, t.decode))
+    batches = list(length_groups(lengths, t.decode))
     assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
     for batch in batches:
         padded = len(batch) * (max(lengths[i] for i in batch) + 1)  # + EOS

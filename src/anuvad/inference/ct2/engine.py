@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,12 +48,13 @@ from typing import Any
 import torch
 
 from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
-from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import length_penalty as gnmt_penalty
+from anuvad.decoding.search import limits_for_lengths
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
+from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.translation import AttentionView, Candidate, Translation
 
 try:
@@ -178,38 +179,17 @@ class CT2Translator:
     # -- translation -----------------------------------------------------------------------------
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
-        normalize = source_normalizer(self.model_file.config.data)
-        encoded = self.src_tokenizer.encode_batch([normalize(t) for t in texts])
-        for i, ids in enumerate(encoded):
-            if len(ids) > self.max_src_tokens:
-                logger.warning(
-                    "sentence %d has %d tokens; truncated to the model's %d",
-                    i + 1,
-                    len(ids),
-                    self.max_src_tokens,
-                )
-                encoded[i] = ids[: self.max_src_tokens]
-        return encoded
+        return encode_sources(
+            texts, self.model_file.config.data, self.src_tokenizer, self.max_src_tokens
+        )
 
-    def _limit(self, num_src_tokens: int, max_len_a: float, max_len_b: int) -> int:
-        """anuvad's output limit (:func:`anuvad.decoding.search.output_limits`), EOS counted in the
-        source, computed in float32 as there so that it floors identically."""
-        scaled = torch.tensor(float(num_src_tokens + 1)) * max_len_a  # float32
-        limit = int(scaled.floor().item()) + max_len_b
-        return max(0, min(limit, self.model_file.config.model.max_positions - 1))
-
-    @staticmethod
-    def _groups(limits: Sequence[int], settings: DecodeConfig) -> Iterator[list[int]]:
-        """Indices sorted by output limit (so by source length), at most ``batch_size``
-        sentences per group, or all of them when ``max_tokens`` is set (CTranslate2 then splits
-        them by padded source tokens, see :meth:`_search`)."""
-        order = sorted(range(len(limits)), key=lambda i: limits[i])
-        if settings.max_tokens > 0:
-            yield order
-            return
-        size = max(1, settings.batch_size)
-        for start in range(0, len(order), size):
-            yield order[start : start + size]
+    def _limits(self, sources: list[list[int]], settings: DecodeConfig) -> list[int]:
+        """anuvad's output limits (:func:`anuvad.decoding.search.limits_for_lengths`, EOS
+        counted in the source), capped so that BOS + tokens fit the positions."""
+        lengths = torch.tensor([len(ids) + 1 for ids in sources])  # + EOS
+        limits = limits_for_lengths(lengths, settings.max_len_a, settings.max_len_b)
+        top = self.model_file.config.model.max_positions - 1
+        return [int(x) for x in limits.clamp(min=0, max=top).tolist()]
 
     def settings(self, **changes: Any) -> DecodeConfig:
         """This engine's decode settings with ``changes`` (None values ignored).
@@ -249,31 +229,20 @@ class CT2Translator:
                 f"early_stopping={d.early_stopping!r} needs the torch engine (--engine torch); "
                 "CTranslate2 stops a beam once its hypotheses have finished"
             )
-        k, alpha, a, b, nbest = d.beam_size, d.length_penalty, d.max_len_a, d.max_len_b, d.nbest
-        encoded = self._encode(texts)
-        results: list[Translation | None] = [None] * len(texts)
-        for i, ids in enumerate(encoded):
-            if not ids:
-                results[i] = Translation(
-                    texts[i], "", [], 0.0, True, [Candidate("", [], 0.0, 0.0, True)]
-                )
-        todo = [i for i, ids in enumerate(encoded) if ids]
-        limits = [self._limit(len(encoded[i]), a, b) for i in todo]
-        for group in self._groups(limits, d):
-            indices = [todo[j] for j in group]
-            sources = [self.src_tokenizer.id_to_piece(encoded[i]) for i in indices]
-            outputs = self._search_within(sources, [limits[j] for j in group], k, d)
-            for index, hypotheses in zip(indices, outputs, strict=True):
-                candidates = self._rank(hypotheses, k, alpha, min(nbest, k))
-                if not candidates:  # a limit of 0 tokens
-                    candidates = [Candidate("", [], 0.0, 0.0, False)]
-                best = candidates[0]
-                results[index] = Translation(
-                    texts[index], best.text, best.token_ids, best.score, best.finished, candidates
-                )
-            if progress is not None:
-                progress(len(indices))
-        return [r for r in results if r is not None]
+        return translate_encoded(
+            texts, self._encode(texts), d, self._search_batch, progress, engine_splits_tokens=True
+        )
+
+    def _search_batch(self, sources: list[list[int]], d: DecodeConfig) -> list[list[Candidate]]:
+        """CTranslate2's search over one batch of source ids: candidates per source."""
+        limits = self._limits(sources, d)
+        pieces = [self.src_tokenizer.id_to_piece(ids) for ids in sources]
+        outputs = self._search_within(pieces, limits, d.beam_size, d)
+        candidates = []
+        for hypotheses in outputs:
+            ranked = self._rank(hypotheses, d.beam_size, d.length_penalty, d.nbest)
+            candidates.append(ranked or [Candidate("", [], 0.0, 0.0, False)])  # a 0-token limit
+        return candidates
 
     def _search_within(
         self, sources: list[list[str]], limits: list[int], k: int, settings: DecodeConfig

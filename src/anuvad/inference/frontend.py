@@ -1,0 +1,105 @@
+"""The text side both engines share: sentences in, :class:`Translation` objects out.
+
+An engine (the PyTorch translator, the CTranslate2 one) supplies one thing: a search over a
+batch of source token ids (:data:`BatchSearch`). Everything around it is here and identical for
+both: normalising and tokenising the sources (cutting what the model cannot take, with a
+warning), translating empty sources to "", grouping sentences of similar length into batches
+(``settings.batch_size`` sentences, or ``settings.max_tokens`` padded source tokens), running
+the search per batch, and putting the results back in input order.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+
+from anuvad.config import DataConfig, DecodeConfig
+from anuvad.data.cleaning import source_normalizer
+from anuvad.data.tokenizer import Tokenizer
+from anuvad.inference.translation import Candidate, Translation
+
+logger = logging.getLogger(__name__)
+
+# (source ids of one batch, settings) → per source its candidates, best first (at least one).
+BatchSearch = Callable[[list[list[int]], DecodeConfig], list[list[Candidate]]]
+
+
+def encode_sources(
+    texts: Sequence[str], data: DataConfig, tokenizer: Tokenizer, max_tokens: int
+) -> list[list[int]]:
+    """Source ids per text: normalised as the training data was (``data.clean``), tokenised,
+    and cut to ``max_tokens`` pieces with a warning naming the sentence."""
+    normalize = source_normalizer(data)
+    encoded = tokenizer.encode_batch([normalize(t) for t in texts])
+    for i, ids in enumerate(encoded):
+        if len(ids) > max_tokens:
+            logger.warning(
+                "sentence %d has %d tokens; truncated to the model's %d",
+                i + 1,
+                len(ids),
+                max_tokens,
+            )
+            encoded[i] = ids[:max_tokens]
+    return encoded
+
+
+def length_groups(
+    lengths: Sequence[int], settings: DecodeConfig, engine_splits_tokens: bool = False
+) -> Iterator[list[int]]:
+    """Indices sorted by length (ascending, stable), cut into batches of ``batch_size``
+    sentences, or of at most ``max_tokens`` padded source tokens (EOS included) when that is
+    set. ``engine_splits_tokens``: the engine cuts token batches itself (CTranslate2), so with
+    ``max_tokens`` all indices come as one group."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    if settings.max_tokens > 0 and engine_splits_tokens:
+        yield order
+        return
+    if settings.max_tokens <= 0:
+        size = max(1, settings.batch_size)
+        for start in range(0, len(order), size):
+            yield order[start : start + size]
+        return
+    batch: list[int] = []
+    for i in order:  # ascending: the newest sentence is the longest (+1 for EOS)
+        if batch and (len(batch) + 1) * (lengths[i] + 1) > settings.max_tokens:
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
+def empty_translation(source: str) -> Translation:
+    """What a source without tokens (empty, or only spaces) translates to: ""."""
+    return Translation(source, "", [], 0.0, True, [Candidate("", [], 0.0, 0.0, True)])
+
+
+def translation_of(source: str, candidates: list[Candidate]) -> Translation:
+    """A :class:`Translation` whose best output is ``candidates[0]``."""
+    best = candidates[0]
+    return Translation(source, best.text, best.token_ids, best.score, best.finished, candidates)
+
+
+def translate_encoded(
+    texts: Sequence[str],
+    encoded: Sequence[list[int]],
+    settings: DecodeConfig,
+    search: BatchSearch,
+    progress: Callable[[int], object] | None = None,
+    engine_splits_tokens: bool = False,
+) -> list[Translation]:
+    """Translate ``texts`` (with their source ids ``encoded``) batch by batch; results in input
+    order. ``progress`` is called with the number of sentences each finished batch held."""
+    results: list[Translation | None] = [None] * len(texts)
+    todo = [i for i, ids in enumerate(encoded) if ids]
+    for i in set(range(len(texts))) - set(todo):
+        results[i] = empty_translation(texts[i])
+    lengths = [len(encoded[i]) for i in todo]
+    for group in length_groups(lengths, settings, engine_splits_tokens):
+        indices = [todo[j] for j in group]
+        outputs = search([encoded[i] for i in indices], settings)
+        for index, candidates in zip(indices, outputs, strict=True):
+            results[index] = translation_of(texts[index], candidates)
+        if progress is not None:
+            progress(len(indices))
+    return [r for r in results if r is not None]
