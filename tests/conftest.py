@@ -15,8 +15,9 @@ import torch
 from anuvad.config import ExperimentConfig
 
 REPO = Path(__file__).resolve().parents[1]
-# CPU product choices (anuvad.inference.cpu) go to a folder of this test session, not ~/.cache.
-os.environ["ANUVAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="anuvad-test-cache-")
+# The user cache (CPU product choices, CTranslate2 exports, downloads) is a folder of this test
+# session, not ~/.cache/anuvad.
+os.environ["ANUVAD_CACHE"] = tempfile.mkdtemp(prefix="anuvad-test-cache-")
 
 # Everyday sentences; Devanagari without precomposed nukta letters (SentencePiece's NFKC
 # normalisation would decompose those, so they would not round-trip byte for byte).

@@ -255,3 +255,25 @@ def test_search_options_are_checked_together_and_early_stopping_reaches_the_sear
     for rule in ("finished", "bound"):
         assert main([*base, "--early-stopping", rule]) == 0
         assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
+    """``anuvad data list | head -1``: no BrokenPipeError traceback, exit status 141."""
+    import os
+    import subprocess
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "anuvad.cli.main", "data", "list"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141, result.stderr
+    assert "Traceback" not in result.stderr

@@ -21,8 +21,8 @@ onto a CPU) times both products on the model's own weights for every matrix shap
 cycling through all the layers of a shape so that the weights are as cold as while decoding,
 and swaps each ``nn.Linear`` (and the output layer's :class:`~anuvad.model.layers.LinearProduct`)
 for a module that always uses the product chosen for its bucket. The choices are stored per
-machine (CPU model and flags, threads, torch version) in ``cpu-products.json`` under the cache
-folder (``$ANUVAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/anuvad``, else ``~/.cache/anuvad``), so
+machine (CPU model and flags, threads, torch version) in ``cpu-products.json`` in anuvad's cache
+folder (:func:`anuvad.data.download.cache_dir`: ``$ANUVAD_CACHE``, else ``~/.cache/anuvad``), so
 every later load on that machine makes the same choices: **two runs give byte-identical outputs**.
 
 The model itself stays plain PyTorch: training and validation never see these modules (a
@@ -48,6 +48,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from anuvad.atomic import write_atomic
+from anuvad.data.download import cache_dir
 from anuvad.errors import ConfigError
 from anuvad.model.layers import LinearProduct
 from anuvad.model.transformer import Transformer
@@ -55,7 +56,6 @@ from anuvad.model.transformer import Transformer
 logger = logging.getLogger(__name__)
 
 PRODUCT_ENV_VAR = "ANUVAD_CPU_PRODUCT"
-CACHE_ENV_VAR = "ANUVAD_CACHE_DIR"
 CACHE_FILE = "cpu-products.json"
 MODES = ("auto", "plain", "transposed")
 # Beyond this many rows (e.g. encoding a batch) the products are not timed: F.linear.
@@ -182,14 +182,6 @@ def machine_key(threads: int | None = None) -> str:
     digest = hashlib.sha256(flags.encode()).hexdigest()[:12]
     count = threads if threads is not None else torch.get_num_threads()
     return f"{model} | flags {digest} | {count} threads | torch {torch.__version__}"
-
-
-def cache_dir() -> Path:
-    """``$ANUVAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/anuvad``, else ``~/.cache/anuvad``."""
-    if os.environ.get(CACHE_ENV_VAR):
-        return Path(os.environ[CACHE_ENV_VAR])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "anuvad"
 
 
 def measure_choices(

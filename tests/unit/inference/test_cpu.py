@@ -234,14 +234,14 @@ def test_the_mode_comes_from_the_environment_and_a_bad_one_is_named(
         accelerate(tiny_model(), cache=tmp_path / "c.json")
 
 
-def test_the_cache_folder_follows_the_environment(
+def test_the_choices_live_in_anuvads_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ANUVAD_CACHE_DIR", str(tmp_path / "mine"))
-    assert cpu.cache_dir() == tmp_path / "mine"
-    monkeypatch.delenv("ANUVAD_CACHE_DIR")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cpu.cache_dir() == tmp_path / "xdg" / "anuvad"
+    monkeypatch.setenv("ANUVAD_CACHE", str(tmp_path / "mine"))
+    monkeypatch.setenv(PRODUCT_ENV_VAR, "auto")
+    accelerate(tiny_model(), measure=lambda m: everything("plain"))
+    stored = json.loads((tmp_path / "mine" / "cpu-products.json").read_text(encoding="utf-8"))
+    assert list(stored) == [machine_key()]
 
 
 def test_the_machine_key_names_threads_and_torch() -> None:
