@@ -61,11 +61,12 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=0, help="first N segments of each set")
     parser.add_argument("--sets", nargs="*", default=list(DEV_SETS), help="which dev sets")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    parser.add_argument("--device", default="cpu", help="cpu (the product's), cuda, auto")
     parser.add_argument("--json", help="also write the rows here")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    translator = Translator.from_file(args.model, device="cpu")
+    translator = Translator.from_file(args.model, device=args.device)
     data = translator.model_file.config.data
     tokenize = default_tokenize(data.tgt_lang)
     root = Path(args.data)
