@@ -21,7 +21,6 @@ import itertools
 import json
 import logging
 import random
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,60 +39,28 @@ from anuvad.data.corpora import (
     read_corpora,
     require_nonempty_sides,
 )
-from anuvad.data.encoded import FORMAT_VERSION, REDO, EncodedCorpus, write_atomic
-from anuvad.data.tokenizer import Tokenizer, train_tokenizer
-from anuvad.errors import CheckpointError, DataError
-
-logger = logging.getLogger(__name__)
-
-SRC_MODEL = "src.spm.model"
-TGT_MODEL = "tgt.spm.model"
-TRAIN_FILE = "train.pt"
-VALID_FILE = "valid.pt"
-VALID_SRC_TEXT = "valid.src.txt"
-VALID_TGT_TEXT = "valid.tgt.txt"
-# The text of every training pair, aligned with train.pt (cleaned, tagged, weighted): what
-# train.subword_sampling re-encodes each epoch. Optional: older folders lack them.
-TRAIN_SRC_TEXT = "train.src.txt"
-TRAIN_TGT_TEXT = "train.tgt.txt"
-REPORT_FILE = "report.json"
-PREPARED_FILES = (
+from anuvad.data.encoded import FORMAT_VERSION, EncodedCorpus, write_atomic
+from anuvad.data.prepared import (
+    PREPARED_FILES,
+    REPORT_FILE,
     SRC_MODEL,
     TGT_MODEL,
     TRAIN_FILE,
+    TRAIN_SRC_TEXT,
+    TRAIN_TGT_TEXT,
     VALID_FILE,
     VALID_SRC_TEXT,
     VALID_TGT_TEXT,
-    REPORT_FILE,
+    PreparedData,
+    load_prepared,
+    write_lines,
 )
+from anuvad.data.tokenizer import Tokenizer, train_tokenizer
+from anuvad.errors import DataError
 
+logger = logging.getLogger(__name__)
 
-@dataclass
-class PreparedData:
-    """Everything training needs from ``anuvad prepare``.
-
-    Attributes:
-        src_tokenizer: the source-language tokenizer.
-        tgt_tokenizer: the target-language tokenizer (the same model when joint).
-        train: the cleaned, encoded training pairs.
-        valid: the encoded validation pairs (all of them, unfiltered; may be empty).
-        valid_src_text: raw validation source sentences, aligned with ``valid``.
-        valid_tgt_text: raw validation target sentences (BLEU references).
-        report: the contents of ``report.json``.
-        train_src_text: the text each training source was encoded from (empty for folders
-            prepared before these files existed).
-        train_tgt_text: the same for the targets.
-    """
-
-    src_tokenizer: Tokenizer
-    tgt_tokenizer: Tokenizer
-    train: EncodedCorpus
-    valid: EncodedCorpus
-    valid_src_text: list[str]
-    valid_tgt_text: list[str]
-    report: dict[str, Any]
-    train_src_text: list[str] = dataclasses.field(default_factory=list)
-    train_tgt_text: list[str] = dataclasses.field(default_factory=list)
+__all__ = ["PreparedData", "load_prepared", "prepare_data", "prepare_or_load", "with_vocab_sizes"]
 
 
 def _concat(texts: list[ParallelText]) -> tuple[list[str], list[str]]:
@@ -180,16 +147,6 @@ def _data_fingerprint(
         ]
     result: dict[str, Any] = json.loads(json.dumps(settings))
     return result
-
-
-def _write_lines(path: Path, lines: list[str]) -> None:
-    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
-
-
-def _read_lines(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
-    # Split on "\n" only: sentences may hold other Unicode line separators.
-    return text[:-1].split("\n") if text else []
 
 
 def prepare_data(
@@ -351,10 +308,10 @@ def prepare_data(
     write_atomic(out_dir / TGT_MODEL, tgt_tok.model_proto)
     train.save(out_dir / TRAIN_FILE)
     valid.save(out_dir / VALID_FILE)
-    _write_lines(out_dir / VALID_SRC_TEXT, valid_src)
-    _write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
-    _write_lines(out_dir / TRAIN_SRC_TEXT, train_src_text)
-    _write_lines(out_dir / TRAIN_TGT_TEXT, train_tgt_text)
+    write_lines(out_dir / VALID_SRC_TEXT, valid_src)
+    write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
+    write_lines(out_dir / TRAIN_SRC_TEXT, train_src_text)
+    write_lines(out_dir / TRAIN_TGT_TEXT, train_tgt_text)
     write_atomic(
         out_dir / REPORT_FILE,
         (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
@@ -378,64 +335,6 @@ def prepare_data(
         train_src_text,
         train_tgt_text,
     )
-
-
-def load_prepared(out_dir: Path) -> PreparedData:
-    """Read a folder written by :func:`prepare_data`.
-
-    Args:
-        out_dir: the folder.
-
-    Returns:
-        The tokenizers, encoded corpora, raw dev text and report.
-
-    Raises:
-        DataError: a file is missing or unreadable, or the files disagree with each other.
-    """
-    out_dir = Path(out_dir)
-    missing = [name for name in PREPARED_FILES if not (out_dir / name).is_file()]
-    if missing:
-        raise DataError(
-            f"prepared data in {out_dir} is incomplete (missing {', '.join(missing)}); {REDO}"
-        )
-    try:
-        src_tok = Tokenizer.load(out_dir / SRC_MODEL)
-        tgt_tok = Tokenizer.load(out_dir / TGT_MODEL)
-    except CheckpointError as exc:
-        raise DataError(f"{out_dir}: {exc}; {REDO}") from exc
-    try:
-        report = json.loads((out_dir / REPORT_FILE).read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(f"{out_dir / REPORT_FILE} is not valid JSON ({exc}); {REDO}") from exc
-    train = EncodedCorpus.load(out_dir / TRAIN_FILE)
-    valid = EncodedCorpus.load(out_dir / VALID_FILE)
-    valid_src = _read_lines(out_dir / VALID_SRC_TEXT)
-    valid_tgt = _read_lines(out_dir / VALID_TGT_TEXT)
-    if not len(valid_src) == len(valid_tgt) == len(valid):
-        raise DataError(
-            f"{out_dir}: {VALID_SRC_TEXT} has {len(valid_src)} lines, {VALID_TGT_TEXT} "
-            f"{len(valid_tgt)} and {VALID_FILE} {len(valid)} pairs; they must agree; {REDO}"
-        )
-    for corpus, name in ((train, TRAIN_FILE), (valid, VALID_FILE)):
-        for seqs, tok, side in ((corpus.src, src_tok, "source"), (corpus.tgt, tgt_tok, "target")):
-            top = max((max(s) for s in seqs if s), default=-1)
-            if top >= tok.vocab_size:
-                raise DataError(
-                    f"{out_dir / name}: {side} id {top} is outside the {tok.vocab_size}-piece "
-                    f"tokenizer (files from different runs?); {REDO}"
-                )
-    train_text: list[list[str]] = [[], []]
-    if (out_dir / TRAIN_SRC_TEXT).is_file() and (out_dir / TRAIN_TGT_TEXT).is_file():
-        train_text = [_read_lines(out_dir / TRAIN_SRC_TEXT), _read_lines(out_dir / TRAIN_TGT_TEXT)]
-        if not len(train_text[0]) == len(train_text[1]) == len(train):
-            raise DataError(
-                f"{out_dir}: {TRAIN_SRC_TEXT} / {TRAIN_TGT_TEXT} have {len(train_text[0])} / "
-                f"{len(train_text[1])} lines but {TRAIN_FILE} {len(train)} pairs; {REDO}"
-            )
-    logger.info(
-        "loaded %d training and %d validation pairs from %s", len(train), len(valid), out_dir
-    )
-    return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report, *train_text)
 
 
 def prepare_or_load(

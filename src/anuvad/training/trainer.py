@@ -27,18 +27,15 @@ from anuvad.config import ExperimentConfig, config_to_dict, save_config
 from anuvad.data.batching import (
     Batch,
     collate,
-    group_updates,
-    make_batches,
-    model_lengths,
     rank_share,
 )
-from anuvad.data.encoded import EncodedCorpus
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
 from anuvad.device import resolve_device
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention
 from anuvad.model.transformer import Transformer, build_model, count_parameters
 from anuvad.training.distributed import DistributedContext, any_rank, barrier, wrap_model
+from anuvad.training.epochs import EpochData
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
 from anuvad.training.precision import (
@@ -145,22 +142,7 @@ class Trainer:
         self.scaler = torch.amp.GradScaler("cuda", enabled=train.precision == "fp16")
         self.progress = Progress()
         self.validator = Validator(self.model, self.config, prepared, self._loss)
-        if train.subword_sampling > 0:
-            if not prepared.train_src_text:
-                raise TrainingError(
-                    "train.subword_sampling re-encodes the training text every epoch, but the "
-                    "prepared data has no train.src.txt / train.tgt.txt (prepared by an older "
-                    "anuvad); run `anuvad prepare` again"
-                )
-            if prepared.src_tokenizer.word_level or prepared.tgt_tokenizer.word_level:
-                raise TrainingError(
-                    "train.subword_sampling needs bpe or unigram vocabularies; a word "
-                    "vocabulary has one segmentation only"
-                )
-        self._train_ids = prepared.train  # this epoch's encoding (resampled with sampling on)
-        self._sampled_epoch = -1
-        self._src_lengths = model_lengths(prepared.train.src)
-        self._tgt_lengths = model_lengths(prepared.train.tgt)
+        self.epochs = EpochData(self.config, prepared)
         self._resumed = resume
         if resume:
             self._restore()
@@ -199,7 +181,7 @@ class Trainer:
 
     # -- one update ----------------------------------------------------------------------------
     def _batch(self, group: list[int]) -> Batch:
-        src, tgt = self._train_ids.src, self._train_ids.tgt
+        src, tgt = self.epochs.ids.src, self.epochs.ids.tgt
         batch = collate([src[i] for i in group], [tgt[i] for i in group], group)
         return batch.to(self.device)
 
@@ -297,49 +279,6 @@ class Trainer:
         # Wall-clock limits may be reached on one rank first: stop all together.
         return any_rank(done, self.context)
 
-    def _resample(self, epoch: int) -> None:
-        """Subword regularisation: this epoch's sampled encoding of the training text.
-
-        Seeded by (train.seed, epoch), so every rank and a resumed run see the same pieces. A
-        sentence whose sampled encoding would not fit the model's positions keeps its fixed one.
-        """
-        alpha = self.config.train.subword_sampling
-        if alpha <= 0 or self._sampled_epoch == epoch:
-            return
-        fixed = self.prepared.train
-        seed = 1_000_003 * self.config.train.seed + 2 * epoch
-        src = self.prepared.src_tokenizer.encode_sampled(self.prepared.train_src_text, alpha, seed)
-        tgt = self.prepared.tgt_tokenizer.encode_sampled(
-            self.prepared.train_tgt_text, alpha, seed + 1
-        )
-        limit = self.config.model.max_positions - 1  # room for BOS / EOS
-        src = [s if len(s) <= limit else f for s, f in zip(src, fixed.src, strict=True)]
-        tgt = [t if len(t) <= limit else f for t, f in zip(tgt, fixed.tgt, strict=True)]
-        self._train_ids = EncodedCorpus(src=src, tgt=tgt)
-        self._src_lengths = model_lengths(src)
-        self._tgt_lengths = model_lengths(tgt)
-        self._sampled_epoch = epoch
-
-    def _updates(self, epoch: int) -> list[list[list[int]]]:
-        """The epoch's global batches: each a list of ``world_size * accumulate`` batches."""
-        self._resample(epoch)
-        world, accumulate = self.context.world_size, self.config.train.accumulate
-        plan = make_batches(
-            self._src_lengths,
-            self._tgt_lengths,
-            self.config.data.max_tokens,
-            seed=self.config.train.seed,
-            epoch=epoch,
-        )
-        updates = group_updates(plan.batches, world, accumulate)
-        if not updates:
-            raise TrainingError(
-                f"an epoch has {len(plan.batches)} batches, fewer than world size x "
-                f"train.accumulate = {world * accumulate}; lower train.accumulate or "
-                f"data.max_tokens"
-            )
-        return updates
-
     def train(self, show_progress: bool = True, data_dir: Path | None = None) -> TrainResult:
         """Train until a step, epoch, time or early-stopping limit; write the final model.
 
@@ -414,9 +353,9 @@ class Trainer:
         window = ThroughputWindow()
         last_loss, stop_early, valid = float("nan"), False, dict[str, float]()
         while not self._finished(started, stop_early):
-            updates = self._updates(p.epoch)
+            updates = self.epochs.updates(p.epoch, self.context.world_size)
             for global_groups in updates[p.epoch_updates :]:
-                tokens = sum(len(self._train_ids.tgt[i]) + 1 for b in global_groups for i in b)
+                tokens = sum(len(self.epochs.ids.tgt[i]) + 1 for b in global_groups for i in b)
                 local = rank_share(global_groups, self.context.rank, self.context.world_size)
                 before = p.step
                 last_loss = self.train_step(local, tokens)

@@ -14,10 +14,10 @@ import yaml
 
 from anuvad.checkpoint import load_model
 from anuvad.config import load_config
-from anuvad.data.batching import model_lengths
 from anuvad.data.prepare import PreparedData, prepare_data
 from anuvad.errors import TrainingError
 from anuvad.evaluation.metrics import corpus_scores
+from anuvad.training.epochs import EpochData
 from anuvad.training.optim import noam_learning_rate
 from anuvad.training.precision import resolve_precision
 from anuvad.training.state import list_checkpoints, load_training_state
@@ -315,21 +315,24 @@ def test_subword_sampling_resamples_each_epoch_reproducibly(
         ],
     )
     prepared = prepare_data(config, tmp_path / "data")
-    first = Trainer(config, prepared, tmp_path / "run1")
-    second = Trainer(config, prepared, tmp_path / "run2")
-    first._resample(0)
-    epoch0 = first._train_ids
-    second._resample(0)
-    assert second._train_ids.src == epoch0.src and second._train_ids.tgt == epoch0.tgt
+    first, second = EpochData(config, prepared), EpochData(config, prepared)
+    first.updates(0, world_size=1)
+    epoch0 = first.ids
+    second.updates(0, world_size=1)
+    assert second.ids.src == epoch0.src and second.ids.tgt == epoch0.tgt
     assert epoch0.src != prepared.train.src  # sampled, not the fixed encoding
-    first._resample(1)
-    assert first._train_ids.src != epoch0.src
+    first.updates(1, world_size=1)
+    assert first.ids.src != epoch0.src
     for ids, fixed, text in zip(
-        first._train_ids.tgt, prepared.train.tgt, prepared.train_tgt_text, strict=True
+        first.ids.tgt, prepared.train.tgt, prepared.train_tgt_text, strict=True
     ):
         assert prepared.tgt_tokenizer.decode(ids) == prepared.tgt_tokenizer.decode(fixed)
         assert prepared.tgt_tokenizer.decode(ids) == text
-    assert first._src_lengths == model_lengths(first._train_ids.src)
+    # Batches are planned on this epoch's lengths: every batch's pairs fit the token budget.
+    for update in first.updates(1, world_size=1):
+        for batch in update:
+            longest = max(max(len(first.ids.src[i]), len(first.ids.tgt[i])) + 1 for i in batch)
+            assert len(batch) * longest <= config.data.max_tokens or len(batch) == 1
     result = Trainer(config, prepared, tmp_path / "run3").train(show_progress=False)
     assert result.steps == 4
 

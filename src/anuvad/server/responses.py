@@ -1,0 +1,124 @@
+"""Turning the engines' results into the API's response models (rounded, JSON-ready)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from anuvad.inference.documents import DocumentTranslation
+from anuvad.inference.engine import TranslationEngine
+from anuvad.inference.translation import AttentionView, Translation
+from anuvad.server.schemas import (
+    AttentionResponse,
+    CandidateOut,
+    ModelInfo,
+    SentenceOut,
+    TranslationOut,
+)
+
+
+def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
+    """Describe a served model (id, name, languages, size, defaults) for ``GET /models``."""
+    config = translator.model_file.config
+    model = config.model
+    path = getattr(translator, "model_path", None)
+    metadata = {
+        key: value
+        for key, value in translator.model_file.metadata.items()
+        if isinstance(value, str | int | float | bool)
+    }
+    return ModelInfo(
+        id=model_id or config.name,
+        name=config.name,
+        src_lang=config.data.src_lang,
+        tgt_lang=config.data.tgt_lang,
+        file=Path(path).name if path else None,
+        engine=translator.engine,
+        num_parameters=translator.num_parameters,
+        d_model=model.d_model,
+        num_heads=model.num_heads,
+        num_encoder_layers=model.num_encoder_layers,
+        num_decoder_layers=model.num_decoder_layers,
+        src_vocab_size=model.src_vocab_size,
+        tgt_vocab_size=model.tgt_vocab_size,
+        default_beam_size=translator.decode.beam_size,
+        default_length_penalty=translator.decode.length_penalty,
+        trained_on=config.data.training_summary(),
+        metadata=metadata,
+    )
+
+
+def candidates_out(translation: Translation) -> list[CandidateOut]:
+    return [
+        CandidateOut(
+            text=c.text,
+            score=c.score,
+            log_prob=c.log_prob,
+            num_tokens=len(c.token_ids),
+            finished=c.finished,
+        )
+        for c in translation.nbest
+    ]
+
+
+def document_out(document: DocumentTranslation[Translation]) -> TranslationOut:
+    """A translated text: assembled, with its sentences; one sentence keeps its n-best list."""
+    sentences = [
+        SentenceOut(
+            start=segment.start,
+            end=segment.end,
+            source=segment.text,
+            text=result.text,
+            score=result.score,
+            finished=result.finished,
+            nbest=candidates_out(result),
+        )
+        for segment, result in zip(document.segments, document.sentences, strict=True)
+    ]
+    score = sum(s.score for s in sentences) / max(1, len(sentences))
+    finished = all(s.finished for s in sentences)
+    if len(sentences) == 1:
+        nbest = sentences[0].nbest
+    else:
+        best = [s.nbest[0] for s in sentences if s.nbest]
+        nbest = [
+            CandidateOut(
+                text=document.text,
+                score=score,
+                log_prob=sum(c.log_prob for c in best),
+                num_tokens=sum(c.num_tokens for c in best),
+                finished=finished,
+            )
+        ]
+    return TranslationOut(
+        source=document.source,
+        text=document.text,
+        score=score,
+        finished=finished,
+        nbest=nbest,
+        sentences=sentences,
+    )
+
+
+def rounded(values: Any, digits: int = 4) -> Any:
+    """Nested lists of floats rounded (attention JSON is mostly digits)."""
+    if isinstance(values, list):
+        return [rounded(v, digits) for v in values]
+    return round(float(values), digits)
+
+
+def attention_out(view: AttentionView, model: str, elapsed_ms: float) -> AttentionResponse:
+    return AttentionResponse(
+        source=view.source,
+        text=view.text,
+        score=view.score,
+        src_tokens=view.src_tokens,
+        tgt_tokens=view.tgt_tokens,
+        num_layers=view.num_layers,
+        num_heads=view.num_heads,
+        cross_attention=rounded(view.cross_attention),
+        cosine_similarity=rounded(view.cosine_similarity),
+        note=view.note,
+        model=model,
+        elapsed_ms=elapsed_ms,
+    )
