@@ -252,6 +252,8 @@ def test_search_options_are_checked_together_and_early_stopping_reaches_the_sear
     base += ["--input", str(tmp_path / "in.txt"), "--no-progress", "--beam-size", "3"]
     assert main([*base, "--nbest", "4"]) == 2
     assert "decode.nbest must be between 1 and beam_size (3), got 4" in capsys.readouterr().err
+    assert main([*base, "--batch-size", "0"]) == 2
+    assert "decode.batch_size must be at least 1, got 0" in capsys.readouterr().err
     for rule in ("finished", "bound"):
         assert main([*base, "--early-stopping", rule]) == 0
         assert len(capsys.readouterr().out.splitlines()) == 2

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -11,7 +10,6 @@ import pytest
 import yaml
 
 from anuvad.cli.main import main
-from anuvad.cli.parsing import run_parsing_evaluation
 from anuvad.parsing.trees import read_trees
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,17 +81,16 @@ def test_evaluate_a_model_on_gold_trees(
     parser_model: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     bank, model = parser_model
-    args = argparse.Namespace(
-        hypotheses=None, model=str(model), source=None, references=str(bank), json=True
-    )
-    assert run_parsing_evaluation(args) == 0
+    command = ["evaluate", "--task", "parsing", "--model", str(model), "--references", str(bank)]
+    command += ["--json", "--no-progress"]
+    assert main(command) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["all"]["sentences"] == 4
     assert report["all"]["error_sentences"] == 0
     assert report["repaired"] == 0  # the tree constraint: only well-formed trees are searched
     assert 0.0 <= report["all"]["f1"] <= 100.0
-    args.unconstrained = True  # a model trained 3 steps, unconstrained: outputs are repaired
-    assert run_parsing_evaluation(args) == 0
+    # A model trained 3 steps, unconstrained: outputs are repaired.
+    assert main([*command, "--unconstrained"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["all"]["error_sentences"] == 0  # repair always restores the input words
     assert report["repaired"] > 0
@@ -111,23 +108,20 @@ def test_evaluate_hypothesis_files(tmp_path: Path, capsys: pytest.CaptureFixture
         "(S (VP (VB Stop)) (. !))\n",
         encoding="utf-8",
     )
-    args = argparse.Namespace(
-        hypotheses=str(perfect), model=None, source=None, references=str(bank), json=False
-    )
-    assert run_parsing_evaluation(args) == 0
+    evaluate = ["evaluate", "--task", "parsing", "--references", str(bank)]
+    assert main([*evaluate, "--hypotheses", str(perfect)]) == 0
     assert "F1 100.00" in capsys.readouterr().out
 
     broken = tmp_path / "broken.txt"
     lines = perfect.read_text(encoding="utf-8").splitlines()
     broken.write_text("\n".join(["(S (NP", *lines[1:]]) + "\n", encoding="utf-8")
-    args.hypotheses, args.json = str(broken), True
-    assert run_parsing_evaluation(args) == 0
+    assert main([*evaluate, "--hypotheses", str(broken), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["all"]["error_sentences"] == 1 and report["all"]["f1"] == 100.0
 
-    args.hypotheses = str(tmp_path / "short.txt")
-    Path(args.hypotheses).write_text(lines[0] + "\n", encoding="utf-8")
-    assert run_parsing_evaluation(args) == 2
+    short = tmp_path / "short.txt"
+    short.write_text(lines[0] + "\n", encoding="utf-8")
+    assert main([*evaluate, "--hypotheses", str(short), "--json"]) == 2
     assert "aligned one to one" in capsys.readouterr().err
 
 
@@ -143,19 +137,16 @@ def test_evaluate_with_gold_tags_scores_sentences_own_tags_lose(
         "(S (NP (NNP John)) (VP (VBZ sees) (NP (DT a) (NN cat))) (. .))\n",
         encoding="utf-8",
     )
-    args = argparse.Namespace(
-        hypotheses=str(hypotheses), model=None, source=None, references=str(bank), json=True
-    )
-    assert run_parsing_evaluation(args) == 0  # EVALB as is: the first sentence is an error
+    evaluate = ["evaluate", "--task", "parsing", "--references", str(bank)]
+    evaluate += ["--hypotheses", str(hypotheses)]
+    assert main([*evaluate, "--json"]) == 0  # EVALB as is: the first sentence is an error
     own = json.loads(capsys.readouterr().out)
     assert own["tags"] == "own" and own["all"]["error_sentences"] == 1
     assert own["all"]["gold_brackets"] == 4 + 4  # the first sentence left out
-    args.tags = "gold"
-    assert run_parsing_evaluation(args) == 0
+    assert main([*evaluate, "--json", "--tags", "gold"]) == 0
     gold = json.loads(capsys.readouterr().out)
     assert gold["tags"] == "gold" and gold["all"]["error_sentences"] == 0
     assert gold["all"]["gold_brackets"] == 3 + 4 + 4 and gold["all"]["f1"] == 100.0
     assert gold["tag_accuracy"] == pytest.approx(100 * 12 / 13, abs=0.01)  # 13 words
-    args.json = False
-    assert run_parsing_evaluation(args) == 0
+    assert main([*evaluate, "--tags", "gold"]) == 0
     assert "scored with the gold tags" in capsys.readouterr().out

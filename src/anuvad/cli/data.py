@@ -37,7 +37,7 @@ def cmd_data_list(args: argparse.Namespace) -> int:
     from anuvad.data.catalogue import CATALOGUE, KINDS
     from anuvad.data.download import cache_dir
 
-    kinds = [args.kind] if getattr(args, "kind", None) else list(KINDS)
+    kinds = [args.kind] if args.kind else list(KINDS)
     print(f"cache: {cache_dir()} (set $ANUVAD_CACHE to change it)")
     for kind in kinds:
         entries = [d for d in CATALOGUE.values() if d.kind == kind]

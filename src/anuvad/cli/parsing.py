@@ -7,7 +7,6 @@ Thin adapters: read sentences or trees, call :mod:`anuvad.parsing.trees` /
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import json
 import sys
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from anuvad.checkpoint import ModelFile
     from anuvad.parsing.constraint import TreeConstraint
 
+from anuvad.cli.options import SearchOptions, add_device_option, add_search_options
 from anuvad.parsing.trees import (
     ParsedSentence,
     Tree,
@@ -38,21 +38,6 @@ from anuvad.parsing.trees import (
     read_trees,
     remove_traces,
 )
-
-
-def _add_decode_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
-    parser.add_argument("--batch-size", type=int, default=0, help="sentences per batch")
-    parser.add_argument("--beam-size", type=int, help="beam size (default: the model's, 21)")
-    parser.add_argument("--length-penalty", type=float, help="alpha (default: the model's, 0.3)")
-    parser.add_argument("--max-len-a", type=float, help="output limit a*source_length + b: a")
-    parser.add_argument("--max-len-b", type=int, help="output limit a*source_length + b: b")
-    parser.add_argument(
-        "--unconstrained",
-        action="store_true",
-        help="let the search write any token sequence and repair ill-formed trees afterwards "
-        "(default: only well-formed trees with one leaf per word are searched)",
-    )
 
 
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
@@ -65,35 +50,39 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "--treebank", help="parse the sentences of these trees instead (.mrg folder, glob, file)"
     )
     p.add_argument("--output", help="trees file, one per line (default stdout)")
-    _add_decode_args(p)
+    p.add_argument(
+        "--unconstrained",
+        action="store_true",
+        help="let the search write any token sequence and repair ill-formed trees afterwards "
+        "(default: only well-formed trees with one leaf per word are searched)",
+    )
+    add_device_option(p)
+    add_search_options(p)
     p.set_defaults(func=cmd_parse)
 
 
-def _parse(args: argparse.Namespace, sentences: Sequence[str]) -> list[ParsedSentence]:
-    """Load the model named by ``args.model`` and parse ``sentences`` with its decode settings,
-    overridden by the command line's."""
+def parse_with_model(
+    model: str,
+    device: str,
+    search: SearchOptions,
+    unconstrained: bool,
+    sentences: Sequence[str],
+) -> list[ParsedSentence]:
+    """Parse ``sentences`` with the parsing model file ``model``: its decode settings under the
+    command line's ``search`` options, constrained to well-formed trees unless
+    ``unconstrained``."""
     from anuvad.checkpoint import load_model
     from anuvad.device import resolve_device
     from anuvad.inference.cpu import accelerate
     from anuvad.inference.translator import Translator
 
-    model_file = load_model(args.model, device=resolve_device(getattr(args, "device", "auto")))
-    decode = model_file.config.decode
-    changes = {
-        "beam_size": getattr(args, "beam_size", None),
-        "length_penalty": getattr(args, "length_penalty", None),
-        "max_len_a": getattr(args, "max_len_a", None),
-        "max_len_b": getattr(args, "max_len_b", None),
-        "batch_size": getattr(args, "batch_size", None) or None,
-    }
+    model_file = load_model(model, device=resolve_device(device))
     # Settings travel in the DecodeConfig: the Translator reads it for every search it runs.
-    decode = dataclasses.replace(decode, **{k: v for k, v in changes.items() if v is not None})
+    decode = search.settings(model_file.config.decode)
     accelerate(model_file.model)
     translator = Translator(model_file, decode)
     leaves = _tree_leaves(model_file.config.data.train)
-    constraint = None
-    if not getattr(args, "unconstrained", False):
-        constraint = tree_constraint(model_file)
+    constraint = None if unconstrained else tree_constraint(model_file)
     return parse_sentences(
         functools.partial(translator.translate_text, constraint=constraint), sentences, leaves
     )
@@ -153,7 +142,8 @@ def cmd_parse(args: argparse.Namespace) -> int:
         sentences = Path(args.input).read_text(encoding="utf-8").splitlines()
     else:
         sentences = sys.stdin.read().splitlines()
-    parsed = _parse(args, sentences)
+    search = SearchOptions.from_args(args)
+    parsed = parse_with_model(args.model, args.device, search, args.unconstrained, sentences)
     text = "".join(p.tree.to_string() + "\n" for p in parsed)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -188,17 +178,17 @@ def run_parsing_evaluation(args: argparse.Namespace) -> int:
     # A .mrg folder, a glob or a file (.mrg, or one tree per line): the reader takes them all.
     golds = read_treebank(args.references)
     parsed: list[ParsedSentence] | None = None
-    if getattr(args, "hypotheses", None):
+    if args.hypotheses:
         tests = _read_hypotheses(args.hypotheses)
-    elif getattr(args, "model", None):
-        source = getattr(args, "source", None)
-        if source:
-            sentences = Path(source).read_text(encoding="utf-8").splitlines()
+    elif args.model:
+        if args.source:
+            sentences = Path(args.source).read_text(encoding="utf-8").splitlines()
         else:
             sentences = _gold_sentences(golds)
-        parsed = _parse(args, sentences)
+        search = SearchOptions.from_args(args)
+        parsed = parse_with_model(args.model, args.device, search, args.unconstrained, sentences)
         tests = [p.tree for p in parsed]
-        if getattr(args, "write_hypotheses", None):
+        if args.write_hypotheses:
             trees = "".join(p.tree.to_string() + "\n" for p in parsed)
             Path(args.write_hypotheses).write_text(trees, encoding="utf-8")
     else:
@@ -211,7 +201,7 @@ def run_parsing_evaluation(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    gold_tags = getattr(args, "tags", "own") == "gold"
+    gold_tags = args.tags == "gold"
     right = compared = 0
     for test, gold in zip(tests, golds, strict=True):
         if test is None:
@@ -233,8 +223,8 @@ def _print_result(
     parsed: list[ParsedSentence] | None,
     tag_accuracy: float | None,
 ) -> None:
-    tags = getattr(args, "tags", "own")
-    if getattr(args, "json", False):
+    tags = args.tags
+    if args.json:
         data: dict[str, object] = {"task": "parsing", "params": "COLLINS.prm", "tags": tags}
         data.update(result.to_dict())
         if tag_accuracy is not None:

@@ -12,50 +12,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anuvad.cli.options import (
+    EngineOptions,
+    SearchOptions,
+    add_engine_options,
+    add_search_options,
+)
+
 if TYPE_CHECKING:
     from anuvad.config import DecodeConfig
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.translation import Translation
-
-
-def _add_search_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
-    p.add_argument(
-        "--engine",
-        choices=("torch", "ctranslate2"),
-        default="torch",
-        help="torch (anuvad's search) or ctranslate2 (--model: an exported folder, or a .pt "
-        "exported once into the user cache)",
-    )
-    p.add_argument(
-        "--compute-type",
-        default="default",
-        help="ctranslate2 only: int8, int8_float32, bfloat16, float32, ... (default: as exported)",
-    )
-    p.add_argument("--beam-size", type=int, help="beam size K; 1 = greedy (default: the model's)")
-    p.add_argument(
-        "--length-penalty", type=float, help="alpha of ((5+|Y|)/6)^alpha (default: the model's)"
-    )
-    p.add_argument("--max-len-a", type=float, help="output limit a*source_length + b: a")
-    p.add_argument("--max-len-b", type=int, help="output limit a*source_length + b: b")
-    p.add_argument("--batch-size", type=int, default=0, help="sentences per batch")
-    p.add_argument(
-        "--batch-tokens", type=int, default=0, help="batch by source tokens instead of sentences"
-    )
-    p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
-    p.add_argument(
-        "--no-repeat-ngram-size",
-        type=int,
-        metavar="N",
-        help="never write the same N target pieces twice in one output (stops loops on "
-        "unfamiliar input; 0 = off; default: the model's)",
-    )
-    p.add_argument(
-        "--early-stopping",
-        choices=["finished", "bound"],
-        help="finished (default): a beam stops once K hypotheses have ended; bound: it goes on "
-        "while an unfinished one could still win (the paper code's rule; torch engine)",
-    )
 
 
 def read_input_lines(path: str | None) -> list[str]:
@@ -76,58 +43,34 @@ def _add_split_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _translator(args: argparse.Namespace) -> TranslationEngine:
+def _translator(options: EngineOptions, model: str) -> TranslationEngine:
     from anuvad.inference.engine import load_engine
 
-    translator = load_engine(
-        args.model,
-        engine=args.engine,
-        device=args.device,
-        compute_type=getattr(args, "compute_type", "default"),
-    )
-    changes = {"batch_size": args.batch_size or None, "max_tokens": args.batch_tokens or None}
-    translator.decode = dataclasses.replace(
-        translator.decode, **{k: v for k, v in changes.items() if v is not None}
-    )
-    return translator
-
-
-def search_settings(
-    translator: TranslationEngine, args: argparse.Namespace, nbest: int = 1
-) -> DecodeConfig:
-    """The command line's search options over the model's decode settings, checked once.
-
-    Raises:
-        ConfigError: an invalid option (e.g. ``--beam-size 0``), named.
-    """
-    return translator.settings(
-        beam_size=args.beam_size,
-        nbest=nbest,
-        length_penalty=args.length_penalty,
-        max_len_a=args.max_len_a,
-        max_len_b=args.max_len_b,
-        early_stopping=getattr(args, "early_stopping", None),
-        no_repeat_ngram_size=getattr(args, "no_repeat_ngram_size", None),
+    return load_engine(
+        model, engine=options.engine, device=options.device, compute_type=options.compute_type
     )
 
 
 def _translate(
-    translator: TranslationEngine, lines: Sequence[str], args: argparse.Namespace, nbest: int = 1
+    translator: TranslationEngine,
+    lines: Sequence[str],
+    settings: DecodeConfig,
+    use_cache: bool = True,
+    progress: bool = False,
 ) -> list[Translation]:
-    """Translate with the command line's search settings; a progress bar for files."""
-    show = bool(getattr(args, "input", None) or getattr(args, "source", None))
-    show = show and not getattr(args, "no_progress", False)
+    """Translate ``lines`` with ``settings``; a progress bar when asked."""
     from tqdm import tqdm
 
-    settings = search_settings(translator, args, nbest)
-    with tqdm(total=len(lines), unit="sent", disable=not show, file=sys.stderr) as bar:
-        return translator.translate(
-            lines, settings, use_cache=not args.no_cache, progress=bar.update
-        )
+    with tqdm(total=len(lines), unit="sent", disable=not progress, file=sys.stderr) as bar:
+        return translator.translate(lines, settings, use_cache=use_cache, progress=bar.update)
 
 
 def _translate_documents(
-    translator: TranslationEngine, lines: Sequence[str], args: argparse.Namespace
+    translator: TranslationEngine,
+    lines: Sequence[str],
+    settings: DecodeConfig,
+    use_cache: bool = True,
+    progress: bool = False,
 ) -> list[str]:
     """``--split-sentences``: each line is a document; its sentences are translated (all lines'
     in one batched pass) and put back in place, so the output keeps one line per input line."""
@@ -138,7 +81,7 @@ def _translate_documents(
     results = translate_documents(
         lines,
         lang,
-        lambda sentences: _translate(translator, sentences, args),
+        lambda sentences: _translate(translator, sentences, settings, use_cache, progress),
         fits=source_fits(translator),
     )
     return [r.text for r in results]
@@ -168,15 +111,19 @@ def cmd_translate(args: argparse.Namespace) -> int:
         print("error: --beam-size must be at least 1 (1 = greedy search)", file=sys.stderr)
         return 2
     lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
-    translator = _translator(args)
+    search = SearchOptions.from_args(args)
+    translator = _translator(EngineOptions.from_args(args), args.model)
+    settings = search.settings(translator.decode, args.nbest)
+    progress = bool(args.input) and not args.no_progress
     if args.split_sentences:
-        text = "".join(line + "\n" for line in _translate_documents(translator, lines, args))
+        documents = _translate_documents(translator, lines, settings, search.use_cache, progress)
+        text = "".join(line + "\n" for line in documents)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
         else:
             sys.stdout.write(text)
         return 0
-    results = _translate(translator, lines, args, nbest=args.nbest)
+    results = _translate(translator, lines, settings, search.use_cache, progress)
     if args.nbest == 1:
         text = "".join(r.text + "\n" for r in results)
     else:  # fairseq / Moses style: sentence index ||| output ||| score
@@ -221,14 +168,17 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
     if args.hypotheses:
         hypotheses = read_input_lines(args.hypotheses)
     elif args.model and args.source:
-        translator = _translator(args)
+        search = SearchOptions.from_args(args)
+        translator = _translator(EngineOptions.from_args(args), args.model)
+        used = search.settings(translator.decode)
         tgt_lang = translator.model_file.config.data.tgt_lang
         sources = read_input_lines(args.source)
+        progress = not args.no_progress
         if args.split_sentences:
-            hypotheses = _translate_documents(translator, sources, args)
+            hypotheses = _translate_documents(translator, sources, used, search.use_cache, progress)
         else:
-            hypotheses = [r.text for r in _translate(translator, sources, args)]
-        used = search_settings(translator, args)
+            results = _translate(translator, sources, used, search.use_cache, progress)
+            hypotheses = [r.text for r in results]
         settings = {
             "model": str(args.model),
             **{
@@ -269,7 +219,12 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
     if args.beam_size is not None and args.beam_size < 1:
         print("error: --beam-size must be at least 1 (1 = greedy)", file=sys.stderr)
         return 2
-    translator = _translator(args)
+    search = SearchOptions.from_args(args)
+    translator = _translator(EngineOptions.from_args(args), args.model)
+    # Greedy unless asked otherwise: fast, and tagged training copes with its monotony.
+    settings = dataclasses.replace(search, beam_size=search.beam_size or 1).settings(
+        translator.decode
+    )
     with tqdm(unit="line", disable=args.no_progress, file=sys.stderr) as bar:
 
         def show(done: int, total: int) -> None:
@@ -280,10 +235,7 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
             translator,
             [Path(p) for p in args.input],
             Path(args.out_prefix),
-            settings=translator.settings(
-                beam_size=args.beam_size or 1,
-                no_repeat_ngram_size=args.no_repeat_ngram_size,
-            ),
+            settings=settings,
             max_lines=args.max_lines,
             chunk_lines=args.chunk_lines,
             progress=show,
@@ -317,7 +269,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "--chunk-lines", type=int, default=2000, help="lines per saved chunk (what a kill loses)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _add_search_args(p)
+    add_engine_options(p)
+    add_search_options(p)
     p.set_defaults(func=cmd_backtranslate)
 
     p = add("translate", "Translate sentences (one per line) from stdin or a file.")
@@ -332,7 +285,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--attention", metavar="FILE", help="write attention matrices as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_split_arg(p)
-    _add_search_args(p)
+    add_engine_options(p)
+    add_search_options(p)
     p.set_defaults(func=cmd_translate)
 
     p = add("evaluate", "Score translations (sacreBLEU BLEU, chrF++, the paper's BLEU) or parses.")
@@ -366,5 +320,6 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_split_arg(p)
-    _add_search_args(p)
+    add_engine_options(p)
+    add_search_options(p)
     p.set_defaults(func=cmd_evaluate)
