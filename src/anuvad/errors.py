@@ -27,3 +27,8 @@ class TrainingError(AnuvadError):
 class InputTooLongError(AnuvadError):
     """A sentence is longer than the model can translate, even cut at its clause boundaries
     (the server answers 422; nothing is ever cut silently)."""
+
+
+class SearchStoppedError(AnuvadError):
+    """A search was told to stop between two decoding steps (its request ran past its deadline,
+    or its client went away); nothing it had computed is returned."""

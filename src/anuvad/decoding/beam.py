@@ -40,6 +40,8 @@ from anuvad.data.tokenizer import BOS_ID, EOS_ID
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import (
     Hypothesis,
+    StopCheck,
+    check_stop,
     length_penalty,
     make_step_decoder,
     next_log_probs,
@@ -105,6 +107,7 @@ def beam_search(
     use_cache: bool = True,
     early_stopping: str = "finished",
     constraint: OutputConstraint | None = None,
+    stop: StopCheck | None = None,
 ) -> list[list[Hypothesis]]:
     """Batched beam search with the length penalty of Wu et al. (2016).
 
@@ -122,6 +125,7 @@ def beam_search(
         early_stopping: "finished" (K finished hypotheses) or "bound" (no active beam can
             still beat the K-th best); see the module docstring.
         constraint: restricts the tokens each beam may take (e.g. well-formed trees).
+        stop: asked before every decoding step; True ends the search (SearchStoppedError).
 
     Returns:
         Per input row, in input order, ``min(nbest, beam_size)`` hypotheses (fewer only when
@@ -158,6 +162,7 @@ def beam_search(
 
     step = 0
     while active:
+        check_stop(stop)
         # Sentences whose beams hit their length limit end unfinished, before any more work.
         at_limit = [i for i, b in enumerate(active) if step >= limits[b]]
         if at_limit:

@@ -13,6 +13,7 @@ cache is tested and benchmarked against).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -20,6 +21,7 @@ from torch import Tensor
 
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from anuvad.decoding.constraints import OutputConstraint
+from anuvad.errors import SearchStoppedError
 from anuvad.model.cache import sentence_rows
 from anuvad.model.transformer import Transformer
 
@@ -71,6 +73,15 @@ def output_limits(
     limits = max_output_lengths(src_pad_mask, max_len_a, max_len_b)
     # Position 0 holds BOS, so at most max_positions - 1 tokens can follow it.
     return [int(x) for x in limits.clamp(min=0, max=model.config.max_positions - 1).tolist()]
+
+
+StopCheck = Callable[[], bool]  # asked between decoding steps: True = stop the search now
+
+
+def check_stop(stop: StopCheck | None) -> None:
+    """Raise :class:`~anuvad.errors.SearchStoppedError` when ``stop`` says so."""
+    if stop is not None and stop():
+        raise SearchStoppedError("the search was stopped between two decoding steps")
 
 
 def forbid_special_tokens(log_probs: Tensor) -> Tensor:
@@ -186,6 +197,7 @@ def greedy_search(
     max_len_b: int = 50,
     use_cache: bool = True,
     constraint: OutputConstraint | None = None,
+    stop: StopCheck | None = None,
 ) -> list[Hypothesis]:
     """Batched greedy decoding: the most probable (allowed) token at every step.
 
@@ -199,9 +211,13 @@ def greedy_search(
         use_cache: incremental decoding with the key/value cache (False: re-run the decoder on
             the whole prefix every step; same results, slower).
         constraint: restricts the tokens each row may take (e.g. well-formed trees).
+        stop: asked before every decoding step; True ends the search.
 
     Returns:
         One hypothesis per input row, in input order; ``score`` = ``log_prob``.
+
+    Raises:
+        SearchStoppedError: ``stop`` said so.
     """
     batch = src_ids.size(0)
     device = src_ids.device
@@ -218,6 +234,7 @@ def greedy_search(
     last = torch.full((batch, 1), BOS_ID, dtype=torch.long, device=device)  # (B_active, 1)
 
     for step in range(limit):
+        check_stop(stop)
         log_probs = next_log_probs(decoder.step(last))  # (B_active, V)
         if allowed is not None:
             log_probs = log_probs + allowed.mask().to(device)

@@ -22,6 +22,7 @@ import torch
 from anuvad.config import DecodeConfig, ExperimentConfig
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.search import StopCheck
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.inference.translation import AttentionView, Translation
@@ -72,6 +73,7 @@ class TranslationEngine(Protocol):
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
+        stop: StopCheck | None = None,
     ) -> list[Translation]: ...
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...

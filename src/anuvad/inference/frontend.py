@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from anuvad.config import DataConfig, DecodeConfig
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import Tokenizer
+from anuvad.decoding.search import StopCheck, check_stop
 from anuvad.inference.translation import Candidate, Translation
 
 logger = logging.getLogger(__name__)
@@ -87,15 +88,22 @@ def translate_encoded(
     search: BatchSearch,
     progress: Callable[[int], object] | None = None,
     engine_splits_tokens: bool = False,
+    stop: StopCheck | None = None,
 ) -> list[Translation]:
     """Translate ``texts`` (with their source ids ``encoded``) batch by batch; results in input
-    order. ``progress`` is called with the number of sentences each finished batch held."""
+    order. ``progress`` is called with the number of sentences each finished batch held;
+    ``stop`` is asked before every batch (the engine's search asks it between steps too).
+
+    Raises:
+        SearchStoppedError: ``stop`` said so.
+    """
     results: list[Translation | None] = [None] * len(texts)
     todo = [i for i, ids in enumerate(encoded) if ids]
     for i in set(range(len(texts))) - set(todo):
         results[i] = empty_translation(texts[i])
     lengths = [len(encoded[i]) for i in todo]
     for group in length_groups(lengths, settings, engine_splits_tokens):
+        check_stop(stop)
         indices = [todo[j] for j in group]
         outputs = search([encoded[i] for i in indices], settings)
         for index, candidates in zip(indices, outputs, strict=True):

@@ -20,7 +20,7 @@ from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
-from anuvad.decoding.search import Hypothesis, greedy_search
+from anuvad.decoding.search import Hypothesis, StopCheck, greedy_search
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.inference.attention import attention_matrices
@@ -96,6 +96,7 @@ class Translator:
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
+        stop: StopCheck | None = None,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -108,9 +109,12 @@ class Translator:
             progress: called with the number of sentences each finished batch held.
             constraint: restricts what the search may output (e.g. well-formed trees); combined
                 with ``settings.no_repeat_ngram_size``.
+            stop: asked before every batch and decoding step; True ends the call (a request
+                past its deadline, a client gone) within one step.
 
         Raises:
             ConfigError: an invalid setting (each one named).
+            SearchStoppedError: ``stop`` said so.
         """
         d = settings or self.decode
         found = d.problems()
@@ -120,9 +124,9 @@ class Translator:
         constraint = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint)
 
         def search(sources: list[list[int]], d: DecodeConfig) -> list[list[Candidate]]:
-            return self._search(sources, d, use_cache, constraint)
+            return self._search(sources, d, use_cache, constraint, stop)
 
-        return translate_encoded(texts, self._encode(texts), d, search, progress)
+        return translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
 
     def _search(
         self,
@@ -130,6 +134,7 @@ class Translator:
         d: DecodeConfig,
         use_cache: bool,
         constraint: OutputConstraint | None,
+        stop: StopCheck | None = None,
     ) -> list[list[Candidate]]:
         """Greedy (beam 1) or beam search over one batch of source ids: candidates per source."""
         src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
@@ -137,13 +142,14 @@ class Translator:
         hypotheses: list[list[Hypothesis]]
         if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
             greedy = greedy_search(
-                self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache, constraint
-            )
+                self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache, constraint,
+                stop,
+            )  # fmt: skip
             hypotheses = [[h] for h in greedy]
         else:
             hypotheses = beam_search(
                 self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
-                d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint,
+                d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint, stop,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
 

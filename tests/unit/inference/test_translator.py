@@ -298,3 +298,20 @@ def test_the_bound_rule_reaches_the_beam_search(model_file: ModelFile) -> None:
     got = [r for r, ids in zip(bound, encoded, strict=True) if ids]
     for result, hyps in zip(got, want, strict=True):
         assert [c.token_ids for c in result.nbest] == [h.token_ids for h in hyps]
+
+
+def test_a_translation_call_stops_between_batches_and_steps(model_file: ModelFile) -> None:
+    from anuvad.errors import SearchStoppedError
+
+    t = translator(model_file, batch_size=2)
+    batches: list[int] = []
+    asked = 0
+
+    def after_first_batch() -> bool:
+        nonlocal asked
+        asked += 1
+        return bool(batches)  # stop as soon as one batch is done
+
+    with pytest.raises(SearchStoppedError):
+        t.translate(SENTENCES, progress=batches.append, stop=after_first_batch)
+    assert batches == [2] and asked > 2  # asked between steps too, not only between batches

@@ -50,8 +50,8 @@ import torch
 from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.search import StopCheck, limits_for_lengths
 from anuvad.decoding.search import length_penalty as gnmt_penalty
-from anuvad.decoding.search import limits_for_lengths
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
@@ -207,9 +207,11 @@ class CT2Translator:
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
+        stop: StopCheck | None = None,
     ) -> list[Translation]:
         """Translate ``texts``; the arguments mean what they mean for
-        :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored).
+        :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored;
+        ``stop`` is asked between batches only: a CTranslate2 call cannot be interrupted).
 
         Raises:
             ConfigError: an invalid setting, an output constraint or ``early_stopping="bound"``
@@ -230,7 +232,13 @@ class CT2Translator:
                 "CTranslate2 stops a beam once its hypotheses have finished"
             )
         return translate_encoded(
-            texts, self._encode(texts), d, self._search_batch, progress, engine_splits_tokens=True
+            texts,
+            self._encode(texts),
+            d,
+            self._search_batch,
+            progress,
+            engine_splits_tokens=True,
+            stop=stop,
         )
 
     def _search_batch(self, sources: list[list[int]], d: DecodeConfig) -> list[list[Candidate]]:
