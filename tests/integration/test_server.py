@@ -83,6 +83,7 @@ def test_health_and_models_describe_the_served_model(
     assert model["num_encoder_layers"] == translator.model_file.config.model.num_encoder_layers
     assert model["trained_on"] == "trained on pairs"  # the tiny model's one corpus
     assert info["limits"] == {
+        "request_timeout_s": 60.0,
         "max_text_chars": MAX_TEXT_CHARS,
         "max_request_chars": MAX_REQUEST_CHARS,
         "max_sentence_chars": MAX_SENTENCE_CHARS,
@@ -542,3 +543,37 @@ def test_metrics_count_requests_errors_and_model_work(
     assert value(after, tokens) > value(before, tokens)
     assert 'anuvad_queue_length{model="tiny_enhi"} 0.0' in after
     assert 'anuvad_request_seconds_count{endpoint="/translate"}' in after
+
+
+class StallingTranslator(CountingTranslator):
+    """Decodes a text containing "STALL" until the server stops the search."""
+
+    def __init__(self, other: Translator) -> None:
+        super().__init__(other)
+        self.stopped = threading.Event()
+
+    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:  # type: ignore[override]
+        from anuvad.errors import SearchStoppedError
+
+        stop = kwargs.get("stop")
+        if any("STALL" in t for t in texts):
+            for _ in range(5_000):  # 50 s at most: the test fails long before
+                if stop is not None and stop():
+                    self.stopped.set()
+                    raise SearchStoppedError("stopped")
+                threading.Event().wait(0.01)
+        return super().translate(texts, *args, **kwargs)
+
+
+def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
+    tiny_enhi_model: Path,
+) -> None:
+    stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+    with TestClient(create_app(stalling, request_timeout_s=0.3)) as client:
+        assert client.get("/models").json()["limits"]["request_timeout_s"] == 0.3
+        slow = client.post("/translate", json={"text": "STALL here."})
+        assert slow.status_code == 504
+        assert "0.3 s limit per request" in slow.json()["error"]
+        assert stalling.stopped.wait(5)  # the search was stopped, the model thread is free
+        fine = client.post("/translate", json={"text": SENTENCES[0]})
+        assert fine.status_code == 200 and fine.json()["translations"][0]["text"]

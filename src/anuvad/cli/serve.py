@@ -66,6 +66,7 @@ def serve(
     threads: int = 0,
     replicas: int = 0,
     compute_type: str = "default",
+    request_timeout_s: float | None = 60.0,
     log_level: str = "info",
 ) -> None:
     """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see
@@ -95,7 +96,12 @@ def serve(
         )
         for model in models
     ]
-    app = create_app(translators, batching=batching, max_wait_ms=max_wait_ms)
+    app = create_app(
+        translators,
+        batching=batching,
+        max_wait_ms=max_wait_ms,
+        request_timeout_s=request_timeout_s,
+    )
     shown = f"[{host}]" if ":" in host else host
     lines = []
     for model, translator in zip(models, translators, strict=True):
@@ -135,6 +141,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         threads=args.threads,
         replicas=args.replicas,
         compute_type=args.compute_type,
+        request_timeout_s=args.request_timeout or None,
         log_level="debug" if args.verbose else "info",
     )
     return 0
@@ -194,5 +201,13 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         default="default",
         help="ctranslate2 only: int8, int8_float32, bfloat16, float32, ... (weights converted "
         "when the model loads; default: as exported)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time a translation request may take, queue included: past it the answer is 504 "
+        "and its search stops at the next decoding step (0 = no limit; default 60)",
     )
     p.set_defaults(func=cmd_serve)

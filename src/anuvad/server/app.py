@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -45,7 +45,7 @@ from anuvad.inference.documents import (
     whole_text,
 )
 from anuvad.inference.engine import TranslationEngine, source_fits
-from anuvad.server.batcher import MicroBatcher, OverloadedError
+from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
 from anuvad.server.body_limit import BodyLimitMiddleware
 from anuvad.server.metrics import CONTENT_TYPE_LATEST, ServerMetrics
 from anuvad.server.responses import attention_out, document_out, model_info
@@ -64,6 +64,8 @@ from anuvad.server.schemas import (
 )
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+DISCONNECT_POLL_S = 0.25  # how often a waiting request checks that its client is still there
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -109,6 +111,20 @@ class ModelFailedError(Exception):
             return cls(f"cannot translate this request: {exc}", 400)
         logger.error("the model failed", exc_info=exc)
         return cls(f"the model failed on this request: {type(exc).__name__}: {exc}", 500)
+
+
+async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
+    """``work``'s result, unless the client disconnects first: then ``work`` is cancelled (a
+    translation stops at its next decoding step) and so is this request's handler."""
+    task = asyncio.ensure_future(work)
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=DISCONNECT_POLL_S)
+        if done:
+            return task.result()
+        if await request.is_disconnected():
+            task.cancel()
+            logger.info("client went away; its translation was stopped")
+            raise asyncio.CancelledError
 
 
 def search_settings(translator: TranslationEngine, body: DecodeSettings) -> DecodeConfig:
@@ -157,6 +173,7 @@ def create_app(
     *,
     batching: bool = True,
     max_wait_ms: float = 5.0,
+    request_timeout_s: float | None = 60.0,
     title: str = "anuvad",
 ) -> FastAPI:
     """Build the app serving ``translators`` (the API, its docs and the web page).
@@ -167,6 +184,9 @@ def create_app(
             appended to repeats).
         batching: merge concurrent requests with the same settings into one model call.
         max_wait_ms: how long a request waits for others to batch with.
+        request_timeout_s: the time a translation request may take, queue included; past it
+            the answer is 504 and its search stops at the next decoding step (None: no limit).
+            A request whose client disconnects is stopped the same way.
         title: the OpenAPI title.
 
     Returns:
@@ -271,6 +291,10 @@ def create_app(
     async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
         return _error(503, str(exc))
 
+    @app.exception_handler(RequestTimeoutError)
+    async def timed_out(_: Request, exc: RequestTimeoutError) -> JSONResponse:
+        return _error(504, str(exc))
+
     @app.exception_handler(TooLongError)
     async def too_long(_: Request, exc: TooLongError) -> JSONResponse:
         return _error(422, f"text: {exc}", [{"field": "text", "message": str(exc)}])
@@ -284,7 +308,7 @@ def create_app(
         return _error(exc.status, str(exc))
 
     @app.post("/translate", response_model=TranslateResponse, responses=ERRORS)
-    async def translate(body: TranslateRequest) -> TranslateResponse:
+    async def translate(body: TranslateRequest, request: Request) -> TranslateResponse:
         """Translate one text or a list of texts (greedy or beam search, n-best lists)."""
         start = time.perf_counter()
         model = pick(body.model)
@@ -308,8 +332,10 @@ def create_app(
             raise TooLongError(str(exc)) from exc
         sentences = [segment.text for plan in plans for segment in plan]
         try:
-            results = await model.batcher.translate(sentences, key)
-        except (OverloadedError, asyncio.CancelledError):
+            results = await until_disconnected(
+                request, model.batcher.translate(sentences, key, request_timeout_s)
+            )
+        except (OverloadedError, RequestTimeoutError, asyncio.CancelledError):
             raise
         except Exception as exc:
             raise ModelFailedError.from_exception(exc) from exc
@@ -357,7 +383,8 @@ def create_app(
     @app.get("/models", response_model=ModelsResponse)
     async def models() -> ModelsResponse:
         """The served models (the first is the default) and the request limits."""
-        return ModelsResponse(models=[m.info for m in served.values()], limits=Limits())
+        limits = Limits(request_timeout_s=request_timeout_s)
+        return ModelsResponse(models=[m.info for m in served.values()], limits=limits)
 
     @app.get("/metrics", include_in_schema=False)
     async def prometheus() -> Response:

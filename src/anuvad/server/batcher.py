@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from anuvad.config import DecodeConfig
+from anuvad.errors import SearchStoppedError
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.translation import Translation
 
@@ -39,11 +40,22 @@ class OverloadedError(RuntimeError):
     """More requests are waiting than the batcher accepts; the client should retry later."""
 
 
+class RequestTimeoutError(RuntimeError):
+    """A request was not translated within its time limit; its search was stopped."""
+
+
 @dataclass
 class _TranslateJob:
     key: DecodeConfig
     texts: list[str]
+    deadline: float | None = None  # time.monotonic() after which nobody waits for the result
     future: Future[list[Translation]] = field(default_factory=Future)
+    abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
+
+    def gone(self) -> bool:
+        """Whether nobody will read this job's result any more."""
+        expired = self.deadline is not None and time.monotonic() >= self.deadline
+        return expired or self.abandoned.is_set()
 
 
 @dataclass
@@ -124,16 +136,39 @@ class MicroBatcher:
 
     # -- the API the endpoints use ---------------------------------------------------------------
 
-    async def translate(self, texts: Sequence[str], key: DecodeConfig) -> list[Translation]:
+    async def translate(
+        self, texts: Sequence[str], key: DecodeConfig, timeout: float | None = None
+    ) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
+
+        A model call stops between two decoding steps once every request in it has passed its
+        time limit or been cancelled (e.g. its client went away), so an abandoned request
+        frees the model thread within one step.
+
+        Args:
+            texts: the sentences.
+            key: the search settings (requests with equal settings share model calls).
+            timeout: seconds this request may wait and run in all; None: no limit.
 
         Raises:
             OverloadedError: too many requests are waiting.
+            RequestTimeoutError: ``timeout`` passed first.
             Exception: whatever the translator raised.
         """
-        job = _TranslateJob(key=key, texts=list(texts))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        job = _TranslateJob(key=key, texts=list(texts), deadline=deadline)
         self._submit(job)
-        return await asyncio.wrap_future(job.future)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(job.future), timeout)
+        except (TimeoutError, SearchStoppedError) as exc:  # the model thread may notice first
+            job.abandoned.set()
+            raise RequestTimeoutError(
+                f"not translated within the server's {timeout:g} s limit per request; send "
+                "less text, fewer texts or a smaller beam"
+            ) from exc
+        except asyncio.CancelledError:
+            job.abandoned.set()  # the search stops at its next step
+            raise
 
     async def call(self, function: Callable[[], T]) -> T:
         """Run ``function`` alone on the model thread and return its result."""
@@ -196,6 +231,9 @@ class MicroBatcher:
         for job in jobs:
             if isinstance(job, _CallJob):
                 self._run_call(job)
+            elif job.gone():  # timed out or cancelled while it waited: no model time for it
+                if job.future.set_running_or_notify_cancel():
+                    job.future.set_exception(SearchStoppedError("abandoned before it ran"))
             elif job.future.set_running_or_notify_cancel():
                 groups.setdefault(job.key, []).append(job)
         for key, group in groups.items():
@@ -220,7 +258,14 @@ class MicroBatcher:
         try:
             with self._lock:
                 self.model_calls += 1
-            results = self.translator.translate(texts, key)
+            results = self.translator.translate(
+                texts, key, stop=lambda: all(job.gone() for job in group)
+            )
+        except SearchStoppedError as exc:  # every request of the call gave up: nobody waits
+            logger.info("stopped a model call of %d texts: its requests gave up", len(texts))
+            for job in group:
+                job.future.set_exception(exc)
+            return
         except Exception as exc:  # each waiting request gets the error and answers 500
             logger.exception("translating a batch of %d texts failed", len(texts))
             for job in group:

@@ -231,6 +231,9 @@ class Limits(BaseModel):
     max_texts: int = MAX_TEXTS
     max_beam_size: int = MAX_BEAM_SIZE
     max_body_bytes: int = MAX_BODY_BYTES
+    request_timeout_s: float | None = Field(
+        None, description="seconds a translation request may take, queue included (504 past it)"
+    )
 
 
 class ModelInfo(BaseModel):

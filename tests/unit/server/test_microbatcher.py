@@ -76,3 +76,92 @@ def test_a_stopped_batcher_starts_again_and_workers_must_be_positive() -> None:
     batcher.stop()
     with pytest.raises(ValueError, match="workers"):
         MicroBatcher(engine, workers=0)  # type: ignore[arg-type]
+
+
+class EndlessEngine:
+    """Decodes "forever" (one step per 10 ms) unless ``stop`` says so; "quick" texts finish."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.stopped = threading.Event()
+        self.steps = 0
+
+    def translate(
+        self, texts: Sequence[str], *_: Any, stop: Any = None, **__: Any
+    ) -> list[Translation]:
+        from anuvad.errors import SearchStoppedError
+
+        if texts != ["quick"]:
+            self.started.set()
+            for _step in range(5_000):  # a 50 s safety bound: the test fails long before
+                if stop is not None and stop():
+                    self.stopped.set()
+                    raise SearchStoppedError("stopped")
+                self.steps += 1
+                threading.Event().wait(0.01)
+        return [Translation(t, t.upper(), [], 0.0, True, []) for t in texts]
+
+
+def test_a_request_past_its_time_limit_stops_its_search_and_frees_the_model() -> None:
+    from anuvad.server.batcher import RequestTimeoutError
+
+    engine = EndlessEngine()
+    batcher = MicroBatcher(engine)  # type: ignore[arg-type]
+
+    async def scenario() -> list[Translation]:
+        with pytest.raises(RequestTimeoutError, match="limit per request"):
+            await batcher.translate(["loop loop loop"], KEY, timeout=0.2)
+        assert engine.stopped.wait(5)  # the model thread was freed at its next step
+        return await batcher.translate(["quick"], KEY, timeout=5)
+
+    try:
+        (result,) = asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert result.text == "QUICK"
+
+
+def test_a_cancelled_request_stops_its_search() -> None:
+    engine = EndlessEngine()
+    batcher = MicroBatcher(engine)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(batcher.translate(["loop"], KEY))
+        while not engine.started.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()  # what a disconnected client's handler does
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await asyncio.to_thread(engine.stopped.wait, 5)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        batcher.stop()
+
+
+def test_a_call_shared_with_a_live_request_goes_on() -> None:
+    """Two merged requests: one gives up, the other still waits, so the search continues."""
+    engine = EndlessEngine()
+    batcher = MicroBatcher(engine, max_wait_ms=200)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        patient = asyncio.ensure_future(batcher.translate(["a"], KEY, timeout=30))
+        impatient = asyncio.ensure_future(batcher.translate(["b"], KEY, timeout=0.3))
+        with pytest.raises(Exception, match="limit per request"):
+            await impatient
+        steps = engine.steps
+        for _ in range(500):  # up to 5 s: the step count moves on while "a" still waits
+            if engine.steps > steps + 3:
+                break
+            await asyncio.sleep(0.01)
+        assert not engine.stopped.is_set() and engine.steps > steps + 3
+        patient.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await patient
+        assert await asyncio.to_thread(engine.stopped.wait, 5)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        batcher.stop()
