@@ -577,3 +577,38 @@ def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
         assert stalling.stopped.wait(5)  # the search was stopped, the model thread is free
         fine = client.post("/translate", json={"text": SENTENCES[0]})
         assert fine.status_code == 200 and fine.json()["translations"][0]["text"]
+
+
+def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> None:
+    """Over a real socket (uvicorn): the client sends a request and closes the connection; the
+    server stops that search at its next step instead of decoding for nobody."""
+    import json
+    import socket
+    import time
+
+    uvicorn = pytest.importorskip("uvicorn")
+    stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+    app = create_app(stalling, request_timeout_s=None)  # only the disconnect can stop it
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.05)
+        body = json.dumps({"text": "STALL forever."}).encode()
+        with socket.create_connection(("127.0.0.1", port)) as connection:
+            connection.sendall(
+                b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            time.sleep(0.5)  # the request reaches the model thread
+        assert stalling.stopped.wait(10)  # stopped after the client went away
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -47,7 +47,7 @@ from anuvad.inference.documents import (
 from anuvad.inference.engine import TranslationEngine, source_fits
 from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
 from anuvad.server.body_limit import BodyLimitMiddleware
-from anuvad.server.metrics import CONTENT_TYPE_LATEST, ServerMetrics
+from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware, ServerMetrics
 from anuvad.server.responses import attention_out, document_out, model_info
 from anuvad.server.schemas import (
     MAX_BODY_BYTES,
@@ -255,16 +255,9 @@ def create_app(
     app.state.translator = default.translator
     app.state.served = served
 
-    @app.middleware("http")
-    async def count(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Any:
-        started = time.perf_counter()
-        response = await call_next(request)
-        route = request.scope.get("route")
-        endpoint = getattr(route, "path", None) or "other"  # templates only: bounded labels
-        metrics.requests.labels(endpoint=endpoint, status=str(response.status_code)).inc()
-        if endpoint in ("/translate", "/attention"):
-            metrics.latency.labels(endpoint=endpoint).observe(time.perf_counter() - started)
-        return response
+    # A plain ASGI middleware (not @app.middleware): the endpoints then see the server's own
+    # receive channel, so request.is_disconnected() works and a gone client stops its search.
+    app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
 
     # The body limit holds for chunked bodies too (no Content-Length to check up front); it is
     # added last so that it runs first, and its 413s are counted below it as "other".

@@ -13,6 +13,8 @@ One registry per app (several apps in one process, e.g. in tests, never mix thei
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 
 from prometheus_client import (
@@ -23,6 +25,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["CONTENT_TYPE_LATEST", "ServerMetrics"]
 
@@ -92,3 +95,38 @@ class ServerMetrics:
     def render(self) -> bytes:
         """The text exposition format."""
         return generate_latest(self.registry)
+
+
+class RequestMetricsMiddleware:
+    """ASGI middleware counting every HTTP request by route template and status, and timing
+    ``/translate`` and ``/attention``; a request whose client went away counts as status 499."""
+
+    def __init__(self, app: ASGIApp, metrics: ServerMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500  # unless a response starts
+
+        async def watched(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except asyncio.CancelledError:
+            status = 499  # the client closed the connection first
+            raise
+        finally:
+            route = scope.get("route")
+            endpoint = getattr(route, "path", None) or "other"  # templates only: bounded labels
+            self.metrics.requests.labels(endpoint=endpoint, status=str(status)).inc()
+            if endpoint in ("/translate", "/attention"):
+                elapsed = time.perf_counter() - started
+                self.metrics.latency.labels(endpoint=endpoint).observe(elapsed)
