@@ -612,3 +612,44 @@ def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> No
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
+    tiny_enhi_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What SIGTERM does (uvicorn sets should_exit): a request decoding "forever" does not hold
+    the server; after the grace period it is cancelled and its search stops."""
+    import json
+    import socket
+    import time
+
+    pytest.importorskip("uvicorn")
+    from anuvad.cli import serve as serve_module
+
+    monkeypatch.setattr(serve_module, "SHUTDOWN_GRACE_S", 1)
+    stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+    app = create_app(stalling, request_timeout_s=None)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    import uvicorn
+
+    server = uvicorn.Server(serve_module.server_config(app, "127.0.0.1", port, "warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    body = json.dumps({"text": "STALL until shutdown."}).encode()
+    with socket.create_connection(("127.0.0.1", port)) as connection:
+        connection.sendall(
+            b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        time.sleep(0.5)  # the request is decoding
+        server.should_exit = True
+        thread.join(15)  # grace 1 s, then cancellation; far below this bound
+        assert not thread.is_alive(), "the server did not shut down"
+    assert stalling.stopped.is_set()

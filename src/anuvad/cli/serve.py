@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
 DEFAULT_PORT = 8000
@@ -52,6 +53,29 @@ def shipped_models(folder: str | Path = SHIPPED_MODELS) -> list[Path]:
     pairs = sorted({path.name.split("_", 1)[0] for path in Path(folder).glob("*_*.pt")})
     ordered = ["enhi", *(pair for pair in pairs if pair != "enhi")]
     return [shipped_model(folder, pair) for pair in ordered]
+
+
+# SIGTERM / Ctrl+C: in-flight requests get this long, then they are cancelled (their searches
+# stop at the next decoding step) and the server exits; idle keep-alive connections close after
+# KEEP_ALIVE_S; beyond LIMIT_CONCURRENCY open connections and tasks new ones get 503.
+SHUTDOWN_GRACE_S = 10
+KEEP_ALIVE_S = 5
+LIMIT_CONCURRENCY = 512
+
+
+def server_config(app: Any, host: str, port: int, log_level: str = "info") -> Any:
+    """The uvicorn settings ``anuvad serve`` runs ``app`` with (a ``uvicorn.Config``)."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        limit_concurrency=LIMIT_CONCURRENCY,
+    )
 
 
 def serve(
@@ -120,7 +144,7 @@ def serve(
         f"with Ctrl+C",
         flush=True,
     )
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    uvicorn.Server(server_config(app, host, port, log_level)).run()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -117,14 +117,17 @@ async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
     """``work``'s result, unless the client disconnects first: then ``work`` is cancelled (a
     translation stops at its next decoding step) and so is this request's handler."""
     task = asyncio.ensure_future(work)
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=DISCONNECT_POLL_S)
-        if done:
-            return task.result()
-        if await request.is_disconnected():
-            task.cancel()
-            logger.info("client went away; its translation was stopped")
-            raise asyncio.CancelledError
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=DISCONNECT_POLL_S)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                logger.info("client went away; its translation was stopped")
+                raise asyncio.CancelledError
+    except asyncio.CancelledError:  # a gone client, or the server cancelling at shutdown
+        task.cancel()
+        raise
 
 
 def search_settings(translator: TranslationEngine, body: DecodeSettings) -> DecodeConfig:
