@@ -30,6 +30,7 @@ class DecodeConfig:
     nbest: int = 1  # outputs per sentence, best first; at most beam_size
     early_stopping: str = "finished"  # or "bound"
     no_repeat_ngram_size: int = 0  # > 0: no n-gram of this size twice in one output
+    max_output_tokens: int = 0  # > 0: no output longer than this (a server's work budget)
     batch_size: int = 64  # sentences per batch (similar lengths together)
     max_tokens: int = 0  # > 0: batch by source tokens instead (padded, before the beam)
 
@@ -52,6 +53,8 @@ class DecodeConfig:
             found.append(
                 f"decode.no_repeat_ngram_size must be >= 0, got {self.no_repeat_ngram_size}"
             )
+        if self.max_output_tokens < 0:
+            found.append(f"decode.max_output_tokens must be >= 0, got {self.max_output_tokens}")
         if self.batch_size < 1:
             found.append(f"decode.batch_size must be at least 1, got {self.batch_size}")
         if self.max_tokens < 0:

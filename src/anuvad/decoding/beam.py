@@ -108,6 +108,7 @@ def beam_search(
     early_stopping: str = "finished",
     constraint: OutputConstraint | None = None,
     stop: StopCheck | None = None,
+    max_output_tokens: int = 0,
 ) -> list[list[Hypothesis]]:
     """Batched beam search with the length penalty of Wu et al. (2016).
 
@@ -140,7 +141,7 @@ def beam_search(
         raise ValueError(f"early_stopping must be one of {EARLY_STOPPING}, got {early_stopping!r}")
     k = beam_size
     batch, device = src_ids.size(0), src_ids.device
-    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b)
+    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b, max_output_tokens)
     sentences = [_Sentence(k, limit, alpha, early_stopping) for limit in limits]
 
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)

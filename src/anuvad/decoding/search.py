@@ -67,12 +67,24 @@ def max_output_lengths(src_pad_mask: Tensor, max_len_a: float, max_len_b: int) -
 
 
 def output_limits(
-    model: Transformer, src_pad_mask: Tensor, max_len_a: float, max_len_b: int
+    model: Transformer,
+    src_pad_mask: Tensor,
+    max_len_a: float,
+    max_len_b: int,
+    max_output_tokens: int = 0,
 ) -> list[int]:
-    """Output-token limits (EOS not counted), capped so that BOS + tokens fit the positions."""
+    """Output-token limits (EOS not counted), capped so that BOS + tokens fit the positions and,
+    when ``max_output_tokens`` > 0, at that many tokens (a server's work budget)."""
     limits = max_output_lengths(src_pad_mask, max_len_a, max_len_b)
     # Position 0 holds BOS, so at most max_positions - 1 tokens can follow it.
-    return [int(x) for x in limits.clamp(min=0, max=model.config.max_positions - 1).tolist()]
+    top = capped_top(model.config.max_positions, max_output_tokens)
+    return [int(x) for x in limits.clamp(min=0, max=top).tolist()]
+
+
+def capped_top(max_positions: int, max_output_tokens: int) -> int:
+    """The most output tokens a sentence may get: the positions after BOS, or the cap."""
+    top = max_positions - 1
+    return min(top, max_output_tokens) if max_output_tokens > 0 else top
 
 
 StopCheck = Callable[[], bool]  # asked between decoding steps: True = stop the search now
@@ -198,6 +210,7 @@ def greedy_search(
     use_cache: bool = True,
     constraint: OutputConstraint | None = None,
     stop: StopCheck | None = None,
+    max_output_tokens: int = 0,
 ) -> list[Hypothesis]:
     """Batched greedy decoding: the most probable (allowed) token at every step.
 
@@ -212,6 +225,7 @@ def greedy_search(
             the whole prefix every step; same results, slower).
         constraint: restricts the tokens each row may take (e.g. well-formed trees).
         stop: asked before every decoding step; True ends the search.
+        max_output_tokens: > 0 caps every output at that many tokens.
 
     Returns:
         One hypothesis per input row, in input order; ``score`` = ``log_prob``.
@@ -223,7 +237,7 @@ def greedy_search(
     device = src_ids.device
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
     decoder = make_step_decoder(model, memory, src_pad_mask, use_cache)
-    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b)
+    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b, max_output_tokens)
     limit = max(limits) if limits else 0
     allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
 

@@ -143,13 +143,14 @@ class Translator:
         if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
             greedy = greedy_search(
                 self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache, constraint,
-                stop,
+                stop, d.max_output_tokens,
             )  # fmt: skip
             hypotheses = [[h] for h in greedy]
         else:
             hypotheses = beam_search(
                 self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
                 d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint, stop,
+                d.max_output_tokens,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
 

@@ -51,6 +51,8 @@ from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware,
 from anuvad.server.responses import attention_out, document_out, model_info
 from anuvad.server.schemas import (
     MAX_BODY_BYTES,
+    MAX_OUTPUT_TOKENS,
+    MAX_PENDING_SENTENCES,
     AttentionRequest,
     AttentionResponse,
     DecodeSettings,
@@ -65,6 +67,7 @@ from anuvad.server.schemas import (
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+RETRY_AFTER_S = 1  # what a 503 (queue full) tells the client to wait, in seconds
 DISCONNECT_POLL_S = 0.25  # how often a waiting request checks that its client is still there
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -138,8 +141,11 @@ def search_settings(translator: TranslationEngine, body: DecodeSettings) -> Deco
         ModelFailedError: 422 when the engine cannot search that way (e.g. ``early_stopping``
             "bound" on CTranslate2), naming why.
     """
+    model_cap = translator.decode.max_output_tokens
+    cap = min(model_cap, MAX_OUTPUT_TOKENS) if model_cap else MAX_OUTPUT_TOKENS
     try:
         settings = translator.settings(
+            max_output_tokens=cap,
             beam_size=body.effective_beam_size(),
             nbest=getattr(body, "nbest", 1),
             length_penalty=body.length_penalty,
@@ -213,6 +219,7 @@ def create_app(
             batching=batching,
             max_wait_ms=max_wait_ms,
             workers=engine.parallel_calls,
+            max_pending_texts=MAX_PENDING_SENTENCES,
             on_call=functools.partial(metrics.model_call, model_id),
         )
         metrics.watch_queue(model_id, batcher.pending)
@@ -285,7 +292,9 @@ def create_app(
 
     @app.exception_handler(OverloadedError)
     async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
-        return _error(503, str(exc))
+        response = _error(503, str(exc))
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return response
 
     @app.exception_handler(RequestTimeoutError)
     async def timed_out(_: Request, exc: RequestTimeoutError) -> JSONResponse:

@@ -79,6 +79,8 @@ class MicroBatcher:
         max_batch_texts: the most sentences one model call gets.
         max_pending: requests allowed to wait; beyond it :meth:`translate` raises
             :class:`OverloadedError`.
+        max_pending_texts: sentences allowed to wait (all requests together); beyond it
+            :meth:`translate` raises :class:`OverloadedError` too.
         workers: worker threads, i.e. model calls that may run at once; more than 1 only for an
             engine whose ``parallel_calls`` allows it (the torch engine is not thread-safe).
         on_call: called after each translate call with (sentences, target tokens of the best
@@ -93,6 +95,7 @@ class MicroBatcher:
         max_wait_ms: float = 5.0,
         max_batch_texts: int = 256,
         max_pending: int = 4096,
+        max_pending_texts: int = 8192,
         workers: int = 1,
         on_call: Callable[[int, int, float], None] | None = None,
     ) -> None:
@@ -103,6 +106,8 @@ class MicroBatcher:
         self.max_wait = max_wait_ms / 1000.0
         self.max_batch_texts = max_batch_texts
         self.max_pending = max_pending
+        self.max_pending_texts = max_pending_texts
+        self._pending_texts = 0  # sentences submitted and not yet taken by a worker
         self.workers = workers
         self.model_calls = 0  # translate calls into the model (read by /health and tests)
         self.on_call = on_call
@@ -182,12 +187,27 @@ class MicroBatcher:
         return self._queue.qsize()
 
     def _submit(self, job: _TranslateJob | _CallJob) -> None:
-        if self._queue.qsize() >= self.max_pending:
-            raise OverloadedError(
-                f"{self._queue.qsize()} requests are already waiting for the model; retry shortly"
-            )
+        texts = len(job.texts) if isinstance(job, _TranslateJob) else 0
+        with self._lock:
+            if self._queue.qsize() >= self.max_pending:
+                raise OverloadedError(
+                    f"{self._queue.qsize()} requests are already waiting for the model; "
+                    "retry shortly"
+                )
+            if texts and self._pending_texts + texts > self.max_pending_texts:
+                raise OverloadedError(
+                    f"{self._pending_texts} sentences are already waiting for the model (the "
+                    f"limit is {self.max_pending_texts}); retry shortly"
+                )
+            self._pending_texts += texts
         self.start()
         self._queue.put(job)
+
+    def _taken(self, jobs: Sequence[Any]) -> None:
+        """A worker took ``jobs`` off the queue: their sentences no longer wait."""
+        texts = sum(len(job.texts) for job in jobs if isinstance(job, _TranslateJob))
+        with self._lock:
+            self._pending_texts -= texts
 
     # -- the worker thread -----------------------------------------------------------------------
 
@@ -200,6 +220,7 @@ class MicroBatcher:
             stop = jobs[-1] is _STOP
             if stop:
                 jobs.pop()
+            self._taken(jobs)
             self._process(jobs)
             if stop:
                 return

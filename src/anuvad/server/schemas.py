@@ -20,6 +20,8 @@ MAX_SENTENCE_CHARS = 2000  # characters of the one sentence of an /attention req
 MAX_TEXTS = 64  # texts per /translate request
 MAX_BEAM_SIZE = 16
 MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
+MAX_OUTPUT_TOKENS = 256  # target pieces one sentence's translation may have (a work budget)
+MAX_PENDING_SENTENCES = 8192  # sentences waiting for a model; beyond it 503 + Retry-After
 
 Decoding = Literal["greedy", "beam"]
 
@@ -231,6 +233,8 @@ class Limits(BaseModel):
     max_texts: int = MAX_TEXTS
     max_beam_size: int = MAX_BEAM_SIZE
     max_body_bytes: int = MAX_BODY_BYTES
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
+    max_pending_sentences: int = MAX_PENDING_SENTENCES
     request_timeout_s: float | None = Field(
         None, description="seconds a translation request may take, queue included (504 past it)"
     )

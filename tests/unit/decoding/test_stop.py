@@ -1,4 +1,5 @@
-"""A search stops between two decoding steps when told to (a deadline, a client gone)."""
+"""A search stops between two decoding steps when told to (a deadline, a client gone), and no
+output runs past the work budget's token cap."""
 
 from __future__ import annotations
 
@@ -70,3 +71,21 @@ def test_a_stop_that_never_fires_changes_nothing(beam: int) -> None:
         [h.token_ids for h in hs] for hs in plain
     ]
     assert never.asked > 20  # it was asked at every step (outputs here run to the 20+ limit)
+
+
+def test_outputs_are_capped_at_max_output_tokens() -> None:
+    """The server's work budget reaches the search: no output longer than the cap."""
+    torch.manual_seed(2)
+    config = ModelConfig(
+        d_model=16, num_heads=2, d_ff=32, num_encoder_layers=1, num_decoder_layers=1,
+        dropout=0.0, src_vocab_size=30, tgt_vocab_size=30, max_positions=128,
+    )  # fmt: skip
+    model = build_model(config).eval()
+    src, pad = collate_source([[5, 6, 7, 8, 9, 10, 11, 12]])
+    with torch.no_grad():
+        free = greedy_search(model, src, pad, 2.0, 40)[0]
+        capped = greedy_search(model, src, pad, 2.0, 40, max_output_tokens=6)[0]
+        beams = beam_search(model, src, pad, 3, 0.6, 2.0, 40, nbest=3, max_output_tokens=6)[0]
+    assert len(free.token_ids) > 6  # a random model runs on: the cap has work to do
+    assert len(capped.token_ids) <= 6 and capped.token_ids == free.token_ids[:6]
+    assert all(len(h.token_ids) <= 6 for h in beams)

@@ -165,3 +165,27 @@ def test_a_call_shared_with_a_live_request_goes_on() -> None:
         asyncio.run(scenario())
     finally:
         batcher.stop()
+
+
+def test_the_queue_is_bounded_in_sentences() -> None:
+    from anuvad.server.batcher import OverloadedError
+
+    engine = EndlessEngine()
+    batcher = MicroBatcher(engine, max_pending_texts=5)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        busy = asyncio.ensure_future(batcher.translate(["loop"], KEY))  # holds the model
+        while not engine.started.is_set():
+            await asyncio.sleep(0.01)
+        waiting = asyncio.ensure_future(batcher.translate(["quick"] * 4, KEY))
+        await asyncio.sleep(0)
+        with pytest.raises(OverloadedError, match="4 sentences are already waiting"):
+            await batcher.translate(["x", "y"], KEY)  # 4 + 2 > 5
+        for task in (busy, waiting):
+            task.cancel()
+        await asyncio.gather(busy, waiting, return_exceptions=True)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        batcher.stop()

@@ -50,7 +50,7 @@ import torch
 from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decoding.constraints import OutputConstraint
-from anuvad.decoding.search import StopCheck, limits_for_lengths
+from anuvad.decoding.search import StopCheck, capped_top, limits_for_lengths
 from anuvad.decoding.search import length_penalty as gnmt_penalty
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
@@ -188,7 +188,7 @@ class CT2Translator:
         counted in the source), capped so that BOS + tokens fit the positions."""
         lengths = torch.tensor([len(ids) + 1 for ids in sources])  # + EOS
         limits = limits_for_lengths(lengths, settings.max_len_a, settings.max_len_b)
-        top = self.model_file.config.model.max_positions - 1
+        top = capped_top(self.model_file.config.model.max_positions, settings.max_output_tokens)
         return [int(x) for x in limits.clamp(min=0, max=top).tolist()]
 
     def settings(self, **changes: Any) -> DecodeConfig:
