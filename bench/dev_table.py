@@ -62,6 +62,9 @@ def main() -> None:
     parser.add_argument("--sets", nargs="*", default=list(DEV_SETS), help="which dev sets")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     parser.add_argument("--device", default="cpu", help="cpu (the product's), cuda, auto")
+    parser.add_argument(
+        "--no-repeat-ngram-size", type=int, default=0, help="block repeated n-grams (0 = off)"
+    )
     parser.add_argument("--json", help="also write the rows here")
     args = parser.parse_args()
     if args.threads:
@@ -71,7 +74,10 @@ def main() -> None:
     tokenize = default_tokenize(data.tgt_lang)
     root = Path(args.data)
     rows = []
-    print(f"{args.model}: {data.src_lang} -> {data.tgt_lang}, beam {args.beam_size}, {tokenize}\n")
+    print(
+        f"{args.model}: {data.src_lang} -> {data.tgt_lang}, beam {args.beam_size}, "
+        f"no_repeat_ngram_size {args.no_repeat_ngram_size}, {tokenize}\n"
+    )
     print("| dev set | domain | segments | BLEU | chrF++ | decoding s |")
     print("|---|---|---:|---:|---:|---:|")
     for name in args.sets:
@@ -95,14 +101,22 @@ def main() -> None:
             results = translate_documents(
                 sources,
                 data.src_lang,
-                lambda s: translator.translate(s, translator.settings(beam_size=args.beam_size)),
+                lambda s: translator.translate(
+                    s,
+                    translator.settings(
+                        beam_size=args.beam_size, no_repeat_ngram_size=args.no_repeat_ngram_size
+                    ),
+                ),
             )
             hypotheses = [r.text for r in results]
         else:
             hypotheses = [
                 t.text
                 for t in translator.translate(
-                    sources, translator.settings(beam_size=args.beam_size)
+                    sources,
+                    translator.settings(
+                        beam_size=args.beam_size, no_repeat_ngram_size=args.no_repeat_ngram_size
+                    ),
                 )
             ]
         seconds = time.perf_counter() - started
