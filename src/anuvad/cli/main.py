@@ -114,6 +114,9 @@ def cmd_average(args: argparse.Namespace) -> int:
     elif not args.run_dir:
         print("error: give checkpoint files or --run-dir RUN_DIR", file=sys.stderr)
         return 2
+    elif args.last < 1:
+        print(f"error: --last must be at least 1, got {args.last}", file=sys.stderr)
+        return 2
     else:
         paths = list_checkpoints(Path(args.run_dir))[-args.last :]
         if not paths:

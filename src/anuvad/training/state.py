@@ -195,8 +195,20 @@ def average_weights(paths: Sequence[Path]) -> dict[str, torch.Tensor]:
         raise CheckpointError("no checkpoints to average")
     total: dict[str, torch.Tensor] = {}
     newest: dict[str, torch.Tensor] = {}
+    first: TrainingState | None = None
     for index, path in enumerate(paths):
-        weights = load_training_state(path).model
+        state = load_training_state(path)
+        weights = state.model
+        if first is None:
+            first = state
+        elif state.tokenizers != first.tokenizers or (
+            state.config.get("model") != first.config.get("model")
+        ):
+            what = "tokenizers" if state.tokenizers != first.tokenizers else "model settings"
+            raise CheckpointError(
+                f"{path} and {paths[0]} come from different runs (other {what}); average "
+                f"checkpoints of one run only"
+            )
         if index == 0:
             total = {k: v.double() for k, v in weights.items() if v.is_floating_point()}
         elif set(weights) != set(newest):

@@ -100,6 +100,30 @@ def test_anuvad_average_writes_a_model_file(
         assert torch.allclose(value.double(), expected, atol=1e-6), name
 
 
+def test_average_refuses_last_0_and_checkpoints_of_another_run(
+    run: tuple[Path, list[dict[str, torch.Tensor]]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    run_dir, _ = run
+    out = tmp_path / "avg.pt"
+    assert main(["average", "--run-dir", str(run_dir), "--last", "0", "--out", str(out)]) == 2
+    assert "--last must be at least 1, got 0" in capsys.readouterr().err and not out.exists()
+    # The same architecture, other tokenizers: another run's checkpoint.
+    ours = list_checkpoints(run_dir)[-1]
+    state = load_training_state(ours)
+    other_tokenizer = train_tokenizer(
+        [*SENTENCES[::-1], "zebra quokka"], ExperimentConfig().data.tokenizer, 40
+    )
+    state.tokenizers = {"src": other_tokenizer.model_proto, "tgt": other_tokenizer.model_proto}
+    foreign = tmp_path / "step_00000040.pt"
+    save_training_state(foreign, state)
+    with pytest.raises(CheckpointError, match="come from different runs \\(other tokenizers\\)"):
+        average_weights([ours, foreign])
+    code = main(["average", str(ours), str(foreign), "--out", str(out)])
+    assert code == 2 and "average checkpoints of one run only" in capsys.readouterr().err
+
+
 def test_resuming_needs_checkpoints_of_the_same_architecture(
     run: tuple[Path, list[dict[str, torch.Tensor]]], tmp_path: Path
 ) -> None:
