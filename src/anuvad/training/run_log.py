@@ -131,6 +131,37 @@ class RunLogger:
         history.append(info)  # one entry per start: the first run and every resume
         write_atomic(path, json.dumps(history, indent=2).encode("utf-8"))
 
+    def drop_metrics_after(self, step: int) -> int:
+        """Keep only the ``metrics.jsonl`` records of steps up to ``step`` (rewritten atomically).
+
+        A resumed run replays the updates after its checkpoint and logs them again; without
+        this the file would hold those steps twice. A line cut short by a kill is dropped too.
+
+        Returns:
+            The number of lines dropped.
+        """
+        path = self.run_dir / METRICS_FILE
+        if not self.enabled or not path.is_file():
+            return 0
+        kept: list[str] = []
+        dropped = 0
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+                keep = isinstance(record, dict) and int(record.get("step", 0)) <= step
+            except (ValueError, TypeError):
+                keep = False
+            if keep:
+                kept.append(line)
+            else:
+                dropped += 1
+        if dropped:
+            write_atomic(path, "".join(f"{line}\n" for line in kept).encode("utf-8"))
+            logger.info(
+                "%s: dropped %d records after step %d (replayed on resume)", path, dropped, step
+            )
+        return dropped
+
     def metrics(self, step: int, values: Mapping[str, float | int | str | bool]) -> None:
         """One JSON line ``{"step": ..., **values}`` and a TensorBoard scalar per number."""
         if not self.enabled:

@@ -293,6 +293,7 @@ class Trainer:
         barrier(self.context)
         log = RunLogger(self.run_dir, enabled=is_main)
         try:
+            log.drop_metrics_after(self.progress.step)  # a resume replays what came after
             log.write_run_info(
                 {
                     "resumed_at_step": self.progress.step,

@@ -408,3 +408,26 @@ def test_updates_the_fp16_scaler_skips_advance_neither_step_nor_schedule(
     logged = [r["step"] for r in records if "loss" in r]
     assert logged == sorted(set(logged)) == [1, 2, 3, 4, 5, 6]  # no step logged twice
     assert [c.name for c in list_checkpoints(tmp_path / "run")][-1] == "step_00000006.pt"
+
+
+def test_a_resumed_run_logs_each_step_once(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    """Killed after step 6 was logged but with its last checkpoint at step 4: the resumed run
+    replays steps 5-6, and metrics.jsonl still holds each step once (a cut line is dropped)."""
+    tmp, data = prepared
+    quick = ("train.log_every=1", "train.valid_every=0", "train.save_every=4", "train.keep_last=5")
+    run = tmp_path / "run"
+    Trainer(tiny_config(tmp, *quick), data, run).train(show_progress=False)
+    for checkpoint in list_checkpoints(run):
+        if checkpoint.name != "step_00000004.pt":
+            checkpoint.unlink()  # as if the kill came before step 6's checkpoint
+    with (run / "metrics.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write('{"step": 6, "lo')  # a line the kill cut short
+    resumed = Trainer(tiny_config(tmp, *quick), data, run, resume=True)
+    assert resumed.progress.step == 4
+    resumed.train(show_progress=False)
+    lines = (run / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["step"] for r in records if "loss" in r] == [1, 2, 3, 4, 5, 6]
+    assert sum(1 for r in records if r.get("final")) == 1
