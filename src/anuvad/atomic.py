@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["write_atomic", "write_atomic_with"]
+__all__ = ["remove_stale_temp_files", "write_atomic", "write_atomic_with"]
 
 
 def write_atomic_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
@@ -38,3 +38,32 @@ def write_atomic_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (see :func:`write_atomic_with`)."""
     write_atomic_with(path, lambda handle: handle.write(data))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temp_files(folder: Path) -> list[Path]:
+    """Delete the temporary files that killed writers left in ``folder``.
+
+    Only ``.<name>.<pid>.<random>.tmp`` files (:func:`write_atomic_with`'s) whose writing
+    process no longer exists on this machine are removed; a live writer's file is left alone.
+
+    Returns:
+        The files removed.
+    """
+    removed = []
+    for path in sorted(Path(folder).glob(".*.tmp")):
+        parts = path.name.split(".")
+        pid = parts[-3] if len(parts) >= 5 else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed

@@ -22,6 +22,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
+from anuvad.atomic import remove_stale_temp_files
 from anuvad.checkpoint import save_model
 from anuvad.config import ExperimentConfig, config_to_dict, save_config
 from anuvad.data.batching import (
@@ -51,6 +52,7 @@ from anuvad.training.run_log import (
     read_run_history,
 )
 from anuvad.training.state import (
+    CHECKPOINT_DIR,
     Progress,
     TrainingState,
     capture_rng_state,
@@ -290,6 +292,9 @@ class Trainer:
             check_run_dir(self.run_dir, self.model, self.config.train.keep_last, self._resumed)
             self._warn_on_precision_change()
             save_config(self.requested_config, self.run_dir / "config.yaml")
+            for folder in (self.run_dir, self.run_dir / CHECKPOINT_DIR):
+                for stale in remove_stale_temp_files(folder):
+                    logger.info("removed %s, left by a killed save", stale)
         barrier(self.context)
         log = RunLogger(self.run_dir, enabled=is_main)
         try:

@@ -431,3 +431,26 @@ def test_a_resumed_run_logs_each_step_once(
     records = [json.loads(line) for line in lines]
     assert [r["step"] for r in records if "loss" in r] == [1, 2, 3, 4, 5, 6]
     assert sum(1 for r in records if r.get("final")) == 1
+
+
+def test_a_new_start_removes_the_temp_files_of_killed_saves_only(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    tmp, data = prepared
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    dead_pid, live_pid = int(gone.stdout), os.getpid()  # that process has exited
+    stale = run / "checkpoints" / f".step_00000002.pt.{dead_pid}.0a1b2c3d.tmp"
+    busy = run / "checkpoints" / f".step_00000004.pt.{live_pid}.0a1b2c3d.tmp"
+    stale_log = run / f".run.json.{dead_pid}.deadbeef.tmp"
+    for path in (stale, busy, stale_log):
+        path.write_bytes(b"half a file")
+    config = tiny_config(tmp, "train.max_steps=2", "train.valid_every=0")
+    Trainer(config, data, run).train(show_progress=False)  # nothing but debris: a new run
+    assert not stale.exists() and not stale_log.exists()
+    assert busy.exists()  # a live process may still be writing it
