@@ -166,6 +166,18 @@ class Trainer:
 
     def _restore(self) -> None:
         path, state = latest_training_state(self.run_dir, config_to_dict(self.config)["model"])
+        ours = {
+            "src": self.prepared.src_tokenizer.model_proto,
+            "tgt": self.prepared.tgt_tokenizer.model_proto,
+        }
+        differ = [side for side in ("src", "tgt") if state.tokenizers.get(side) != ours[side]]
+        if differ:
+            sides = " and ".join({"src": "source", "tgt": "target"}[side] for side in differ)
+            raise TrainingError(
+                f"{path} was trained with other {sides} tokenizers than the prepared data "
+                "(prepared again with other settings, or another data folder?); resume with "
+                "the data folder the run used (run.json records it) or start a new run"
+            )
         self.model.load_state_dict(state.model)
         self.optimizer.load_state_dict(state.optimizer)
         self.scaler.load_state_dict(state.scaler)

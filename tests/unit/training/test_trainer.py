@@ -454,3 +454,16 @@ def test_a_new_start_removes_the_temp_files_of_killed_saves_only(
     Trainer(config, data, run).train(show_progress=False)  # nothing but debris: a new run
     assert not stale.exists() and not stale_log.exists()
     assert busy.exists()  # a live process may still be writing it
+
+
+def test_resume_refuses_prepared_data_with_other_tokenizers(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    run = tmp_path / "run"
+    config = tiny_config(tmp, "train.max_steps=2", "train.valid_every=0", "train.save_every=2")
+    Trainer(config, data, run).train(show_progress=False)
+    other = prepare_data(tiny_config(tmp_path, "data.tokenizer.joint=false"), tmp_path / "other")
+    assert other.src_tokenizer.model_proto != data.src_tokenizer.model_proto
+    with pytest.raises(TrainingError, match=r"other source (and target )?tokenizers"):
+        Trainer(config, other, run, resume=True)
