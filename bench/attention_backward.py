@@ -1,7 +1,7 @@
 """Attention forward + backward on a CPU: PyTorch's fused kernel against the explicit product.
 
 Times ``F.scaled_dot_product_attention`` and anuvad's explicit softmax(Q K^T / sqrt(d)) V
-(:func:`anuvad.model.layers.attention_weights`, the path ``MultiHeadAttention`` takes when training
+(:func:`anuvad.model.attention.attention_weights`, the path the attention modules take when training
 under CPU bf16 autocast) for batches of 4,096 query positions, 8 heads of 32 dimensions, with a
 key-padding mask, in fp32 and bf16. Each case: 2 untimed runs, then the mean of ``--repeats``.
 
@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from anuvad.model.layers import attention_weights
+from anuvad.model.attention import attention_weights
 
 Attention = Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]
 

@@ -80,9 +80,7 @@ def translator_for(paths: list[Path], beam: int) -> Translator:
     model_file = ModelFile(
         model, config, Tokenizer(newest.tokenizers["src"]), Tokenizer(newest.tokenizers["tgt"])
     )
-    translator = Translator(model_file)
-    translator.decode.beam_size = beam
-    return translator
+    return Translator(model_file, config.decode.with_overrides(beam_size=beam))
 
 
 def validation_curve(

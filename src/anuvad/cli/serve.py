@@ -232,6 +232,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         default=60.0,
         metavar="SECONDS",
         help="time a translation request may take, queue included: past it the answer is 504 "
-        "and its search stops at the next decoding step (0 = no limit; default 60)",
+        "and its search stops at the next decoding step (ctranslate2: between batches; "
+        "0 = no limit; default 60)",
     )
     p.set_defaults(func=cmd_serve)

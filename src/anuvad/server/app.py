@@ -84,6 +84,10 @@ class UnknownModelError(Exception):
     """A request named a model id that is not served (422, naming the field)."""
 
 
+class ClientGoneError(Exception):
+    """The client closed its connection before its translation was ready."""
+
+
 class TooLongError(Exception):
     """A text holds a sentence the model cannot take, even cut at clause boundaries (422)."""
 
@@ -126,9 +130,10 @@ async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
             if done:
                 return task.result()
             if await request.is_disconnected():
+                task.cancel()
                 logger.info("client went away; its translation was stopped")
-                raise asyncio.CancelledError
-    except asyncio.CancelledError:  # a gone client, or the server cancelling at shutdown
+                raise ClientGoneError
+    except asyncio.CancelledError:  # the server cancelling the request at shutdown
         task.cancel()
         raise
 
@@ -296,6 +301,10 @@ def create_app(
         response.headers["Retry-After"] = str(RETRY_AFTER_S)
         return response
 
+    @app.exception_handler(ClientGoneError)
+    async def client_gone(_: Request, exc: ClientGoneError) -> Response:
+        return Response(status_code=499)  # nobody reads it; the metrics count it as 499
+
     @app.exception_handler(RequestTimeoutError)
     async def timed_out(_: Request, exc: RequestTimeoutError) -> JSONResponse:
         return _error(504, str(exc))
@@ -340,7 +349,7 @@ def create_app(
             results = await until_disconnected(
                 request, model.batcher.translate(sentences, key, request_timeout_s)
             )
-        except (OverloadedError, RequestTimeoutError, asyncio.CancelledError):
+        except (OverloadedError, RequestTimeoutError, ClientGoneError, asyncio.CancelledError):
             raise
         except Exception as exc:
             raise ModelFailedError.from_exception(exc) from exc
@@ -359,12 +368,9 @@ def create_app(
         """Cross-attention (every layer and head) and cosine similarities for one sentence."""
         start = time.perf_counter()
         model = pick(body.model)
+        settings = search_settings(model.translator, body)  # a bad setting: 422 here
         try:
-            view = await model.batcher.call(
-                lambda: model.translator.attention(
-                    body.text, search_settings(model.translator, body)
-                )
-            )
+            view = await model.batcher.call(lambda: model.translator.attention(body.text, settings))
         except (OverloadedError, asyncio.CancelledError):
             raise
         except Exception as exc:

@@ -165,7 +165,7 @@ class MicroBatcher:
         self._submit(job)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(job.future), timeout)
-        except (TimeoutError, SearchStoppedError) as exc:  # the model thread may notice first
+        except (TimeoutError, asyncio.TimeoutError, SearchStoppedError) as exc:  # either side first
             job.abandoned.set()
             raise RequestTimeoutError(
                 f"not translated within the server's {timeout:g} s limit per request; send "
@@ -293,9 +293,12 @@ class MicroBatcher:
                 job.future.set_exception(exc)
             return
         logger.debug("one model call for %d requests, %d texts", len(group), len(texts))
-        if self.on_call is not None:
-            tokens = sum(len(r.nbest[0].token_ids) for r in results if r.nbest)
-            self.on_call(len(texts), tokens, time.perf_counter() - started)
+        try:
+            if self.on_call is not None:
+                tokens = sum(len(r.nbest[0].token_ids) for r in results if r.nbest)
+                self.on_call(len(texts), tokens, time.perf_counter() - started)
+        except Exception:  # metrics must never cost a request its answer
+            logger.exception("recording a model call failed")
         start = 0
         for job in group:
             job.future.set_result(results[start : start + len(job.texts)])

@@ -59,7 +59,9 @@ def explicit_attention_pays(device: torch.device, precision: str) -> bool:
 
     On a CPU, PyTorch's fused attention backward in bf16/fp16 is 5-10x slower than the explicit
     product for sentence-length keys (48 against 7 ms for 128 x 8 heads x 32 x 32, even at 256
-    keys; docs/benchmark-history.md, "Training throughput"). fp32 and GPUs keep the fused
-    kernel, and validation and inference always do.
+    keys; docs/benchmark-history.md, "Training throughput"), so CPU low-precision training uses
+    it for every batch (sentences longer than 256 pieces were not measured: their (T, L) score
+    matrices cost more memory on this path). fp32 and GPUs keep the fused kernel, and
+    validation and inference always do.
     """
     return device.type == "cpu" and precision in ("bf16", "fp16")

@@ -69,6 +69,9 @@ from anuvad.training.warm_start import init_weights
 
 logger = logging.getLogger(__name__)
 
+# fp16: this many overflowing updates in a row end the run (the loss scale cannot recover).
+MAX_SKIPPED_UPDATES = 100
+
 
 @dataclass
 class TrainResult:
@@ -370,6 +373,7 @@ class Trainer:
         )
         window = ThroughputWindow()
         last_loss, stop_early, valid = float("nan"), False, dict[str, float]()
+        skipped = 0  # fp16 updates skipped in a row
         while not self._finished(started, stop_early):
             updates = self.epochs.updates(p.epoch, self.context.world_size)
             for global_groups in updates[p.epoch_updates :]:
@@ -379,7 +383,17 @@ class Trainer:
                 last_loss = self.train_step(local, tokens)
                 p.epoch_updates += 1
                 if p.step == before:  # an fp16 update the gradient scaler skipped
+                    skipped += 1
+                    if skipped >= MAX_SKIPPED_UPDATES:
+                        raise TrainingError(
+                            f"{skipped} fp16 updates in a row overflowed at step {p.step + 1}; "
+                            "the last saved checkpoint is kept. Use bf16 or fp32, lower "
+                            "train.lr_scale or set train.clip_norm"
+                        )
+                    if self._finished(started, stop_early):
+                        break
                     continue
+                skipped = 0
                 window.add(last_loss, tokens)
                 bar.update(1)
                 if p.step % train.log_every == 0:

@@ -467,3 +467,18 @@ def test_resume_refuses_prepared_data_with_other_tokenizers(
     assert other.src_tokenizer.model_proto != data.src_tokenizer.model_proto
     with pytest.raises(TrainingError, match=r"other source (and target )?tokenizers"):
         Trainer(config, other, run, resume=True)
+
+
+def test_a_run_whose_fp16_updates_all_overflow_stops_with_a_clear_error(
+    prepared: tuple[Path, PreparedData], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anuvad.training import trainer as trainer_module
+
+    monkeypatch.setattr(trainer_module, "MAX_SKIPPED_UPDATES", 5)
+    tmp, data = prepared
+    trainer = Trainer(tiny_config(tmp, "train.valid_every=0"), data, tmp_path / "run")
+    scaler = SkippingScaler(skip=set(range(1, 1000)))  # the loss scale never recovers
+    trainer.scaler = scaler  # type: ignore[assignment]
+    with pytest.raises(TrainingError, match="5 fp16 updates in a row overflowed at step 1"):
+        trainer.train(show_progress=False)
+    assert scaler.calls == 5 and trainer.progress.step == 0
