@@ -270,9 +270,13 @@ def product_choices(
             key,
         )
         if cache is not None:
-            merged = dict(known)
-            for shape, choices in result.items():
-                merged[shape] = {str(rows): name for rows, name in choices.items()}
+            # Another process may have stored choices meanwhile: keep its, add ours.
+            stored = _read_cache(cache)
+            merged = {
+                shape: {str(rows): name for rows, name in choices.items()}
+                for shape, choices in result.items()
+            }
+            merged.update(stored.get(key, {}))
             stored[key] = merged
             try:
                 cache.parent.mkdir(parents=True, exist_ok=True)

@@ -270,13 +270,12 @@ def create_app(
     app.state.translator = default.translator
     app.state.served = served
 
-    # A plain ASGI middleware (not @app.middleware): the endpoints then see the server's own
-    # receive channel, so request.is_disconnected() works and a gone client stops its search.
-    app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
-
-    # The body limit holds for chunked bodies too (no Content-Length to check up front); it is
-    # added last so that it runs first, and its 413s are counted below it as "other".
+    # The body limit holds for chunked bodies too (no Content-Length to check up front).
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    # Added last, so outermost: it counts every response, the body limit's 413s too (as
+    # endpoint "other": no route ran). A plain ASGI middleware (not @app.middleware), so the
+    # endpoints see the server's own receive channel and request.is_disconnected() works.
+    app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
