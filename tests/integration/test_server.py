@@ -344,7 +344,8 @@ def test_a_model_failure_is_a_500_and_the_server_recovers(
     try:
         response = client.post("/translate", json={"text": "The sky is blue."})
         assert response.status_code == 500
-        assert "out of memory (simulated)" in response.json()["error"]
+        error = response.json()["error"]
+        assert "request id" in error and "out of memory" not in error  # no internal text
     finally:
         translator.fail_with = None
     assert_still_serving(client)
@@ -655,3 +656,26 @@ def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
         thread.join(15)  # grace 1 s, then cancellation; far below this bound
         assert not thread.is_alive(), "the server did not shut down"
     assert stalling.stopped.wait(5)  # the cancelled request's search stopped at its next step
+
+
+def test_a_body_that_is_not_json_gets_415(client: TestClient) -> None:
+    response = client.post(
+        "/translate", content=b"text=hello", headers={"Content-Type": "text/plain"}
+    )
+    assert response.status_code == 415
+    assert "send the body as JSON with Content-Type: application/json" in response.json()["error"]
+    ok = client.post(
+        "/translate",
+        content=b'{"text": "The sky is blue."}',
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
+    assert ok.status_code == 200
+
+
+def test_a_loopback_server_answers_its_own_host_names_only(tiny_enhi_model: Path) -> None:
+    engine = Translator.from_file(tiny_enhi_model, device="cpu")
+    app = create_app(engine, allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8000") as local:
+        assert local.get("/health").status_code == 200
+    with TestClient(app, base_url="http://evil.example:8000") as rebound:
+        assert rebound.get("/health").status_code == 400

@@ -120,11 +120,15 @@ def serve(
         )
         for model in models
     ]
+    # Bound to the IPv4 loopback (the default), the server answers its own names only: a web
+    # page elsewhere cannot reach it through DNS rebinding.
+    loopback = host in ("127.0.0.1", "localhost")
     app = create_app(
         translators,
         batching=batching,
         max_wait_ms=max_wait_ms,
         request_timeout_s=request_timeout_s,
+        allowed_hosts=["127.0.0.1", "localhost"] if loopback else None,
     )
     shown = f"[{host}]" if ":" in host else host
     lines = []

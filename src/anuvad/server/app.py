@@ -22,6 +22,7 @@ import asyncio
 import functools
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
@@ -46,7 +48,7 @@ from anuvad.inference.documents import (
 )
 from anuvad.inference.engine import TranslationEngine, source_fits
 from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
-from anuvad.server.body_limit import BodyLimitMiddleware
+from anuvad.server.body_limit import BodyLimitMiddleware, JsonOnlyMiddleware
 from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware, ServerMetrics
 from anuvad.server.responses import attention_out, document_out, model_info
 from anuvad.server.schemas import (
@@ -113,11 +115,17 @@ class ModelFailedError(Exception):
 
     @classmethod
     def from_exception(cls, exc: Exception) -> ModelFailedError:
-        """Wrap what the translator raised."""
+        """Wrap what the translator raised. A 500 shows a request id, never internal text;
+        the server log has the traceback under that id."""
         if isinstance(exc, AnuvadError):
             return cls(f"cannot translate this request: {exc}", 400)
-        logger.error("the model failed", exc_info=exc)
-        return cls(f"the model failed on this request: {type(exc).__name__}: {exc}", 500)
+        request_id = uuid.uuid4().hex[:12]
+        logger.error("request %s: the model failed", request_id, exc_info=exc)
+        return cls(
+            f"the model failed on this request (request id {request_id}; the server log has "
+            "the details)",
+            500,
+        )
 
 
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
@@ -188,6 +196,7 @@ def create_app(
     batching: bool = True,
     max_wait_ms: float = 5.0,
     request_timeout_s: float | None = 60.0,
+    allowed_hosts: Sequence[str] | None = None,
     title: str = "anuvad",
 ) -> FastAPI:
     """Build the app serving ``translators`` (the API, its docs and the web page).
@@ -201,6 +210,8 @@ def create_app(
         request_timeout_s: the time a translation request may take, queue included; past it
             the answer is 504 and its search stops at the next decoding step (None: no limit).
             A request whose client disconnects is stopped the same way.
+        allowed_hosts: the Host names answered (others get 400), e.g. the loopback names for a
+            server bound to 127.0.0.1; None: any.
         title: the OpenAPI title.
 
     Returns:
@@ -272,6 +283,9 @@ def create_app(
 
     # The body limit holds for chunked bodies too (no Content-Length to check up front).
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(JsonOnlyMiddleware, paths=frozenset({"/translate", "/attention"}))
+    if allowed_hosts is not None:  # a loopback server answers its own names only (DNS rebinding)
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     # Added last, so outermost: it counts every response, the body limit's 413s too (as
     # endpoint "other": no route ran). A plain ASGI middleware (not @app.middleware), so the
     # endpoints see the server's own receive channel and request.is_disconnected() works.

@@ -73,3 +73,29 @@ class BodyLimitMiddleware:
             return await receive()  # after the body: wait for the disconnect, as usual
 
         await self.app(scope, replay, send)
+
+
+class JsonOnlyMiddleware:
+    """ASGI middleware: a POST to one of ``paths`` whose body is not declared
+    ``application/json`` gets 415 (with what was sent and what to send), before any of it is
+    read. Other paths and methods pass (a POST to a GET route still gets its 405)."""
+
+    def __init__(self, app: ASGIApp, paths: frozenset[str]) -> None:
+        self.app = app
+        self.paths = paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] in self.paths:
+            declared = dict(scope.get("headers", [])).get(b"content-type", b"").decode("latin-1")
+            if declared.split(";")[0].strip().lower() != "application/json":
+                message = (
+                    f"Content-Type {declared or '(none)'!r} is not accepted; send the body as "
+                    "JSON with Content-Type: application/json"
+                )
+                body = json.dumps({"error": message, "details": []}).encode("utf-8")
+                headers = [(b"content-type", b"application/json")]
+                headers.append((b"content-length", str(len(body)).encode()))
+                await send({"type": "http.response.start", "status": 415, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
