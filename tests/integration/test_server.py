@@ -5,6 +5,7 @@ results as unbatched)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Iterator, Sequence
@@ -582,20 +583,18 @@ def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
         assert fine.status_code == 200 and fine.json()["translations"][0]["text"]
 
 
-def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> None:
-    """Over a real socket (uvicorn): the client sends a request and closes the connection; the
-    server stops that search at its next step instead of decoding for nobody."""
-    import json
+@contextlib.contextmanager
+def running_server(app: Any, config: Any = None) -> Iterator[tuple[Any, int, threading.Thread]]:
+    """``app`` served by uvicorn on a free loopback port in a thread: (server, port, thread)."""
     import socket
     import time
 
     uvicorn = pytest.importorskip("uvicorn")
-    stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
-    app = create_app(stalling, request_timeout_s=None)  # only the disconnect can stop it
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    settings = config(port) if config else uvicorn.Config(app, host="127.0.0.1", port=port)
+    server = uvicorn.Server(settings)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -603,18 +602,38 @@ def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> No
         while not server.started:
             assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
             time.sleep(0.05)
-        body = json.dumps({"text": "STALL forever."}).encode()
-        with socket.create_connection(("127.0.0.1", port)) as connection:
-            connection.sendall(
-                b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
-                + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-                + body
-            )
-            time.sleep(0.5)  # the request reaches the model thread
-        assert stalling.stopped.wait(10)  # stopped after the client went away
+        yield server, port, thread
     finally:
         server.should_exit = True
-        thread.join(10)
+        thread.join(15)
+
+
+def send_translate(port: int, text: str) -> Any:
+    """A raw HTTP/1.1 POST /translate on a new socket, left open (the caller closes it)."""
+    import json
+    import socket
+
+    body = json.dumps({"text": text}).encode()
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.sendall(
+        b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+        + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    return connection
+
+
+def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> None:
+    """Over a real socket (uvicorn): the client sends a request and closes the connection; the
+    server stops that search at its next step instead of decoding for nobody."""
+    import time
+
+    stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
+    app = create_app(stalling, request_timeout_s=None)  # only the disconnect can stop it
+    with running_server(app) as (_, port, _thread):
+        with send_translate(port, "STALL forever."):
+            time.sleep(0.5)  # the request reaches the model thread
+        assert stalling.stopped.wait(10)  # stopped after the client went away
 
 
 def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
@@ -622,35 +641,18 @@ def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
 ) -> None:
     """What SIGTERM does (uvicorn sets should_exit): a request decoding "forever" does not hold
     the server; after the grace period it is cancelled and its search stops."""
-    import json
-    import socket
     import time
 
-    pytest.importorskip("uvicorn")
     from anuvad.cli import serve as serve_module
 
     monkeypatch.setattr(serve_module, "SHUTDOWN_GRACE_S", 1)
     stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
     app = create_app(stalling, request_timeout_s=None)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    import uvicorn
 
-    server = uvicorn.Server(serve_module.server_config(app, "127.0.0.1", port, "warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    body = json.dumps({"text": "STALL until shutdown."}).encode()
-    with socket.create_connection(("127.0.0.1", port)) as connection:
-        connection.sendall(
-            b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
-            + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
+    def config(port: int) -> Any:
+        return serve_module.server_config(app, "127.0.0.1", port, "warning")
+
+    with running_server(app, config) as (server, port, thread), send_translate(port, "STALL"):
         time.sleep(0.5)  # the request is decoding
         server.should_exit = True
         thread.join(15)  # grace 1 s, then cancellation; far below this bound

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from anuvad.cli.options import add_engine_options
+
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
 DEFAULT_PORT = 8000
 SHIPPED_MODELS = Path("data/trained_models")
@@ -193,14 +195,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
-    p.add_argument(
-        "--engine",
-        choices=("torch", "ctranslate2"),
-        default="torch",
-        help="torch (anuvad's search) or ctranslate2 (--model: an exported folder, or a .pt "
-        "exported once into the user cache)",
-    )
+    add_engine_options(p)  # --device, --engine, --compute-type
     p.add_argument(
         "--no-batching", action="store_true", help="one model call per request (no micro-batching)"
     )
@@ -223,12 +218,6 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         help="ctranslate2 only: model replicas decoding batches in parallel, each with --threads "
         "threads (default 0: on a CPU with --threads unset, one 1-thread replica per core; "
         "else 1)",
-    )
-    p.add_argument(
-        "--compute-type",
-        default="default",
-        help="ctranslate2 only: int8, int8_float32, bfloat16, float32, ... (weights converted "
-        "when the model loads; default: as exported)",
     )
     p.add_argument(
         "--request-timeout",
