@@ -16,15 +16,21 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from anuvad.config import DecodeConfig
 from anuvad.inference.translation import Translation
 from anuvad.inference.translator import Translator
-from anuvad.server.app import create_app
+from anuvad.server.app import create_app, search_settings
 from anuvad.server.schemas import (
+    DEFAULT_NO_REPEAT_NGRAM_SIZE,
+    MAX_ATTENTION_TOKENS,
     MAX_BEAM_SIZE,
     MAX_REQUEST_CHARS,
+    MAX_ROW_STEPS,
     MAX_SENTENCE_CHARS,
     MAX_TEXT_CHARS,
     MAX_TEXTS,
+    AttentionRequest,
+    TranslateRequest,
 )
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -61,6 +67,11 @@ def client(translator: CountingTranslator) -> Iterator[TestClient]:
         yield test_client
 
 
+def served(translator: Translator, **request: Any) -> DecodeConfig:
+    """The settings the server searches with for a /translate request with these fields."""
+    return search_settings(translator, TranslateRequest(text="x", **request))
+
+
 def assert_still_serving(client: TestClient) -> None:
     assert client.get("/health").json()["status"] == "ok"
     response = client.post("/translate", json={"text": "The sky is blue.", "decoding": "greedy"})
@@ -93,6 +104,10 @@ def test_health_and_models_describe_the_served_model(
         "max_texts": MAX_TEXTS,
         "max_beam_size": MAX_BEAM_SIZE,
         "max_body_bytes": 1_000_000,
+        "max_row_steps": MAX_ROW_STEPS,
+        "max_attention_tokens": MAX_ATTENTION_TOKENS,
+        "default_no_repeat_ngram_size": DEFAULT_NO_REPEAT_NGRAM_SIZE,
+        "api_key_required": False,
     }
 
 
@@ -130,7 +145,8 @@ def test_greedy_translation_equals_the_translator(
     client: TestClient, translator: CountingTranslator
 ) -> None:
     body = client.post("/translate", json={"text": SENTENCES[0], "decoding": "greedy"}).json()
-    (expected,) = Translator.translate(translator, [SENTENCES[0]], translator.settings(beam_size=1))
+    greedy = served(translator, decoding="greedy")
+    (expected,) = Translator.translate(translator, [SENTENCES[0]], greedy)
     (got,) = body["translations"]
     assert body["decoding"] == "greedy" and body["beam_size"] == 1
     assert got["text"] == expected.text and got["score"] == pytest.approx(expected.score)
@@ -149,8 +165,8 @@ def test_every_search_setting_travels_from_the_request_to_the_search(
         "no_repeat_ngram_size": 1,
     }
     body = client.post("/translate", json=request).json()
-    settings = translator.settings(
-        beam_size=3, nbest=2, early_stopping="bound", no_repeat_ngram_size=1
+    settings = served(
+        translator, beam_size=3, nbest=2, early_stopping="bound", no_repeat_ngram_size=1
     )
     expected = Translator.translate(translator, SENTENCES, settings)
     for got, want in zip(body["translations"], expected, strict=True):
@@ -166,9 +182,7 @@ def test_beam_search_returns_an_nbest_list_best_first(
 ) -> None:
     request = {"text": SENTENCES, "decoding": "beam", "beam_size": 4, "nbest": 3}
     body = client.post("/translate", json=request).json()
-    expected = Translator.translate(
-        translator, SENTENCES, translator.settings(beam_size=4, nbest=3)
-    )
+    expected = Translator.translate(translator, SENTENCES, served(translator, beam_size=4, nbest=3))
     assert [t["source"] for t in body["translations"]] == SENTENCES
     for got, want in zip(body["translations"], expected, strict=True):
         assert got["text"] == want.text == got["nbest"][0]["text"]
@@ -177,6 +191,52 @@ def test_beam_search_returns_an_nbest_list_best_first(
         assert scores == sorted(scores, reverse=True)
         assert [c["text"] for c in got["nbest"]] == [c.text for c in want.nbest]
         assert all(c["num_tokens"] >= 0 and c["log_prob"] <= 0 for c in got["nbest"])
+
+
+def test_the_server_budget_shapes_the_search(translator: CountingTranslator) -> None:
+    """Output tokens capped, repetition blocking on by default (a request may turn it off), and
+    sentences per model call cut so that rows x steps stay within MAX_ROW_STEPS."""
+    for beam in (1, 4, 16):
+        settings = served(translator, beam_size=beam)
+        assert settings.max_output_tokens <= 256 and settings.max_tokens == 0
+        assert settings.batch_size * beam * settings.max_output_tokens <= MAX_ROW_STEPS
+        assert settings.batch_size >= 1
+    assert served(translator).no_repeat_ngram_size == DEFAULT_NO_REPEAT_NGRAM_SIZE
+    assert served(translator, no_repeat_ngram_size=0).no_repeat_ngram_size == 0
+
+
+def test_many_sentences_at_beam_16_go_to_the_model_in_bounded_calls(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    settings = served(translator, beam_size=16)
+    texts = [SENTENCES[i % 4] for i in range(3 * settings.batch_size + 1)]
+    original = translator.model.decode_step
+    rows_per_step: list[int] = []
+
+    def counting_step(tgt_ids: Any, *args: Any, **kwargs: Any) -> Any:
+        rows_per_step.append(int(tgt_ids.shape[0]))  # hypothesis rows in this step
+        return original(tgt_ids, *args, **kwargs)
+
+    translator.model.decode_step = counting_step  # type: ignore[method-assign]
+    try:
+        body = {"text": texts, "beam_size": 16, "split_sentences": False}
+        response = client.post("/translate", json=body)
+    finally:
+        del translator.model.decode_step
+    assert response.status_code == 200, response.text
+    assert len(response.json()["translations"]) == len(texts)
+    assert rows_per_step and max(rows_per_step) <= settings.batch_size * 16 < len(texts) * 16
+
+
+def test_schema_valid_numbers_and_a_large_nbest_are_answered(client: TestClient) -> None:
+    """What the published schema allows is served: ``3.0`` is an integer in JSON Schema, and an
+    nbest above the beam size returns every candidate the search keeps."""
+    response = client.post("/translate", json={"text": "hi", "beam_size": 3.0, "nbest": 5})
+    assert response.status_code == 200, response.text
+    assert response.json()["beam_size"] == 3
+    assert 1 <= len(response.json()["translations"][0]["nbest"]) <= 3
+    greedy = client.post("/translate", json={"text": "hi", "decoding": "greedy", "nbest": 4})
+    assert greedy.status_code == 200 and len(greedy.json()["translations"][0]["nbest"]) == 1
 
 
 def test_a_list_translates_like_each_text_alone(client: TestClient) -> None:
@@ -215,7 +275,11 @@ def test_attention_has_one_distribution_per_layer_head_and_output_token(
     assert len(cosine) == rows and all(len(r) == cols for r in cosine)
     assert all(-1.0001 <= v <= 1.0001 for r in cosine for v in r)
     beam = 1 if decoding == "greedy" else 4
-    (best,) = Translator.translate(translator, [SENTENCES[1]], translator.settings(beam_size=beam))
+    settings = search_settings(
+        translator, AttentionRequest(**request), max_output_tokens=MAX_ATTENTION_TOKENS
+    )
+    assert settings.beam_size == beam and settings.max_output_tokens <= MAX_ATTENTION_TOKENS
+    (best,) = Translator.translate(translator, [SENTENCES[1]], settings)
     assert view["text"] == best.text
 
 
@@ -231,8 +295,8 @@ BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
     "too many characters in all": ({"text": ["a " * 9_000] * 3}, str(MAX_REQUEST_CHARS)),
     "beam size 0": ({"text": "hi", "beam_size": 0}, "beam_size"),
     "beam size 99": ({"text": "hi", "beam_size": 99}, "beam_size"),
-    "nbest above the beam": ({"text": "hi", "beam_size": 2, "nbest": 3}, "nbest"),
-    "nbest with greedy": ({"text": "hi", "decoding": "greedy", "nbest": 2}, "nbest"),
+    "nbest 0": ({"text": "hi", "nbest": 0}, "nbest"),
+    "repetition block 9": ({"text": "hi", "no_repeat_ngram_size": 9}, "no_repeat_ngram_size"),
     "text is a number": ({"text": 5}, "text"),
     "texts are numbers": ({"text": [1, 2]}, "text"),
     "beam size is a string": ({"text": "hi", "beam_size": "4"}, "beam_size"),
@@ -422,8 +486,9 @@ def test_requests_with_different_settings_are_not_merged(translator: CountingTra
         (translation,) = body["translations"]
         assert translation["source"] == request["text"]
         assert len(translation["nbest"]) == request["nbest"]
-        beam = 1 if request["decoding"] == "greedy" else 2
-        settings = translator.settings(beam_size=beam, nbest=request["nbest"])
+        settings = served(
+            translator, decoding=request["decoding"], beam_size=2, nbest=request["nbest"]
+        )
         (alone,) = Translator.translate(translator, [request["text"]], settings)
         assert [c["text"] for c in translation["nbest"]] == [c.text for c in alone.nbest]
 
@@ -447,8 +512,8 @@ def test_several_models_are_served_and_chosen_per_request(tiny_enhi_model: Path)
         assert chosen.status_code == 200, chosen.text
         assert chosen.json()["model"] == "tiny_enhi-2"
         assert [c for c in second.calls] == [SENTENCES[:2]] and first.calls == []
-        expected = first.translate_text(SENTENCES[:2])
-        assert [t["text"] for t in chosen.json()["translations"]] == expected
+        expected = Translator.translate(first, SENTENCES[:2], served(first, decoding="greedy"))
+        assert [t["text"] for t in chosen.json()["translations"]] == [t.text for t in expected]
         first.calls.clear()
 
         default = client.post("/translate", json=body)
@@ -473,7 +538,7 @@ def test_a_document_is_translated_sentence_by_sentence_with_its_layout(
     """Paragraphs in, paragraphs out: every sentence translated as if sent alone, put back in
     place (newlines, blank lines, spacing), each with its span in the source."""
     document = f"{SENTENCES[0]} {SENTENCES[1]}\n\n  {SENTENCES[2]}\n"
-    alone = Translator.translate(translator, SENTENCES[:3], translator.settings(beam_size=2))
+    alone = Translator.translate(translator, SENTENCES[:3], served(translator, beam_size=2))
     response = client.post("/translate", json={"text": document, "beam_size": 2, "nbest": 2})
     assert response.status_code == 200, response.text
     (out,) = response.json()["translations"]
@@ -681,3 +746,27 @@ def test_a_loopback_server_answers_its_own_host_names_only(tiny_enhi_model: Path
         assert local.get("/health").status_code == 200
     with TestClient(app, base_url="http://evil.example:8000") as rebound:
         assert rebound.get("/health").status_code == 400
+
+
+def test_a_server_with_api_keys_answers_only_requests_that_carry_one(
+    translator: CountingTranslator,
+) -> None:
+    key = "a-key-of-twenty-chars"
+    with TestClient(create_app(translator, api_keys={key})) as client:
+        assert client.post("/translate", json={"text": "hi"}).status_code == 401
+        assert client.get("/models").status_code == 401
+        assert client.get("/").status_code == 200 and client.get("/health").status_code == 200
+        auth = {"Authorization": f"Bearer {key}"}
+        assert client.get("/models", headers=auth).json()["limits"]["api_key_required"] is True
+        ok = client.post("/translate", json={"text": "hi", "decoding": "greedy"}, headers=auth)
+        assert ok.status_code == 200, ok.text
+
+
+def test_serve_refuses_a_bad_api_key_file_before_loading_models(tmp_path: Path) -> None:
+    from anuvad.cli.serve import serve
+    from anuvad.errors import ConfigError
+
+    keys = tmp_path / "keys.txt"
+    keys.write_text("short\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"keys.txt:1: an API key needs"):
+        serve([tmp_path / "no-such-model.pt"], api_key_file=keys)

@@ -6,6 +6,7 @@ Set ``ANUVAD_SCREENSHOTS=DIR`` to keep desktop and phone screenshots of the page
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -40,21 +41,10 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def base_url(tiny_enhi_model: Path) -> Iterator[str]:
-    """The real server (uvicorn in a thread) serving the tiny model."""
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port in a thread; yields its URL."""
     uvicorn = pytest.importorskip("uvicorn")
-    from anuvad.inference.translator import Translator
-    from anuvad.server.app import create_app
-
-    enhi = Translator.from_file(tiny_enhi_model, device="cpu")
-    # A second served model, labelled as the other direction: the page must let the reader
-    # choose, and send its id.
-    other = Translator.from_file(tiny_enhi_model, device="cpu")
-    config = other.model_file.config
-    data = dataclasses.replace(config.data, src_lang="hi", tgt_lang="en")
-    other.model_file.config = dataclasses.replace(config, name="tiny_hien", data=data)
-    app = create_app([enhi, other])
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -64,9 +54,34 @@ def base_url(tiny_enhi_model: Path) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def enhi(tiny_enhi_model: Path) -> Any:
+    from anuvad.inference.translator import Translator
+
+    return Translator.from_file(tiny_enhi_model, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def base_url(tiny_enhi_model: Path, enhi: Any) -> Iterator[str]:
+    """The real server (uvicorn in a thread) serving the tiny model."""
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    # A second served model, labelled as the other direction: the page must let the reader
+    # choose, and send its id.
+    other = Translator.from_file(tiny_enhi_model, device="cpu")
+    config = other.model_file.config
+    data = dataclasses.replace(config.data, src_lang="hi", tgt_lang="en")
+    other.model_file.config = dataclasses.replace(config, name="tiny_hien", data=data)
+    with serving(create_app([enhi, other])) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -196,26 +211,58 @@ def test_the_reader_chooses_the_direction(browser: Any, base_url: str) -> None:
     page.close()
 
 
-def test_a_pasted_paragraph_comes_back_sentence_by_sentence_with_its_layout(
+def test_a_pasted_three_paragraph_document_comes_back_as_three_paragraphs(
     browser: Any, base_url: str
 ) -> None:
     page = browser.new_page()
     page.goto(base_url)
     page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
-    page.fill("#source", "I am going home. The sky is blue.\n\nOpen the window.")
+    document = "I am going home. The sky is blue.\n\nOpen the window.\n\nWhat is your name? Go."
+    page.fill("#source", document)
     page.click("label[for=mode-greedy]")
     with page.expect_response("**/translate") as response:
         page.click("#translate-button")
     (doc,) = response.value.json()["translations"]
     page.wait_for_selector("#document .doc-sentence")
-    assert page.locator(".translation").count() == 3
-    assert page.locator("#document .doc-sentence").count() == 3
-    # The document view is the assembled translation, blank line included.
-    assert page.text_content("#document") == doc["text"]
-    assert "\n\n" in page.text_content("#document")
+    assert page.locator(".translation").count() == 5
+    assert page.locator("#document .doc-sentence").count() == 5
+    # The document view is the assembled translation: three paragraphs, blank lines kept.
+    shown = page.text_content("#document") or ""
+    assert shown == doc["text"]
+    paragraphs = shown.split("\n\n")
+    assert len(paragraphs) == 3 and all(p.strip() for p in paragraphs)
+    sentences = [s["text"] for s in doc["sentences"]]
+    first, second, third, fourth, fifth = sentences
+    assert paragraphs == [f"{first} {second}", third, f"{fourth} {fifth}"]
     # Hovering a sentence of the translation highlights its pair.
     page.hover("#document .doc-sentence[data-index='1']")
     assert "paired" in (page.get_attribute(".translation[data-index='1']", "class") or "")
     # The attention view offers each sentence.
-    assert page.locator("#sentence option").count() == 3
+    assert page.locator("#sentence option").count() == 5
     page.close()
+
+
+def test_the_page_asks_for_the_api_key_of_a_protected_server(browser: Any, enhi: Any) -> None:
+    from anuvad.server.app import create_app
+
+    key = "a-key-for-the-page-test"
+    with serving(create_app(enhi, api_keys={key})) as url:
+        page = browser.new_page()
+        asked: list[str] = []
+
+        def answer(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept(key)
+
+        page.on("dialog", answer)
+        page.goto(url)
+        page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+        assert len(asked) == 1 and "API key" in asked[0]
+        page.fill("#source", SENTENCE)
+        page.click("label[for=mode-greedy]")
+        with page.expect_response("**/translate") as response:
+            page.click("#translate-button")
+        assert response.value.status == 200
+        assert response.value.request.headers["authorization"] == f"Bearer {key}"
+        assert len(asked) == 1  # asked once, then kept for the tab
+        page.close()

@@ -93,6 +93,7 @@ def serve(
     replicas: int = 0,
     compute_type: str = "default",
     request_timeout_s: float | None = 60.0,
+    api_key_file: Path | None = None,
     log_level: str = "info",
 ) -> None:
     """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see
@@ -101,15 +102,20 @@ def serve(
     :func:`anuvad.inference.engine.load_engine`; ``replicas`` 0 chooses them with the threads
     (:func:`anuvad.inference.engine.server_layout`).
 
+    ``api_key_file``: bearer keys the API asks for (:func:`anuvad.server.auth.load_api_keys`).
+
     Raises:
         CheckpointError: a model file is missing or unreadable.
+        ConfigError: the API key file is unreadable or holds a bad key (file and line named).
     """
     import torch
     import uvicorn
 
     from anuvad.inference.engine import load_engine, server_layout
     from anuvad.server.app import create_app
+    from anuvad.server.auth import load_api_keys
 
+    api_keys = load_api_keys(api_key_file) if api_key_file is not None else None  # fail fast
     threads, replicas = server_layout(engine, device, threads, replicas)
     translators = [
         load_engine(
@@ -131,6 +137,7 @@ def serve(
         max_wait_ms=max_wait_ms,
         request_timeout_s=request_timeout_s,
         allowed_hosts=["127.0.0.1", "localhost"] if loopback else None,
+        api_keys=api_keys,
     )
     shown = f"[{host}]" if ":" in host else host
     lines = []
@@ -172,6 +179,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         replicas=args.replicas,
         compute_type=args.compute_type,
         request_timeout_s=args.request_timeout or None,
+        api_key_file=args.api_key_file,
         log_level="debug" if args.verbose else "info",
     )
     return 0
@@ -227,5 +235,12 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         help="time a translation request may take, queue included: past it the answer is 504 "
         "and its search stops at the next decoding step (ctranslate2: between batches; "
         "0 = no limit; default 60)",
+    )
+    p.add_argument(
+        "--api-key-file",
+        type=Path,
+        metavar="FILE",
+        help="API keys, one per line: the API then needs 'Authorization: Bearer <key>' (the "
+        "web page asks for one); for a server reachable beyond this machine",
     )
     p.set_defaults(func=cmd_serve)

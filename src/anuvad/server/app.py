@@ -23,7 +23,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,14 +47,18 @@ from anuvad.inference.documents import (
     whole_text,
 )
 from anuvad.inference.engine import TranslationEngine, source_fits
+from anuvad.server.auth import ApiKeyMiddleware
 from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
 from anuvad.server.body_limit import BodyLimitMiddleware, JsonOnlyMiddleware
 from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware, ServerMetrics
 from anuvad.server.responses import attention_out, document_out, model_info
 from anuvad.server.schemas import (
+    DEFAULT_NO_REPEAT_NGRAM_SIZE,
+    MAX_ATTENTION_TOKENS,
     MAX_BODY_BYTES,
     MAX_OUTPUT_TOKENS,
     MAX_PENDING_SENTENCES,
+    MAX_ROW_STEPS,
     AttentionRequest,
     AttentionResponse,
     DecodeSettings,
@@ -146,24 +150,39 @@ async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
         raise
 
 
-def search_settings(translator: TranslationEngine, body: DecodeSettings) -> DecodeConfig:
-    """The request's search options over the model's own settings, as one value (the
-    micro-batcher groups requests by it).
+def search_settings(
+    translator: TranslationEngine,
+    body: DecodeSettings,
+    *,
+    max_output_tokens: int = MAX_OUTPUT_TOKENS,
+) -> DecodeConfig:
+    """The request's search options over the model's own settings, within the server's work
+    budget, as one value (the micro-batcher groups requests by it): output tokens capped at
+    ``max_output_tokens``, repetition blocking at the server's default unless the request says,
+    and batches of at most :data:`MAX_ROW_STEPS` hypothesis rows x output steps per model call.
 
     Raises:
         ModelFailedError: 422 when the engine cannot search that way (e.g. ``early_stopping``
             "bound" on CTranslate2), naming why.
     """
     model_cap = translator.decode.max_output_tokens
-    cap = min(model_cap, MAX_OUTPUT_TOKENS) if model_cap else MAX_OUTPUT_TOKENS
+    cap = min(model_cap, max_output_tokens) if model_cap else max_output_tokens
+    beam_size = body.effective_beam_size()
+    no_repeat = body.no_repeat_ngram_size
     try:
         settings = translator.settings(
             max_output_tokens=cap,
-            beam_size=body.effective_beam_size(),
-            nbest=getattr(body, "nbest", 1),
+            beam_size=beam_size,
+            nbest=body.effective_nbest() if isinstance(body, TranslateRequest) else 1,
             length_penalty=body.length_penalty,
             early_stopping=body.early_stopping,
-            no_repeat_ngram_size=body.no_repeat_ngram_size,
+            no_repeat_ngram_size=DEFAULT_NO_REPEAT_NGRAM_SIZE if no_repeat is None else no_repeat,
+            # Sentences per call from the rows x steps budget; token batching would let many
+            # short sentences (each allowed `cap` output steps) past it.
+            batch_size=min(
+                translator.decode.batch_size, max(1, MAX_ROW_STEPS // (beam_size * cap))
+            ),
+            max_tokens=0,
         )
         if settings.early_stopping != "finished" and translator.engine != "torch":
             raise ConfigError(
@@ -173,6 +192,23 @@ def search_settings(translator: TranslationEngine, body: DecodeSettings) -> Deco
     except ConfigError as exc:
         raise ModelFailedError(str(exc), 422) from exc
     return settings
+
+
+def publish_model_ids(app: FastAPI, ids: list[str]) -> None:
+    """Make ``/openapi.json`` list the served model ids as the values of every request's
+    ``model`` field, so that the schema allows exactly what the server answers."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = build()
+            for name in ("TranslateRequest", "AttentionRequest"):
+                field = spec["components"]["schemas"][name]["properties"]["model"]
+                field["anyOf"] = [{"type": "string", "enum": ids}, {"type": "null"}]
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _error(status: int, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
@@ -197,6 +233,7 @@ def create_app(
     max_wait_ms: float = 5.0,
     request_timeout_s: float | None = 60.0,
     allowed_hosts: Sequence[str] | None = None,
+    api_keys: Collection[str] | None = None,
     title: str = "anuvad",
 ) -> FastAPI:
     """Build the app serving ``translators`` (the API, its docs and the web page).
@@ -212,6 +249,7 @@ def create_app(
             A request whose client disconnects is stopped the same way.
         allowed_hosts: the Host names answered (others get 400), e.g. the loopback names for a
             server bound to 127.0.0.1; None: any.
+        api_keys: bearer keys the API asks for (:mod:`anuvad.server.auth`); None: open.
         title: the OpenAPI title.
 
     Returns:
@@ -277,6 +315,7 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
+    publish_model_ids(app, list(served))
     app.state.batcher = default.batcher
     app.state.translator = default.translator
     app.state.served = served
@@ -286,6 +325,8 @@ def create_app(
     app.add_middleware(JsonOnlyMiddleware, paths=frozenset({"/translate", "/attention"}))
     if allowed_hosts is not None:  # a loopback server answers its own names only (DNS rebinding)
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    if api_keys is not None:
+        app.add_middleware(ApiKeyMiddleware, keys=api_keys)
     # Added last, so outermost: it counts every response, the body limit's 413s too (as
     # endpoint "other": no route ran). A plain ASGI middleware (not @app.middleware), so the
     # endpoints see the server's own receive channel and request.is_disconnected() works.
@@ -377,19 +418,27 @@ def create_app(
         )
 
     @app.post("/attention", response_model=AttentionResponse, responses=ERRORS)
-    async def attention(body: AttentionRequest) -> AttentionResponse:
+    async def attention(body: AttentionRequest) -> Response:
         """Cross-attention (every layer and head) and cosine similarities for one sentence."""
         start = time.perf_counter()
         model = pick(body.model)
-        settings = search_settings(model.translator, body)  # a bad setting: 422 here
+        # A bad setting: 422 here. The view is capped (a sentence, MAX_ATTENTION_TOKENS output
+        # pieces) and built and serialised on the model thread, never on the event loop.
+        settings = search_settings(model.translator, body, max_output_tokens=MAX_ATTENTION_TOKENS)
+
+        def compute() -> bytes:
+            view = model.translator.attention(body.text, settings)
+            elapsed_ms = (time.perf_counter() - start) * 1000
+            return attention_out(view, model.id, elapsed_ms).model_dump_json().encode()
+
         try:
-            view = await model.batcher.call(lambda: model.translator.attention(body.text, settings))
+            payload = await model.batcher.call(compute)
         except (OverloadedError, asyncio.CancelledError):
             raise
         except Exception as exc:
             raise ModelFailedError.from_exception(exc) from exc
         counters["requests"] += 1
-        return attention_out(view, model.id, (time.perf_counter() - start) * 1000)
+        return Response(payload, media_type="application/json")
 
     @app.get("/health", response_model=HealthResponse)
     async def health() -> HealthResponse:
@@ -407,7 +456,7 @@ def create_app(
     @app.get("/models", response_model=ModelsResponse)
     async def models() -> ModelsResponse:
         """The served models (the first is the default) and the request limits."""
-        limits = Limits(request_timeout_s=request_timeout_s)
+        limits = Limits(request_timeout_s=request_timeout_s, api_key_required=api_keys is not None)
         return ModelsResponse(models=[m.info for m in served.values()], limits=limits)
 
     @app.get("/metrics", include_in_schema=False)

@@ -8,30 +8,60 @@ below bound the work one request can ask for; the server answers anything beyond
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 # A document a person pastes: ~3,000 words, split into sentences by the server. One request is
 # bounded by MAX_REQUEST_CHARS in all (and the body size), so it cannot ask for unbounded work.
 MAX_TEXT_CHARS = 20_000  # characters per text
 MAX_REQUEST_CHARS = 50_000  # characters in all texts of one /translate request
-MAX_SENTENCE_CHARS = 2000  # characters of the one sentence of an /attention request
+MAX_SENTENCE_CHARS = 600  # characters of the one sentence of an /attention request (~100 words)
+MAX_ATTENTION_TOKENS = 160  # target pieces an /attention answer shows (its payload is bounded)
 MAX_TEXTS = 64  # texts per /translate request
 MAX_BEAM_SIZE = 16
 MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
 MAX_OUTPUT_TOKENS = 256  # target pieces one sentence's translation may have (a work budget)
 MAX_PENDING_SENTENCES = 8192  # sentences waiting for a model; beyond it 503 + Retry-After
+# Hypothesis rows x output steps in one model call (sentences x beam x MAX_OUTPUT_TOKENS): the
+# key/value cache a call may grow. Beam 16 decodes 8 sentences per call, beam 4 32, greedy 128.
+MAX_ROW_STEPS = 32_768
+# Repetition blocking is on by default: size 3 costs no BLEU or chrF++ on the caption and news dev
+# sets (docs/benchmarks.md) and stops loops such as "चम चम चम" on text the model does not know.
+DEFAULT_NO_REPEAT_NGRAM_SIZE = 3
 
 Decoding = Literal["greedy", "beam"]
+
+
+def _whole_number(value: Any) -> Any:
+    """``3.0`` as ``3``: JSON Schema counts a number without a fraction as an integer, so a
+    request the published schema allows is not refused. Strings and ``3.5`` stay errors."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+
+
+def _text_schema(max_chars: int) -> dict[str, Any]:
+    """The published schema of one text: what the validators below enforce (not blank, at most
+    ``max_chars`` characters), so that a schema-valid text is never refused."""
+    return {"type": "string", "minLength": 1, "maxLength": max_chars, "pattern": NOT_BLANK}
 
 
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+# A text needs one character that is not white space, as JSON Schema (ECMA-262) regexes define
+# it: the schema publishes this pattern and the server checks the same one.
+NOT_BLANK = r"[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+
+
 def _check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    if not text.strip():
+    if not re.search(NOT_BLANK, text):
         raise ValueError("text is empty; give at least one non-space character")
     if len(text) > limit:
         raise ValueError(
@@ -51,7 +81,7 @@ class DecodeSettings(_Request):
     """How to search: greedy, or beam search with ``beam_size`` hypotheses."""
 
     decoding: Decoding = Field("beam", description="'greedy' or 'beam'")
-    beam_size: int = Field(
+    beam_size: WholeNumber = Field(
         4, ge=1, le=MAX_BEAM_SIZE, description="hypotheses kept per step (beam only)"
     )
     length_penalty: float | None = Field(
@@ -62,12 +92,12 @@ class DecodeSettings(_Request):
         description="'finished': a beam stops once beam_size hypotheses have ended; 'bound': "
         "it goes on while an unfinished one could still win (torch engine); null: the model's",
     )
-    no_repeat_ngram_size: int | None = Field(
+    no_repeat_ngram_size: (
+        Annotated[int, Field(ge=0, le=8), BeforeValidator(_whole_number)] | None
+    ) = Field(
         None,
-        ge=0,
-        le=8,
         description="never repeat an n-gram of this many target pieces in one output "
-        "(0 = off); null: the model's default",
+        f"(0 = off); null: the server's default ({DEFAULT_NO_REPEAT_NGRAM_SIZE})",
     )
     model: str | None = Field(
         None,
@@ -88,12 +118,25 @@ class TranslateRequest(DecodeSettings):
         description=f"one text, or a list of up to {MAX_TEXTS} texts (each 1-{MAX_TEXT_CHARS} "
         f"characters, {MAX_REQUEST_CHARS} in all); a text may hold paragraphs and newlines",
         examples=["The weather is nice today. Let us go for a walk."],
+        json_schema_extra={
+            "anyOf": [
+                _text_schema(MAX_TEXT_CHARS),
+                {
+                    "type": "array",
+                    "items": _text_schema(MAX_TEXT_CHARS),
+                    "minItems": 1,
+                    "maxItems": MAX_TEXTS,
+                },
+            ]
+        },
     )
-    nbest: int = Field(
+    nbest: WholeNumber = Field(
         1,
         ge=1,
         le=MAX_BEAM_SIZE,
-        description="candidates returned per sentence (and per text when it is one sentence)",
+        description="candidates returned per sentence (and per text when it is one sentence); "
+        "at most the beam size: a larger value returns every candidate the search keeps "
+        "(1 for greedy search)",
     )
     split_sentences: bool = Field(
         True,
@@ -127,15 +170,9 @@ class TranslateRequest(DecodeSettings):
             )
         return value
 
-    @model_validator(mode="after")
-    def _check_nbest(self) -> TranslateRequest:
-        if self.nbest > self.effective_beam_size():
-            raise ValueError(
-                f"nbest ({self.nbest}) cannot exceed the beam size "
-                f"({self.effective_beam_size()} for {self.decoding} search); "
-                f"raise beam_size or lower nbest"
-            )
-        return self
+    def effective_nbest(self) -> int:
+        """``nbest``, at most the number of hypotheses the search keeps."""
+        return min(self.nbest, self.effective_beam_size())
 
     def texts(self) -> list[str]:
         """The texts to translate, as a list."""
@@ -148,6 +185,7 @@ class AttentionRequest(DecodeSettings):
     text: str = Field(
         description=f"one sentence (1-{MAX_SENTENCE_CHARS} characters)",
         examples=["The weather is nice today."],
+        json_schema_extra=_text_schema(MAX_SENTENCE_CHARS),
     )
 
     @field_validator("text")
@@ -235,8 +273,16 @@ class Limits(BaseModel):
     max_body_bytes: int = MAX_BODY_BYTES
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     max_pending_sentences: int = MAX_PENDING_SENTENCES
+    max_row_steps: int = Field(
+        default=MAX_ROW_STEPS, description="hypothesis rows x output steps in one model call"
+    )
+    max_attention_tokens: int = MAX_ATTENTION_TOKENS
+    default_no_repeat_ngram_size: int = DEFAULT_NO_REPEAT_NGRAM_SIZE
     request_timeout_s: float | None = Field(
         None, description="seconds a translation request may take, queue included (504 past it)"
+    )
+    api_key_required: bool = Field(
+        False, description="the API needs 'Authorization: Bearer <key>' (401 without it)"
     )
 
 

@@ -17,10 +17,18 @@ const state = {
 
 // ---------------------------------------------------------------- API
 
-async function api(path, body) {
-  const options = body === undefined ? {} : {
+// A server started with --api-key-file answers 401 without a key: the page asks for one once
+// and keeps it for this tab only (sessionStorage).
+function apiKey() {
+  return sessionStorage.getItem("anuvad-api-key") || "";
+}
+
+async function api(path, body, retried = false) {
+  const headers = {};
+  if (apiKey()) headers.Authorization = `Bearer ${apiKey()}`;
+  const options = body === undefined ? { headers } : {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { ...headers, "Content-Type": "application/json" },
     body: JSON.stringify(body),
   };
   let response;
@@ -28,6 +36,13 @@ async function api(path, body) {
     response = await fetch(path, options);
   } catch (err) {
     throw new Error(`cannot reach the server (${err.message})`);
+  }
+  if (response.status === 401 && !retried) {
+    const key = window.prompt("This server needs an API key (ask its operator):", "");
+    if (key) {
+      sessionStorage.setItem("anuvad-api-key", key.trim());
+      return api(path, body, true);
+    }
   }
   let data = null;
   try {
