@@ -4,6 +4,7 @@
     python bench/serve.py --model m.pt --clients 8 --requests 5 --decoding greedy   # a quick check
     python bench/serve.py --model data/trained_models/enhi.pt --engines torch,ctranslate2
     python bench/serve.py --model m.pt --engines torch,ctranslate2@1x2,ctranslate2@2x1
+    python bench/serve.py --model data/trained_models/enhi.pt --attack 5   # under attack
 
 An engine may carry ``:TYPE`` (CTranslate2's compute type, ``anuvad serve --compute-type``, e.g.
 ``ctranslate2:int8``) and ``@RxT``: R model replicas (``anuvad serve --replicas``, CTranslate2 only)
@@ -14,6 +15,15 @@ For each mode the server runs in its own process (``anuvad serve`` on a free 127
 its peak memory (VmHWM) is its own and the clients do not share its interpreter. Every client
 sends its requests one after another (one sentence each); all clients start together. Prints a
 markdown table: errors, p50 / p99 latency, sentences per second, model calls, peak memory.
+
+``--attack N`` measures the server under attack instead: in one server process the normal load
+runs twice, first alone, then while N attackers send worst-case requests without pause
+(degenerate repetitive input at the largest beam and text count with repetition blocking off,
+a 20,000-character document at beam 16, many long texts at beam 16, a 2 MB body sent chunked
+without a Content-Length). It prints the normal clients' errors, 5xx and lost or reordered
+sentences, their p99 latency with and without attack and the ratio, what the attackers got (by
+status) and the server's peak memory. Targets (issue 21): 0 5xx, 0 lost or reordered, p99 under
+attack at most 3x, peak RSS at most 2 GiB.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import random
 import socket
 import statistics
 import subprocess
@@ -118,6 +129,8 @@ def start_server(
     ]
     if not batching:
         command.append("--no-batching")
+    if args.server_cpus:  # pin the server (its clients run on the other CPUs)
+        command = ["taskset", "-c", args.server_cpus, *command]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + args.start_timeout
@@ -178,27 +191,53 @@ class Connection:
                 await writer.wait_closed()
 
 
+@dataclass
+class Tally:
+    """What the normal clients saw."""
+
+    errors: int = 0  # no answer, or not 200
+    server_errors: int = 0  # 5xx answers
+    lost_or_reordered: int = 0  # a 200 whose sentences are not the ones sent, in order
+
+
 async def client(
-    connection: Connection, index: int, args: argparse.Namespace, latencies: list[float]
+    connection: Connection,
+    index: int,
+    args: argparse.Namespace,
+    latencies: list[float],
+    tally: Tally | None = None,
 ) -> int:
     errors = 0
     for i in range(args.requests):
-        body = {
-            "text": SENTENCES[(index * args.requests + i) % len(SENTENCES)],
-            "decoding": args.decoding,
-            "beam_size": args.beam_size,
-        }
+        first = (index * args.requests + i) % len(SENTENCES)
+        # Under --attack every third request is a two-sentence text: its sentences must come
+        # back complete and in order.
+        two = tally is not None and i % 3 == 2
+        sent = (
+            SENTENCES[first : first + 2]
+            if two and first + 1 < len(SENTENCES)
+            else [SENTENCES[first]]
+        )
+        body = {"text": " ".join(sent), "decoding": args.decoding, "beam_size": args.beam_size}
         start = time.perf_counter()
+        status = 0
         try:
             status, payload = await asyncio.wait_for(
                 connection.post_json("/translate", body), args.timeout
             )
             ok = status == 200 and bool(json.loads(payload)["translations"])
+            if ok and tally is not None:
+                (translation,) = json.loads(payload)["translations"]
+                got = [s["source"] for s in translation["sentences"]]
+                tally.lost_or_reordered += got != sent or translation["source"] != body["text"]
         except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError):
             ok = False
             await connection.close()  # the next request reconnects
         latencies.append((time.perf_counter() - start) * 1000)
         errors += not ok
+        if tally is not None:
+            tally.errors += not ok
+            tally.server_errors += status >= 500
     return errors
 
 
@@ -215,6 +254,168 @@ async def load(url: str, args: argparse.Namespace) -> tuple[list[float], int, fl
     for connection in connections:
         await connection.close()
     return latencies, sum(errors), wall
+
+
+REPETITIVE = "1 2 3 4 5 6 7 8 9 10 " * 20  # ~400 characters of digits
+WORST_CASES: list[tuple[str, dict[str, object]]] = [
+    (
+        "64 repetitive texts, beam 16, nbest 16, no blocking",
+        {
+            "text": [REPETITIVE] * 64,
+            "beam_size": 16,
+            "nbest": 16,
+            "no_repeat_ngram_size": 0,
+            "split_sentences": False,
+        },
+    ),
+    (
+        "a 20,000-character document, beam 16",
+        {"text": (" ".join(SENTENCES) + "\n\n") * 30, "beam_size": 16},
+    ),
+    (
+        "64 long texts, beam 16",
+        {
+            "text": [" ".join(random.Random(i).sample(SENTENCES, 6)) for i in range(64)],
+            "beam_size": 16,
+        },
+    ),
+]
+
+
+async def chunked_oversized_body(host: str, port: int, megabytes: int = 2) -> int:
+    """POST /translate a JSON body of ``megabytes`` MB sent chunked (no Content-Length); the
+    answer's status (0: the server closed the connection first)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(
+            f"POST /translate HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: "
+            "application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+        )
+        chunk = b'{"text": "' + b"a" * 65_000
+        for i in range(megabytes * 16):
+            data = chunk if i == 0 else b"a" * 65_000
+            writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            await writer.drain()
+        writer.write(b'3\r\n"}\n\r\n0\r\n\r\n')
+        await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    try:
+        line = await asyncio.wait_for(reader.readline(), 30)
+        return int(line.split()[1]) if line else 0
+    except (ConnectionError, OSError, asyncio.TimeoutError, IndexError, ValueError):
+        return 0
+    finally:
+        writer.close()
+
+
+async def attacker(
+    host: str, port: int, index: int, until: asyncio.Event, statuses: dict[str, int]
+) -> None:
+    """Send worst-case requests one after another until ``until`` is set."""
+    connection = Connection(host, port)
+    kinds = len(WORST_CASES) + 1
+    turn = index
+    while not until.is_set():
+        kind = turn % kinds
+        turn += 1
+        if kind == len(WORST_CASES):
+            status = await chunked_oversized_body(host, port)
+            name = "a 2 MB body sent chunked"
+        else:
+            name, body = WORST_CASES[kind]
+            try:
+                status, _ = await connection.post_json("/translate", body)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                status = 0
+                await connection.close()
+        statuses[f"{name}: {status or 'connection closed'}"] = (
+            statuses.get(f"{name}: {status or 'connection closed'}", 0) + 1
+        )
+    await connection.close()
+
+
+async def load_under_attack(
+    url: str, args: argparse.Namespace, attackers: int
+) -> tuple[list[float], Tally, float, dict[str, int]]:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    connections = [Connection(host, int(port)) for _ in range(args.clients)]
+    latencies: list[float] = []
+    tally = Tally()
+    statuses: dict[str, int] = {}
+    until = asyncio.Event()
+    attacks = [
+        asyncio.ensure_future(attacker(host, int(port), i, until, statuses))
+        for i in range(attackers)
+    ]
+    await asyncio.sleep(2.0 if attackers else 0.0)  # the attack is under way first
+    start = time.perf_counter()
+    await asyncio.gather(
+        *(client(connections[c], c, args, latencies, tally) for c in range(args.clients))
+    )
+    wall = time.perf_counter() - start
+    until.set()
+    await asyncio.gather(*attacks)
+    for connection in connections:
+        await connection.close()
+    return latencies, tally, wall, statuses
+
+
+def p99(latencies: list[float]) -> float:
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
+def run_attack(args: argparse.Namespace, engine: str) -> bool:
+    """The normal load alone, then under attack, on one server; prints the report and says
+    whether every target was met."""
+    server, url = start_server(args, True, engine)
+    try:
+        asyncio.run(load(url, argparse.Namespace(**{**vars(args), "requests": 1})))  # warm up
+        calm, calm_tally, calm_wall, _ = asyncio.run(load_under_attack(url, args, 0))
+        attacked, tally, wall, statuses = asyncio.run(load_under_attack(url, args, args.attack))
+        health = httpx.get(f"{url}/health", timeout=30).status_code
+        peak = peak_memory_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(30)
+    ratio = p99(attacked) / p99(calm)
+    met = {
+        "0 5xx": tally.server_errors == 0 and calm_tally.server_errors == 0,
+        "0 lost or reordered": tally.lost_or_reordered == 0 and calm_tally.lost_or_reordered == 0,
+        "p99 under attack <= 3x": ratio <= 3.0,
+        "peak RSS <= 2 GiB": peak <= 2048,
+    }
+    search = "greedy" if args.decoding == "greedy" else f"beam {args.beam_size}"
+    lines = [
+        f"{args.clients} clients x {args.requests} requests ({search}; every third a two-sentence "
+        f"text) alone, then beside {args.attack} attackers; engine {engine}, model "
+        f"{Path(args.model).name}, device {args.device}",
+        "",
+        "| run | requests | errors | 5xx | lost or reordered | p50 ms | p99 ms | sentences/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, lat, t, w in (
+        ("alone", calm, calm_tally, calm_wall),
+        ("under attack", attacked, tally, wall),
+    ):
+        lines.append(
+            f"| {name} | {len(lat)} | {t.errors} | {t.server_errors} | {t.lost_or_reordered} | "
+            f"{statistics.median(lat):.0f} | {p99(lat):.0f} | {len(lat) / w:.1f} |"
+        )
+    lines += [
+        "",
+        f"p99 under attack / alone: {ratio:.2f}x; server peak RSS {peak:.0f} MB; /health after: "
+        f"{health}",
+        "",
+        "| attack request: status | count |",
+        "|---|---:|",
+        *(f"| {name} | {count} |" for name, count in sorted(statuses.items())),
+        "",
+        "targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in met.items()),
+    ]
+    print("\n".join(lines))
+    return all(met.values())
 
 
 def run_mode(args: argparse.Namespace, batching: bool, engine: str) -> Result:
@@ -281,7 +482,20 @@ def main() -> int:
         help="torch, ctranslate2 or both (comma-separated), each optionally @RxT (replicas x "
         "threads); ctranslate2 exports the .pt once into the user cache on its first start",
     )
+    parser.add_argument(
+        "--attack",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure the normal load alone and beside N clients sending worst-case requests",
+    )
+    parser.add_argument(
+        "--server-cpus", default="", help="pin the server to these CPUs (taskset -c), e.g. 0,1"
+    )
     args = parser.parse_args()
+    if args.attack:
+        met = [run_attack(args, engine.strip()) for engine in args.engines.split(",")]
+        return 0 if all(met) else 1
     modes = [m.strip() for m in args.modes.split(",")]
     engines = [e.strip() for e in args.engines.split(",")]
     results = [

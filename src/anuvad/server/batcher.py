@@ -6,6 +6,16 @@ translates each group with a single :meth:`Translator.translate` call. The model
 called from that thread, so a :class:`~anuvad.inference.translator.Translator` needs no locking, and
 the event loop stays free to accept requests while the model runs.
 
+**No request holds the model for long.** One model call takes at most the settings'
+``batch_size`` sentences (the server derives it from its rows x steps budget); a request with
+more goes back to the queue with the rest of its sentences. The queue serves the request that
+has had the fewest sentences translated first (arrival order among equals). And a long call
+yields between two decoding steps: the search asks the batcher whether to stop, and the
+batcher first runs the small new requests that are waiting (at most :data:`URGENT_ROWS`
+hypothesis rows each: a few sentences at a normal beam, or an attention view) on the same
+thread, nested, before the long search takes its next step. So a one-sentence request waits
+one decoding step, not a whole call, even behind a 64-text document at beam 16.
+
 Without batching (``batching=False``) every request is its own model call, still on the worker
 thread (the baseline that ``bench/serve.py`` compares against).
 
@@ -17,6 +27,7 @@ queue, so one batch is decoded while the next one gathers.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import queue
 import threading
@@ -51,11 +62,17 @@ class _TranslateJob:
     deadline: float | None = None  # time.monotonic() after which nobody waits for the result
     future: Future[list[Translation]] = field(default_factory=Future)
     abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
+    results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
+    started: bool = False  # its future is running (set once, by the first chunk)
 
     def gone(self) -> bool:
         """Whether nobody will read this job's result any more."""
         expired = self.deadline is not None and time.monotonic() >= self.deadline
         return expired or self.abandoned.is_set()
+
+    def remaining(self) -> list[str]:
+        """The sentences not translated yet."""
+        return self.texts[len(self.results) :]
 
 
 @dataclass
@@ -67,6 +84,19 @@ class _CallJob:
 
 
 _STOP = object()
+URGENT_ROWS = 64  # a new request of at most this many sentences x beam may run between steps
+URGENT_SCAN = 64  # queue entries looked at for such requests, per decoding step
+_LAST = float("inf")  # the stop marks' place in the queue: after all work
+
+
+@dataclass(order=True)
+class _Entry:
+    """A queue entry: served first when ``served`` (sentences already translated for it) is
+    lowest, then by arrival."""
+
+    served: float
+    arrival: int
+    job: Any = field(compare=False)
 
 
 class MicroBatcher:
@@ -111,9 +141,11 @@ class MicroBatcher:
         self.workers = workers
         self.model_calls = 0  # translate calls into the model (read by /health and tests)
         self.on_call = on_call
-        self._queue: queue.Queue[Any] = queue.Queue()
+        self._queue: queue.PriorityQueue[_Entry] = queue.PriorityQueue()
+        self._arrivals = itertools.count()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
+        self._nested = threading.local()  # .active: this worker is running urgent work
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -135,7 +167,7 @@ class MicroBatcher:
             threads, self._threads = self._threads, []
         alive = [thread for thread in threads if thread.is_alive()]
         for _ in alive:
-            self._queue.put(_STOP)
+            self._put(_STOP, _LAST)
         for thread in alive:
             thread.join(timeout)
 
@@ -201,11 +233,21 @@ class MicroBatcher:
                 )
             self._pending_texts += texts
         self.start()
-        self._queue.put(job)
+        self._put(job, 0)
 
-    def _taken(self, jobs: Sequence[Any]) -> None:
-        """A worker took ``jobs`` off the queue: their sentences no longer wait."""
-        texts = sum(len(job.texts) for job in jobs if isinstance(job, _TranslateJob))
+    def _put(self, job: Any, served: float) -> None:
+        self._queue.put(_Entry(served, next(self._arrivals), job))
+
+    def _get(self, timeout: float | None = None) -> Any:
+        """The next job (blocking; ``timeout`` 0: only what is there; raises queue.Empty)."""
+        if timeout is None:
+            return self._queue.get().job
+        if timeout <= 0:
+            return self._queue.get_nowait().job
+        return self._queue.get(timeout=timeout).job
+
+    def _taken(self, texts: int) -> None:
+        """A worker took ``texts`` sentences off the queue: they no longer wait."""
         with self._lock:
             self._pending_texts -= texts
 
@@ -213,17 +255,14 @@ class MicroBatcher:
 
     def _run(self) -> None:
         while True:
-            first = self._queue.get()
+            first = self._get()
             if first is _STOP:
+                if self._queue.qsize():  # work put back after this mark was queued: do it first
+                    self._put(_STOP, _LAST)
+                    continue
                 return
             jobs = [first] if not self.batching else self._collect(first)
-            stop = jobs[-1] is _STOP
-            if stop:
-                jobs.pop()
-            self._taken(jobs)
             self._process(jobs)
-            if stop:
-                return
 
     def _collect(self, first: Any) -> list[Any]:
         """``first`` and whatever arrives within ``max_wait`` (up to ``max_batch_texts``)."""
@@ -231,20 +270,16 @@ class MicroBatcher:
         texts = len(first.texts) if isinstance(first, _TranslateJob) else 0
         deadline = time.monotonic() + self.max_wait
         while texts < self.max_batch_texts:
-            remaining = deadline - time.monotonic()
             try:
-                job = (
-                    self._queue.get(timeout=remaining)
-                    if remaining > 0
-                    else self._queue.get_nowait()
-                )
+                job = self._get(max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
-            jobs.append(job)
-            if job is _STOP:
+            if job is _STOP:  # stop after this batch
+                self._put(_STOP, _LAST)
                 break
+            jobs.append(job)
             if isinstance(job, _TranslateJob):
-                texts += len(job.texts)
+                texts += len(job.remaining())
         return jobs
 
     def _process(self, jobs: list[_TranslateJob | _CallJob]) -> None:
@@ -253,10 +288,14 @@ class MicroBatcher:
             if isinstance(job, _CallJob):
                 self._run_call(job)
             elif job.gone():  # timed out or cancelled while it waited: no model time for it
-                if job.future.set_running_or_notify_cancel():
+                self._taken(len(job.remaining()))
+                if job.started or job.future.set_running_or_notify_cancel():
                     job.future.set_exception(SearchStoppedError("abandoned before it ran"))
-            elif job.future.set_running_or_notify_cancel():
+            elif job.started or job.future.set_running_or_notify_cancel():
+                job.started = True
                 groups.setdefault(job.key, []).append(job)
+            else:  # cancelled before it ran
+                self._taken(len(job.remaining()))
         for key, group in groups.items():
             if self.batching:
                 self._run_group(key, group)
@@ -274,25 +313,35 @@ class MicroBatcher:
             job.future.set_exception(exc)
 
     def _run_group(self, key: DecodeConfig, group: list[_TranslateJob]) -> None:
-        texts = [text for job in group for text in job.texts]
+        """One model call for at most ``key.batch_size`` sentences of ``group`` (in order);
+        a job with sentences left goes back to the queue behind the jobs served less."""
+        budget = max(1, key.batch_size)
+        taken: list[tuple[_TranslateJob, int]] = []  # (job, sentences in this call)
+        for job in group:
+            count = min(len(job.remaining()), budget - sum(n for _, n in taken))
+            if count <= 0:
+                self._put(job, len(job.results))  # not in this call: waits its turn again
+                continue
+            taken.append((job, count))
+        texts = [t for job, n in taken for t in job.remaining()[:n]]
+        self._taken(len(texts))
+        calling = [job for job, _ in taken]
         started = time.perf_counter()
         try:
             with self._lock:
                 self.model_calls += 1
             results = self.translator.translate(
-                texts, key, stop=lambda: all(job.gone() for job in group)
+                texts, key, stop=lambda: self._between_steps(calling)
             )
-        except SearchStoppedError as exc:  # every request of the call gave up: nobody waits
-            logger.info("stopped a model call of %d texts: its requests gave up", len(texts))
-            for job in group:
-                job.future.set_exception(exc)
+        except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
+            if isinstance(exc, SearchStoppedError):
+                logger.info("stopped a model call of %d texts: its requests gave up", len(texts))
+            else:
+                logger.exception("translating a batch of %d texts failed", len(texts))
+            for job, count in taken:
+                self._fail(job, exc, in_flight=count)
             return
-        except Exception as exc:  # each waiting request gets the error and answers 500
-            logger.exception("translating a batch of %d texts failed", len(texts))
-            for job in group:
-                job.future.set_exception(exc)
-            return
-        logger.debug("one model call for %d requests, %d texts", len(group), len(texts))
+        logger.debug("one model call for %d requests, %d texts", len(calling), len(texts))
         try:
             if self.on_call is not None:
                 tokens = sum(len(r.nbest[0].token_ids) for r in results if r.nbest)
@@ -300,6 +349,60 @@ class MicroBatcher:
         except Exception:  # metrics must never cost a request its answer
             logger.exception("recording a model call failed")
         start = 0
-        for job in group:
-            job.future.set_result(results[start : start + len(job.texts)])
-            start += len(job.texts)
+        for job, count in taken:
+            job.results.extend(results[start : start + count])
+            start += count
+            if not job.remaining():
+                job.future.set_result(job.results)
+            elif job.gone():
+                self._fail(job, SearchStoppedError("abandoned between model calls"))
+            else:
+                self._put(job, len(job.results))
+
+    def _between_steps(self, calling: list[_TranslateJob]) -> bool:
+        """Asked by the search between two decoding steps: run the small new requests that wait
+        (nested, once: urgent work does not yield in turn), then say whether to stop because
+        every request of this call gave up."""
+        if not getattr(self._nested, "active", False) and self._queue.qsize():
+            urgent = self._take_urgent()
+            if urgent:
+                self._nested.active = True
+                try:
+                    self._process(urgent)
+                finally:
+                    self._nested.active = False
+        return all(job.gone() for job in calling)
+
+    def _take_urgent(self) -> list[Any]:
+        """The small requests that no model call has served yet, off the queue (others go back
+        with their places)."""
+        urgent: list[Any] = []
+        passed: list[_Entry] = []
+        for _ in range(URGENT_SCAN):
+            try:
+                entry = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if entry.served > 0:  # served before: so is everything behind it
+                passed.append(entry)
+                break
+            job = entry.job
+            small = isinstance(job, _CallJob) or (
+                isinstance(job, _TranslateJob)
+                and len(job.remaining()) * max(1, job.key.beam_size) <= URGENT_ROWS
+            )
+            if small:
+                urgent.append(job)
+            else:
+                passed.append(entry)
+        for entry in passed:
+            self._queue.put(entry)
+        return urgent
+
+    def _fail(self, job: _TranslateJob, exc: Exception, in_flight: int = 0) -> None:
+        """End ``job`` with ``exc``; its sentences no longer wait (``in_flight`` of them were
+        taken by the failed call already)."""
+        self._taken(len(job.remaining()) - in_flight)
+        job.results.clear()
+        job.texts = []
+        job.future.set_exception(exc)

@@ -189,3 +189,140 @@ def test_the_queue_is_bounded_in_sentences() -> None:
         asyncio.run(scenario())
     finally:
         batcher.stop()
+
+
+class GatedEngine:
+    """Records each call; the first call waits for ``gate`` (so that others queue meanwhile)."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.inside = threading.Event()
+        self.calls: list[list[str]] = []
+
+    def translate(self, texts: Sequence[str], *_: Any, **__: Any) -> list[Translation]:
+        self.calls.append(list(texts))
+        if len(self.calls) == 1:
+            self.inside.set()
+            assert self.gate.wait(5)
+        return [Translation(t, t.upper(), [], 0.0, True, []) for t in texts]
+
+
+def test_a_long_request_is_cut_into_calls_and_a_short_one_overtakes_it() -> None:
+    """A 10-sentence request with batch_size 3 goes to the model 3 sentences at a time; a
+    one-sentence request arriving meanwhile is served first in the next call, and every
+    request gets its sentences back in order."""
+    engine = GatedEngine()
+    batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
+    key = DecodeConfig(beam_size=1, batch_size=3)
+    long = [f"long {i}" for i in range(10)]
+
+    async def scenario() -> tuple[list[Translation], list[Translation]]:
+        first = asyncio.ensure_future(batcher.translate(long, key))
+        assert await asyncio.to_thread(engine.inside.wait, 5)
+        second = asyncio.ensure_future(batcher.translate(["short"], key))
+        await asyncio.sleep(0.05)  # queued behind the call in progress
+        engine.gate.set()
+        return await first, await second
+
+    try:
+        got_long, got_short = asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert [t.text for t in got_long] == [s.upper() for s in long]
+    assert [t.text for t in got_short] == ["SHORT"]
+    assert all(len(call) <= 3 for call in engine.calls)
+    # The short request is first in the next call (the long one's next sentences may share it).
+    assert engine.calls[0] == long[:3] and engine.calls[1][0] == "short"
+    assert [t for call in engine.calls for t in call if t != "short"] == long
+    assert batcher._pending_texts == 0  # every sentence counted out once
+
+
+def test_a_cancelled_long_request_gives_back_the_model_between_calls() -> None:
+    engine = GatedEngine()
+    batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
+    key = DecodeConfig(beam_size=1, batch_size=2)
+
+    async def scenario() -> None:
+        long = asyncio.ensure_future(batcher.translate([f"s{i}" for i in range(8)], key))
+        assert await asyncio.to_thread(engine.inside.wait, 5)
+        long.cancel()
+        engine.gate.set()
+        with pytest.raises(asyncio.CancelledError):
+            await long
+        assert [t.text for t in await batcher.translate(["after"], key)] == ["AFTER"]
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert engine.calls[0] == ["s0", "s1"] and engine.calls[-1] == ["after"]
+    assert len(engine.calls) == 2  # the rest of the cancelled request never ran
+    assert batcher._pending_texts == 0
+
+
+class SteppingEngine:
+    """A search of ``steps`` decoding steps per call that asks ``stop`` before each step, like
+    the torch engine; records the order in which calls start and end."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.events: list[str] = []
+        self.first_step = threading.Event()
+        self.release = threading.Event()
+
+    def translate(self, texts: Sequence[str], key: Any, stop: Any = None) -> list[Translation]:
+        name = "+".join(texts)
+        self.events.append(f"start {name}")
+        for step in range(self.steps if texts[0].startswith("long") else 1):
+            if step == 1:
+                self.first_step.set()
+                assert self.release.wait(5)  # the test queues a short request here
+            if stop is not None and stop():
+                raise AssertionError("nobody gave up")
+        self.events.append(f"end {name}")
+        return [Translation(t, t.upper(), [], 0.0, True, []) for t in texts]
+
+
+def test_a_small_new_request_runs_between_two_steps_of_a_long_call() -> None:
+    engine = SteppingEngine(steps=5)
+    batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
+    beam16 = DecodeConfig(beam_size=16, batch_size=8)
+    beam4 = DecodeConfig(beam_size=4)
+
+    async def scenario() -> tuple[list[Translation], list[Translation]]:
+        long = asyncio.ensure_future(batcher.translate(["long a", "long b"], beam16))
+        assert await asyncio.to_thread(engine.first_step.wait, 5)
+        short = asyncio.ensure_future(batcher.translate(["short"], beam4))
+        await asyncio.sleep(0.05)  # queued
+        engine.release.set()
+        return await long, await short
+
+    try:
+        got_long, got_short = asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert [t.text for t in got_long] == ["LONG A", "LONG B"]
+    assert [t.text for t in got_short] == ["SHORT"]
+    # The short request started and ended inside the long call.
+    assert engine.events == ["start long a+long b", "start short", "end short", "end long a+long b"]
+    assert batcher._pending_texts == 0
+
+
+def test_a_large_new_request_waits_for_the_call_boundary() -> None:
+    engine = SteppingEngine(steps=3)
+    batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
+    key = DecodeConfig(beam_size=16, batch_size=8)
+
+    async def scenario() -> None:
+        first = asyncio.ensure_future(batcher.translate(["long a"], key))
+        assert await asyncio.to_thread(engine.first_step.wait, 5)
+        second = asyncio.ensure_future(batcher.translate(["long x"] * 5, key))  # 80 rows
+        await asyncio.sleep(0.05)
+        engine.release.set()
+        await asyncio.gather(first, second)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert engine.events[:2] == ["start long a", "end long a"]
