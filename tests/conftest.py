@@ -100,7 +100,7 @@ def train_tiny_enhi_model(work: Path, steps: int = 60) -> Path:
         [f"train.max_steps={steps}", "train.max_minutes=0", "train.warmup_steps=50"],
     )
     data = dataclasses.replace(
-        config.data, src_lang="en", tgt_lang="hi", train=[corpus], valid=[corpus], max_len=128
+        config.data, src_lang="en", tgt_lang="hi", train=[corpus], valid=[corpus], max_len=120
     )
     config = dataclasses.replace(config, name="tiny_enhi", data=data)
     prepared = prepare_data(config, work / "prepared")

@@ -10,8 +10,10 @@ report.json                    the data settings and what cleaning kept and drop
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,3 +140,39 @@ def load_prepared(out_dir: Path) -> PreparedData:
         "loaded %d training and %d validation pairs from %s", len(train), len(valid), out_dir
     )
     return PreparedData(src_tok, tgt_tok, train, valid, valid_src, valid_tgt, report, *train_text)
+
+
+def corpus_digest(corpus: EncodedCorpus) -> str:
+    """A SHA-256 of a corpus' token ids, pair by pair (order counts)."""
+    digest = hashlib.sha256()
+    for src, tgt in zip(corpus.src, corpus.tgt, strict=True):
+        digest.update(array("i", src).tobytes())
+        digest.update(b"\xff\xff\xff\xff")  # -1: no token id
+        digest.update(array("i", tgt).tobytes())
+        digest.update(b"\xfe\xff\xff\xff")  # -2
+    return digest.hexdigest()
+
+
+def data_fingerprint(prepared: PreparedData) -> dict[str, Any]:
+    """What a resumed run must find again: the pair counts and digests of the training and
+    dev sets (kept in every training checkpoint)."""
+    return {
+        "train_pairs": len(prepared.train),
+        "train_sha256": corpus_digest(prepared.train),
+        "valid_pairs": len(prepared.valid),
+        "valid_sha256": corpus_digest(prepared.valid),
+    }
+
+
+def fingerprint_differences(saved: dict[str, Any], found: dict[str, Any]) -> list[str]:
+    """Readable differences between two :func:`data_fingerprint` results ([] when equal)."""
+    differences = []
+    for part, name in (("train", "training"), ("valid", "dev")):
+        was = (saved.get(f"{part}_pairs"), saved.get(f"{part}_sha256"))
+        now = (found.get(f"{part}_pairs"), found.get(f"{part}_sha256"))
+        if was != now:
+            differences.append(
+                f"{name} pairs: {was[0]} then (sha256 {str(was[1])[:12]}), {now[0]} now "
+                f"(sha256 {str(now[1])[:12]})"
+            )
+    return differences

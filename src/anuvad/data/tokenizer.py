@@ -23,6 +23,8 @@ UNK_ID = 1
 BOS_ID = 2
 EOS_ID = 3
 SPECIAL_IDS = (PAD_ID, UNK_ID, BOS_ID, EOS_ID)
+_DROPPED_IDS = (PAD_ID, BOS_ID, EOS_ID)  # not text: decode leaves them out
+UNK_SURFACE = "⁇"  # how decode shows an unknown piece (SentencePiece's unk_surface)
 
 
 class Tokenizer:
@@ -122,8 +124,10 @@ class Tokenizer:
         return [str(self._sp.IdToPiece(int(i))) for i in ids]
 
     def decode(self, ids: Sequence[int]) -> str:
-        """Piece ids → detokenized text; special ids are dropped."""
-        return str(self._sp.DecodeIds([int(i) for i in ids if int(i) not in SPECIAL_IDS]))
+        """Piece ids → detokenized text. Padding, BOS and EOS are dropped; an ``<unk>`` shows as
+        SentencePiece's ``⁇`` (:data:`UNK_SURFACE`), so that a reader sees that something
+        the vocabulary lacks was there instead of a silent gap."""
+        return str(self._sp.DecodeIds([int(i) for i in ids if int(i) not in _DROPPED_IDS]))
 
 
 def _is_word_model(model_proto: bytes) -> bool:

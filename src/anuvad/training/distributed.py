@@ -16,9 +16,12 @@ Two nodes, 8 GPUs each (run on both, with node 0's address)::
 
 from __future__ import annotations
 
+import ctypes
 import datetime as _dt
 import logging
 import os
+import signal
+import sys
 from dataclasses import dataclass, field
 
 import torch
@@ -29,6 +32,11 @@ from torch.nn.parallel import DistributedDataParallel
 from anuvad.errors import TrainingError
 
 logger = logging.getLogger(__name__)
+
+# How long a rank waits in a collective (or for the others to join) before it fails: a rank that
+# died without its launcher noticing ends the others within this time.
+COLLECTIVE_TIMEOUT = _dt.timedelta(minutes=10)
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 @dataclass(frozen=True)
@@ -77,10 +85,24 @@ def init_distributed(device: str = "auto") -> DistributedContext:
     else:
         chosen = torch.device("cpu")
     if world_size > 1 and not dist.is_initialized():
+        exit_with_launcher()
         backend = "nccl" if use_cuda else "gloo"
-        dist.init_process_group(backend=backend, timeout=_dt.timedelta(minutes=30))
+        dist.init_process_group(backend=backend, timeout=COLLECTIVE_TIMEOUT)
         logger.info("rank %d of %d joined (%s, %s)", rank, world_size, backend, chosen)
     return DistributedContext(rank, world_size, local_rank, chosen)
+
+
+def exit_with_launcher() -> None:
+    """Have the kernel end this worker when its launcher (torchrun's agent, the parent) dies,
+    so that a killed launcher leaves no orphans holding the run folder (Linux: the parent-death
+    signal; elsewhere the collective timeout below ends them)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        logger.warning("could not ask to end with the launcher (errno %d)", ctypes.get_errno())
+    if os.getppid() == 1:  # the launcher died before the request: end now
+        raise TrainingError("the launcher (torchrun) is gone; this worker stops")
 
 
 def wrap_model(model: nn.Module, context: DistributedContext) -> nn.Module:

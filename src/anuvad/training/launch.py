@@ -5,6 +5,7 @@ Rank 0 prepares (or loads) the data first; the other ranks load it once it is th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from anuvad.config import ExperimentConfig, load_config
 from anuvad.data.prepare import load_prepared, prepare_or_load
 from anuvad.errors import TrainingError
 from anuvad.training.distributed import barrier, init_distributed, shutdown_distributed
+from anuvad.training.run_lock import hold_run_folder
 from anuvad.training.run_log import RUN_INFO_FILE, read_run_history
 from anuvad.training.trainer import Trainer, TrainResult
 from anuvad.training.warm_start import init_tokenizers
@@ -60,12 +62,14 @@ def run_training(
     """
     context = init_distributed(config.train.device)
     try:
-        given = init_tokenizers(config.train.init_from) if config.train.init_from else None
-        prepared = prepare_or_load(config, data_dir, given) if context.is_main else None
-        barrier(context)
-        if prepared is None:
-            prepared = load_prepared(data_dir)
-        trainer = Trainer(config, prepared, run_dir, context=context, resume=resume)
-        return trainer.train(show_progress=show_progress, data_dir=data_dir)
+        # Rank 0 writes the run: it holds the folder's lock (a live holder elsewhere: an error).
+        with hold_run_folder(run_dir) if context.is_main else contextlib.nullcontext():
+            given = init_tokenizers(config.train.init_from) if config.train.init_from else None
+            prepared = prepare_or_load(config, data_dir, given) if context.is_main else None
+            barrier(context)
+            if prepared is None:
+                prepared = load_prepared(data_dir)
+            trainer = Trainer(config, prepared, run_dir, context=context, resume=resume)
+            return trainer.train(show_progress=show_progress, data_dir=data_dir)
     finally:
         shutdown_distributed(context)

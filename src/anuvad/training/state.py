@@ -16,9 +16,10 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
+import torch.distributed as dist
 from torch import nn
 
 from anuvad.checkpoint import atomic_save, read_payload, save_model
@@ -26,8 +27,10 @@ from anuvad.config import config_from_dict
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.errors import CheckpointError, ConfigError, TrainingError
 from anuvad.model.transformer import build_model
+from anuvad.training.distributed import DistributedContext
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 STATE_FORMAT = "anuvad-training-state"
 STATE_FORMAT_VERSION = 1
@@ -94,6 +97,46 @@ def restore_rng_state(state: dict[str, Any]) -> None:
     random.setstate((version, tuple(internal), gauss))
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def gather_rng_states(context: DistributedContext) -> dict[str, Any]:
+    """This rank's random states, and under DDP every rank's (``"ranks"``, by rank; a
+    collective: every rank calls it). The top level stays rank 0's, as a single process saves."""
+    own = capture_rng_state()
+    if not context.enabled:
+        return own
+    states: list[Any] = [None] * context.world_size
+    dist.all_gather_object(states, own)
+    return {**states[0], "ranks": states}
+
+
+def restore_rank_rng_state(state: dict[str, Any], context: DistributedContext) -> None:
+    """Put back this rank's random states from :func:`gather_rng_states`' result. A run resumed
+    with another number of processes than it saved with cannot be exact: every rank then takes
+    rank 0's states, with a warning."""
+    ranks = state.get("ranks")
+    if ranks is not None and len(ranks) == context.world_size:
+        restore_rng_state(ranks[context.rank])
+        return
+    saved = len(ranks) if ranks is not None else 1
+    if saved != context.world_size:
+        logger.warning(
+            "the checkpoint was written by %d process(es), this run has %d: random states "
+            "restored from rank 0's, so the run goes on but not bit-identically",
+            saved,
+            context.world_size,
+        )
+    restore_rng_state(state)
+
+
+def broadcast_from_main(value: T | None, context: DistributedContext) -> T:
+    """Rank 0's ``value`` on every rank (pickled; a collective). In one process: ``value``."""
+    if context.enabled:
+        box: list[Any] = [value if context.is_main else None]
+        dist.broadcast_object_list(box, src=0, device=context.device)
+        value = box[0]
+    assert value is not None, "rank 0 sends a value"
+    return value
 
 
 def checkpoint_path(run_dir: Path, step: int) -> Path:

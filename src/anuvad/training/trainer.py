@@ -31,6 +31,7 @@ from anuvad.data.batching import (
     rank_share,
 )
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
+from anuvad.data.prepared import data_fingerprint, fingerprint_differences
 from anuvad.device import resolve_device
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention
@@ -55,13 +56,14 @@ from anuvad.training.state import (
     CHECKPOINT_DIR,
     Progress,
     TrainingState,
-    capture_rng_state,
+    broadcast_from_main,
     check_run_dir,
     checkpoint_path,
+    gather_rng_states,
     latest_training_state,
     list_checkpoints,
     prune_checkpoints,
-    restore_rng_state,
+    restore_rank_rng_state,
     save_training_state,
 )
 from anuvad.training.validation import Validator, format_metrics
@@ -149,6 +151,7 @@ class Trainer:
         self.validator = Validator(self.model, self.config, prepared, self._loss)
         self.epochs = EpochData(self.config, prepared)
         self._resumed = resume
+        self.data_fingerprint = data_fingerprint(prepared)  # checked on resume
         if resume:
             self._restore()
 
@@ -160,15 +163,22 @@ class Trainer:
             optimizer=self.optimizer.state_dict(),
             scaler=self.scaler.state_dict(),
             progress=dataclasses.replace(self.progress),
-            rng=capture_rng_state(),
+            rng=gather_rng_states(self.context),
             tokenizers={
                 "src": self.prepared.src_tokenizer.model_proto,
                 "tgt": self.prepared.tgt_tokenizer.model_proto,
             },
+            extra={"data": self.data_fingerprint},
         )
 
     def _restore(self) -> None:
-        path, state = latest_training_state(self.run_dir, config_to_dict(self.config)["model"])
+        """Resume from the run's newest checkpoint: rank 0 reads it and sends it to every rank
+        (other machines need no copy of the run folder); each rank takes back its own random
+        state."""
+        found: tuple[Path, TrainingState] | None = None
+        if self.context.is_main:
+            found = latest_training_state(self.run_dir, config_to_dict(self.config)["model"])
+        path, state = broadcast_from_main(found, self.context)
         ours = {
             "src": self.prepared.src_tokenizer.model_proto,
             "tgt": self.prepared.tgt_tokenizer.model_proto,
@@ -181,18 +191,28 @@ class Trainer:
                 "(prepared again with other settings, or another data folder?); resume with "
                 "the data folder the run used (run.json records it) or start a new run"
             )
+        saved = state.extra.get("data")
+        differences = fingerprint_differences(saved, self.data_fingerprint) if saved else []
+        if differences:
+            raise TrainingError(
+                f"{path} was trained on other prepared data: {'; '.join(differences)}. Resume "
+                "with the data folder the run used (run.json records it; `--data` chooses one), "
+                "or start a new run"
+            )
         self.model.load_state_dict(state.model)
         self.optimizer.load_state_dict(state.optimizer)
         self.scaler.load_state_dict(state.scaler)
-        restore_rng_state(state.rng)
+        restore_rank_rng_state(state.rng, self.context)
         self.progress = state.progress
         logger.info("resumed from %s (step %d)", path, self.progress.step)
 
     def save_checkpoint(self) -> Path | None:
-        """Write the training state (rank 0 only) and drop checkpoints beyond ``keep_last``."""
+        """Write the training state and drop checkpoints beyond ``keep_last``. Every rank calls
+        it (the random states of all ranks are gathered); rank 0 writes."""
+        state = self._state()
         if not self.context.is_main:
             return None
-        path = save_training_state(checkpoint_path(self.run_dir, self.progress.step), self._state())
+        path = save_training_state(checkpoint_path(self.run_dir, self.progress.step), state)
         prune_checkpoints(self.run_dir, self.config.train.keep_last)
         return path
 
@@ -401,9 +421,10 @@ class Trainer:
                 if train.valid_every > 0 and p.step % train.valid_every == 0:
                     valid, stop_early = self._validate(log)
                 saved_recently = time.monotonic() - last_save < 60 * train.save_every_minutes
-                if (train.save_every > 0 and p.step % train.save_every == 0) or (
+                due = (train.save_every > 0 and p.step % train.save_every == 0) or (
                     train.save_every_minutes > 0 and not saved_recently
-                ):
+                )
+                if any_rank(due, self.context):  # a collective: every rank saves or none
                     p.elapsed_seconds, started = self._elapsed(started), time.monotonic()
                     self.save_checkpoint()
                     last_save = time.monotonic()
@@ -459,7 +480,8 @@ class Trainer:
         p = self.progress
         p.elapsed_seconds = self._elapsed(started)
         checkpoints = list_checkpoints(self.run_dir)
-        if not checkpoints or checkpoints[-1] != checkpoint_path(self.run_dir, p.step):
+        missing = not checkpoints or checkpoints[-1] != checkpoint_path(self.run_dir, p.step)
+        if any_rank(missing, self.context):
             self.save_checkpoint()
         barrier(self.context)
         model_path: Path | None = None

@@ -57,6 +57,7 @@ class Validator:
         self.prepared = prepared
         self.loss_fn = loss_fn
         self.device = next(model.parameters()).device
+        self._warned_long = False
 
     def _bleu_parts(self) -> list[tuple[str, int, int]]:
         """(dev set name, first line, end line) of the dev sentences translated for BLEU: the
@@ -89,19 +90,33 @@ class Validator:
         if len(valid) == 0:
             return {}
         self.model.eval()
+        # A dev pair longer than the model's positions cannot be scored (its translation is
+        # still made for BLEU, from the source cut to fit): left out of valid_nll, once said.
+        fits = self.config.model.max_positions - 1  # tokens + EOS (source) or BOS (target)
+        scored = [i for i in range(len(valid)) if max(len(valid.src[i]), len(valid.tgt[i])) <= fits]
+        if len(scored) < len(valid) and not self._warned_long:
+            self._warned_long = True
+            logger.warning(
+                "%d dev pair(s) have more than %d tokens on a side (model.max_positions %d): "
+                "left out of valid_nll",
+                len(valid) - len(scored),
+                fits,
+                self.config.model.max_positions,
+            )
         plan = make_batches(
-            model_lengths(valid.src),
-            model_lengths(valid.tgt),
+            model_lengths([valid.src[i] for i in scored]),
+            model_lengths([valid.tgt[i] for i in scored]),
             self.config.data.valid_max_tokens,
             shuffle=False,
         )
         nll_sum, tokens = 0.0, 0
-        for group in plan.batches:
+        for positions in plan.batches:
+            group = [scored[j] for j in positions]
             batch = collate([valid.src[i] for i in group], [valid.tgt[i] for i in group], group)
             _, nll, count = self.loss_fn(batch.to(self.device))
             nll_sum += float(nll)
             tokens += count
-        nll = nll_sum / tokens
+        nll = nll_sum / tokens if tokens else float("nan")
         metrics = {"valid_nll": nll, "valid_ppl": math.exp(min(nll, 50.0))}
         parts = self._bleu_parts()
         sources = [s for _, start, end in parts for s in self.prepared.valid_src_text[start:end]]

@@ -13,6 +13,7 @@ from anuvad.data.tokenizer import (
     PAD_ID,
     SPECIAL_IDS,
     UNK_ID,
+    UNK_SURFACE,
     Tokenizer,
     train_tokenizer,
 )
@@ -47,6 +48,14 @@ def test_special_ids_are_zero_to_three(en_hi_pairs: list[tuple[str, str]]) -> No
     assert tok.id_to_piece([0, 1, 2, 3]) == ["<pad>", "<unk>", "<s>", "</s>"]
     hello = tok.encode("The sky is blue.")
     assert tok.decode([BOS_ID, *hello, EOS_ID, PAD_ID]) == "The sky is blue."
+
+
+def test_an_unknown_piece_is_shown_not_dropped(en_hi_pairs: list[tuple[str, str]]) -> None:
+    tok = train_tokenizer(_text(en_hi_pairs), TokenizerConfig(), 150)
+    sky, blue = tok.encode("The sky"), tok.encode("is blue.")
+    text = tok.decode([*sky, UNK_ID, *blue])
+    assert UNK_SURFACE in text
+    assert text.replace(UNK_SURFACE, "").split() == ["The", "sky", "is", "blue."]
 
 
 def test_encode_batch_matches_encode(en_hi_pairs: list[tuple[str, str]]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import os
 from pathlib import Path
 
@@ -308,7 +309,7 @@ def test_subword_sampling_resamples_each_epoch_reproducibly(
             "train.subword_sampling=0.3",
             "data.tokenizer.model_type=bpe",
             "data.tokenizer.vocab_size=300",
-            "data.max_len=200",
+            "data.max_len=120",
             f"data.data_root={tmp_path}",
             "data.train=[{name: c, src: c.en, tgt: c.hi}]",
             "data.valid=[]",
@@ -467,6 +468,77 @@ def test_resume_refuses_prepared_data_with_other_tokenizers(
     assert other.src_tokenizer.model_proto != data.src_tokenizer.model_proto
     with pytest.raises(TrainingError, match=r"other source (and target )?tokenizers"):
         Trainer(config, other, run, resume=True)
+
+
+def test_a_dev_pair_longer_than_the_positions_is_left_out_of_the_loss_not_fatal(
+    prepared: tuple[Path, PreparedData], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import dataclasses
+
+    from anuvad.data.encoded import EncodedCorpus
+
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.max_steps=2", "train.valid_every=1")
+    positions = config.model.max_positions
+    long_src = data.valid.src[0] * (positions // max(1, len(data.valid.src[0])) + 2)
+    assert len(long_src) > positions
+    valid = EncodedCorpus(src=[long_src, *data.valid.src[1:]], tgt=list(data.valid.tgt))
+    with_long = dataclasses.replace(data, valid=valid)
+    result = Trainer(config, with_long, tmp_path / "run").train(show_progress=False)
+    assert result.steps == 2
+    assert math.isfinite(result.valid["valid_nll"])
+    assert "1 dev pair(s) have more than" in caplog.text and "left out of valid_nll" in caplog.text
+
+
+def test_resume_refuses_other_prepared_data_and_says_what_differs(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    """Same tokenizers, other pairs (e.g. a corpus file edited, then prepared again): resuming
+    would not continue the same run, so it is refused, naming the counts and digests."""
+    import dataclasses
+
+    from anuvad.data.encoded import EncodedCorpus
+
+    tmp, data = prepared
+    run = tmp_path / "run"
+    config = tiny_config(tmp, "train.max_steps=2", "train.valid_every=0", "train.save_every=2")
+    Trainer(config, data, run).train(show_progress=False)
+    fewer = EncodedCorpus(src=data.train.src[:-1], tgt=data.train.tgt[:-1])
+    other = dataclasses.replace(data, train=fewer)
+    n = len(data.train)
+    with pytest.raises(TrainingError, match=rf"training pairs: {n} then .*, {n - 1} now"):
+        Trainer(config, other, run, resume=True)
+    Trainer(config, data, run, resume=True)  # the run's own data resumes
+
+
+def test_a_run_folder_in_use_is_refused_and_free_after_a_crash(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from anuvad.training.run_lock import hold_run_folder
+
+    run = tmp_path / "run"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
+         "from anuvad.training.run_lock import hold_run_folder\n"
+         "with hold_run_folder(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
+         str(run)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with (
+            pytest.raises(
+                TrainingError, match=rf"in use by another training process \(pid {holder.pid}\)"
+            ),
+            hold_run_folder(run),
+        ):
+            pass
+    finally:
+        holder.kill()  # SIGKILL: no clean-up in the holder
+        holder.wait()
+    with hold_run_folder(run) as lock:  # the kernel released the dead holder's lock
+        assert lock.read_text().strip() == str(os.getpid())
 
 
 def test_a_run_whose_fp16_updates_all_overflow_stops_with_a_clear_error(
