@@ -29,6 +29,14 @@ Early stopping, two rules (``early_stopping``):
   worst of them. Exact, but with alpha > 0 beams often run on for a few more steps.
 
 Either way a sentence with no live beam left is done.
+
+**Required phrases** (:class:`anuvad.decoding.terms.TermConstraint`, e.g. a glossary): the K
+beams are allocated by progress through the phrases (dynamic beam allocation, Post & Vilar
+2018). The candidates are the 2K best plus, for every live beam, its best token and every token
+that starts or continues a phrase it still misses (Hu et al. 2019); they are grouped in banks by
+phrase tokens produced, and the K slots go round the banks from the most advanced down, best
+candidate first in each. EOS is only possible once every phrase is in the output, so every
+finished hypothesis holds them all.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from anuvad.decoding.search import (
     next_log_probs,
     output_limits,
 )
+from anuvad.decoding.terms import TermRows
 from anuvad.model.transformer import Transformer
 
 NEG_INF = float("-inf")
@@ -158,6 +167,7 @@ def beam_search(
         if constraint is not None
         else None
     )
+    terms = next((p for p in allowed.parts() if isinstance(p, TermRows)), None) if allowed else None
     last = torch.full((batch * k, 1), BOS_ID, dtype=torch.long, device=device)
     active = list(range(batch))  # original index of each sentence still searching
 
@@ -197,6 +207,10 @@ def beam_search(
         top_beams = (top_index // vocab).tolist()
         top_tokens = (top_index % vocab).tolist()
         top_values = top_scores.tolist()
+        if terms is not None:  # dynamic beam allocation over the phrase banks
+            top_beams, top_tokens, top_values = _allocate(
+                terms, candidates, beam_scores, top_beams, top_tokens, top_values, k
+            )
 
         keep: list[int] = []
         source_rows: list[int] = []  # for each next beam, the row it continues
@@ -240,6 +254,70 @@ def beam_search(
         step += 1
 
     return [sentence.nbest(min(nbest, k)) for sentence in sentences]
+
+
+def _allocate(
+    terms: TermRows,
+    candidates: Tensor,
+    beam_scores: Tensor,
+    top_beams: list[list[int]],
+    top_tokens: list[list[int]],
+    top_values: list[list[float]],
+    k: int,
+) -> tuple[list[list[int]], list[list[int]], list[list[float]]]:
+    """Per sentence, the candidates in the order the selection loop should take them: the EOS
+    ones among the K best by score first where they are (they end hypotheses), then the K
+    beams chosen round-robin over the progress banks, best first within each bank."""
+    num_active = beam_scores.size(0)
+    live = (beam_scores > NEG_INF).tolist()  # (B_active, K)
+    best = candidates.argmax(dim=-1).tolist()  # (B_active*K,) each row's best token
+    extra_rows: list[int] = []
+    extra_tokens: list[int] = []
+    for i in range(num_active):
+        for j in range(k):
+            if live[i][j]:
+                row = i * k + j
+                for token in {best[row], *terms.wanted(row)}:
+                    extra_rows.append(row)
+                    extra_tokens.append(token)
+    extra_values = (
+        candidates[torch.tensor(extra_rows), torch.tensor(extra_tokens)].tolist()
+        if extra_rows
+        else []
+    )
+    pool: list[dict[tuple[int, int], float]] = [{} for _ in range(num_active)]
+    for i in range(num_active):
+        for beam, token, value in zip(top_beams[i], top_tokens[i], top_values[i], strict=True):
+            if value > NEG_INF:
+                pool[i][(beam, token)] = value
+    for row, token, value in zip(extra_rows, extra_tokens, extra_values, strict=True):
+        if value > NEG_INF:
+            pool[row // k][(row % k, token)] = value
+
+    beams_out: list[list[int]] = []
+    tokens_out: list[list[int]] = []
+    values_out: list[list[float]] = []
+    for i in range(num_active):
+        ranked = sorted(pool[i].items(), key=lambda item: -item[1])
+        ending = [(b, t, v) for rank, ((b, t), v) in enumerate(ranked) if t == EOS_ID and rank < k]
+        banks: dict[int, list[tuple[int, int, float]]] = {}
+        for (beam, token), value in ranked:
+            if token != EOS_ID:
+                bank = terms.progress_after(i * k + beam, token)
+                banks.setdefault(bank, []).append((beam, token, value))
+        chosen: list[tuple[int, int, float]] = []
+        order = sorted(banks, reverse=True)
+        while len(chosen) < k and any(banks[b] for b in order):
+            for bank in order:
+                if banks[bank] and len(chosen) < k:
+                    chosen.append(banks[bank].pop(0))
+        chosen.sort(key=lambda c: -c[2])
+        # EOS candidates first, then the beams: the loop ends hypotheses, then fills K beams.
+        merged = ending + chosen
+        beams_out.append([b for b, _, _ in merged])
+        tokens_out.append([t for _, t, _ in merged])
+        values_out.append([v for _, _, v in merged])
+    return beams_out, tokens_out, values_out
 
 
 def _rows(sentence_positions: list[int], k: int, device: torch.device) -> Tensor:

@@ -34,6 +34,10 @@ class ConstraintRows(ABC):
     def keep(self, rows: Sequence[int]) -> None:
         """Keep only ``rows`` (in that order), without a new token (rows that left the search)."""
 
+    def parts(self) -> list[ConstraintRows]:
+        """The constraints this state combines (itself when it is one)."""
+        return [self]
+
 
 class OutputConstraint(ABC):
     """Restricts what a search may output; :meth:`start` begins one search."""
@@ -96,27 +100,36 @@ class NoRepeatNGram(OutputConstraint):
 
 
 class _AllRows(ConstraintRows):
-    def __init__(self, parts: list[ConstraintRows]) -> None:
-        self.parts = parts
+    def __init__(self, members: list[ConstraintRows]) -> None:
+        self.members = members
 
     def mask(self) -> Tensor:
-        masks = [part.mask() for part in self.parts]  # each (N, V)
+        masks = [part.mask() for part in self.members]  # each (N, V)
         total = masks[0]
         for mask in masks[1:]:
             total = total + mask.to(total.device)  # -inf anywhere stays -inf
+        # Where together they forbid everything, the first constraint alone decides (a
+        # required phrase outranks repetition blocking).
+        blocked = torch.isinf(total).all(dim=-1)  # (N,)
+        if len(masks) > 1 and bool(blocked.any()):
+            total[blocked] = masks[0][blocked].to(total.device)
         return total
 
+    def parts(self) -> list[ConstraintRows]:
+        return [p for member in self.members for p in member.parts()]
+
     def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
-        for part in self.parts:
-            part.advance(rows, tokens)
+        for member in self.members:
+            member.advance(rows, tokens)
 
     def keep(self, rows: Sequence[int]) -> None:
-        for part in self.parts:
-            part.keep(rows)
+        for member in self.members:
+            member.keep(rows)
 
 
 class AllOf(OutputConstraint):
-    """Every one of ``constraints`` at once: a token is allowed where all of them allow it."""
+    """Every one of ``constraints`` at once: a token is allowed where all of them allow it;
+    where they leave a row nothing, the first one decides."""
 
     def __init__(self, constraints: Sequence[OutputConstraint]) -> None:
         if not constraints:
@@ -128,11 +141,15 @@ class AllOf(OutputConstraint):
 
 
 def search_constraint(
-    no_repeat_ngram_size: int, vocab_size: int, extra: OutputConstraint | None = None
+    no_repeat_ngram_size: int,
+    vocab_size: int,
+    extra: OutputConstraint | None = None,
+    first: OutputConstraint | None = None,
 ) -> OutputConstraint | None:
-    """The constraint one search runs under: ``extra`` (e.g. a tree constraint) and, with
-    ``no_repeat_ngram_size`` > 0, repeated n-grams blocked; None when there is neither."""
-    parts = [c for c in (extra,) if c is not None]
+    """The constraint one search runs under: ``first`` (e.g. required terms: it decides where
+    the others would leave nothing), ``extra`` (e.g. a tree constraint) and, with
+    ``no_repeat_ngram_size`` > 0, repeated n-grams blocked; None when there is none."""
+    parts = [c for c in (first, extra) if c is not None]
     if no_repeat_ngram_size > 0:
         parts.append(NoRepeatNGram(no_repeat_ngram_size, vocab_size))
     if not parts:

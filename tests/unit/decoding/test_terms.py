@@ -1,0 +1,115 @@
+"""Terminology constraints: the KMP automaton against brute force, and the guarantee on random
+tiny models (greedy and beam, n-best, with repetition blocking, tight limits): every output
+holds every required phrase, and sentences without phrases decode exactly as without."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+import torch
+from test_search import CONFIG, SOURCES, case_model
+
+from anuvad.data.batching import collate_source
+from anuvad.decoding.beam import beam_search
+from anuvad.decoding.constraints import search_constraint
+from anuvad.decoding.search import greedy_search
+from anuvad.decoding.terms import TermConstraint, failure_table, next_partial
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def contains(tokens: Sequence[int], phrase: Sequence[int]) -> bool:
+    n = len(phrase)
+    return any(list(tokens[i : i + n]) == list(phrase) for i in range(len(tokens) - n + 1))
+
+
+def test_the_automaton_matches_a_brute_force_suffix_check() -> None:
+    rng = random.Random(0)
+    for _ in range(300):
+        phrase = tuple(rng.choice([4, 5, 6]) for _ in range(rng.randint(1, 5)))
+        table = failure_table(phrase)
+        partial, seen = 0, []
+        for _ in range(30):
+            token = rng.choice([4, 5, 6])
+            seen.append(token)
+            partial = next_partial(phrase, table, partial, token)
+            # The longest suffix of what was seen that is a prefix of the phrase.
+            want = max(
+                (
+                    n
+                    for n in range(len(phrase) + 1)
+                    if n <= len(seen) and tuple(seen[len(seen) - n :]) == phrase[:n]
+                ),
+                default=0,
+            )
+            assert partial == want, (phrase, seen)
+            if partial == len(phrase):
+                partial = table[partial]  # keep matching after a full match, as KMP does
+
+
+def random_phrases(rng: random.Random, vocab: int, count: int) -> list[list[list[int]]]:
+    return [
+        [
+            [rng.randrange(4, vocab) for _ in range(rng.randint(1, 3))]
+            for _ in range(rng.randint(0, 2))
+        ]
+        for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("no_repeat", [0, 2])
+def test_every_output_holds_every_phrase(seed: int, k: int, no_repeat: int) -> None:
+    model = case_model(seed, 1.5 if seed == 2 else 0.0)  # seed 2: EOS favoured, short outputs
+    vocab = CONFIG.tgt_vocab_size
+    rng = random.Random(seed * 10 + k)
+    phrases = random_phrases(rng, vocab, len(SOURCES))
+    constraint = search_constraint(no_repeat, vocab, first=TermConstraint(phrases, vocab))
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    if k == 1:
+        results = [
+            [h] for h in greedy_search(model, src_ids, src_pad_mask, 1.0, 3, True, constraint)
+        ]
+    else:
+        results = beam_search(
+            model, src_ids, src_pad_mask, k, 0.6, 1.0, 3, nbest=k, constraint=constraint
+        )
+    for wanted, hypotheses in zip(phrases, results, strict=True):
+        assert hypotheses
+        for hypothesis in hypotheses:
+            for phrase in wanted:
+                assert contains(hypothesis.token_ids, phrase), (wanted, hypothesis.token_ids)
+
+
+def test_a_phrase_as_long_as_the_limit_still_fits() -> None:
+    model = case_model(1, 0.0)
+    src_ids, src_pad_mask = collate_source([[6]])  # limit: 1 * 2 (with EOS) + 2 = 4 tokens
+    phrase = [7, 8, 9, 6]
+    constraint = TermConstraint([[phrase]], CONFIG.tgt_vocab_size)
+    (hyps,) = beam_search(
+        model, src_ids, src_pad_mask, 4, 0.6, 1.0, 2, nbest=4, constraint=constraint
+    )
+    assert all(h.token_ids == phrase for h in hyps)
+
+
+def test_sentences_without_phrases_decode_as_without_a_constraint() -> None:
+    model = case_model(0, 0.0)
+    vocab = CONFIG.tgt_vocab_size
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    plain = beam_search(model, src_ids, src_pad_mask, 4, 0.6, 1.0, 3, nbest=2)
+    empty = TermConstraint([[] for _ in SOURCES], vocab)
+    constrained = beam_search(
+        model, src_ids, src_pad_mask, 4, 0.6, 1.0, 3, nbest=2, constraint=empty
+    )
+    for a, b in zip(plain, constrained, strict=True):
+        assert [h.token_ids for h in a] == [h.token_ids for h in b]
+        assert [h.score for h in a] == pytest.approx([h.score for h in b])
+
+
+def test_wrong_batch_size_is_refused() -> None:
+    constraint = TermConstraint([[[5]], [[6]]], 30)
+    with pytest.raises(ValueError, match="3 search rows do not fit the phrases of 2 sentences"):
+        constraint.start(torch.zeros((3, 4), dtype=torch.bool), [5, 5, 5])
