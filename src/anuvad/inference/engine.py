@@ -25,6 +25,7 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import StopCheck
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Translation
 
 ENGINES = ("torch", "ctranslate2")
@@ -74,6 +75,7 @@ class TranslationEngine(Protocol):
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
+        glossary: Glossary | None = None,
     ) -> list[Translation]: ...
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...

@@ -21,8 +21,9 @@ from anuvad.inference.translation import Candidate, Translation
 
 logger = logging.getLogger(__name__)
 
-# (source ids of one batch, settings) → per source its candidates, best first (at least one).
-BatchSearch = Callable[[list[list[int]], DecodeConfig], list[list[Candidate]]]
+# (source ids of one batch, settings, each source's index among the texts) → per source its
+# candidates, best first (at least one).
+BatchSearch = Callable[[list[list[int]], DecodeConfig, list[int]], list[list[Candidate]]]
 
 
 def encode_sources(
@@ -105,7 +106,7 @@ def translate_encoded(
     for group in length_groups(lengths, settings, engine_splits_tokens):
         check_stop(stop)
         indices = [todo[j] for j in group]
-        outputs = search([encoded[i] for i in indices], settings)
+        outputs = search([encoded[i] for i in indices], settings, indices)
         for index, candidates in zip(indices, outputs, strict=True):
             results[index] = translation_of(texts[index], candidates)
         if progress is not None:

@@ -17,15 +17,17 @@ import torch
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import DecodeConfig
 from anuvad.data.batching import collate_source
-from anuvad.data.tokenizer import EOS_ID
+from anuvad.data.tokenizer import EOS_ID, UNK_ID
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.search import Hypothesis, StopCheck, greedy_search
+from anuvad.decoding.terms import TermConstraint
 from anuvad.device import resolve_device
-from anuvad.errors import ConfigError
+from anuvad.errors import ConfigError, DataError
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Candidate, Translation
 from anuvad.model.transformer import count_parameters
 
@@ -97,6 +99,7 @@ class Translator:
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
+        glossary: Glossary | None = None,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -111,6 +114,9 @@ class Translator:
                 with ``settings.no_repeat_ngram_size``.
             stop: asked before every batch and decoding step; True ends the call (a request
                 past its deadline, a client gone) within one step.
+            glossary: terms whose translations the outputs must contain: every text's output
+                (each n-best candidate) holds the target phrase of every term that occurs in
+                it (:mod:`anuvad.inference.glossary` says when a term occurs).
 
         Raises:
             ConfigError: an invalid setting (each one named).
@@ -121,12 +127,40 @@ class Translator:
         if found:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
-        constraint = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint)
+        required = self._required_phrases(texts, glossary) if glossary else None
 
-        def search(sources: list[list[int]], d: DecodeConfig) -> list[list[Candidate]]:
-            return self._search(sources, d, use_cache, constraint, stop)
+        def search(
+            sources: list[list[int]], d: DecodeConfig, indices: list[int]
+        ) -> list[list[Candidate]]:
+            terms = None
+            if required is not None and any(required[i] for i in indices):
+                terms = TermConstraint([required[i] for i in indices], vocab_size)
+            combined = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint, terms)
+            return self._search(sources, d, use_cache, combined, stop)
 
         return translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
+
+    def _required_phrases(self, texts: Sequence[str], glossary: Glossary) -> list[list[list[int]]]:
+        """Per text, the token ids of the glossary translations its output must contain.
+
+        Raises:
+            DataError: a translation holds characters the target vocabulary lacks (it could
+                only come out as ⁇), naming the term.
+        """
+        required: list[list[list[int]]] = []
+        for text in texts:
+            phrases = []
+            for entry in glossary.matches(text):
+                ids = self.tgt_tokenizer.encode(entry.target)
+                if UNK_ID in ids:
+                    raise DataError(
+                        f"glossary: the translation {entry.target!r} of {entry.source!r} has "
+                        "characters this model's target vocabulary lacks (they would come out "
+                        "as ⁇); use other words for it"
+                    )
+                phrases.append(ids)
+            required.append(phrases)
+        return required
 
     def _search(
         self,

@@ -55,6 +55,7 @@ from anuvad.decoding.search import length_penalty as gnmt_penalty
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Candidate, Translation
 
 try:
@@ -208,14 +209,15 @@ class CT2Translator:
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
+        glossary: Glossary | None = None,
     ) -> list[Translation]:
         """Translate ``texts``; the arguments mean what they mean for
         :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored;
         ``stop`` is asked between batches only: a CTranslate2 call cannot be interrupted).
 
         Raises:
-            ConfigError: an invalid setting, an output constraint or ``early_stopping="bound"``
-                (anuvad's own search only).
+            ConfigError: an invalid setting, an output constraint, a glossary or
+                ``early_stopping="bound"`` (anuvad's own search only).
         """
         d = settings or self.decode
         found = d.problems()
@@ -225,6 +227,11 @@ class CT2Translator:
             raise ConfigError(
                 "output constraints (parsing's tree constraint) need the torch engine "
                 "(--engine torch)"
+            )
+        if glossary:
+            raise ConfigError(
+                "a glossary (terms the translation must use) needs the torch engine "
+                "(--engine torch): CTranslate2 cannot guarantee them"
             )
         if d.early_stopping != "finished":
             raise ConfigError(
@@ -241,7 +248,9 @@ class CT2Translator:
             stop=stop,
         )
 
-    def _search_batch(self, sources: list[list[int]], d: DecodeConfig) -> list[list[Candidate]]:
+    def _search_batch(
+        self, sources: list[list[int]], d: DecodeConfig, indices: list[int] | None = None
+    ) -> list[list[Candidate]]:
         """CTranslate2's search over one batch of source ids: candidates per source."""
         limits = self._limits(sources, d)
         pieces = [self.src_tokenizer.id_to_piece(ids) for ids in sources]

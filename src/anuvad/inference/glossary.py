@@ -1,0 +1,157 @@
+"""Glossaries: source terms whose given translation the output must use.
+
+A glossary is a list of (source term, target phrase) entries: from a TSV file (``term<TAB>
+translation`` per line, ``#`` comments and blank lines ignored) or from an API request. When a
+term occurs in a sentence, the sentence's translation must contain its target phrase exactly;
+the torch engine's search guarantees it (:mod:`anuvad.decoding.terms`).
+
+**When a term occurs** (English source side; the rule, precisely):
+
+* letters are compared without regard to case ("Supreme Court" matches "supreme court");
+* a term matches whole words only: the characters around it are not letters or digits
+  ("art" does not match "party");
+* each word of the term may also appear inflected, by adding ``s``, ``es``, ``'s``/``’s``,
+  ``ed``, ``d`` (after a final ``e``), ``ing`` (also replacing a final ``e``), or replacing a
+  final ``y`` by ``ies`` / ``ied`` ("court" matches "courts", "policy" matches "policies",
+  "vaccinate" matches "vaccinated" and "vaccinating");
+* the words of a term may be separated by any run of spaces or hyphens;
+* where matches overlap, the longest wins (then the earlier), and each source word belongs to
+  one match: "Supreme Court" wins over "court" in "the Supreme Court ruled".
+
+An entry whose term occurs several times is required once. The target phrase is used as given
+(no inflection on the Hindi side).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from anuvad.errors import DataError
+
+MAX_TERM_CHARS = 200
+_WORD_SEPARATOR = r"[\s\-]+"
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    """One term and the phrase its translation must contain."""
+
+    source: str
+    target: str
+
+
+def _inflected(word: str) -> str:
+    """A regex for ``word`` and its inflections (see the module docstring)."""
+    forms = {word, word + "s", word + "es", word + "'s", word + "’s", word + "ed", word + "ing"}
+    if word.endswith("e"):
+        forms |= {word + "d", word[:-1] + "ing"}
+    if word.endswith("y") and len(word) > 1:
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+    return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + ")"
+
+
+def _pattern(term: str) -> re.Pattern[str]:
+    words = term.split()
+    body = _WORD_SEPARATOR.join(_inflected(w) for w in words)
+    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+
+
+class Glossary:
+    """Terms and their required translations.
+
+    Raises:
+        DataError: an empty term or translation, or a term longer than MAX_TERM_CHARS.
+    """
+
+    def __init__(self, entries: Iterable[GlossaryEntry]) -> None:
+        self.entries: tuple[GlossaryEntry, ...] = tuple(entries)
+        for i, entry in enumerate(self.entries):
+            if not entry.source.strip() or not entry.target.strip():
+                raise DataError(
+                    f"glossary entry {i}: the term and its translation may not be empty"
+                )
+            if len(entry.source) > MAX_TERM_CHARS:
+                raise DataError(
+                    f"glossary entry {i}: the term has {len(entry.source)} characters; the "
+                    f"limit is {MAX_TERM_CHARS}"
+                )
+        self._patterns = [_pattern(e.source.strip()) for e in self.entries]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> Glossary:
+        """A glossary from (term, translation) pairs."""
+        return cls(GlossaryEntry(source.strip(), target.strip()) for source, target in pairs)
+
+    @classmethod
+    def from_tsv(cls, path: str | Path) -> Glossary:
+        """Read ``term<TAB>translation`` lines.
+
+        Raises:
+            DataError: the file cannot be read, is not UTF-8, or a line is malformed; the
+                message names the file and line and says how to fix it.
+        """
+        path = Path(path)
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except OSError as exc:
+            raise DataError(f"cannot read the glossary {path}: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            bad = text_line_of(path.read_bytes(), exc.start)
+            raise DataError(f"{path}:{bad}: not valid UTF-8; save the glossary as UTF-8") from exc
+        pairs: list[tuple[str, str]] = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+                raise DataError(
+                    f"{path}:{number}: expected 'term<TAB>translation' (two non-empty fields "
+                    f"separated by one tab), got {line[:80]!r}"
+                )
+            if len(fields[0].strip()) > MAX_TERM_CHARS:
+                raise DataError(
+                    f"{path}:{number}: the term is longer than {MAX_TERM_CHARS} characters"
+                )
+            pairs.append((fields[0], fields[1]))
+        return cls.from_pairs(pairs)
+
+    def merged(self, other: Glossary | None) -> Glossary:
+        """This glossary and ``other``'s entries (``other`` wins for the same term)."""
+        if not other:
+            return self
+        terms = {e.source.casefold() for e in other.entries}
+        kept = [e for e in self.entries if e.source.casefold() not in terms]
+        return Glossary([*kept, *other.entries])
+
+    def matches(self, sentence: str) -> list[GlossaryEntry]:
+        """The entries whose term occurs in ``sentence``, in order of first occurrence."""
+        spans: list[tuple[int, int, int]] = []  # (start, end, entry)
+        for index, pattern in enumerate(self._patterns):
+            spans.extend((m.start(), m.end(), index) for m in pattern.finditer(sentence))
+        spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))  # longest first, then earliest
+        taken: list[tuple[int, int]] = []
+        found: dict[int, int] = {}  # entry -> first start
+        for start, end, index in spans:
+            if any(start < b and a < end for a, b in taken):
+                continue
+            taken.append((start, end))
+            found[index] = min(found.get(index, start), start)
+        return [self.entries[i] for i in sorted(found, key=lambda i: found[i])]
+
+    def phrases(self, sentences: Sequence[str]) -> list[list[str]]:
+        """Per sentence, the target phrases its translation must contain."""
+        return [[e.target for e in self.matches(s)] for s in sentences]
+
+
+def text_line_of(data: bytes, offset: int) -> int:
+    """The 1-based line number of byte ``offset`` in ``data``."""
+    return data.count(b"\n", 0, offset) + 1
