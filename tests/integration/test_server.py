@@ -107,6 +107,7 @@ def test_health_and_models_describe_the_served_model(
         "max_row_steps": MAX_ROW_STEPS,
         "max_attention_tokens": MAX_ATTENTION_TOKENS,
         "default_no_repeat_ngram_size": DEFAULT_NO_REPEAT_NGRAM_SIZE,
+        "max_glossary_terms": 200,
         "api_key_required": False,
     }
 
@@ -770,3 +771,44 @@ def test_serve_refuses_a_bad_api_key_file_before_loading_models(tmp_path: Path) 
     keys.write_text("short\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"keys.txt:1: an API key needs"):
         serve([tmp_path / "no-such-model.pt"], api_key_file=keys)
+
+
+def spellable_phrase(translator: Translator, count: int = 2) -> str:
+    """Text the tiny model's 16-piece target vocabulary can spell (no <unk>)."""
+    tok = translator.tgt_tokenizer
+    pieces = [i for i in range(4, tok.vocab_size) if tok.id_to_piece([i])[0] != "▁"]
+    return str(tok.decode(pieces[:count]))
+
+
+def test_a_request_glossary_is_used_in_every_sentence_where_its_term_occurs(
+    translator: CountingTranslator,
+) -> None:
+    from anuvad.inference.glossary import Glossary
+
+    phrase = spellable_phrase(translator)
+    server_phrase = spellable_phrase(translator, 3)
+    app = create_app(translator, glossary=Glossary.from_pairs([("window", server_phrase)]))
+    with TestClient(app) as client:
+        body = {
+            "text": "I am going home. The sky is blue.\n\nOpen the window.",
+            "glossary": [{"source": "Home", "target": phrase}],
+        }
+        response = client.post("/translate", json=body)
+        assert response.status_code == 200, response.text
+        sentences = response.json()["translations"][0]["sentences"]
+        assert sentences[0]["terms"] == [{"source": "Home", "target": phrase, "used": True}]
+        assert phrase in sentences[0]["text"]
+        assert sentences[1]["terms"] == []
+        # The server's own glossary applies too.
+        assert sentences[2]["terms"] == [
+            {"source": "window", "target": server_phrase, "used": True}
+        ]
+        assert server_phrase in sentences[2]["text"]
+        bad = client.post(
+            "/translate", json={"text": "hi", "glossary": [{"source": " ", "target": "x"}]}
+        )
+        assert bad.status_code == 422 and "glossary.0.source" in bad.text
+        unspellable = client.post(
+            "/translate", json={"text": "home", "glossary": [{"source": "home", "target": "ঘর"}]}
+        )
+        assert unspellable.status_code == 400 and "ঘর" in unspellable.json()["error"]

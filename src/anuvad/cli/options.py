@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anuvad.decode_config import EARLY_STOPPING, DecodeConfig
+
+if TYPE_CHECKING:
+    from anuvad.inference.glossary import Glossary
 
 
 def add_device_option(p: argparse.ArgumentParser) -> None:
@@ -118,3 +123,26 @@ class SearchOptions:
             no_repeat_ngram_size=self.no_repeat_ngram_size,
             early_stopping=self.early_stopping,
         )
+
+
+def add_glossary_option(p: argparse.ArgumentParser) -> None:
+    """``--glossary FILE``: terms the translation must use (torch engine)."""
+    p.add_argument(
+        "--glossary",
+        type=Path,
+        metavar="TSV",
+        help="terms the translation must use, one 'term<TAB>translation' per line: where a term "
+        "occurs (any case, inflected: courts, court's), its translation appears in the output "
+        "(torch engine)",
+    )
+
+
+def read_glossary(path: Path | None) -> Glossary | None:
+    """The glossary at ``path`` (None: none).
+
+    Raises:
+        DataError: the file is unreadable or a line is malformed (file and line named).
+    """
+    from anuvad.inference.glossary import Glossary
+
+    return Glossary.from_tsv(path) if path is not None else None

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from anuvad.cli.options import add_engine_options
+from anuvad.cli.options import add_engine_options, add_glossary_option, read_glossary
 
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
 DEFAULT_PORT = 8000
@@ -94,6 +94,7 @@ def serve(
     compute_type: str = "default",
     request_timeout_s: float | None = 60.0,
     api_key_file: Path | None = None,
+    glossary_file: Path | None = None,
     log_level: str = "info",
 ) -> None:
     """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see
@@ -103,6 +104,7 @@ def serve(
     (:func:`anuvad.inference.engine.server_layout`).
 
     ``api_key_file``: bearer keys the API asks for (:func:`anuvad.server.auth.load_api_keys`).
+    ``glossary_file``: terms the first model's translations must use (merged with requests').
 
     Raises:
         CheckpointError: a model file is missing or unreadable.
@@ -116,6 +118,7 @@ def serve(
     from anuvad.server.auth import load_api_keys
 
     api_keys = load_api_keys(api_key_file) if api_key_file is not None else None  # fail fast
+    glossary = read_glossary(glossary_file)
     threads, replicas = server_layout(engine, device, threads, replicas)
     translators = [
         load_engine(
@@ -138,6 +141,7 @@ def serve(
         request_timeout_s=request_timeout_s,
         allowed_hosts=["127.0.0.1", "localhost"] if loopback else None,
         api_keys=api_keys,
+        glossary=glossary,
     )
     shown = f"[{host}]" if ":" in host else host
     lines = []
@@ -180,6 +184,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         compute_type=args.compute_type,
         request_timeout_s=args.request_timeout or None,
         api_key_file=args.api_key_file,
+        glossary_file=args.glossary,
         log_level="debug" if args.verbose else "info",
     )
     return 0
@@ -236,6 +241,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "and its search stops at the next decoding step (ctranslate2: between batches; "
         "0 = no limit; default 60)",
     )
+    add_glossary_option(p)
     p.add_argument(
         "--api-key-file",
         type=Path,

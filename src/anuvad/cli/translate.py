@@ -16,12 +16,15 @@ from anuvad.cli.options import (
     EngineOptions,
     SearchOptions,
     add_engine_options,
+    add_glossary_option,
     add_search_options,
+    read_glossary,
 )
 
 if TYPE_CHECKING:
     from anuvad.config import DecodeConfig
     from anuvad.inference.engine import TranslationEngine
+    from anuvad.inference.glossary import Glossary
     from anuvad.inference.translation import Translation
 
 
@@ -57,12 +60,15 @@ def _translate(
     settings: DecodeConfig,
     use_cache: bool = True,
     progress: bool = False,
+    glossary: Glossary | None = None,
 ) -> list[Translation]:
     """Translate ``lines`` with ``settings``; a progress bar when asked."""
     from tqdm import tqdm
 
     with tqdm(total=len(lines), unit="sent", disable=not progress, file=sys.stderr) as bar:
-        return translator.translate(lines, settings, use_cache=use_cache, progress=bar.update)
+        return translator.translate(
+            lines, settings, use_cache=use_cache, progress=bar.update, glossary=glossary
+        )
 
 
 def _translate_documents(
@@ -71,6 +77,7 @@ def _translate_documents(
     settings: DecodeConfig,
     use_cache: bool = True,
     progress: bool = False,
+    glossary: Glossary | None = None,
 ) -> list[str]:
     """``--split-sentences``: each line is a document; its sentences are translated (all lines'
     in one batched pass) and put back in place, so the output keeps one line per input line."""
@@ -81,7 +88,9 @@ def _translate_documents(
     results = translate_documents(
         lines,
         lang,
-        lambda sentences: _translate(translator, sentences, settings, use_cache, progress),
+        lambda sentences: _translate(
+            translator, sentences, settings, use_cache, progress, glossary
+        ),
         fits=source_fits(translator),
     )
     return [r.text for r in results]
@@ -111,19 +120,22 @@ def cmd_translate(args: argparse.Namespace) -> int:
         print("error: --beam-size must be at least 1 (1 = greedy search)", file=sys.stderr)
         return 2
     lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
+    glossary = read_glossary(args.glossary)
     search = SearchOptions.from_args(args)
     translator = _translator(EngineOptions.from_args(args), args.model)
     settings = search.settings(translator.decode, args.nbest)
     progress = bool(args.input) and not args.no_progress
     if args.split_sentences:
-        documents = _translate_documents(translator, lines, settings, search.use_cache, progress)
+        documents = _translate_documents(
+            translator, lines, settings, search.use_cache, progress, glossary
+        )
         text = "".join(line + "\n" for line in documents)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
         else:
             sys.stdout.write(text)
         return 0
-    results = _translate(translator, lines, settings, search.use_cache, progress)
+    results = _translate(translator, lines, settings, search.use_cache, progress, glossary)
     if args.nbest == 1:
         text = "".join(r.text + "\n" for r in results)
     else:  # fairseq / Moses style: sentence index ||| output ||| score
@@ -168,6 +180,7 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
     if args.hypotheses:
         hypotheses = read_input_lines(args.hypotheses)
     elif args.model and args.source:
+        glossary = read_glossary(args.glossary)
         search = SearchOptions.from_args(args)
         translator = _translator(EngineOptions.from_args(args), args.model)
         used = search.settings(translator.decode)
@@ -175,9 +188,11 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
         sources = read_input_lines(args.source)
         progress = not args.no_progress
         if args.split_sentences:
-            hypotheses = _translate_documents(translator, sources, used, search.use_cache, progress)
+            hypotheses = _translate_documents(
+                translator, sources, used, search.use_cache, progress, glossary
+            )
         else:
-            results = _translate(translator, sources, used, search.use_cache, progress)
+            results = _translate(translator, sources, used, search.use_cache, progress, glossary)
             hypotheses = [r.text for r in results]
         settings = {
             "model": str(args.model),
@@ -287,6 +302,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     _add_split_arg(p)
     add_engine_options(p)
     add_search_options(p)
+    add_glossary_option(p)
     p.set_defaults(func=cmd_translate)
 
     p = add("evaluate", "Score translations (sacreBLEU BLEU, chrF++, the paper's BLEU) or parses.")
@@ -322,4 +338,5 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     _add_split_arg(p)
     add_engine_options(p)
     add_search_options(p)
+    add_glossary_option(p)
     p.set_defaults(func=cmd_evaluate)

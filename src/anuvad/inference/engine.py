@@ -75,7 +75,7 @@ class TranslationEngine(Protocol):
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
-        glossary: Glossary | None = None,
+        glossary: Glossary | Sequence[Glossary | None] | None = None,
     ) -> list[Translation]: ...
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...

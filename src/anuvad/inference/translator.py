@@ -99,7 +99,7 @@ class Translator:
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
-        glossary: Glossary | None = None,
+        glossary: Glossary | Sequence[Glossary | None] | None = None,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -116,7 +116,8 @@ class Translator:
                 past its deadline, a client gone) within one step.
             glossary: terms whose translations the outputs must contain: every text's output
                 (each n-best candidate) holds the target phrase of every term that occurs in
-                it (:mod:`anuvad.inference.glossary` says when a term occurs).
+                it (:mod:`anuvad.inference.glossary` says when a term occurs); one glossary
+                for all texts or one per text (None: none for that text).
 
         Raises:
             ConfigError: an invalid setting (each one named).
@@ -127,7 +128,7 @@ class Translator:
         if found:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
-        required = self._required_phrases(texts, glossary) if glossary else None
+        required = self._required_phrases(texts, glossary) if glossary is not None else None
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
@@ -140,17 +141,22 @@ class Translator:
 
         return translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
 
-    def _required_phrases(self, texts: Sequence[str], glossary: Glossary) -> list[list[list[int]]]:
+    def _required_phrases(
+        self, texts: Sequence[str], glossary: Glossary | Sequence[Glossary | None]
+    ) -> list[list[list[int]]]:
         """Per text, the token ids of the glossary translations its output must contain.
 
         Raises:
             DataError: a translation holds characters the target vocabulary lacks (it could
                 only come out as ⁇), naming the term.
         """
+        per_text = [glossary] * len(texts) if isinstance(glossary, Glossary) else list(glossary)
+        if len(per_text) != len(texts):
+            raise ValueError(f"{len(per_text)} glossaries for {len(texts)} texts")
         required: list[list[list[int]]] = []
-        for text in texts:
+        for text, own in zip(texts, per_text, strict=True):
             phrases = []
-            for entry in glossary.matches(text):
+            for entry in own.matches(text) if own else []:
                 ids = self.tgt_tokenizer.encode(entry.target)
                 if UNK_ID in ids:
                     raise DataError(

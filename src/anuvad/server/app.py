@@ -47,6 +47,7 @@ from anuvad.inference.documents import (
     whole_text,
 )
 from anuvad.inference.engine import TranslationEngine, source_fits
+from anuvad.inference.glossary import Glossary
 from anuvad.server.auth import ApiKeyMiddleware
 from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
 from anuvad.server.body_limit import BodyLimitMiddleware, JsonOnlyMiddleware
@@ -234,6 +235,7 @@ def create_app(
     request_timeout_s: float | None = 60.0,
     allowed_hosts: Sequence[str] | None = None,
     api_keys: Collection[str] | None = None,
+    glossary: Glossary | None = None,
     title: str = "anuvad",
 ) -> FastAPI:
     """Build the app serving ``translators`` (the API, its docs and the web page).
@@ -250,6 +252,8 @@ def create_app(
         allowed_hosts: the Host names answered (others get 400), e.g. the loopback names for a
             server bound to 127.0.0.1; None: any.
         api_keys: bearer keys the API asks for (:mod:`anuvad.server.auth`); None: open.
+        glossary: terms the first (default) model's translations must use, merged with each
+            request's own ``glossary``.
         title: the OpenAPI title.
 
     Returns:
@@ -283,6 +287,26 @@ def create_app(
     default = next(iter(served.values()))
     started = time.monotonic()
     counters = {"requests": 0}
+
+    def request_glossary(model: ServedModel, body: TranslateRequest) -> Glossary | None:
+        """The terms a request's translations must use: the server's (default model only)
+        merged with the request's own.
+
+        Raises:
+            ModelFailedError: 422 when the model's engine cannot use a glossary.
+        """
+        own = Glossary.from_pairs((t.source, t.target) for t in body.glossary or [])
+        base = glossary if model is default else None
+        terms = base.merged(own) if base else own
+        if not terms:
+            return None
+        if model.translator.engine != "torch":
+            raise ModelFailedError(
+                f"glossary: this model is served by {model.translator.engine}; a glossary "
+                "needs the torch engine (anuvad serve --engine torch)",
+                422,
+            )
+        return terms
 
     def pick(model_id: str | None) -> ServedModel:
         if model_id is None:
@@ -399,9 +423,10 @@ def create_app(
         except InputTooLongError as exc:
             raise TooLongError(str(exc)) from exc
         sentences = [segment.text for plan in plans for segment in plan]
+        terms = request_glossary(model, body)
         try:
             results = await until_disconnected(
-                request, model.batcher.translate(sentences, key, request_timeout_s)
+                request, model.batcher.translate(sentences, key, request_timeout_s, terms)
             )
         except (OverloadedError, RequestTimeoutError, ClientGoneError, asyncio.CancelledError):
             raise
@@ -410,7 +435,7 @@ def create_app(
         counters["requests"] += 1
         documents = assemble_documents(texts, plans, results)
         return TranslateResponse(
-            translations=[document_out(d) for d in documents],
+            translations=[document_out(d, terms) for d in documents],
             model=model.id,
             decoding=body.decoding,
             beam_size=key.beam_size,

@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 from anuvad.config import DecodeConfig
 from anuvad.errors import SearchStoppedError
 from anuvad.inference.engine import TranslationEngine
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
 
 logger = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class _TranslateJob:
     deadline: float | None = None  # time.monotonic() after which nobody waits for the result
     future: Future[list[Translation]] = field(default_factory=Future)
     abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
+    glossary: Glossary | None = None  # terms this request's translations must use
     results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
     started: bool = False  # its future is running (set once, by the first chunk)
 
@@ -174,7 +176,11 @@ class MicroBatcher:
     # -- the API the endpoints use ---------------------------------------------------------------
 
     async def translate(
-        self, texts: Sequence[str], key: DecodeConfig, timeout: float | None = None
+        self,
+        texts: Sequence[str],
+        key: DecodeConfig,
+        timeout: float | None = None,
+        glossary: Glossary | None = None,
     ) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
 
@@ -186,6 +192,8 @@ class MicroBatcher:
             texts: the sentences.
             key: the search settings (requests with equal settings share model calls).
             timeout: seconds this request may wait and run in all; None: no limit.
+            glossary: terms the translations must use (requests with different glossaries
+                still share model calls).
 
         Raises:
             OverloadedError: too many requests are waiting.
@@ -193,7 +201,7 @@ class MicroBatcher:
             Exception: whatever the translator raised.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        job = _TranslateJob(key=key, texts=list(texts), deadline=deadline)
+        job = _TranslateJob(key=key, texts=list(texts), deadline=deadline, glossary=glossary)
         self._submit(job)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(job.future), timeout)
@@ -324,6 +332,8 @@ class MicroBatcher:
                 continue
             taken.append((job, count))
         texts = [t for job, n in taken for t in job.remaining()[:n]]
+        glossaries = [job.glossary for job, n in taken for _ in range(n)]
+        extra: dict[str, Any] = {"glossary": glossaries} if any(glossaries) else {}
         self._taken(len(texts))
         calling = [job for job, _ in taken]
         started = time.perf_counter()
@@ -331,7 +341,7 @@ class MicroBatcher:
             with self._lock:
                 self.model_calls += 1
             results = self.translator.translate(
-                texts, key, stop=lambda: self._between_steps(calling)
+                texts, key, stop=lambda: self._between_steps(calling), **extra
             )
         except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
             if isinstance(exc, SearchStoppedError):

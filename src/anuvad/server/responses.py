@@ -7,12 +7,14 @@ from typing import Any
 
 from anuvad.inference.documents import DocumentTranslation
 from anuvad.inference.engine import TranslationEngine
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Translation
 from anuvad.server.schemas import (
     AttentionResponse,
     CandidateOut,
     ModelInfo,
     SentenceOut,
+    TermOut,
     TranslationOut,
 )
 
@@ -61,7 +63,19 @@ def candidates_out(translation: Translation) -> list[CandidateOut]:
     ]
 
 
-def document_out(document: DocumentTranslation[Translation]) -> TranslationOut:
+def terms_out(glossary: Glossary | None, source: str, translation: str) -> list[TermOut]:
+    """The glossary terms that occur in ``source``, each with whether ``translation`` used it."""
+    if not glossary:
+        return []
+    return [
+        TermOut(source=e.source, target=e.target, used=e.target in translation)
+        for e in glossary.matches(source)
+    ]
+
+
+def document_out(
+    document: DocumentTranslation[Translation], glossary: Glossary | None = None
+) -> TranslationOut:
     """A translated text: assembled, with its sentences; one sentence keeps its n-best list."""
     sentences = [
         SentenceOut(
@@ -72,6 +86,7 @@ def document_out(document: DocumentTranslation[Translation]) -> TranslationOut:
             score=result.score,
             finished=result.finished,
             nbest=candidates_out(result),
+            terms=terms_out(glossary, segment.text, result.text),
         )
         for segment, result in zip(document.segments, document.sentences, strict=True)
     ]

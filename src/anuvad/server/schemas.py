@@ -23,6 +23,8 @@ MAX_TEXTS = 64  # texts per /translate request
 MAX_BEAM_SIZE = 16
 MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
 MAX_OUTPUT_TOKENS = 256  # target pieces one sentence's translation may have (a work budget)
+MAX_GLOSSARY_TERMS = 200  # terms in one request's glossary
+MAX_TERM_CHARS = 200  # characters of a term or its translation
 MAX_PENDING_SENTENCES = 8192  # sentences waiting for a model; beyond it 503 + Retry-After
 # Hypothesis rows x output steps in one model call (sentences x beam x MAX_OUTPUT_TOKENS): the
 # key/value cache a call may grow. Beam 16 decodes 8 sentences per call, beam 4 32, greedy 128.
@@ -111,6 +113,27 @@ class DecodeSettings(_Request):
         return 1 if self.decoding == "greedy" else self.beam_size
 
 
+class GlossaryTerm(_Request):
+    """A term and the translation the output must use where it occurs."""
+
+    source: str = Field(
+        description="the term (matched in any case, whole words, inflected: 'court' also "
+        "matches 'Courts' and 'court's')",
+        examples=["Supreme Court"],
+        json_schema_extra=_text_schema(MAX_TERM_CHARS),
+    )
+    target: str = Field(
+        description="its required translation, used as given",
+        examples=["सर्वोच्च न्यायालय"],
+        json_schema_extra=_text_schema(MAX_TERM_CHARS),
+    )
+
+    @field_validator("source", "target")
+    @classmethod
+    def _check_term(cls, value: str) -> str:
+        return _check_text(value, MAX_TERM_CHARS)
+
+
 class TranslateRequest(DecodeSettings):
     """``POST /translate``: one text or a list of texts, translated with the same settings."""
 
@@ -137,6 +160,13 @@ class TranslateRequest(DecodeSettings):
         description="candidates returned per sentence (and per text when it is one sentence); "
         "at most the beam size: a larger value returns every candidate the search keeps "
         "(1 for greedy search)",
+    )
+    glossary: list[GlossaryTerm] | None = Field(
+        None,
+        max_length=MAX_GLOSSARY_TERMS,
+        description=f"up to {MAX_GLOSSARY_TERMS} terms whose translations the output must use "
+        "(torch engine; merged with the server's --glossary, this one winning for a shared "
+        "term); each sentence's `terms` says which occurred and were used",
     )
     split_sentences: bool = Field(
         True,
@@ -204,6 +234,14 @@ class CandidateOut(BaseModel):
     finished: bool = Field(description="false when the length limit cut the output")
 
 
+class TermOut(BaseModel):
+    """A glossary term that occurs in a sentence, and whether its translation was used."""
+
+    source: str
+    target: str
+    used: bool = Field(description="the translation holds the target phrase")
+
+
 class SentenceOut(BaseModel):
     """One sentence of a text: where it stands in the text, and its translation."""
 
@@ -214,6 +252,9 @@ class SentenceOut(BaseModel):
     score: float
     finished: bool
     nbest: list[CandidateOut]
+    terms: list[TermOut] = Field(
+        default_factory=list, description="the glossary terms that occur in this sentence"
+    )
 
 
 class TranslationOut(BaseModel):
@@ -277,6 +318,7 @@ class Limits(BaseModel):
         default=MAX_ROW_STEPS, description="hypothesis rows x output steps in one model call"
     )
     max_attention_tokens: int = MAX_ATTENTION_TOKENS
+    max_glossary_terms: int = MAX_GLOSSARY_TERMS
     default_no_repeat_ngram_size: int = DEFAULT_NO_REPEAT_NGRAM_SIZE
     request_timeout_s: float | None = Field(
         None, description="seconds a translation request may take, queue included (504 past it)"

@@ -209,7 +209,7 @@ class CT2Translator:
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
-        glossary: Glossary | None = None,
+        glossary: Glossary | Sequence[Glossary | None] | None = None,
     ) -> list[Translation]:
         """Translate ``texts``; the arguments mean what they mean for
         :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored;
@@ -228,7 +228,9 @@ class CT2Translator:
                 "output constraints (parsing's tree constraint) need the torch engine "
                 "(--engine torch)"
             )
-        if glossary:
+        if glossary is not None and (
+            bool(glossary) if isinstance(glossary, Glossary) else any(glossary)
+        ):
             raise ConfigError(
                 "a glossary (terms the translation must use) needs the torch engine "
                 "(--engine torch): CTranslate2 cannot guarantee them"
