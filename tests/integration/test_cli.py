@@ -228,7 +228,6 @@ def test_translate_names_a_bad_line_and_a_bad_beam_size(
 def test_no_repeat_ngram_size_reaches_the_search(
     tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from anuvad.data.tokenizer import Tokenizer
     from anuvad.inference.translator import Translator
 
     (tmp_path / "in.txt").write_text("The sky is blue.\nI am going home.\n", encoding="utf-8")
@@ -236,10 +235,12 @@ def test_no_repeat_ngram_size_reaches_the_search(
     args = [*base, "--input", str(tmp_path / "in.txt"), "--no-repeat-ngram-size", "1"]
     assert main(args) == 0
     outputs = capsys.readouterr().out.splitlines()
-    tokenizer: Tokenizer = Translator.from_file(tiny_enhi_model, device="cpu").tgt_tokenizer
-    for line in outputs:  # size 1: no target piece twice
-        pieces = tokenizer.pieces(line)
-        assert len(pieces) == len(set(pieces)), pieces
+    translator = Translator.from_file(tiny_enhi_model, device="cpu")
+    settings = translator.settings(no_repeat_ngram_size=1)
+    expected = translator.translate(["The sky is blue.", "I am going home."], settings)
+    assert outputs == [t.text for t in expected]  # the option reached the search
+    for result in expected:  # size 1: no target piece twice
+        assert len(result.token_ids) == len(set(result.token_ids)), result.token_ids
     assert main([*base, "--input", str(tmp_path / "in.txt"), "--no-repeat-ngram-size", "-1"]) == 2
     assert "decode.no_repeat_ngram_size must be >= 0, got -1" in capsys.readouterr().err
 
@@ -279,3 +280,23 @@ def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
         os.close(write_end)
     assert result.returncode == 141, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_translate_with_a_glossary_uses_its_terms_and_names_a_bad_line(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anuvad.inference.translator import Translator
+
+    tok = Translator.from_file(tiny_enhi_model, device="cpu").tgt_tokenizer
+    pieces = [i for i in range(4, tok.vocab_size) if tok.id_to_piece([i])[0] != "▁"]
+    phrase = tok.decode(pieces[:2])  # spellable by the tiny vocabulary
+    (tmp_path / "in.txt").write_text("The sky is blue.\nI am going home.\n", encoding="utf-8")
+    (tmp_path / "terms.tsv").write_text(f"# terms\nSky\t{phrase}\n", encoding="utf-8")
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    base += ["--input", str(tmp_path / "in.txt"), "--beam-size", "2"]
+    assert main([*base, "--glossary", str(tmp_path / "terms.tsv")]) == 0
+    first, _ = capsys.readouterr().out.splitlines()
+    assert phrase in first
+    (tmp_path / "bad.tsv").write_text("sky\n", encoding="utf-8")
+    assert main([*base, "--glossary", str(tmp_path / "bad.tsv")]) != 0
+    assert "bad.tsv:1: expected 'term<TAB>translation'" in capsys.readouterr().err

@@ -97,7 +97,12 @@ def test_replicas_serve_concurrent_requests_with_the_same_outputs(ct2_folder: Pa
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
             replies = await asyncio.gather(
-                *(http.post("/translate", json={"text": s, "beam_size": 4}) for s in SENTENCES)
+                *(
+                    http.post(
+                        "/translate", json={"text": s, "beam_size": 4, "no_repeat_ngram_size": 0}
+                    )
+                    for s in SENTENCES
+                )
             )
         return [r.json()["translations"][0]["text"] for r in replies]
 
@@ -278,7 +283,8 @@ def test_server_on_the_ct2_engine(ct2_folder: Path) -> None:
     with TestClient(create_app(engine)) as client:
         # Greedy, as engine.translate_text searches with the tiny model's beam_size 1.
         texts = ["The sky is blue.", "Open the window."]
-        reply = client.post("/translate", json={"text": texts, "decoding": "greedy"})
+        request = {"text": texts, "decoding": "greedy", "no_repeat_ngram_size": 0}
+        reply = client.post("/translate", json=request)
         assert reply.status_code == 200, reply.text
         body = reply.json()
         assert [t["text"] for t in body["translations"]] == engine.translate_text(

@@ -811,4 +811,5 @@ def test_a_request_glossary_is_used_in_every_sentence_where_its_term_occurs(
         unspellable = client.post(
             "/translate", json={"text": "home", "glossary": [{"source": "home", "target": "ঘর"}]}
         )
-        assert unspellable.status_code == 400 and "ঘর" in unspellable.json()["error"]
+        assert unspellable.status_code == 422, unspellable.text
+        assert "glossary.0.target: 'ঘর'" in unspellable.json()["error"]

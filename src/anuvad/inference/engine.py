@@ -51,6 +51,7 @@ class TranslationEngine(Protocol):
     engine: str  # "torch" or "ctranslate2"
     parallel_calls: int  # model calls that may run at once from different threads
     src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
     max_src_tokens: int  # the longest source (in pieces) the model takes
 
     @property

@@ -40,6 +40,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
 from anuvad.config import DecodeConfig
+from anuvad.data.tokenizer import UNK_ID
 from anuvad.errors import AnuvadError, ConfigError, InputTooLongError
 from anuvad.inference.documents import (
     assemble_documents,
@@ -296,6 +297,14 @@ def create_app(
             ModelFailedError: 422 when the model's engine cannot use a glossary.
         """
         own = Glossary.from_pairs((t.source, t.target) for t in body.glossary or [])
+        spell = model.translator.tgt_tokenizer.encode
+        for i, entry in enumerate(own.entries):  # before the model: a 422 naming the field
+            if UNK_ID in spell(entry.target):
+                raise ModelFailedError(
+                    f"glossary.{i}.target: {entry.target!r} has characters this model's target "
+                    "vocabulary lacks (they would come out as ⁇); use other words for it",
+                    422,
+                )
         base = glossary if model is default else None
         terms = base.merged(own) if base else own
         if not terms:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from anuvad.config import DecodeConfig
-from anuvad.errors import SearchStoppedError
+from anuvad.errors import AnuvadError, SearchStoppedError
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
@@ -346,6 +346,8 @@ class MicroBatcher:
         except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
             if isinstance(exc, SearchStoppedError):
                 logger.info("stopped a model call of %d texts: its requests gave up", len(texts))
+            elif isinstance(exc, AnuvadError):  # the input cannot be translated: a 400
+                logger.info("a model call of %d texts refused its input: %s", len(texts), exc)
             else:
                 logger.exception("translating a batch of %d texts failed", len(texts))
             for job, count in taken:
