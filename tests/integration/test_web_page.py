@@ -266,3 +266,29 @@ def test_the_page_asks_for_the_api_key_of_a_protected_server(browser: Any, enhi:
         assert response.value.request.headers["authorization"] == f"Bearer {key}"
         assert len(asked) == 1  # asked once, then kept for the tab
         page.close()
+
+
+def test_terms_typed_in_the_page_are_sent_and_shown(browser: Any, base_url: str, enhi: Any) -> None:
+    tok = enhi.tgt_tokenizer
+    pieces = [i for i in range(4, tok.vocab_size) if tok.id_to_piece([i])[0] != "▁"]
+    phrase = tok.decode(pieces[:2])  # spellable by the tiny model
+    page = browser.new_page()
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", SENTENCE)
+    page.click("#glossary-field summary")
+    page.fill("#glossary", f"weather = {phrase}")
+    page.click("label[for=mode-greedy]")
+    with page.expect_response("**/translate") as response:
+        page.click("#translate-button")
+    sent = response.value.request.post_data_json
+    assert sent["glossary"] == [{"source": "weather", "target": phrase}]
+    (doc,) = response.value.json()["translations"]
+    assert phrase in doc["text"]
+    page.wait_for_selector(".translation .terms")
+    assert "✓" in (page.text_content(".translation .terms") or "")
+    page.fill("#glossary", "no equals sign")
+    page.click("#translate-button")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "Terms, line 1" in (page.text_content("#error") or "")
+    page.close()

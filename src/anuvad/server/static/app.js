@@ -172,6 +172,22 @@ function setBusy(busy) {
   button.querySelector(".button-label").textContent = busy ? "Translating…" : "Translate";
 }
 
+// The terms box: "term = translation" per line (blank lines ignored) → the API's glossary.
+function glossaryTerms() {
+  const terms = [];
+  const lines = $("glossary").value.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    const at = line.indexOf("=");
+    const source = at < 0 ? "" : line.slice(0, at).trim();
+    const target = at < 0 ? "" : line.slice(at + 1).trim();
+    if (!source || !target) throw new Error(`Terms, line ${i + 1}: write it as "term = translation"`);
+    terms.push({ source, target });
+  }
+  return terms;
+}
+
 async function translate(event) {
   if (event) event.preventDefault();
   if (state.busy) return;
@@ -182,17 +198,26 @@ async function translate(event) {
     return;
   }
   const request = settings();
+  let glossary;
+  try {
+    glossary = glossaryTerms();
+  } catch (err) {
+    showError(err.message);
+    return;
+  }
   setBusy(true);
   const started = performance.now();
   try {
-    const result = await api("/translate", {
+    const body = {
       text,
       split_sentences: true,
       decoding: request.decoding,
       beam_size: request.decoding === "greedy" ? 4 : request.beam_size,
       nbest: request.nbest,
       model: request.model,
-    });
+    };
+    if (glossary.length) body.glossary = glossary;
+    const result = await api("/translate", body);
     const roundTrip = performance.now() - started;
     state.settings = request;
     const lines = result.translations[0].sentences.map((s) => s.source);
@@ -261,6 +286,12 @@ function renderTranslations(result, roundTrip) {
       note.className = "unfinished";
       note.textContent = "stopped at the length limit";
       item.append(note);
+    }
+    if (t.terms && t.terms.length) {
+      const terms = document.createElement("div");
+      terms.className = "terms";
+      terms.textContent = "Terms: " + t.terms.map((x) => `${x.source} → ${x.target}${x.used ? " ✓" : " ✗"}`).join(", ");
+      item.append(terms);
     }
     item.append(nbestTable(t.nbest));
     item.dataset.index = String(i);
