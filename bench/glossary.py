@@ -11,7 +11,7 @@ Prints: sentences with terms, term use rate with and without the glossary, BLEU 
 whole set without and with the glossary, and the decoding time of both (same process, same
 batches).
 
-    python bench/glossary.py --model data/trained_models/enhi-general_d256_L3_V8000_20261126-051053.pt
+    python bench/glossary.py --model data/trained_models/enhi-general_<...>.pt --lines 500
 """
 
 from __future__ import annotations
@@ -64,10 +64,10 @@ def oracle_glossaries(
         for en, hi in candidates:
             if len(chosen) == per_sentence:
                 break
-            if hi in reference and hi not in output and hi not in used_hi:
-                if Glossary.from_pairs([(en, hi)]).matches(source):
-                    chosen.append((en, hi))
-                    used_hi.add(hi)
+            wanted = hi in reference and hi not in output and hi not in used_hi
+            if wanted and Glossary.from_pairs([(en, hi)]).matches(source):
+                chosen.append((en, hi))
+                used_hi.add(hi)
         result.append(Glossary.from_pairs(chosen) if chosen else None)
     return result
 
@@ -131,15 +131,11 @@ def main() -> None:
     print("| | without glossary | with oracle glossary |")
     print("|---|---:|---:|")
     print(f"| sentences with terms | {with_terms} | {with_terms} |")
-    print(
-        f"| term use rate ({total} terms) | {used_plain / max(1, total):.1%} | {used / max(1, total):.1%} |"
-    )
-    print(
-        f"| BLEU / chrF++ (all sentences) | {a.bleu:.1f} / {a.chrf:.1f} | {b.bleu:.1f} / {b.chrf:.1f} |"
-    )
-    print(
-        f"| decoding seconds | {plain_s:.1f} | {constrained_s:.1f} ({constrained_s / plain_s:.2f}x) |"
-    )
+    rate_a, rate_b = used_plain / max(1, total), used / max(1, total)
+    print(f"| term use rate ({total} terms) | {rate_a:.1%} | {rate_b:.1%} |")
+    print(f"| BLEU / chrF++ (all) | {a.bleu:.1f} / {a.chrf:.1f} | {b.bleu:.1f} / {b.chrf:.1f} |")
+    ratio = constrained_s / plain_s
+    print(f"| decoding seconds | {plain_s:.1f} | {constrained_s:.1f} ({ratio:.2f}x) |")
 
 
 if __name__ == "__main__":
