@@ -312,12 +312,6 @@ class ExperimentConfig:
         need(0.0 < t.character_coverage <= 1.0, "data.tokenizer.character_coverage in (0, 1]")
         d = self.data
         need(d.max_len > 0, "data.max_len must be positive")
-        need(
-            d.max_len < m.max_positions,
-            f"data.max_len ({d.max_len}) must be below model.max_positions "
-            f"({m.max_positions}): a training sentence of max_len tokens plus EOS must fit; "
-            f"lower data.max_len or raise model.max_positions",
-        )
         need(d.max_len_ratio >= 1.0, "data.max_len_ratio must be >= 1")
         need(d.max_tokens > 0, "data.max_tokens must be positive")
         c = d.clean

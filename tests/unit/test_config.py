@@ -295,7 +295,6 @@ def test_validate_reports_every_problem_at_once() -> None:
     [
         ("model.dropout=1.0", "model.dropout must be in [0, 1), got 1.0"),
         ("model.positional_encoding=rotary", "'rotary'"),
-        ("data.max_len=2000", "data.max_len (2000) must be below model.max_positions"),
         ("model.norm_position=middle", "'middle'"),
         ("data.tokenizer.model_type=wordpiece", "'wordpiece'"),
         ("data.train.0.format=csv", "data.train[0].format must be 'aligned', 'tsv' or 'ptb'"),

@@ -124,6 +124,13 @@ class Trainer:
             raise TrainingError("train.precision=fp16 needs a CUDA device; use bf16 or fp32")
         if len(prepared.train) == 0:
             raise TrainingError("the prepared training set is empty; check data.train")
+        positions = self.config.model.max_positions
+        if self.config.data.max_len >= positions:  # a training sentence + EOS must fit
+            raise TrainingError(
+                f"data.max_len ({self.config.data.max_len}) must be below model.max_positions "
+                f"({positions}): a training sentence of max_len tokens plus EOS must fit; "
+                "lower data.max_len or raise model.max_positions"
+            )
         if train.keep_last < train.average_last:
             raise TrainingError(
                 f"train.keep_last ({train.keep_last}) must be at least train.average_last "

@@ -490,6 +490,17 @@ def test_a_dev_pair_longer_than_the_positions_is_left_out_of_the_loss_not_fatal(
     assert "1 dev pair(s) have more than" in caplog.text and "left out of valid_nll" in caplog.text
 
 
+def test_training_refuses_a_max_len_the_positions_cannot_hold(
+    prepared: tuple[Path, PreparedData], tmp_path: Path
+) -> None:
+    tmp, data = prepared
+    config = tiny_config(tmp, "train.max_steps=1", "data.max_len=500")
+    with pytest.raises(
+        TrainingError, match=r"data.max_len \(500\) must be below model.max_positions"
+    ):
+        Trainer(config, data, tmp_path / "run")
+
+
 def test_resume_refuses_other_prepared_data_and_says_what_differs(
     prepared: tuple[Path, PreparedData], tmp_path: Path
 ) -> None:
