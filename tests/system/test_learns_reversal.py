@@ -27,9 +27,7 @@ def test_tiny_preset_learns_to_reverse_in_800_updates(tmp_path: Path) -> None:
     result = Trainer(config, prepared, tmp_path / "run").train(show_progress=False)
     assert result.steps == STEPS
     # Wall-clock time depends on the machine and its load (46 s on idle cores, 78 s on a slower
-    # host: docs/benchmark-history.md), so it is recorded there, not asserted. This bound only
-    # catches a step that became several times slower.
-    assert result.seconds < 300, f"{STEPS} steps took {result.seconds:.0f} s"
+    # host: docs/benchmark-history.md), so it is recorded there and never asserted.
 
     translator = Translator.from_file(result.model_path, device="cpu")
     tests = reversal_pairs(300, seed=12345)

@@ -205,8 +205,11 @@ def test_early_stopping_stops_after_patience(
         "train.early_stop_metric=loss",
         "train.lr_scale=1e-12",
     )
-    result = Trainer(config, data, tmp_path / "run").train(show_progress=False)
-    assert result.steps < 50
+    trainer = Trainer(config, data, tmp_path / "run")
+    result = trainer.train(show_progress=False)
+    # Validation 1 sets the best; 2 and 3 do not improve on it: patience 2 stops at step 3.
+    assert result.steps == 3
+    assert trainer.progress.best_step == 1 and trainer.progress.bad_validations == 2
 
 
 def test_keep_last_must_cover_average_last(prepared: tuple[Path, PreparedData]) -> None:
