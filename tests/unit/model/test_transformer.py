@@ -223,8 +223,23 @@ def test_dropout_is_active_only_in_training() -> None:
 
 
 def test_embeddings_are_scaled_by_sqrt_d_model() -> None:
-    model = make_model()
+    """The first encoder layer receives E[ids] * sqrt(d_model) + the sinusoidal positions."""
+    model = make_model().eval()
     assert model.embed_scale == pytest.approx(math.sqrt(SMALL.d_model))
+    src, _, pad = random_batch()
+    seen: list[torch.Tensor] = []
+    hook = model.encoder_layers[0].register_forward_pre_hook(lambda _, args: seen.append(args[0]))
+    try:
+        model.encode(src, pad)
+    finally:
+        hook.remove()
+    d = SMALL.d_model
+    position = torch.arange(src.size(1), dtype=torch.float32)[:, None]
+    rate = torch.exp(torch.arange(0, d, 2, dtype=torch.float32) * (-math.log(10000.0) / d))
+    table = torch.zeros(src.size(1), d)
+    table[:, 0::2], table[:, 1::2] = torch.sin(position * rate), torch.cos(position * rate)
+    expected = model.src_embed.weight[src] * math.sqrt(d) + table
+    assert torch.allclose(seen[0], expected, atol=1e-5)
 
 
 def _paper_model(d_model: int, d_ff: int, heads: int) -> Transformer:
