@@ -29,9 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.errors import DataError
 
 MAX_TERM_CHARS = 200
+UNSPELLABLE = "has characters this model's target vocabulary lacks (they would come out as ⁇)"
 _WORD_SEPARATOR = r"[\s\-]+"
 
 
@@ -146,6 +148,11 @@ class Glossary:
             taken.append((start, end))
             found[index] = min(found.get(index, start), start)
         return [self.entries[i] for i in sorted(found, key=lambda i: found[i])]
+
+    def unspellable(self, tokenizer: Tokenizer) -> list[int]:
+        """Indices of the entries whose translation ``tokenizer`` cannot spell without
+        ``<unk>`` (it could only come out as ⁇)."""
+        return [i for i, e in enumerate(self.entries) if UNK_ID in tokenizer.encode(e.target)]
 
     def phrases(self, sentences: Sequence[str]) -> list[list[str]]:
         """Per sentence, the target phrases its translation must contain."""

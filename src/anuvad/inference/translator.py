@@ -17,7 +17,7 @@ import torch
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import DecodeConfig
 from anuvad.data.batching import collate_source
-from anuvad.data.tokenizer import EOS_ID, UNK_ID
+from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.search import Hypothesis, StopCheck, greedy_search
@@ -27,7 +27,7 @@ from anuvad.errors import ConfigError, DataError
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
-from anuvad.inference.glossary import Glossary
+from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.translation import AttentionView, Candidate, Translation
 from anuvad.model.transformer import count_parameters
 
@@ -153,20 +153,19 @@ class Translator:
         per_text = [glossary] * len(texts) if isinstance(glossary, Glossary) else list(glossary)
         if len(per_text) != len(texts):
             raise ValueError(f"{len(per_text)} glossaries for {len(texts)} texts")
-        required: list[list[list[int]]] = []
-        for text, own in zip(texts, per_text, strict=True):
-            phrases = []
-            for entry in own.matches(text) if own else []:
-                ids = self.tgt_tokenizer.encode(entry.target)
-                if UNK_ID in ids:
-                    raise DataError(
-                        f"glossary: the translation {entry.target!r} of {entry.source!r} has "
-                        "characters this model's target vocabulary lacks (they would come out "
-                        "as ⁇); use other words for it"
-                    )
-                phrases.append(ids)
-            required.append(phrases)
-        return required
+        for own in {id(g): g for g in per_text if g}.values():  # each glossary checked once
+            bad = own.unspellable(self.tgt_tokenizer)
+            if bad:
+                entry = own.entries[bad[0]]
+                raise DataError(
+                    f"glossary: the translation {entry.target!r} of {entry.source!r} "
+                    f"{UNSPELLABLE}; use other words for it"
+                )
+        encode = self.tgt_tokenizer.encode
+        return [
+            [encode(e.target) for e in own.matches(text)] if own else []
+            for text, own in zip(texts, per_text, strict=True)
+        ]
 
     def _search(
         self,

@@ -22,7 +22,6 @@ import asyncio
 import functools
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -39,31 +38,25 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from swagger_ui_bundle import swagger_ui_path
 
 from anuvad import __version__
-from anuvad.config import DecodeConfig
-from anuvad.data.tokenizer import UNK_ID
-from anuvad.errors import AnuvadError, ConfigError, InputTooLongError
+from anuvad.errors import InputTooLongError
 from anuvad.inference.documents import (
     assemble_documents,
     split_document,
     whole_text,
 )
 from anuvad.inference.engine import TranslationEngine, source_fits
-from anuvad.inference.glossary import Glossary
+from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.server.auth import ApiKeyMiddleware
 from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
 from anuvad.server.body_limit import BodyLimitMiddleware, JsonOnlyMiddleware
 from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware, ServerMetrics
 from anuvad.server.responses import attention_out, document_out, model_info
 from anuvad.server.schemas import (
-    DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_ATTENTION_TOKENS,
     MAX_BODY_BYTES,
-    MAX_OUTPUT_TOKENS,
     MAX_PENDING_SENTENCES,
-    MAX_ROW_STEPS,
     AttentionRequest,
     AttentionResponse,
-    DecodeSettings,
     ErrorResponse,
     HealthResponse,
     Limits,
@@ -72,6 +65,7 @@ from anuvad.server.schemas import (
     TranslateRequest,
     TranslateResponse,
 )
+from anuvad.server.settings import ModelFailedError, publish_model_ids, search_settings
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -111,29 +105,6 @@ class ServedModel:
     fits: Callable[[str], bool]  # whether the model takes a sentence whole
 
 
-class ModelFailedError(Exception):
-    """Translating a valid request failed: 400 for an :class:`AnuvadError` (the input cannot be
-    translated, the message says why), 500 for anything else (logged with its traceback)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-    @classmethod
-    def from_exception(cls, exc: Exception) -> ModelFailedError:
-        """Wrap what the translator raised. A 500 shows a request id, never internal text;
-        the server log has the traceback under that id."""
-        if isinstance(exc, AnuvadError):
-            return cls(f"cannot translate this request: {exc}", 400)
-        request_id = uuid.uuid4().hex[:12]
-        logger.error("request %s: the model failed", request_id, exc_info=exc)
-        return cls(
-            f"the model failed on this request (request id {request_id}; the server log has "
-            "the details)",
-            500,
-        )
-
-
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
     """``work``'s result, unless the client disconnects first: then ``work`` is cancelled (a
     translation stops at its next decoding step) and so is this request's handler."""
@@ -150,67 +121,6 @@ async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
     except asyncio.CancelledError:  # the server cancelling the request at shutdown
         task.cancel()
         raise
-
-
-def search_settings(
-    translator: TranslationEngine,
-    body: DecodeSettings,
-    *,
-    max_output_tokens: int = MAX_OUTPUT_TOKENS,
-) -> DecodeConfig:
-    """The request's search options over the model's own settings, within the server's work
-    budget, as one value (the micro-batcher groups requests by it): output tokens capped at
-    ``max_output_tokens``, repetition blocking at the server's default unless the request says,
-    and batches of at most :data:`MAX_ROW_STEPS` hypothesis rows x output steps per model call.
-
-    Raises:
-        ModelFailedError: 422 when the engine cannot search that way (e.g. ``early_stopping``
-            "bound" on CTranslate2), naming why.
-    """
-    model_cap = translator.decode.max_output_tokens
-    cap = min(model_cap, max_output_tokens) if model_cap else max_output_tokens
-    beam_size = body.effective_beam_size()
-    no_repeat = body.no_repeat_ngram_size
-    try:
-        settings = translator.settings(
-            max_output_tokens=cap,
-            beam_size=beam_size,
-            nbest=body.effective_nbest() if isinstance(body, TranslateRequest) else 1,
-            length_penalty=body.length_penalty,
-            early_stopping=body.early_stopping,
-            no_repeat_ngram_size=DEFAULT_NO_REPEAT_NGRAM_SIZE if no_repeat is None else no_repeat,
-            # Sentences per call from the rows x steps budget; token batching would let many
-            # short sentences (each allowed `cap` output steps) past it.
-            batch_size=min(
-                translator.decode.batch_size, max(1, MAX_ROW_STEPS // (beam_size * cap))
-            ),
-            max_tokens=0,
-        )
-        if settings.early_stopping != "finished" and translator.engine != "torch":
-            raise ConfigError(
-                f"early_stopping {settings.early_stopping!r} needs the torch engine; this "
-                f"model is served by {translator.engine}"
-            )
-    except ConfigError as exc:
-        raise ModelFailedError(str(exc), 422) from exc
-    return settings
-
-
-def publish_model_ids(app: FastAPI, ids: list[str]) -> None:
-    """Make ``/openapi.json`` list the served model ids as the values of every request's
-    ``model`` field, so that the schema allows exactly what the server answers."""
-    build = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            spec = build()
-            for name in ("TranslateRequest", "AttentionRequest"):
-                field = spec["components"]["schemas"][name]["properties"]["model"]
-                field["anyOf"] = [{"type": "string", "enum": ids}, {"type": "null"}]
-            app.openapi_schema = spec
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _error(status: int, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
@@ -297,14 +207,14 @@ def create_app(
             ModelFailedError: 422 when the model's engine cannot use a glossary.
         """
         own = Glossary.from_pairs((t.source, t.target) for t in body.glossary or [])
-        spell = model.translator.tgt_tokenizer.encode
-        for i, entry in enumerate(own.entries):  # before the model: a 422 naming the field
-            if UNK_ID in spell(entry.target):
-                raise ModelFailedError(
-                    f"glossary.{i}.target: {entry.target!r} has characters this model's target "
-                    "vocabulary lacks (they would come out as ⁇); use other words for it",
-                    422,
-                )
+        bad = own.unspellable(model.translator.tgt_tokenizer)
+        if bad:  # a 422 naming the field, before the model
+            i = bad[0]
+            raise ModelFailedError(
+                f"glossary.{i}.target: {own.entries[i].target!r} {UNSPELLABLE}; use other words "
+                "for it",
+                422,
+            )
         base = glossary if model is default else None
         terms = base.merged(own) if base else own
         if not terms:
