@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from anuvad import __version__
+from anuvad.cli import calibrate as cli_calibrate
 from anuvad.cli import data as cli_data
 from anuvad.cli import export as cli_export
 from anuvad.cli import parsing as cli_parsing
@@ -43,6 +44,10 @@ EXAMPLES = {
     "backtranslate": (
         "anuvad backtranslate --model data/trained_models/hien.pt "
         "--input mono.hi.gz --out-prefix data/synthetic/bt"
+    ),
+    "calibrate": (
+        "anuvad calibrate --model data/trained_models/enhi.pt --dev captions=dev.en,dev.hi "
+        "--dev general=news.en,news.hi"
     ),
     "parse": "echo 'The dog barks .' | anuvad parse --model runs/ptb_parsing_cpu/model.pt",
 }
@@ -246,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_data.register(add)
     cli_translate.register(add)
     cli_parsing.register(add)
+    cli_calibrate.register(add)
     return parser
 
 

@@ -72,6 +72,21 @@ PAPER_BLEU_LABEL = (
 _COMPOUND = re.compile(r"(\S)-(\S)")
 
 
+def sentence_chrf(hypotheses: Sequence[str], references: Sequence[str]) -> list[float]:
+    """Sentence-level chrF++ (sacreBLEU, word order 2) of each hypothesis against its reference.
+
+    Raises:
+        ValueError: the two lists differ in length.
+    """
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+    chrf = CHRF(word_order=2)
+    return [
+        float(chrf.sentence_score(h, [r]).score)
+        for h, r in zip(hypotheses, references, strict=True)
+    ]
+
+
 def split_compounds(text: str) -> str:
     """``a-b`` → ``a ##AT##-##AT## b``, left to right without overlap like the perl one-liner
     ``s{(\\S)-(\\S)}{$1 ##AT##-##AT## $2}g`` of get_ende_bleu.sh (so ``a-b-c`` splits once)."""

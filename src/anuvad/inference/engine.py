@@ -12,7 +12,6 @@ The CLI and the server only use what :class:`TranslationEngine` declares.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,6 +24,7 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import StopCheck
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
+from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Translation
 
@@ -53,6 +53,7 @@ class TranslationEngine(Protocol):
     src_tokenizer: Tokenizer
     tgt_tokenizer: Tokenizer
     max_src_tokens: int  # the longest source (in pieces) the model takes
+    calibration: ConfidenceModel | None  # the confidence model (None: no confidence)
 
     @property
     def model_file(self) -> ModelDescription: ...
@@ -77,6 +78,7 @@ class TranslationEngine(Protocol):
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
+        quality: bool = False,
     ) -> list[Translation]: ...
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...
@@ -89,14 +91,10 @@ class TranslationEngine(Protocol):
 def ct2_cache_folder(model_path: str | Path, quantization: str = "float32") -> Path:
     """Where a model file's CTranslate2 export is cached: ``<cache>/ctranslate2/<name>-<sha256
     prefix of the file>-<quantization>`` (a changed file gets a new folder)."""
-    from anuvad.data.download import cache_dir
+    from anuvad.data.download import cache_dir, sha256_of
 
     path = Path(model_path)
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return cache_dir() / "ctranslate2" / f"{path.stem}-{digest.hexdigest()[:12]}-{quantization}"
+    return cache_dir() / "ctranslate2" / f"{path.stem}-{sha256_of(path)[:12]}-{quantization}"
 
 
 def ct2_folder_for(model: str | Path) -> Path:

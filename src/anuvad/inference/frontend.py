@@ -79,7 +79,9 @@ def empty_translation(source: str) -> Translation:
 def translation_of(source: str, candidates: list[Candidate]) -> Translation:
     """A :class:`Translation` whose best output is ``candidates[0]``."""
     best = candidates[0]
-    return Translation(source, best.text, best.token_ids, best.score, best.finished, candidates)
+    return Translation(
+        source, best.text, best.token_ids, best.score, best.finished, candidates, best.quality
+    )
 
 
 def translate_encoded(

@@ -10,6 +10,43 @@ from dataclasses import dataclass
 
 
 @dataclass
+class WordScore:
+    """One output word and the model's probability of it.
+
+    Attributes:
+        text: the word as it appears in the output.
+        prob: the product of its pieces' probabilities under the model (0..1).
+        start: offset of its first character in the output text (-1: not found there).
+        end: offset just after it (-1: not found).
+    """
+
+    text: str
+    prob: float
+    start: int
+    end: int
+
+
+@dataclass
+class Quality:
+    """How sure the model is of one translation (:mod:`anuvad.inference.confidence`).
+
+    Attributes:
+        token_probs: per output token (EOS included when the output finished), its probability.
+        words: the output's words with their probabilities.
+        features: the sentence's confidence features (for calibration and inspection).
+        confidence: calibrated P(sentence chrF++ >= 30); None when the model has no
+            calibration (``anuvad calibrate`` writes one).
+        likely_wrong: confidence below the calibration's threshold; None without calibration.
+    """
+
+    token_probs: list[float]
+    words: list[WordScore]
+    features: dict[str, float]
+    confidence: float | None = None
+    likely_wrong: bool | None = None
+
+
+@dataclass
 class Candidate:
     """One entry of an n-best list.
 
@@ -19,6 +56,7 @@ class Candidate:
         score: ranking score, log_prob / lp(Y) (Wu et al. 2016); greedy: log_prob.
         log_prob: sum of token log-probabilities (EOS included if produced).
         finished: EOS produced before the length limit.
+        quality: word probabilities and confidence, when asked for (the best candidate only).
     """
 
     text: str
@@ -26,11 +64,13 @@ class Candidate:
     score: float
     log_prob: float
     finished: bool
+    quality: Quality | None = None
 
 
 @dataclass
 class Translation:
-    """One translated sentence: its best output and the n-best list (best first, >= 1)."""
+    """One translated sentence: its best output and the n-best list (best first, >= 1);
+    ``quality`` when asked for and the engine gives it."""
 
     source: str
     text: str
@@ -38,6 +78,7 @@ class Translation:
     score: float
     finished: bool
     nbest: list[Candidate]
+    quality: Quality | None = None
 
 
 @dataclass

@@ -17,6 +17,8 @@ import torch
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import DecodeConfig
 from anuvad.data.batching import collate_source
+from anuvad.data.cleaning import source_normalizer
+from anuvad.data.download import sha256_of
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
@@ -24,7 +26,14 @@ from anuvad.decoding.search import Hypothesis, StopCheck, greedy_search
 from anuvad.decoding.terms import TermConstraint
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
+from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
+from anuvad.inference.confidence import (
+    OutputSignals,
+    assess,
+    load_calibration,
+    output_signals,
+)
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
@@ -53,6 +62,10 @@ class Translator:
         self.decode = decode or model_file.config.decode
         self.device = next(self.model.parameters()).device
         self.model_path: Path | None = None
+        # Turns a translation's signals into a calibrated confidence (None: not calibrated).
+        self.calibration: ConfidenceModel | None = None
+        # The target->source model whose view of each output is a confidence feature (None: none).
+        self.reverse: Translator | None = None
         # Room for EOS after the source tokens.
         self.max_src_tokens = model_file.config.model.max_positions - 1
 
@@ -63,14 +76,52 @@ class Translator:
         On a CPU the projections get the faster product for this machine, chosen once and
         then fixed (:func:`anuvad.inference.cpu.accelerate`; ``ANUVAD_CPU_PRODUCT``).
 
+        The confidence model beside the file (``<stem>.confidence.json``, written by
+        ``anuvad calibrate``) is loaded when there is one.
+
         Raises:
             CheckpointError: the file cannot be loaded.
-            ConfigError: ``ANUVAD_CPU_PRODUCT`` is not a product mode.
+            ConfigError: ``ANUVAD_CPU_PRODUCT`` is not a product mode, or the confidence model
+                beside the file is malformed or belongs to another model file.
         """
         translator = cls(load_model(path, device=resolve_device(device)))
         accelerate(translator.model)
         translator.model_path = Path(path)
+        translator.calibration = load_calibration(path)
+        if translator.calibration is not None and translator.calibration.reverse_model:
+            reverse = Path(path).parent / translator.calibration.reverse_model
+            translator.use_reverse(reverse, translator.calibration.reverse_sha256)
         return translator
+
+    def use_reverse(self, path: str | Path, sha256: str = "") -> None:
+        """Load the reverse (target→source) model at ``path`` for the confidence features.
+
+        Raises:
+            CheckpointError: it cannot be loaded.
+            ConfigError: it is missing, its SHA-256 is not ``sha256`` (when given), or its
+                languages are not this model's reversed.
+        """
+        if not Path(path).is_file():
+            raise ConfigError(
+                f"the confidence model of {self.model_path} needs the reverse model {path}, "
+                "which is missing; put it back, or calibrate again without --reverse-model"
+            )
+        if sha256 and sha256_of(Path(path)) != sha256:
+            raise ConfigError(
+                f"{path} is not the reverse model the confidence was fitted with (SHA-256 "
+                "differs); run `anuvad calibrate` again"
+            )
+        reverse = Translator(load_model(path, device=self.device))
+        accelerate(reverse.model)
+        mine, theirs = self.model_file.config.data, reverse.model_file.config.data
+        if (theirs.src_lang, theirs.tgt_lang) != (mine.tgt_lang, mine.src_lang):
+            raise ConfigError(
+                f"{path} translates {theirs.src_lang}->{theirs.tgt_lang}; a reverse model for "
+                f"this {mine.src_lang}->{mine.tgt_lang} model must translate "
+                f"{mine.tgt_lang}->{mine.src_lang}"
+            )
+        reverse.model_path = Path(path)
+        self.reverse = reverse
 
     @property
     def num_parameters(self) -> int:
@@ -100,6 +151,7 @@ class Translator:
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
+        quality: bool = False,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -118,6 +170,9 @@ class Translator:
                 (each n-best candidate) holds the target phrase of every term that occurs in
                 it (:mod:`anuvad.inference.glossary` says when a term occurs); one glossary
                 for all texts or one per text (None: none for that text).
+            quality: also give each best output its word probabilities and (with a
+                :attr:`calibration`) its confidence (:class:`Quality`; one more teacher-forced
+                pass per batch).
 
         Raises:
             ConfigError: an invalid setting (each one named).
@@ -137,7 +192,10 @@ class Translator:
             if required is not None and any(required[i] for i in indices):
                 terms = TermConstraint([required[i] for i in indices], vocab_size)
             combined = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint, terms)
-            return self._search(sources, d, use_cache, combined, stop)
+            candidates = self._search(sources, d, use_cache, combined, stop)
+            if quality:
+                self._assess([texts[i] for i in indices], sources, [c[0] for c in candidates])
+            return candidates
 
         return translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
 
@@ -192,6 +250,24 @@ class Translator:
                 d.max_output_tokens,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
+
+    def _assess(self, texts: list[str], sources: list[list[int]], best: list[Candidate]) -> None:
+        """Set the :class:`Quality` of each source's best candidate: one forced pass, and one
+        of the :attr:`reverse` model over the source given the output when there is one."""
+        signals = output_signals(self.model, sources, [(c.token_ids, c.finished) for c in best])
+        backward: list[OutputSignals | None] = [None] * len(best)
+        if self.reverse is not None:
+            reverse = self.reverse
+            outputs = reverse._encode([c.text for c in best])
+            top = reverse.model_file.config.model.max_positions - 1  # room for EOS
+            normalize = source_normalizer(reverse.model_file.config.data)
+            originals = [reverse.tgt_tokenizer.encode(normalize(t))[:top] for t in texts]
+            backward = list(output_signals(reverse.model, outputs, [(o, True) for o in originals]))
+        for src, candidate, seen, back in zip(sources, best, signals, backward, strict=True):
+            candidate.quality = assess(
+                seen, candidate.finished, candidate.text, src, candidate.token_ids,
+                self.src_tokenizer, self.tgt_tokenizer, self.calibration, back,
+            )  # fmt: skip
 
     def _candidates(self, hyps: list[Hypothesis]) -> list[Candidate]:
         candidates = [

@@ -53,6 +53,7 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import StopCheck, capped_top, limits_for_lengths
 from anuvad.decoding.search import length_penalty as gnmt_penalty
 from anuvad.errors import AnuvadError, CheckpointError, ConfigError
+from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
@@ -164,6 +165,7 @@ class CT2Translator:
         self.decode = decode or self.model_file.config.decode
         self.model_path: Path | None = Path(folder)
         self.max_src_tokens = self.model_file.config.model.max_positions - 1
+        self.calibration: ConfidenceModel | None = None  # confidence needs the torch engine
         pieces = self.tgt_tokenizer.id_to_piece(range(self.tgt_tokenizer.vocab_size))
         self._tgt_ids = {piece: i for i, piece in enumerate(pieces)}
         self._eos_piece = pieces[EOS_ID]
@@ -210,10 +212,14 @@ class CT2Translator:
         constraint: OutputConstraint | None = None,
         stop: StopCheck | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
+        quality: bool = False,
     ) -> list[Translation]:
         """Translate ``texts``; the arguments mean what they mean for
         :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored;
-        ``stop`` is asked between batches only: a CTranslate2 call cannot be interrupted).
+        ``stop`` is asked between batches only: a CTranslate2 call cannot be interrupted;
+        ``quality`` is ignored: word probabilities and confidence come from the torch
+        engine's forced pass over the PyTorch model, which an exported folder lacks, so
+        every result's ``quality`` is None).
 
         Raises:
             ConfigError: an invalid setting, an output constraint, a glossary or

@@ -1,0 +1,106 @@
+"""``anuvad calibrate``: fit a model's sentence confidence on dev sets and report how it ranks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from anuvad.cli.options import SearchOptions, add_device_option, add_search_options
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Translate the dev sets (or read ``--rows``), fit on their first halves, report on the
+    second halves, write the confidence model beside the model file."""
+    from anuvad.data.download import sha256_of
+    from anuvad.evaluation.calibration import calibrate, report_table
+    from anuvad.inference.calibrate import calibration_rows, load_rows, read_dev_set, save_rows
+    from anuvad.inference.confidence import FEATURES, REVERSE_FEATURES, calibration_path
+
+    if not args.dev and not args.rows:
+        print("error: give dev sets (--dev DOMAIN=SRC,REF) or --rows FILE", file=sys.stderr)
+        return 2
+    dev_sets = [read_dev_set(spec) for spec in args.dev]  # bad input fails before the model loads
+    if args.rows:
+        rows = load_rows(args.rows)
+    else:
+        from tqdm import tqdm
+
+        from anuvad.inference.translator import Translator
+
+        translator = Translator.from_file(args.model, device=args.device)
+        translator.calibration, translator.reverse = None, None  # fitting anew
+        if args.reverse_model:
+            translator.use_reverse(args.reverse_model)
+        settings = SearchOptions.from_args(args).settings(translator.decode)
+        rows = []
+        for dev in dev_sets:
+            with tqdm(
+                total=len(dev.sources), unit="sent", desc=f"{dev.domain}: {dev.name}",
+                disable=args.no_progress, file=sys.stderr,
+            ) as bar:  # fmt: skip
+                rows.extend(calibration_rows(translator, dev, settings, bar.update))
+        if args.save_rows:
+            save_rows(rows, args.save_rows)
+    features = list(FEATURES)
+    if args.reverse_model:
+        missing = [f for f in REVERSE_FEATURES if any(f not in r.features for r in rows)]
+        if missing:
+            print(f"error: the rows lack {missing}: they were saved without a reverse model")
+            return 2
+        features += REVERSE_FEATURES
+    model = calibrate(rows, features, args.good_chrf, args.l2, args.threshold)
+    model.model_sha256 = sha256_of(Path(args.model))
+    if args.reverse_model:
+        model.reverse_model = os.path.relpath(args.reverse_model, Path(args.model).parent)
+        model.reverse_sha256 = sha256_of(Path(args.reverse_model))
+    out = Path(args.out) if args.out else calibration_path(args.model)
+    model.save(out)
+    if args.json:
+        print(json.dumps(model.report, indent=1))
+    else:
+        print(report_table(model))
+        print(f"\nwrote {out}")
+    return 0
+
+
+def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``anuvad calibrate`` to the command-line parser."""
+    p = add(
+        "calibrate",
+        "Fit a model's sentence confidence (P(chrF++ >= 30)) on dev sets: first halves fit, "
+        "second halves report.",
+    )
+    p.add_argument("--model", required=True, help="the model file (.pt) to calibrate")
+    p.add_argument(
+        "--dev",
+        action="append",
+        default=[],
+        metavar="DOMAIN=SRC,REF",
+        help="a dev set of one domain: two aligned files, or FILE.tsv@I,J (source column I, "
+        "reference column J); repeat for more sets and domains",
+    )
+    p.add_argument(
+        "--reverse-model",
+        metavar="PT",
+        help="a target->source model (e.g. the shipped Hindi->English one): how well each output "
+        "explains its source becomes a feature; the server then loads it beside the model",
+    )
+    p.add_argument("--out", help="where to write (default: beside the model: STEM.confidence.json)")
+    p.add_argument("--save-rows", metavar="FILE", help="also write each sentence's features here")
+    p.add_argument("--rows", metavar="FILE", help="fit on rows --save-rows wrote (no translating)")
+    p.add_argument(
+        "--good-chrf", type=float, default=30.0, help="sentence chrF++ that counts as good (30)"
+    )
+    p.add_argument(
+        "--threshold", type=float, default=0.5, help="confidence below this flags 'likely wrong'"
+    )
+    p.add_argument("--l2", type=float, default=1e-2, help="weight penalty of the logistic model")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_device_option(p)
+    add_search_options(p)
+    p.set_defaults(func=cmd_calibrate)

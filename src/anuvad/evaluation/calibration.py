@@ -1,0 +1,441 @@
+"""Calibrated sentence confidence: a small logistic model over a translation's own signals.
+
+A translation's features (:mod:`anuvad.inference.confidence` computes them: token
+log-probabilities, their entropy, the length ratio, repetition, how the cross-attention covers
+the source, ...) go through a logistic model fitted on dev data where the quality is known:
+
+    confidence = P(sentence chrF++ >= good_chrf | features) = sigmoid(w · z + b),
+    z = (features - mean) / scale     (the fitting split's mean and standard deviation)
+
+so a confidence of 0.8 means "about 8 in 10 such sentences were good on the dev data".
+A sentence whose confidence is below ``threshold`` is flagged as likely wrong.
+
+Also here, the measures that say how well a confidence ranks sentences by quality: AUROC for
+detecting bad sentences, Spearman's rank correlation, the Brier score and the expected
+calibration error. Everything is a few lines of torch in float64: no extra dependency.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from anuvad.atomic import write_atomic
+from anuvad.errors import ConfigError
+
+GOOD_CHRF = 30.0  # a sentence with sentence-level chrF++ below this counts as bad
+FORMAT_VERSION = 1
+
+
+@dataclass
+class ConfidenceModel:
+    """A fitted logistic model from sentence features to P(good translation).
+
+    Attributes:
+        features: the feature names, in the order of ``mean``, ``scale`` and ``weights``.
+        mean: per feature, its mean on the fitting data.
+        scale: per feature, its standard deviation there (1 where it was constant).
+        weights: the logistic weights of the standardized features.
+        bias: the logistic intercept.
+        threshold: confidence below this flags a sentence as likely wrong.
+        good_chrf: sentence chrF++ at or above which a sentence counted as good when fitting.
+        model_sha256: the SHA-256 of the model file the features came from ("" = not bound).
+        reverse_model: the file name (beside the model) of the reverse model whose features
+            it uses ("" = none).
+        reverse_sha256: that file's SHA-256.
+        report: how it was fitted and how well it did on held-out data (for cards and docs).
+    """
+
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    bias: float
+    threshold: float = 0.5
+    good_chrf: float = GOOD_CHRF
+    model_sha256: str = ""
+    reverse_model: str = ""
+    reverse_sha256: str = ""
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        """P(good) for one sentence's features (every name in :attr:`features` must be there).
+
+        Raises:
+            KeyError: a feature is missing.
+        """
+        columns = zip(self.features, self.weights, self.mean, self.scale, strict=True)
+        z = sum(w * (features[name] - m) / s for name, w, m, s in columns)
+        return _sigmoid(z + self.bias)
+
+    def probabilities(self, rows: Sequence[Mapping[str, float]]) -> list[float]:
+        """:meth:`probability` of every row."""
+        return [self.probability(row) for row in rows]
+
+    def save(self, path: str | Path) -> None:
+        """Write the model as JSON, atomically."""
+        data = {"format_version": FORMAT_VERSION, **asdict(self)}
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        write_atomic(Path(path), text.encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> ConfidenceModel:
+        """Read a model :meth:`save` wrote.
+
+        Raises:
+            ConfigError: the file is not valid JSON or a field is missing or malformed, naming
+                the file and the field.
+        """
+        where = str(path)
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(
+                f"{where}: cannot read the confidence model ({exc}); write it again with "
+                "`anuvad calibrate`, or delete it to translate without confidence"
+            ) from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected a JSON object (from `anuvad calibrate`)")
+        version = data.pop("format_version", None)
+        if version != FORMAT_VERSION:
+            raise ConfigError(
+                f"{where}: format_version is {version!r}, this anuvad reads {FORMAT_VERSION}; "
+                "write it again with `anuvad calibrate`"
+            )
+        problems = _problems(data)
+        if problems:
+            raise ConfigError(f"{where}: " + "; ".join(problems))
+        return cls(**data)
+
+
+def _problems(data: dict[str, Any]) -> list[str]:
+    """Every malformed field of a loaded model, named."""
+    found = []
+    names = data.get("features")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or not names:
+        return ["field 'features' must be a non-empty list of feature names"]
+    for key in ("mean", "scale", "weights"):
+        values = data.get(key)
+        if not isinstance(values, list) or len(values) != len(names):
+            found.append(f"field {key!r} must be a list of {len(names)} numbers (one per feature)")
+        elif not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+            found.append(f"field {key!r} holds a value that is not a finite number")
+        elif key == "scale" and any(v <= 0 for v in values):
+            found.append("field 'scale' must hold positive numbers")
+    for key in ("bias", "threshold", "good_chrf"):
+        if key in data and not isinstance(data[key], int | float):
+            found.append(f"field {key!r} must be a number")
+    if "bias" not in data:
+        found.append("field 'bias' is missing")
+    unknown = set(data) - {f for f in ConfidenceModel.__dataclass_fields__}
+    if unknown:
+        found.append(f"unknown fields {sorted(unknown)}")
+    return found
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def fit_confidence(
+    rows: Sequence[Mapping[str, float]],
+    good: Sequence[bool],
+    features: Sequence[str],
+    l2: float = 1e-2,
+    threshold: float = 0.5,
+) -> ConfidenceModel:
+    """Fit P(good | features) by L2-regularised logistic regression (L-BFGS, float64).
+
+    Args:
+        rows: per sentence, its features (at least those named in ``features``).
+        good: per sentence, whether it was a good translation.
+        features: which features to use.
+        l2: weight of the squared-weight penalty (per sentence; the intercept is not penalised).
+        threshold: confidence below which a sentence is flagged.
+
+    Raises:
+        ValueError: no rows, a length mismatch, or only one class present.
+    """
+    if len(rows) != len(good) or not rows:
+        raise ValueError(f"{len(rows)} feature rows for {len(good)} labels")
+    if all(good) or not any(good):
+        raise ValueError("the fitting data holds only good or only bad sentences")
+    x = torch.tensor([[row[f] for f in features] for row in rows], dtype=torch.float64)  # (N, F)
+    y = torch.tensor([1.0 if g else 0.0 for g in good], dtype=torch.float64)  # (N,)
+    mean = x.mean(dim=0)
+    scale = x.std(dim=0, unbiased=False)
+    scale = torch.where(scale > 1e-12, scale, torch.ones_like(scale))
+    z = (x - mean) / scale  # (N, F)
+    weights = torch.zeros(len(features), dtype=torch.float64, requires_grad=True)
+    bias = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    optimizer = torch.optim.LBFGS(
+        [weights, bias], lr=1.0, max_iter=500, tolerance_grad=1e-10, line_search_fn="strong_wolfe"
+    )
+
+    def closure() -> Tensor:
+        optimizer.zero_grad()
+        logits = z @ weights + bias  # (N,)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
+        loss = loss + l2 * (weights**2).sum()
+        loss.backward()  # type: ignore[no-untyped-call]
+        return loss
+
+    optimizer.step(closure)  # type: ignore[no-untyped-call]
+    return ConfidenceModel(
+        features=list(features),
+        mean=mean.tolist(),
+        scale=scale.tolist(),
+        weights=weights.detach().tolist(),
+        bias=float(bias.detach()),
+        threshold=threshold,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# How well a confidence ranks sentences
+# --------------------------------------------------------------------------------------------
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks, ties sharing their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for i in order[start : end + 1]:
+            out[i] = (start + end) / 2.0 + 1.0
+        start = end + 1
+    return out
+
+
+def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float:
+    """Area under the ROC curve of ``scores`` for finding the ``positives`` (higher score =
+    more likely positive): the probability that a random positive outscores a random negative,
+    ties counting half (Mann–Whitney U).
+
+    Raises:
+        ValueError: a length mismatch, or no positives or no negatives.
+    """
+    if len(scores) != len(positives):
+        raise ValueError(f"{len(scores)} scores for {len(positives)} labels")
+    num_pos = sum(1 for p in positives if p)
+    num_neg = len(positives) - num_pos
+    if num_pos == 0 or num_neg == 0:
+        raise ValueError("AUROC needs both positives and negatives")
+    r = ranks(scores)
+    rank_sum = sum(r[i] for i, p in enumerate(positives) if p)
+    return (rank_sum - num_pos * (num_pos + 1) / 2.0) / (num_pos * num_neg)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation (Pearson's on average ranks); 0 when one side is constant.
+
+    Raises:
+        ValueError: a length mismatch or fewer than 2 values.
+    """
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"need two equal lists of >= 2 values, got {len(x)} and {len(y)}")
+    rx = torch.tensor(ranks(x), dtype=torch.float64)
+    ry = torch.tensor(ranks(y), dtype=torch.float64)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    denom = float(torch.sqrt((rx**2).sum() * (ry**2).sum()))
+    return float((rx * ry).sum()) / denom if denom > 0 else 0.0
+
+
+def brier(probabilities: Sequence[float], outcomes: Sequence[bool]) -> float:
+    """Mean squared error of predicted probabilities against 0/1 outcomes (lower is better)."""
+    if len(probabilities) != len(outcomes) or not outcomes:
+        raise ValueError(f"{len(probabilities)} probabilities for {len(outcomes)} outcomes")
+    return sum((p - float(o)) ** 2 for p, o in zip(probabilities, outcomes, strict=True)) / len(
+        outcomes
+    )
+
+
+def expected_calibration_error(
+    probabilities: Sequence[float], outcomes: Sequence[bool], bins: int = 10
+) -> float:
+    """|mean predicted - observed rate| per equal-width probability bin, weighted by the bin's
+    share of sentences (Naeini et al. 2015); 0 = perfectly calibrated."""
+    if len(probabilities) != len(outcomes) or not outcomes:
+        raise ValueError(f"{len(probabilities)} probabilities for {len(outcomes)} outcomes")
+    total = 0.0
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [
+            (p, float(o))
+            for p, o in zip(probabilities, outcomes, strict=True)
+            if low <= p < high or (b == bins - 1 and p == 1.0)
+        ]
+        if members:
+            predicted = sum(p for p, _ in members) / len(members)
+            observed = sum(o for _, o in members) / len(members)
+            total += len(members) / len(outcomes) * abs(predicted - observed)
+    return total
+
+
+@dataclass
+class RankingReport:
+    """How well one confidence ranks one group of sentences by quality."""
+
+    sentences: int
+    bad_share: float  # share of sentences with chrF++ < good_chrf
+    auroc: float | None  # for detecting bad sentences; None when one class is absent
+    spearman: float  # with sentence chrF++
+    brier: float | None = None  # calibrated confidences only
+    ece: float | None = None
+    flagged_precision: float | None = None  # of flagged sentences, the share that were bad
+    flagged_recall: float | None = None  # of bad sentences, the share flagged
+
+
+def ranking_report(
+    confidence: Sequence[float],
+    chrf: Sequence[float],
+    good_chrf: float = GOOD_CHRF,
+    calibrated: bool = False,
+    threshold: float = 0.5,
+) -> RankingReport:
+    """AUROC (higher confidence = better, bad sentences the class to find), Spearman with
+    ``chrf``, and for a calibrated confidence the Brier score, ECE and the flag's
+    precision/recall at ``threshold``."""
+    bad = [c < good_chrf for c in chrf]
+    both = any(bad) and not all(bad)
+    report = RankingReport(
+        sentences=len(chrf),
+        bad_share=sum(bad) / max(1, len(bad)),
+        auroc=auroc([-c for c in confidence], bad) if both else None,
+        spearman=spearman(confidence, chrf),
+    )
+    if calibrated:
+        good = [not b for b in bad]
+        report.brier = brier(confidence, good)
+        report.ece = expected_calibration_error(confidence, good)
+        flagged = [c < threshold for c in confidence]
+        hits = sum(1 for f, b in zip(flagged, bad, strict=True) if f and b)
+        report.flagged_precision = hits / sum(flagged) if any(flagged) else None
+        report.flagged_recall = hits / sum(bad) if any(bad) else None
+    return report
+
+
+# --------------------------------------------------------------------------------------------
+# Fitting on one split of the dev sets, reporting on the other
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CalibrationRow:
+    """One translated dev sentence.
+
+    Attributes:
+        domain: its domain (e.g. "captions", "general"): reports are per domain and pooled.
+        dev_set: the dev set it came from.
+        held_out: in the evaluation split (True) or the fitting split (False).
+        score: the search's plain ranking score (the baseline every table shows).
+        chrf: its sentence-level chrF++ against the reference.
+        features: its confidence features.
+    """
+
+    domain: str
+    dev_set: str
+    held_out: bool
+    score: float
+    chrf: float
+    features: dict[str, float]
+
+
+def held_out_halves(count: int) -> list[bool]:
+    """Which of ``count`` consecutive sentences are held out: the second half (documents and
+    their neighbouring sentences stay on one side)."""
+    return [i >= count // 2 for i in range(count)]
+
+
+def calibrate(
+    rows: Sequence[CalibrationRow],
+    features: Sequence[str],
+    good_chrf: float = GOOD_CHRF,
+    l2: float = 1e-2,
+    threshold: float = 0.5,
+) -> ConfidenceModel:
+    """Fit a :class:`ConfidenceModel` on the rows not held out, and report how it and the plain
+    score rank the held-out rows, per domain and pooled (``report["held_out"]``).
+
+    Raises:
+        ValueError: a split is empty or the fitting split has a single class.
+    """
+    fit_rows = [r for r in rows if not r.held_out]
+    test_rows = [r for r in rows if r.held_out]
+    if not fit_rows or not test_rows:
+        raise ValueError(f"{len(fit_rows)} fitting and {len(test_rows)} held-out sentences")
+    model = fit_confidence(
+        [r.features for r in fit_rows],
+        [r.chrf >= good_chrf for r in fit_rows],
+        features,
+        l2=l2,
+        threshold=threshold,
+    )
+    model.good_chrf = good_chrf
+    groups: dict[str, list[CalibrationRow]] = {}
+    for r in test_rows:
+        groups.setdefault(r.domain, []).append(r)
+    if len(groups) > 1:
+        groups["pooled"] = list(test_rows)
+    held_out = {}
+    for name, members in groups.items():
+        chrf = [r.chrf for r in members]
+        confidence = model.probabilities([r.features for r in members])
+        held_out[name] = {
+            "plain score": asdict(ranking_report([r.score for r in members], chrf, good_chrf)),
+            "confidence": asdict(
+                ranking_report(confidence, chrf, good_chrf, calibrated=True, threshold=threshold)
+            ),
+        }
+    model.report = {
+        "good_chrf": good_chrf,
+        "l2": l2,
+        "fitted_on": _counts(fit_rows),
+        "held_out_sets": _counts(test_rows),
+        "held_out": held_out,
+    }
+    return model
+
+
+def _counts(rows: Sequence[CalibrationRow]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in rows:
+        key = f"{r.domain}: {r.dev_set}"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def report_table(model: ConfidenceModel) -> str:
+    """The held-out report of :func:`calibrate` as a Markdown table."""
+
+    def show(value: Any, digits: int = 3) -> str:
+        return "–" if value is None else f"{value:.{digits}f}"
+
+    lines = [
+        f"held out: {model.report.get('held_out_sets', {})}; bad = sentence chrF++ < "
+        f"{model.good_chrf:g}",
+        "",
+        "| domain | sentences | bad | AUROC plain score | AUROC confidence | Spearman plain | "
+        "Spearman confidence | Brier | ECE | flag precision / recall |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, pair in model.report.get("held_out", {}).items():
+        plain, conf = pair["plain score"], pair["confidence"]
+        lines.append(
+            f"| {name} | {conf['sentences']} | {conf['bad_share']:.0%} | {show(plain['auroc'])} "
+            f"| {show(conf['auroc'])} | {show(plain['spearman'])} | {show(conf['spearman'])} "
+            f"| {show(conf['brier'])} | {show(conf['ece'])} | "
+            f"{show(conf['flagged_precision'], 2)} / {show(conf['flagged_recall'], 2)} |"
+        )
+    return "\n".join(lines)

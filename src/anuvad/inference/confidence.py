@@ -1,0 +1,292 @@
+"""How sure the model is of a translation: word probabilities and the signals behind a
+sentence's calibrated confidence.
+
+One teacher-forced pass over the chosen outputs (BOS + tokens, batched) gives, per output
+token, the model's own probability of that token (the full softmax: what search constraints
+such as a glossary or repetition blocking forced shows up as improbable) and the entropy of
+the distribution it came from, and the cross-attention of every decoder layer and head.
+
+From them, per sentence (the names of :data:`FEATURES`):
+
+* ``score`` — the plain ranking score (log-probability / length penalty with the paper's
+  alpha 0.6: what beam search ranks by and other toolkits expose), ``mean_log_prob``,
+  ``min_log_prob``, ``low_prob_share`` (tokens with p < 0.1), ``mean_entropy``;
+* ``log_length_ratio`` and its absolute value — output pieces (+EOS) over source pieces (+EOS);
+* ``repeated_share`` — 1 - distinct output tokens / output tokens (loops);
+* from the cross-attention averaged over layers and heads (rows sum to 1): ``uncovered_share``
+  (source pieces that received less than half a target token's attention in all), ``max_coverage``
+  (the most attended source piece's total), ``eos_attention`` (the mean attention on the source's
+  EOS, where a decoder looks when it is not translating anything), ``attention_entropy``;
+* ``src_pieces_per_word`` / ``tgt_pieces_per_word`` — how much the vocabularies had to split
+  the words (rare or foreign words split more), ``log_src_pieces``, ``unfinished``;
+* with a reverse model (target→source, e.g. the shipped Hindi→English one), how well the output
+  explains its source: ``reverse_mean_log_prob`` and ``reverse_min_log_prob``, the reverse
+  model's token log-probabilities of the source given the output (a translation that lost or
+  invented meaning makes the source improbable; Junczys-Dowmunt 2018's dual cross-entropy).
+
+:class:`anuvad.evaluation.calibration.ConfidenceModel` turns them into a probability.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from anuvad.data.batching import collate_source
+from anuvad.data.download import sha256_of
+from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
+from anuvad.decoding.search import length_penalty
+from anuvad.errors import ConfigError
+from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.inference.translation import Quality, WordScore
+from anuvad.model.transformer import Transformer
+
+FEATURES: tuple[str, ...] = (
+    "score", "mean_log_prob", "min_log_prob", "low_prob_share", "mean_entropy",
+    "log_length_ratio", "abs_log_length_ratio", "repeated_share", "uncovered_share",
+    "max_coverage", "eos_attention", "attention_entropy", "src_pieces_per_word",
+    "tgt_pieces_per_word", "log_src_pieces", "unfinished",
+)  # fmt: skip
+REVERSE_FEATURES: tuple[str, ...] = ("reverse_mean_log_prob", "reverse_min_log_prob")
+SCORE_ALPHA = 0.6  # the ``score`` feature's length penalty: the paper's, whatever the search used
+LOW_PROB = 0.1  # a token below this probability counts as unlikely
+MAX_LOGIT_ELEMENTS = 1 << 24  # rows x positions x vocabulary per forced pass (64 MiB of float32)
+
+
+@dataclass
+class OutputSignals:
+    """What the forced pass saw for one output.
+
+    Attributes:
+        log_probs: per output token (EOS included when the output finished), its log-probability.
+        entropies: per output token, the entropy (nats) of the distribution it was chosen from.
+        coverage: per source piece (EOS last), the attention it received summed over output
+            tokens (averaged over layers and heads).
+        eos_attention: mean attention on the source EOS per output token.
+        attention_entropy: mean entropy (nats) of the attention rows.
+    """
+
+    log_probs: list[float]
+    entropies: list[float]
+    coverage: list[float]
+    eos_attention: float
+    attention_entropy: float
+
+
+@torch.inference_mode()
+def output_signals(
+    model: Transformer, sources: Sequence[list[int]], outputs: Sequence[tuple[list[int], bool]]
+) -> list[OutputSignals]:
+    """Teacher-force each output against its source and read off the signals.
+
+    Args:
+        model: the network (eval mode).
+        sources: B source id lists without EOS (as the search got them).
+        outputs: per source, (output ids without BOS/EOS, whether it finished with EOS).
+
+    Returns:
+        One :class:`OutputSignals` per source; an output with no tokens at all (unfinished and
+        empty) gets empty lists.
+    """
+    if len(sources) != len(outputs):
+        raise ValueError(f"{len(sources)} sources for {len(outputs)} outputs")
+    targets = [[*ids, EOS_ID] if finished else list(ids) for ids, finished in outputs]
+    longest = max((len(t) for t in targets), default=0)
+    rows = max(1, MAX_LOGIT_ELEMENTS // max(1, longest * model.config.tgt_vocab_size))
+    result: list[OutputSignals] = []
+    for start in range(0, len(sources), rows):
+        result.extend(_signals(model, sources[start : start + rows], targets[start : start + rows]))
+    return result
+
+
+def _signals(
+    model: Transformer, sources: Sequence[list[int]], targets: Sequence[list[int]]
+) -> list[OutputSignals]:
+    device = next(model.parameters()).device
+    src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
+    src_ids, src_pad_mask = src_ids.to(device), src_pad_mask.to(device)
+    longest = max((len(t) for t in targets), default=0)
+    if longest == 0:
+        return [OutputSignals([], [], [0.0] * (len(s) + 1), 0.0, 0.0) for s in sources]
+    tgt_out = torch.full((len(targets), longest), PAD_ID, dtype=torch.long)  # (B, T)
+    for i, t in enumerate(targets):
+        tgt_out[i, : len(t)] = torch.tensor(t, dtype=torch.long)
+    tgt_out = tgt_out.to(device)
+    tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)  # (B, T)
+    memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
+    out = model.decode(tgt_in, memory, src_pad_mask, need_attention=True)
+    log_probs = torch.log_softmax(out.logits.float(), dim=-1)  # (B, T, V)
+    chosen = log_probs.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)  # (B, T)
+    entropy = -(log_probs.exp() * log_probs).sum(dim=-1)  # (B, T)
+    assert out.cross_attention is not None
+    attention = torch.stack(out.cross_attention).float().mean(dim=(0, 2))  # (B, T, S)
+    attn_entropy = -(attention * attention.clamp_min(1e-12).log()).sum(dim=-1)  # (B, T)
+    result = []
+    for i, t in enumerate(targets):
+        n, s = len(t), len(sources[i]) + 1  # target tokens; source pieces with EOS
+        rows = attention[i, :n, :s]  # (n, s)
+        result.append(
+            OutputSignals(
+                log_probs=chosen[i, :n].tolist(),
+                entropies=entropy[i, :n].tolist(),
+                coverage=rows.sum(dim=0).tolist() if n else [0.0] * s,
+                eos_attention=float(rows[:, s - 1].mean()) if n else 0.0,
+                attention_entropy=float(attn_entropy[i, :n].mean()) if n else 0.0,
+            )
+        )
+    return result
+
+
+def reverse_features(signals: OutputSignals) -> dict[str, float]:
+    """The :data:`REVERSE_FEATURES` from the reverse model's forced pass over the source."""
+    lp = signals.log_probs
+    return {
+        "reverse_mean_log_prob": sum(lp) / len(lp) if lp else -50.0,
+        "reverse_min_log_prob": max(-50.0, min(lp)) if lp else -50.0,
+    }
+
+
+def word_count(pieces: Sequence[str]) -> int:
+    """Words in a SentencePiece piece sequence: pieces that start one ("▁...") or the first."""
+    return sum(1 for i, p in enumerate(pieces) if i == 0 or p.startswith("▁"))
+
+
+def sentence_features(
+    signals: OutputSignals,
+    finished: bool,
+    src_pieces: Sequence[str],
+    tgt_pieces: Sequence[str],
+) -> dict[str, float]:
+    """The :data:`FEATURES` of one translation.
+
+    Args:
+        signals: from :func:`output_signals`.
+        finished: whether it ended with EOS.
+        src_pieces: the source pieces (without EOS).
+        tgt_pieces: the output pieces (without EOS).
+    """
+    lp = signals.log_probs
+    n = len(lp)
+    tokens = len(tgt_pieces)
+    coverage = signals.coverage[:-1] or [0.0]  # the source pieces, without EOS
+    ratio = math.log((n + 1) / (len(src_pieces) + 1))
+    return {
+        "score": sum(lp) / length_penalty(n, SCORE_ALPHA) if n else -50.0,
+        "mean_log_prob": sum(lp) / n if n else -50.0,
+        "min_log_prob": max(-50.0, min(lp)) if n else -50.0,
+        "low_prob_share": sum(1 for x in lp if x < math.log(LOW_PROB)) / n if n else 1.0,
+        "mean_entropy": sum(signals.entropies) / n if n else 0.0,
+        "log_length_ratio": ratio,
+        "abs_log_length_ratio": abs(ratio),
+        "repeated_share": 1.0 - len(set(tgt_pieces)) / tokens if tokens else 0.0,
+        "uncovered_share": sum(1 for c in coverage if c < 0.5) / len(coverage),
+        "max_coverage": max(coverage),
+        "eos_attention": signals.eos_attention,
+        "attention_entropy": signals.attention_entropy,
+        "src_pieces_per_word": len(src_pieces) / max(1, word_count(src_pieces)),
+        "tgt_pieces_per_word": tokens / max(1, word_count(tgt_pieces)),
+        "log_src_pieces": math.log(len(src_pieces) + 1),
+        "unfinished": 0.0 if finished else 1.0,
+    }
+
+
+def word_scores(
+    text: str, token_ids: Sequence[int], log_probs: Sequence[float], tokenizer: Tokenizer
+) -> list[WordScore]:
+    """The output's words, each with its probability (the product of its pieces' probabilities:
+    the chance the model gave the whole word) and where it stands in ``text``.
+
+    Words are SentencePiece words (a piece starting with "▁" opens one); a word whose text
+    cannot be found in ``text`` in order (normalisation changed it) keeps offsets -1.
+    """
+    pieces = tokenizer.id_to_piece(list(token_ids))
+    groups: list[list[int]] = []
+    for i, piece in enumerate(pieces):
+        if not groups or piece.startswith("▁"):
+            groups.append([])
+        groups[-1].append(i)
+    words: list[WordScore] = []
+    cursor = 0
+    for group in groups:
+        surface = tokenizer.decode([token_ids[i] for i in group]).strip()
+        if not surface:
+            continue
+        prob = math.exp(sum(log_probs[i] for i in group if i < len(log_probs)))
+        at = text.find(surface, cursor)
+        if at >= 0:
+            cursor = at + len(surface)
+            words.append(WordScore(surface, prob, at, cursor))
+        else:
+            words.append(WordScore(surface, prob, -1, -1))
+    return words
+
+
+def calibration_path(model_path: str | Path) -> Path:
+    """Where a model file's confidence model lives: beside it, ``<stem>.confidence.json``."""
+    path = Path(model_path)
+    return path.with_name(path.stem + ".confidence.json")
+
+
+def load_calibration(model_path: str | Path) -> ConfidenceModel | None:
+    """The confidence model beside ``model_path`` (None when there is none).
+
+    Raises:
+        ConfigError: the file is malformed, names a feature this anuvad does not compute, or
+            was fitted on another model file (naming both and how to fix it).
+    """
+    path = calibration_path(model_path)
+    if not path.is_file():
+        return None
+    calibration = ConfidenceModel.load(path)
+    unknown = [f for f in calibration.features if f not in (*FEATURES, *REVERSE_FEATURES)]
+    if unknown:
+        raise ConfigError(
+            f"{path}: field 'features' names {unknown}, which this anuvad does not compute; "
+            "write it again with `anuvad calibrate`"
+        )
+    if any(f in REVERSE_FEATURES for f in calibration.features) and not calibration.reverse_model:
+        raise ConfigError(f"{path}: it uses reverse-model features but names no reverse_model")
+    if calibration.model_sha256 and calibration.model_sha256 != sha256_of(Path(model_path)):
+        raise ConfigError(
+            f"{path} was fitted on another model file than {Path(model_path).name} (its "
+            "model_sha256 differs); run `anuvad calibrate` for this model, or delete the file "
+            "to translate without confidence"
+        )
+    return calibration
+
+
+def assess(
+    signals: OutputSignals,
+    finished: bool,
+    text: str,
+    src_ids: Sequence[int],
+    tgt_ids: Sequence[int],
+    src_tokenizer: Tokenizer,
+    tgt_tokenizer: Tokenizer,
+    calibration: ConfidenceModel | None,
+    reverse: OutputSignals | None = None,
+) -> Quality:
+    """The :class:`Quality` of one translation: its token and word probabilities, features
+    (with the reverse model's when ``reverse`` is given) and, with ``calibration``, its
+    confidence and flag."""
+    features = sentence_features(
+        signals,
+        finished,
+        src_tokenizer.id_to_piece(list(src_ids)),
+        tgt_tokenizer.id_to_piece(list(tgt_ids)),
+    )
+    if reverse is not None:
+        features.update(reverse_features(reverse))
+    quality = Quality(
+        token_probs=[math.exp(x) for x in signals.log_probs],
+        words=word_scores(text, tgt_ids, signals.log_probs, tgt_tokenizer),
+        features=features,
+    )
+    if calibration is not None:
+        quality.confidence = calibration.probability(features)
+        quality.likely_wrong = quality.confidence < calibration.threshold
+    return quality
