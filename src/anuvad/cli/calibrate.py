@@ -18,7 +18,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from anuvad.data.download import sha256_of
     from anuvad.evaluation.calibration import calibrate, report_table
     from anuvad.inference.calibrate import calibration_rows, load_rows, read_dev_set, save_rows
-    from anuvad.inference.confidence import FEATURES, REVERSE_FEATURES, calibration_path
+    from anuvad.inference.confidence import (
+        FEATURES,
+        NBEST_FEATURES,
+        REVERSE_FEATURES,
+        calibration_path,
+    )
 
     if not args.dev and not args.rows:
         print("error: give dev sets (--dev DOMAIN=SRC,REF) or --rows FILE", file=sys.stderr)
@@ -46,6 +51,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         if args.save_rows:
             save_rows(rows, args.save_rows)
     features = list(FEATURES)
+    if any("nbest_agreement" in r.features for r in rows):  # beam search
+        features += NBEST_FEATURES
     if args.reverse_model:
         missing = [f for f in REVERSE_FEATURES if any(f not in r.features for r in rows)]
         if missing:

@@ -23,6 +23,7 @@ from anuvad.cli.options import (
 
 if TYPE_CHECKING:
     from anuvad.config import DecodeConfig
+    from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
     from anuvad.inference.translation import Translation
@@ -61,13 +62,19 @@ def _translate(
     use_cache: bool = True,
     progress: bool = False,
     glossary: Glossary | None = None,
+    quality: bool = False,
 ) -> list[Translation]:
     """Translate ``lines`` with ``settings``; a progress bar when asked."""
     from tqdm import tqdm
 
     with tqdm(total=len(lines), unit="sent", disable=not progress, file=sys.stderr) as bar:
         return translator.translate(
-            lines, settings, use_cache=use_cache, progress=bar.update, glossary=glossary
+            lines,
+            settings,
+            use_cache=use_cache,
+            progress=bar.update,
+            glossary=glossary,
+            quality=quality,
         )
 
 
@@ -78,22 +85,47 @@ def _translate_documents(
     use_cache: bool = True,
     progress: bool = False,
     glossary: Glossary | None = None,
-) -> list[str]:
+    quality: bool = False,
+) -> list[DocumentTranslation[Translation]]:
     """``--split-sentences``: each line is a document; its sentences are translated (all lines'
     in one batched pass) and put back in place, so the output keeps one line per input line."""
     from anuvad.inference.documents import translate_documents
     from anuvad.inference.engine import source_fits
 
     lang = translator.model_file.config.data.src_lang
-    results = translate_documents(
+    return translate_documents(
         lines,
         lang,
         lambda sentences: _translate(
-            translator, sentences, settings, use_cache, progress, glossary
+            translator, sentences, settings, use_cache, progress, glossary, quality
         ),
         fits=source_fits(translator),
     )
-    return [r.text for r in results]
+
+
+def _scores_lines(
+    translator: TranslationEngine,
+    lines: Sequence[str],
+    results: Sequence[Translation | DocumentTranslation[Translation]],
+    glossary: Glossary | None,
+) -> str:
+    """``--scores``: per input line, the JSON object ``POST /translate`` answers for a text
+    (sentences with their confidence, flag, word and token probabilities), one per line."""
+    from anuvad.inference.documents import DocumentTranslation, assemble_documents, whole_text
+    from anuvad.server.responses import document_out
+
+    documents: list[DocumentTranslation[Translation]] = []
+    for line, result in zip(lines, results, strict=True):
+        if isinstance(result, DocumentTranslation):
+            documents.append(result)
+        else:
+            plan = whole_text(line)
+            documents.extend(assemble_documents([line], [plan], [result] if plan else []))
+    tokenizer = translator.tgt_tokenizer
+    return "".join(
+        json.dumps(document_out(d, glossary, tokenizer).model_dump(), ensure_ascii=False) + "\n"
+        for d in documents
+    )
 
 
 def _write_attention(
@@ -107,6 +139,9 @@ def cmd_translate(args: argparse.Namespace) -> int:
     """Translate stdin or ``--input``, one sentence per line, into stdout or ``--output``."""
     if args.nbest < 1:
         print("error: --nbest must be at least 1", file=sys.stderr)
+        return 2
+    if args.scores and args.nbest > 1:
+        print("error: --scores writes one JSON object per line; use --nbest 1", file=sys.stderr)
         return 2
     if args.split_sentences and (args.nbest > 1 or args.attention):
         print(
@@ -127,16 +162,23 @@ def cmd_translate(args: argparse.Namespace) -> int:
     progress = bool(args.input) and not args.no_progress
     if args.split_sentences:
         documents = _translate_documents(
-            translator, lines, settings, search.use_cache, progress, glossary
+            translator, lines, settings, search.use_cache, progress, glossary, args.scores
         )
-        text = "".join(line + "\n" for line in documents)
+        if args.scores:
+            text = _scores_lines(translator, lines, documents, glossary)
+        else:
+            text = "".join(d.text + "\n" for d in documents)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
         else:
             sys.stdout.write(text)
         return 0
-    results = _translate(translator, lines, settings, search.use_cache, progress, glossary)
-    if args.nbest == 1:
+    results = _translate(
+        translator, lines, settings, search.use_cache, progress, glossary, args.scores
+    )
+    if args.scores:
+        text = _scores_lines(translator, lines, results, glossary)
+    elif args.nbest == 1:
         text = "".join(r.text + "\n" for r in results)
     else:  # fairseq / Moses style: sentence index ||| output ||| score
         text = "".join(
@@ -188,9 +230,10 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
         sources = read_input_lines(args.source)
         progress = not args.no_progress
         if args.split_sentences:
-            hypotheses = _translate_documents(
+            documents = _translate_documents(
                 translator, sources, used, search.use_cache, progress, glossary
             )
+            hypotheses = [d.text for d in documents]
         else:
             results = _translate(translator, sources, used, search.use_cache, progress, glossary)
             hypotheses = [r.text for r in results]
@@ -298,6 +341,13 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "--nbest", type=int, default=1, help="outputs per sentence ('i ||| text ||| score')"
     )
     p.add_argument("--attention", metavar="FILE", help="write attention matrices as JSON")
+    p.add_argument(
+        "--scores",
+        action="store_true",
+        help="write one JSON object per line instead of text: the translation, its "
+        "sentences with their confidence (calibrated; null without a calibration), "
+        "likely_wrong flag, word and token probabilities (as POST /translate answers)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_split_arg(p)
     add_engine_options(p)

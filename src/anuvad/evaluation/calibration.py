@@ -66,13 +66,10 @@ class ConfidenceModel:
     report: dict[str, Any] = field(default_factory=dict)
 
     def probability(self, features: Mapping[str, float]) -> float:
-        """P(good) for one sentence's features (every name in :attr:`features` must be there).
-
-        Raises:
-            KeyError: a feature is missing.
-        """
+        """P(good) for one sentence's features; a feature it lacks (e.g. the beam's agreement
+        after greedy search) takes the fitting data's mean."""
         columns = zip(self.features, self.weights, self.mean, self.scale, strict=True)
-        z = sum(w * (features[name] - m) / s for name, w, m, s in columns)
+        z = sum(w * (features.get(name, m) - m) / s for name, w, m, s in columns)
         return _sigmoid(z + self.bias)
 
     def probabilities(self, rows: Sequence[Mapping[str, float]]) -> list[float]:
@@ -154,7 +151,7 @@ def fit_confidence(
     """Fit P(good | features) by L2-regularised logistic regression (L-BFGS, float64).
 
     Args:
-        rows: per sentence, its features (at least those named in ``features``).
+        rows: per sentence, its features (a missing one takes the others' mean).
         good: per sentence, whether it was a good translation.
         features: which features to use.
         l2: weight of the squared-weight penalty (per sentence; the intercept is not penalised).
@@ -167,9 +164,13 @@ def fit_confidence(
         raise ValueError(f"{len(rows)} feature rows for {len(good)} labels")
     if all(good) or not any(good):
         raise ValueError("the fitting data holds only good or only bad sentences")
-    x = torch.tensor([[row[f] for f in features] for row in rows], dtype=torch.float64)  # (N, F)
+    nan = float("nan")
+    x = torch.tensor([[row.get(f, nan) for f in features] for row in rows], dtype=torch.float64)
     y = torch.tensor([1.0 if g else 0.0 for g in good], dtype=torch.float64)  # (N,)
-    mean = x.mean(dim=0)
+    mean = x.nanmean(dim=0)  # (F,); a row lacking a feature takes its mean, as in probability()
+    if bool(mean.isnan().any()):
+        raise ValueError("a feature is missing from every row")
+    x = torch.where(x.isnan(), mean, x)  # (N, F)
     scale = x.std(dim=0, unbiased=False)
     scale = torch.where(scale > 1e-12, scale, torch.ones_like(scale))
     z = (x - mean) / scale  # (N, F)

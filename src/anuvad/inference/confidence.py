@@ -19,6 +19,10 @@ From them, per sentence (the names of :data:`FEATURES`):
   EOS, where a decoder looks when it is not translating anything), ``attention_entropy``;
 * ``src_pieces_per_word`` / ``tgt_pieces_per_word`` — how much the vocabularies had to split
   the words (rare or foreign words split more), ``log_src_pieces``, ``unfinished``;
+* ``nbest_agreement`` — with beam search, the mean sentence chrF++ (/100) of the beam's other
+  finished candidates against the best one (a model that hesitates between different
+  translations is less often right); absent for greedy search, where the confidence model
+  takes the fitting data's mean instead;
 * with a reverse model (target→source, e.g. the shipped Hindi→English one), how well the output
   explains its source: ``reverse_mean_log_prob`` and ``reverse_min_log_prob``, the reverse
   model's token log-probabilities of the source given the output (a translation that lost or
@@ -42,6 +46,7 @@ from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 from anuvad.decoding.search import length_penalty
 from anuvad.errors import ConfigError
 from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.translation import Quality, WordScore
 from anuvad.model.transformer import Transformer
 
@@ -51,6 +56,7 @@ FEATURES: tuple[str, ...] = (
     "max_coverage", "eos_attention", "attention_entropy", "src_pieces_per_word",
     "tgt_pieces_per_word", "log_src_pieces", "unfinished",
 )  # fmt: skip
+NBEST_FEATURES: tuple[str, ...] = ("nbest_agreement",)
 REVERSE_FEATURES: tuple[str, ...] = ("reverse_mean_log_prob", "reverse_min_log_prob")
 SCORE_ALPHA = 0.6  # the ``score`` feature's length penalty: the paper's, whatever the search used
 LOW_PROB = 0.1  # a token below this probability counts as unlikely
@@ -242,7 +248,8 @@ def load_calibration(model_path: str | Path) -> ConfidenceModel | None:
     if not path.is_file():
         return None
     calibration = ConfidenceModel.load(path)
-    unknown = [f for f in calibration.features if f not in (*FEATURES, *REVERSE_FEATURES)]
+    known = (*FEATURES, *NBEST_FEATURES, *REVERSE_FEATURES)
+    unknown = [f for f in calibration.features if f not in known]
     if unknown:
         raise ConfigError(
             f"{path}: field 'features' names {unknown}, which this anuvad does not compute; "
@@ -269,9 +276,11 @@ def assess(
     tgt_tokenizer: Tokenizer,
     calibration: ConfidenceModel | None,
     reverse: OutputSignals | None = None,
+    alternatives: Sequence[str] = (),
 ) -> Quality:
     """The :class:`Quality` of one translation: its token and word probabilities, features
-    (with the reverse model's when ``reverse`` is given) and, with ``calibration``, its
+    (with the reverse model's when ``reverse`` is given, and the agreement of the search's
+    other candidates ``alternatives`` when there are any) and, with ``calibration``, its
     confidence and flag."""
     features = sentence_features(
         signals,
@@ -281,6 +290,9 @@ def assess(
     )
     if reverse is not None:
         features.update(reverse_features(reverse))
+    if alternatives:
+        agreement = sentence_chrf(list(alternatives), [text] * len(alternatives))
+        features["nbest_agreement"] = sum(agreement) / len(agreement) / 100.0
     quality = Quality(
         token_probs=[math.exp(x) for x in signals.log_probs],
         words=word_scores(text, tgt_ids, signals.log_probs, tgt_tokenizer),

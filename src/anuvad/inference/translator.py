@@ -192,10 +192,13 @@ class Translator:
             if required is not None and any(required[i] for i in indices):
                 terms = TermConstraint([required[i] for i in indices], vocab_size)
             combined = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint, terms)
-            candidates = self._search(sources, d, use_cache, combined, stop)
-            if quality:
-                self._assess([texts[i] for i in indices], sources, [c[0] for c in candidates])
-            return candidates
+            if not quality:
+                return self._search(sources, d, use_cache, combined, stop)
+            # The beam's other hypotheses are a confidence signal: the search keeps them anyway.
+            wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
+            candidates = self._search(sources, wide, use_cache, combined, stop)
+            self._assess([texts[i] for i in indices], sources, candidates)
+            return [c[: d.nbest] for c in candidates]
 
         return translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
 
@@ -251,9 +254,13 @@ class Translator:
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
 
-    def _assess(self, texts: list[str], sources: list[list[int]], best: list[Candidate]) -> None:
-        """Set the :class:`Quality` of each source's best candidate: one forced pass, and one
-        of the :attr:`reverse` model over the source given the output when there is one."""
+    def _assess(
+        self, texts: list[str], sources: list[list[int]], candidates: list[list[Candidate]]
+    ) -> None:
+        """Set the :class:`Quality` of each source's best candidate: one forced pass, one of
+        the :attr:`reverse` model over the source given the output when there is one, and how
+        much the other candidates agree with the best."""
+        best = [c[0] for c in candidates]
         signals = output_signals(self.model, sources, [(c.token_ids, c.finished) for c in best])
         backward: list[OutputSignals | None] = [None] * len(best)
         if self.reverse is not None:
@@ -263,10 +270,11 @@ class Translator:
             normalize = source_normalizer(reverse.model_file.config.data)
             originals = [reverse.tgt_tokenizer.encode(normalize(t))[:top] for t in texts]
             backward = list(output_signals(reverse.model, outputs, [(o, True) for o in originals]))
-        for src, candidate, seen, back in zip(sources, best, signals, backward, strict=True):
-            candidate.quality = assess(
-                seen, candidate.finished, candidate.text, src, candidate.token_ids,
+        for src, found, seen, back in zip(sources, candidates, signals, backward, strict=True):
+            found[0].quality = assess(
+                seen, found[0].finished, found[0].text, src, found[0].token_ids,
                 self.src_tokenizer, self.tgt_tokenizer, self.calibration, back,
+                [c.text for c in found[1:]],
             )  # fmt: skip
 
     def _candidates(self, hyps: list[Hypothesis]) -> list[Candidate]:

@@ -354,7 +354,9 @@ def create_app(
         counters["requests"] += 1
         documents = assemble_documents(texts, plans, results)
         return TranslateResponse(
-            translations=[document_out(d, terms) for d in documents],
+            translations=[
+                document_out(d, terms, model.translator.tgt_tokenizer) for d in documents
+            ],
             model=model.id,
             decoding=body.decoding,
             beam_size=key.beam_size,

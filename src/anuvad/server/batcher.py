@@ -341,7 +341,7 @@ class MicroBatcher:
             with self._lock:
                 self.model_calls += 1
             results = self.translator.translate(
-                texts, key, stop=lambda: self._between_steps(calling), **extra
+                texts, key, stop=lambda: self._between_steps(calling), quality=True, **extra
             )
         except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
             if isinstance(exc, SearchStoppedError):

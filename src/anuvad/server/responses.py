@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.inference.documents import DocumentTranslation
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
@@ -12,10 +13,13 @@ from anuvad.inference.translation import AttentionView, Translation
 from anuvad.server.schemas import (
     AttentionResponse,
     CandidateOut,
+    ConfidenceInfo,
     ModelInfo,
     SentenceOut,
     TermOut,
+    TokenOut,
     TranslationOut,
+    WordOut,
 )
 
 
@@ -47,6 +51,24 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
         default_length_penalty=translator.decode.length_penalty,
         trained_on=config.data.training_summary(),
         metadata=metadata,
+        confidence=confidence_info(translator),
+    )
+
+
+def confidence_info(translator: TranslationEngine) -> ConfidenceInfo | None:
+    """How the engine's confidence was calibrated (None: it gives none)."""
+    calibration = translator.calibration
+    if calibration is None:
+        return None
+    held_out = calibration.report.get("held_out", {})
+    return ConfidenceInfo(
+        good_chrf=calibration.good_chrf,
+        threshold=calibration.threshold,
+        features=calibration.features,
+        reverse_model=calibration.reverse_model,
+        held_out_auroc={
+            domain: pair.get("confidence", {}).get("auroc") for domain, pair in held_out.items()
+        },
     )
 
 
@@ -73,10 +95,36 @@ def terms_out(glossary: Glossary | None, source: str, translation: str) -> list[
     ]
 
 
+def quality_out(result: Translation, tgt_tokenizer: Tokenizer | None) -> dict[str, Any]:
+    """A sentence's confidence, flag, word and token probabilities (rounded) as SentenceOut
+    fields; nothing when the engine gave no quality."""
+    quality = result.quality
+    if quality is None:
+        return {}
+    ids = [*result.token_ids, EOS_ID][: len(quality.token_probs)]
+    pieces = tgt_tokenizer.id_to_piece(ids) if tgt_tokenizer is not None else [""] * len(ids)
+    return {
+        "confidence": None if quality.confidence is None else round(quality.confidence, 4),
+        "likely_wrong": quality.likely_wrong,
+        "words": [
+            WordOut(text=w.text, prob=round(w.prob, 4), start=w.start, end=w.end)
+            for w in quality.words
+        ],
+        "tokens": [
+            TokenOut(piece=p, prob=round(x, 4))
+            for p, x in zip(pieces, quality.token_probs, strict=True)
+        ],
+    }
+
+
 def document_out(
-    document: DocumentTranslation[Translation], glossary: Glossary | None = None
+    document: DocumentTranslation[Translation],
+    glossary: Glossary | None = None,
+    tgt_tokenizer: Tokenizer | None = None,
 ) -> TranslationOut:
-    """A translated text: assembled, with its sentences; one sentence keeps its n-best list."""
+    """A translated text: assembled, with its sentences (with their confidence and word
+    probabilities when the engine gave them; ``tgt_tokenizer`` spells the pieces); one
+    sentence keeps its n-best list."""
     sentences = [
         SentenceOut(
             start=segment.start,
@@ -87,9 +135,11 @@ def document_out(
             finished=result.finished,
             nbest=candidates_out(result),
             terms=terms_out(glossary, segment.text, result.text),
+            **quality_out(result, tgt_tokenizer),
         )
         for segment, result in zip(document.segments, document.sentences, strict=True)
     ]
+    known = [s.confidence for s in sentences if s.confidence is not None]
     score = sum(s.score for s in sentences) / max(1, len(sentences))
     finished = all(s.finished for s in sentences)
     if len(sentences) == 1:
@@ -112,6 +162,8 @@ def document_out(
         finished=finished,
         nbest=nbest,
         sentences=sentences,
+        confidence=min(known) if known else None,
+        likely_wrong=any(bool(s.likely_wrong) for s in sentences) if known else None,
     )
 
 

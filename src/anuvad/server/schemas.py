@@ -242,6 +242,22 @@ class TermOut(BaseModel):
     used: bool = Field(description="the translation holds the target phrase")
 
 
+class WordOut(BaseModel):
+    """One output word and how probable the model found it."""
+
+    text: str
+    prob: float = Field(description="the model's probability of the word (its pieces' product)")
+    start: int = Field(description="offset in the sentence's translation (-1: not found there)")
+    end: int
+
+
+class TokenOut(BaseModel):
+    """One output piece (as the vocabulary spells it) and its probability."""
+
+    piece: str
+    prob: float
+
+
 class SentenceOut(BaseModel):
     """One sentence of a text: where it stands in the text, and its translation."""
 
@@ -254,6 +270,22 @@ class SentenceOut(BaseModel):
     nbest: list[CandidateOut]
     terms: list[TermOut] = Field(
         default_factory=list, description="the glossary terms that occur in this sentence"
+    )
+    confidence: float | None = Field(
+        None,
+        description="calibrated probability that the translation is good (sentence chrF++ >= "
+        "30 on the dev data the model was calibrated on); null when the model has no "
+        "calibration or the engine is ctranslate2",
+    )
+    likely_wrong: bool | None = Field(
+        None, description="confidence below the calibration's threshold; null without one"
+    )
+    words: list[WordOut] = Field(
+        default_factory=list, description="the translation's words with their probabilities"
+    )
+    tokens: list[TokenOut] = Field(
+        default_factory=list,
+        description="every output piece with its probability (EOS last when the output ended)",
     )
 
 
@@ -268,6 +300,12 @@ class TranslationOut(BaseModel):
         description="the candidates when the text is one sentence; else the assembled text"
     )
     sentences: list[SentenceOut] = Field(description="the text's sentences, in order")
+    confidence: float | None = Field(
+        None, description="the lowest sentence confidence (null without calibration)"
+    )
+    likely_wrong: bool | None = Field(
+        None, description="some sentence is likely wrong (null without calibration)"
+    )
 
 
 class TranslateResponse(BaseModel):
@@ -328,6 +366,18 @@ class Limits(BaseModel):
     )
 
 
+class ConfidenceInfo(BaseModel):
+    """A served model's confidence calibration and how well it ranked held-out dev sentences."""
+
+    good_chrf: float = Field(description="sentence chrF++ that counted as a good translation")
+    threshold: float = Field(description="confidence below this flags a sentence likely wrong")
+    features: list[str]
+    reverse_model: str = Field(description="the reverse model it uses ('' = none)")
+    held_out_auroc: dict[str, float | None] = Field(
+        description="per domain (and pooled): AUROC for finding bad held-out sentences"
+    )
+
+
 class ModelInfo(BaseModel):
     """What ``GET /models`` says about a served model."""
 
@@ -351,6 +401,9 @@ class ModelInfo(BaseModel):
         "data/trained_models/README.md has the details)"
     )
     metadata: dict[str, Any]
+    confidence: ConfidenceInfo | None = Field(
+        None, description="how sentence confidence was calibrated; null: no confidence"
+    )
 
 
 class ModelsResponse(BaseModel):
