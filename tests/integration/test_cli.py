@@ -300,3 +300,60 @@ def test_translate_with_a_glossary_uses_its_terms_and_names_a_bad_line(
     (tmp_path / "bad.tsv").write_text("sky\n", encoding="utf-8")
     assert main([*base, "--glossary", str(tmp_path / "bad.tsv")]) != 0
     assert "bad.tsv:1: expected 'term<TAB>translation'" in capsys.readouterr().err
+
+
+def test_calibrate_then_translate_with_scores(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``anuvad calibrate`` fits on dev halves and writes the file beside the model, which
+    ``translate --scores`` then uses: one JSON object per line, with confidence and words."""
+    import json
+    import shutil
+
+    from anuvad.inference.translator import Translator
+    from conftest import EN_HI_PAIRS
+
+    model = tmp_path / "model.pt"
+    shutil.copy(tiny_enhi_model, model)
+    sources = [en for en, _ in EN_HI_PAIRS]
+    outputs = Translator.from_file(model, device="cpu").translate_text(sources)
+    # Odd lines get the model's own output as reference (good), even lines an unrelated one.
+    references = [out if i % 2 else "क ख ग घ" for i, out in enumerate(outputs)]
+    (tmp_path / "dev.en").write_text("".join(s + "\n" for s in sources), encoding="utf-8")
+    (tmp_path / "dev.hi").write_text("".join(r + "\n" for r in references), encoding="utf-8")
+    dev = f"captions={tmp_path / 'dev.en'},{tmp_path / 'dev.hi'}"
+    base = ["calibrate", "--model", str(model), "--device", "cpu", "--no-progress"]
+    assert main([*base, "--dev", dev, "--beam-size", "2", "--save-rows", str(tmp_path / "r")]) == 0
+    report = capsys.readouterr().out
+    assert "| captions | 20 |" in report and "model.confidence.json" in report
+    assert (tmp_path / "model.confidence.json").is_file()
+    assert main([*base, "--rows", str(tmp_path / "r"), "--json"]) == 0  # refit, no translating
+    assert "held_out" in json.loads(capsys.readouterr().out)
+
+    (tmp_path / "in.txt").write_text("I am going home.\n\nThe bus is full. Yes.\n", "utf-8")
+    command = ["translate", "--model", str(model), "--device", "cpu", "--no-progress"]
+    command += ["--input", str(tmp_path / "in.txt"), "--beam-size", "2", "--scores"]
+    assert main([*command, "--split-sentences"]) == 0
+    first, empty, two = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert empty["sentences"] == [] and empty["confidence"] is None
+    assert len(two["sentences"]) == 2
+    for sentence in (*first["sentences"], *two["sentences"]):
+        assert 0.0 <= sentence["confidence"] <= 1.0
+        assert sentence["likely_wrong"] == (sentence["confidence"] < 0.5)
+        assert sentence["tokens"] and all(0 < t["prob"] <= 1 for t in sentence["tokens"])
+    assert two["confidence"] == min(s["confidence"] for s in two["sentences"])
+    assert main(command) == 0  # a line is one sentence: the same JSON shape
+    assert len(capsys.readouterr().out.splitlines()) == 3
+
+
+def test_calibrate_names_a_bad_dev_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.en").write_text("one\ntwo\n", encoding="utf-8")
+    (tmp_path / "a.hi").write_text("एक\n", encoding="utf-8")
+    (tmp_path / "t.tsv").write_text("x\ty\nonly-one-column\n", encoding="utf-8")
+    base = ["calibrate", "--model", str(tmp_path / "m.pt")]
+    assert main([*base, "--dev", f"captions={tmp_path / 'a.en'},{tmp_path / 'a.hi'}"]) != 0
+    assert "a.en has 2 lines but" in capsys.readouterr().err
+    assert main([*base, "--dev", f"captions={tmp_path / 't.tsv'}@0,1"]) != 0
+    assert "t.tsv, line 2: 1 tab-separated columns" in capsys.readouterr().err
+    assert main([*base, "--dev", "captions"]) != 0
+    assert "expected DOMAIN=SOURCE,REFERENCE" in capsys.readouterr().err

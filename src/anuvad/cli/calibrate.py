@@ -17,13 +17,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     second halves, write the confidence model beside the model file."""
     from anuvad.data.download import sha256_of
     from anuvad.evaluation.calibration import calibrate, report_table
-    from anuvad.inference.calibrate import calibration_rows, load_rows, read_dev_set, save_rows
-    from anuvad.inference.confidence import (
-        FEATURES,
-        NBEST_FEATURES,
-        REVERSE_FEATURES,
-        calibration_path,
+    from anuvad.inference.calibrate import (
+        calibration_rows,
+        choose_features,
+        load_rows,
+        read_dev_set,
+        save_rows,
     )
+    from anuvad.inference.confidence import calibration_path
 
     if not args.dev and not args.rows:
         print("error: give dev sets (--dev DOMAIN=SRC,REF) or --rows FILE", file=sys.stderr)
@@ -50,16 +51,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 rows.extend(calibration_rows(translator, dev, settings, bar.update))
         if args.save_rows:
             save_rows(rows, args.save_rows)
-    features = list(FEATURES)
-    if any("nbest_agreement" in r.features for r in rows):  # beam search
-        features += NBEST_FEATURES
-    if args.reverse_model:
-        missing = [f for f in REVERSE_FEATURES if any(f not in r.features for r in rows)]
-        if missing:
-            print(f"error: the rows lack {missing}: they were saved without a reverse model")
-            return 2
-        features += REVERSE_FEATURES
-    model = calibrate(rows, features, args.good_chrf, args.l2, args.threshold)
+    features = choose_features(rows, args.features)
+    model = calibrate(
+        rows, features, args.good_chrf, args.l2, args.threshold, balance=not args.no_balance
+    )
     model.model_sha256 = sha256_of(Path(args.model))
     if args.reverse_model:
         model.reverse_model = os.path.relpath(args.reverse_model, Path(args.model).parent)
@@ -104,6 +99,19 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--threshold", type=float, default=0.5, help="confidence below this flags 'likely wrong'"
+    )
+    p.add_argument(
+        "--features",
+        default="certainty",
+        help="certainty (default: the model's own certainty signals: mean entropy and token "
+        "log-probability, the beam's agreement, the reverse model's log-probability), all "
+        "(every feature, domain cues such as sentence length included), or a comma list",
+    )
+    p.add_argument(
+        "--no-balance",
+        action="store_true",
+        help="fit with every sentence weighing 1 (default: each domain's good and bad sentences "
+        "weigh the same, then the probabilities are rescaled to the real rates)",
     )
     p.add_argument("--l2", type=float, default=1e-2, help="weight penalty of the logistic model")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -141,14 +142,43 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
+def _logistic(z: Tensor, y: Tensor, sample_weights: Tensor, l2: float) -> tuple[Tensor, Tensor]:
+    """Weights (F,) and bias () minimising weighted cross-entropy + l2 * |weights|^2 (L-BFGS)."""
+    weights = torch.zeros(z.size(1), dtype=torch.float64, requires_grad=True)
+    bias = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    optimizer = torch.optim.LBFGS(
+        [weights, bias], lr=1.0, max_iter=500, tolerance_grad=1e-10, line_search_fn="strong_wolfe"
+    )
+
+    def closure() -> Tensor:
+        optimizer.zero_grad()
+        logits = z @ weights + bias  # (N,)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(
+            logits, y, weight=sample_weights
+        )
+        loss = loss + l2 * (weights**2).sum()
+        loss.backward()  # type: ignore[no-untyped-call]
+        return loss
+
+    optimizer.step(closure)  # type: ignore[no-untyped-call]
+    return weights.detach(), bias.detach()
+
+
 def fit_confidence(
     rows: Sequence[Mapping[str, float]],
     good: Sequence[bool],
     features: Sequence[str],
     l2: float = 1e-2,
     threshold: float = 0.5,
+    groups: Sequence[str] | None = None,
 ) -> ConfidenceModel:
     """Fit P(good | features) by L2-regularised logistic regression (L-BFGS, float64).
+
+    With ``groups`` (e.g. each sentence's domain), every (group, good/bad) cell weighs the
+    same in the fit, so that the direction of the model ranks sentences *within* each group
+    rather than telling the groups apart (a domain where nearly everything is bad would
+    otherwise teach little but "this is that domain"); a second, unweighted one-feature fit
+    (Platt scaling) then sets the probabilities to the data's real rates.
 
     Args:
         rows: per sentence, its features (a missing one takes the others' mean).
@@ -156,11 +186,13 @@ def fit_confidence(
         features: which features to use.
         l2: weight of the squared-weight penalty (per sentence; the intercept is not penalised).
         threshold: confidence below which a sentence is flagged.
+        groups: per sentence, its group, for the balanced fit; None: every sentence weighs 1.
 
     Raises:
-        ValueError: no rows, a length mismatch, or only one class present.
+        ValueError: no rows, a length mismatch, only one class present, or a feature that
+            no row has.
     """
-    if len(rows) != len(good) or not rows:
+    if len(rows) != len(good) or not rows or (groups is not None and len(groups) != len(rows)):
         raise ValueError(f"{len(rows)} feature rows for {len(good)} labels")
     if all(good) or not any(good):
         raise ValueError("the fitting data holds only good or only bad sentences")
@@ -174,27 +206,24 @@ def fit_confidence(
     scale = x.std(dim=0, unbiased=False)
     scale = torch.where(scale > 1e-12, scale, torch.ones_like(scale))
     z = (x - mean) / scale  # (N, F)
-    weights = torch.zeros(len(features), dtype=torch.float64, requires_grad=True)
-    bias = torch.zeros((), dtype=torch.float64, requires_grad=True)
-    optimizer = torch.optim.LBFGS(
-        [weights, bias], lr=1.0, max_iter=500, tolerance_grad=1e-10, line_search_fn="strong_wolfe"
-    )
-
-    def closure() -> Tensor:
-        optimizer.zero_grad()
-        logits = z @ weights + bias  # (N,)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
-        loss = loss + l2 * (weights**2).sum()
-        loss.backward()  # type: ignore[no-untyped-call]
-        return loss
-
-    optimizer.step(closure)  # type: ignore[no-untyped-call]
+    ones = torch.ones_like(y)
+    if groups is None:
+        weights, bias = _logistic(z, y, ones, l2)
+    else:
+        cells = Counter(zip(groups, good, strict=True))
+        balanced = torch.tensor(
+            [1.0 / cells[cell] for cell in zip(groups, good, strict=True)], dtype=torch.float64
+        )
+        direction, _ = _logistic(z, y, balanced / balanced.mean(), l2)
+        logit = (z @ direction).unsqueeze(1)  # (N, 1)
+        slope, bias = _logistic(logit, y, ones, 0.0)  # Platt scaling on the real rates
+        weights = direction * slope[0]
     return ConfidenceModel(
         features=list(features),
         mean=mean.tolist(),
         scale=scale.tolist(),
-        weights=weights.detach().tolist(),
-        bias=float(bias.detach()),
+        weights=weights.tolist(),
+        bias=float(bias),
         threshold=threshold,
     )
 
@@ -365,9 +394,11 @@ def calibrate(
     good_chrf: float = GOOD_CHRF,
     l2: float = 1e-2,
     threshold: float = 0.5,
+    balance: bool = True,
 ) -> ConfidenceModel:
-    """Fit a :class:`ConfidenceModel` on the rows not held out, and report how it and the plain
-    score rank the held-out rows, per domain and pooled (``report["held_out"]``).
+    """Fit a :class:`ConfidenceModel` on the rows not held out (``balance``: each domain's good
+    and bad sentences weigh the same, see :func:`fit_confidence`), and report how it and the
+    plain score rank the held-out rows, per domain and pooled (``report["held_out"]``).
 
     Raises:
         ValueError: a split is empty or the fitting split has a single class.
@@ -382,6 +413,7 @@ def calibrate(
         features,
         l2=l2,
         threshold=threshold,
+        groups=[r.domain for r in fit_rows] if balance else None,
     )
     model.good_chrf = good_chrf
     groups: dict[str, list[CalibrationRow]] = {}
@@ -402,6 +434,7 @@ def calibrate(
     model.report = {
         "good_chrf": good_chrf,
         "l2": l2,
+        "balanced": balance,
         "fitted_on": _counts(fit_rows),
         "held_out_sets": _counts(test_rows),
         "held_out": held_out,

@@ -23,6 +23,11 @@ from anuvad.config import DecodeConfig
 from anuvad.errors import DataError
 from anuvad.evaluation.calibration import CalibrationRow, held_out_halves
 from anuvad.evaluation.metrics import sentence_chrf
+from anuvad.inference.confidence import (
+    ALL_FEATURES,
+    CERTAINTY_FEATURES,
+    NBEST_FEATURES,
+)
 from anuvad.inference.translator import Translator
 
 
@@ -114,6 +119,31 @@ def calibration_rows(
             )
         )
     return rows
+
+
+def choose_features(rows: Sequence[CalibrationRow], which: str) -> list[str]:
+    """The features to fit: ``certainty`` (:data:`CERTAINTY_FEATURES` that the rows have:
+    the beam's agreement only after beam search, the reverse model's only with one), ``all``
+    (every feature the rows have), or a comma-separated list.
+
+    Raises:
+        DataError: a listed feature is unknown or missing from the rows.
+    """
+    have = set.intersection(*(set(r.features) for r in rows)) if rows else set()
+    if which in ("certainty", "all"):
+        wanted = CERTAINTY_FEATURES if which == "certainty" else ALL_FEATURES
+        nbest = any("nbest_agreement" in r.features for r in rows)  # beam search
+        return [f for f in wanted if f in have or (f in NBEST_FEATURES and nbest)]
+    names = [name.strip() for name in which.split(",") if name.strip()]
+    unknown = [n for n in names if n not in ALL_FEATURES]
+    if unknown:
+        raise DataError(f"unknown features {unknown}; choose from {', '.join(ALL_FEATURES)}")
+    missing = [n for n in names if n not in have and n not in NBEST_FEATURES]
+    if missing:
+        raise DataError(
+            f"the rows lack {missing} (the reverse model's need --reverse-model when translating)"
+        )
+    return names
 
 
 def save_rows(rows: Sequence[CalibrationRow], path: str | Path) -> None:

@@ -58,6 +58,13 @@ FEATURES: tuple[str, ...] = (
 )  # fmt: skip
 NBEST_FEATURES: tuple[str, ...] = ("nbest_agreement",)
 REVERSE_FEATURES: tuple[str, ...] = ("reverse_mean_log_prob", "reverse_min_log_prob")
+ALL_FEATURES = (*FEATURES, *NBEST_FEATURES, *REVERSE_FEATURES)
+# What ``anuvad calibrate`` fits by default: how sure the model itself is (forward, reverse,
+# beam), not cues of the input's domain such as sentence length or word splitting, which a fit
+# over several domains learns to tell the domains apart instead of good from bad translations.
+CERTAINTY_FEATURES = (
+    "mean_entropy", "mean_log_prob", "nbest_agreement", "reverse_mean_log_prob",
+)  # fmt: skip
 SCORE_ALPHA = 0.6  # the ``score`` feature's length penalty: the paper's, whatever the search used
 LOW_PROB = 0.1  # a token below this probability counts as unlikely
 MAX_LOGIT_ELEMENTS = 1 << 24  # rows x positions x vocabulary per forced pass (64 MiB of float32)
@@ -248,8 +255,7 @@ def load_calibration(model_path: str | Path) -> ConfidenceModel | None:
     if not path.is_file():
         return None
     calibration = ConfidenceModel.load(path)
-    known = (*FEATURES, *NBEST_FEATURES, *REVERSE_FEATURES)
-    unknown = [f for f in calibration.features if f not in known]
+    unknown = [f for f in calibration.features if f not in ALL_FEATURES]
     if unknown:
         raise ConfigError(
             f"{path}: field 'features' names {unknown}, which this anuvad does not compute; "

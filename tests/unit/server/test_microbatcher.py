@@ -270,7 +270,9 @@ class SteppingEngine:
         self.first_step = threading.Event()
         self.release = threading.Event()
 
-    def translate(self, texts: Sequence[str], key: Any, stop: Any = None, **_: Any) -> list[Translation]:
+    def translate(
+        self, texts: Sequence[str], key: Any, stop: Any = None, **_: Any
+    ) -> list[Translation]:
         name = "+".join(texts)
         self.events.append(f"start {name}")
         for step in range(self.steps if texts[0].startswith("long") else 1):

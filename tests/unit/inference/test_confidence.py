@@ -1,0 +1,133 @@
+"""Word probabilities and confidence features on a random tiny model: the forced pass gives
+exactly the search's log-probabilities, asking for quality changes no translation, padding
+changes no signal, and a confidence file is refused when it belongs to another model."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from test_translator import SENTENCES, build_model_file
+
+from anuvad.checkpoint import ModelFile
+from anuvad.errors import ConfigError
+from anuvad.evaluation.calibration import fit_confidence
+from anuvad.inference.confidence import (
+    FEATURES,
+    calibration_path,
+    output_signals,
+    word_scores,
+)
+from anuvad.inference.translator import Translator
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(scope="module")
+def model_file() -> ModelFile:
+    return build_model_file(eos_bias=3.0)
+
+
+def translator(model_file: ModelFile, **decode: object) -> Translator:
+    return Translator(model_file, dataclasses.replace(model_file.config.decode, **decode))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_forced_log_probs_are_the_searchs(model_file: ModelFile, beam_size: int) -> None:
+    t = translator(model_file, beam_size=beam_size, length_penalty=0.0)
+    results = t.translate(SENTENCES, quality=True)
+    for result in results:
+        if not result.token_ids:
+            continue
+        assert result.quality is not None
+        probs = result.quality.token_probs
+        assert len(probs) == len(result.token_ids) + (1 if result.finished else 0)
+        assert all(0.0 < p <= 1.0 for p in probs)
+        log_prob = sum(math.log(p) for p in probs)
+        assert log_prob == pytest.approx(result.nbest[0].log_prob, abs=1e-4)
+
+
+@pytest.mark.parametrize(("beam_size", "nbest"), [(1, 1), (3, 1), (3, 2), (3, 3)])
+def test_asking_for_quality_changes_no_translation(
+    model_file: ModelFile, beam_size: int, nbest: int
+) -> None:
+    t = translator(model_file, beam_size=beam_size, nbest=nbest)
+    plain = t.translate(SENTENCES)
+    assessed = t.translate(SENTENCES, quality=True)
+    for a, b in zip(plain, assessed, strict=True):
+        assert (a.text, a.score, a.finished) == (b.text, b.score, b.finished)
+        assert [(c.text, c.score) for c in a.nbest] == [(c.text, c.score) for c in b.nbest]
+        assert a.quality is None
+        assert (b.quality is None) == (not b.source.strip())  # empty sources: nothing to assess
+    with_beam = [r for r in assessed if r.quality and r.token_ids]
+    assert with_beam
+    for r in with_beam:
+        assert set(FEATURES) <= set(r.quality.features)  # type: ignore[union-attr]
+        assert ("nbest_agreement" in r.quality.features) == (beam_size > 1)  # type: ignore[union-attr]
+
+
+def test_padding_changes_no_signal(model_file: ModelFile) -> None:
+    t = translator(model_file)
+    sources = t._encode(["Yes.", "The children are playing in the garden."])
+    outputs = [([5, 6, 7], True), ([8, 9, 10, 11, 12, 13, 14], False)]
+    together = output_signals(t.model, sources, outputs)
+    for i in range(2):
+        (alone,) = output_signals(t.model, [sources[i]], [outputs[i]])
+        assert alone.log_probs == pytest.approx(together[i].log_probs, abs=1e-5)
+        assert alone.coverage == pytest.approx(together[i].coverage, abs=1e-5)
+        assert alone.eos_attention == pytest.approx(together[i].eos_attention, abs=1e-6)
+    # Every output token spreads attention 1 over the real source pieces (EOS included).
+    for signals, (ids, finished) in zip(together, outputs, strict=True):
+        assert sum(signals.coverage) == pytest.approx(len(ids) + int(finished), abs=1e-4)
+
+
+def test_words_multiply_their_pieces_and_point_into_the_text(model_file: ModelFile) -> None:
+    t = translator(model_file, beam_size=1)
+    for result in t.translate(SENTENCES, quality=True):
+        if result.quality is None or not result.token_ids:
+            continue
+        pieces = t.tgt_tokenizer.id_to_piece(result.token_ids)
+        starts = [i for i, p in enumerate(pieces) if i == 0 or p.startswith("▁")]
+        log_probs = [math.log(p) for p in result.quality.token_probs]
+        expected = [
+            math.exp(sum(log_probs[a:b]))
+            for a, b in zip(starts, [*starts[1:], len(pieces)], strict=True)
+        ]
+        words = word_scores(result.text, result.token_ids, log_probs, t.tgt_tokenizer)
+        assert [w.prob for w in words] == pytest.approx(expected[: len(words)])
+        for w in words:
+            assert w.start < 0 or result.text[w.start : w.end] == w.text
+
+
+def test_the_confidence_file_is_loaded_beside_its_model_and_refused_for_another(
+    tiny_enhi_model: Path, tmp_path: Path
+) -> None:
+    from anuvad.data.download import sha256_of
+
+    path = tmp_path / "model.pt"
+    shutil.copy(tiny_enhi_model, path)
+    rows = [{f: float(i % 7) for f in FEATURES} for i in range(40)]
+    calibration = fit_confidence(rows, [i % 7 > 2 for i in range(40)], list(FEATURES))
+    calibration.model_sha256 = sha256_of(path)
+    calibration.save(calibration_path(path))
+    loaded = Translator.from_file(path, device="cpu")
+    assert loaded.calibration == calibration
+    (result,) = loaded.translate(["I am going home."], quality=True)
+    assert result.quality is not None and result.quality.confidence is not None
+    assert result.quality.likely_wrong == (result.quality.confidence < calibration.threshold)
+    calibration.model_sha256 = "0" * 64
+    calibration.save(calibration_path(path))
+    with pytest.raises(ConfigError, match="fitted on another model file"):
+        Translator.from_file(path, device="cpu")
+    calibration.model_sha256 = ""
+    calibration.reverse_model = "model.pt"  # English→Hindi again: not a reverse model
+    calibration.save(calibration_path(path))
+    with pytest.raises(ConfigError, match="must translate hi->en"):
+        Translator.from_file(path, device="cpu")
+    calibration.reverse_model = "missing.pt"
+    calibration.save(calibration_path(path))
+    with pytest.raises(ConfigError, match="missing.pt, which is missing"):
+        Translator.from_file(path, device="cpu")
