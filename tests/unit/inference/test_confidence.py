@@ -129,5 +129,5 @@ def test_the_confidence_file_is_loaded_beside_its_model_and_refused_for_another(
         Translator.from_file(path, device="cpu")
     calibration.reverse_model = "missing.pt"
     calibration.save(calibration_path(path))
-    with pytest.raises(ConfigError, match="missing.pt, which is missing"):
+    with pytest.raises(ConfigError, match=r"missing\.pt, which is missing"):
         Translator.from_file(path, device="cpu")
