@@ -813,3 +813,52 @@ def test_a_request_glossary_is_used_in_every_sentence_where_its_term_occurs(
         )
         assert unspellable.status_code == 422, unspellable.text
         assert "glossary.0.target: 'ঘর'" in unspellable.json()["error"]
+
+
+def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
+    tiny_enhi_model: Path, tmp_path: Path
+) -> None:
+    """The API's quality fields equal the translator's own, sentence by sentence of a document;
+    ``GET /models`` tells how the confidence was calibrated; uncalibrated: null confidence."""
+    import shutil
+
+    from anuvad.evaluation.calibration import ConfidenceModel
+    from anuvad.inference.confidence import calibration_path
+
+    model = tmp_path / "calibrated.pt"
+    shutil.copy(tiny_enhi_model, model)
+    ConfidenceModel(
+        features=["mean_log_prob", "nbest_agreement"], mean=[-1.0, 0.5], scale=[1.0, 0.2],
+        weights=[1.0, 1.0], bias=0.0,
+        report={"held_out": {"general": {"confidence": {"auroc": 0.9}}}},
+    ).save(calibration_path(model))  # fmt: skip
+    translator = Translator.from_file(model, device="cpu")
+    text = "I am going home. The bus is full."
+    with TestClient(create_app(translator)) as client:
+        info = client.get("/models").json()["models"][0]["confidence"]
+        assert info["held_out_auroc"] == {"general": 0.9}
+        assert info["features"] == ["mean_log_prob", "nbest_agreement"]
+        body = client.post("/translate", json={"text": text, "beam_size": 3}).json()
+    (document,) = body["translations"]
+    settings = translator.settings(beam_size=3, no_repeat_ngram_size=DEFAULT_NO_REPEAT_NGRAM_SIZE)
+    expected = translator.translate(
+        ["I am going home.", "The bus is full."], settings, quality=True
+    )
+    for got, want in zip(document["sentences"], expected, strict=True):
+        assert want.quality is not None and want.quality.confidence is not None
+        assert got["text"] == want.text
+        assert got["confidence"] == pytest.approx(want.quality.confidence, abs=1e-4)
+        assert got["likely_wrong"] == want.quality.likely_wrong
+        assert [w["text"] for w in got["words"]] == [w.text for w in want.quality.words]
+        assert [t["prob"] for t in got["tokens"]] == pytest.approx(
+            want.quality.token_probs, abs=1e-4
+        )
+    assert document["confidence"] == min(s["confidence"] for s in document["sentences"])
+    calibration_path(model).unlink()
+    with TestClient(create_app(Translator.from_file(model, device="cpu"))) as client:
+        assert client.get("/models").json()["models"][0]["confidence"] is None
+        (sentence,) = client.post("/translate", json={"text": "Yes."}).json()["translations"][0][
+            "sentences"
+        ]
+    assert sentence["confidence"] is None and sentence["likely_wrong"] is None
+    assert sentence["words"] and sentence["tokens"]  # word probabilities need no calibration

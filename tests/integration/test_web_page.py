@@ -292,3 +292,46 @@ def test_terms_typed_in_the_page_are_sent_and_shown(browser: Any, base_url: str,
     page.wait_for_selector("#error:not([hidden])")
     assert "Terms, line 1" in (page.text_content("#error") or "")
     page.close()
+
+
+def test_improbable_words_are_shaded_and_a_doubtful_sentence_is_flagged(
+    browser: Any, tiny_enhi_model: Path, tmp_path: Path
+) -> None:
+    """A calibrated model (here one whose threshold flags every sentence): the page shades
+    exactly the words the API gives a probability below 0.5, says the model is calibrated, and
+    marks the sentence likely wrong with its confidence."""
+    import httpx
+
+    from anuvad.evaluation.calibration import ConfidenceModel
+    from anuvad.inference.confidence import calibration_path
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    model = tmp_path / "calibrated.pt"
+    shutil.copy(tiny_enhi_model, model)
+    ConfidenceModel(
+        features=["mean_log_prob"], mean=[-1.0], scale=[1.0], weights=[1.0], bias=0.0,
+        threshold=1.0, report={"held_out": {"captions": {"confidence": {"auroc": 0.8}}}},
+    ).save(calibration_path(model))  # fmt: skip
+    with serving(create_app(Translator.from_file(model, device="cpu"))) as url:
+        body = {"text": SENTENCE, "decoding": "greedy"}
+        (sentence,) = httpx.post(f"{url}/translate", json=body).json()["translations"][0][
+            "sentences"
+        ]
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+        assert "AUROC 0.80 (captions)" in page.inner_text("#confidence-info")
+        page.fill("#source", SENTENCE)
+        page.click("label[for=mode-greedy]")
+        page.click("#translate-button")
+        page.wait_for_selector(".translation .confidence", timeout=60_000)
+        note = page.inner_text(".translation .confidence")
+        assert note == f"⚠ likely wrong · confidence {round(sentence['confidence'] * 100)}%"
+        placed = [w for w in sentence["words"] if w["start"] >= 0]
+        assert page.locator(".translation .target .word").count() == len(placed)
+        low = sum(1 for w in placed if w["prob"] < 0.5)
+        assert page.locator(".translation .target .word.low").count() == low
+        shown = page.eval_on_selector(".translation .target", "e => e.textContent")
+        assert shown == sentence["text"]  # shading changes no character
+        page.close()

@@ -123,6 +123,15 @@ function showModel(model) {
   data.id = "trained-on";
   data.textContent = model.trained_on;
   $("model-info").append(data);
+  const confidence = document.createElement("div");
+  confidence.className = "trained-on";
+  confidence.id = "confidence-info";
+  const auroc = model.confidence && model.confidence.held_out_auroc;
+  confidence.textContent = auroc
+    ? "Confidence: calibrated on dev data; finds bad sentences with AUROC " +
+      Object.entries(auroc).filter(([, v]) => v !== null).map(([k, v]) => `${v.toFixed(2)} (${k})`).join(", ")
+    : "Confidence: not calibrated for this model (word probabilities only)";
+  $("model-info").append(confidence);
 }
 
 async function loadModel() {
@@ -233,6 +242,33 @@ async function translate(event) {
   }
 }
 
+const percent = (p) => `${Math.round(p * 100)}%`;
+const LOW_WORD_PROB = 0.5; // words below this are shaded, the less probable the darker
+
+// The translation with every improbable word shaded; each word's probability in its tooltip.
+function shadeWords(target, text, words) {
+  if (!text) {
+    target.textContent = "(empty output)";
+    return;
+  }
+  let pos = 0;
+  for (const w of words) {
+    if (w.start < pos) continue; // not found in the text, or overlapping: left plain
+    target.append(text.slice(pos, w.start));
+    const span = document.createElement("span");
+    span.className = "word";
+    span.textContent = text.slice(w.start, w.end);
+    span.title = `p = ${w.prob.toFixed(2)}`;
+    if (w.prob < LOW_WORD_PROB) {
+      span.classList.add("low");
+      span.style.setProperty("--doubt", String(((LOW_WORD_PROB - w.prob) / LOW_WORD_PROB).toFixed(2)));
+    }
+    target.append(span);
+    pos = w.end;
+  }
+  target.append(text.slice(pos));
+}
+
 function truncate(text, n) {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
@@ -249,7 +285,8 @@ function renderDocument(doc) {
     span.className = "doc-sentence";
     span.dataset.index = String(i);
     span.tabIndex = 0;
-    span.title = s.source;
+    span.title = s.likely_wrong ? `likely wrong (confidence ${percent(s.confidence)}) · ${s.source}` : s.source;
+    span.classList.toggle("likely-wrong", s.likely_wrong === true);
     span.textContent = s.text || "(empty output)";
     box.append(span);
     pos = s.end;
@@ -279,8 +316,18 @@ function renderTranslations(result, roundTrip) {
     const target = document.createElement("p");
     target.className = "target";
     target.lang = "hi";
-    target.textContent = t.text || "(empty output)";
+    shadeWords(target, t.text, t.words || []);
     item.append(source, target);
+    if (t.confidence !== null && t.confidence !== undefined) {
+      const note = document.createElement("div");
+      note.className = t.likely_wrong ? "confidence likely-wrong" : "confidence";
+      note.textContent = t.likely_wrong
+        ? `⚠ likely wrong · confidence ${percent(t.confidence)}`
+        : `confidence ${percent(t.confidence)}`;
+      note.title = "calibrated probability that this translation is good (sentence chrF++ ≥ 30 on dev data)";
+      item.append(note);
+      item.classList.toggle("likely-wrong", t.likely_wrong === true);
+    }
     if (!t.finished) {
       const note = document.createElement("div");
       note.className = "unfinished";
