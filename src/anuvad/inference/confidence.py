@@ -58,6 +58,8 @@ FEATURES: tuple[str, ...] = (
 )  # fmt: skip
 NBEST_FEATURES: tuple[str, ...] = ("nbest_agreement",)
 REVERSE_FEATURES: tuple[str, ...] = ("reverse_mean_log_prob", "reverse_min_log_prob")
+# Those that need the cross-attention (the forced pass skips it when no feature in use does).
+ATTENTION_FEATURES = ("uncovered_share", "max_coverage", "eos_attention", "attention_entropy")
 ALL_FEATURES = (*FEATURES, *NBEST_FEATURES, *REVERSE_FEATURES)
 # What ``anuvad calibrate`` fits by default: how sure the model itself is (forward, reverse,
 # beam), not cues of the input's domain such as sentence length or word splitting, which a fit
@@ -78,21 +80,25 @@ class OutputSignals:
         log_probs: per output token (EOS included when the output finished), its log-probability.
         entropies: per output token, the entropy (nats) of the distribution it was chosen from.
         coverage: per source piece (EOS last), the attention it received summed over output
-            tokens (averaged over layers and heads).
+            tokens (averaged over layers and heads); None when the pass skipped attention.
         eos_attention: mean attention on the source EOS per output token.
         attention_entropy: mean entropy (nats) of the attention rows.
     """
 
     log_probs: list[float]
     entropies: list[float]
-    coverage: list[float]
-    eos_attention: float
-    attention_entropy: float
+    coverage: list[float] | None
+    eos_attention: float = 0.0
+    attention_entropy: float = 0.0
 
 
 @torch.inference_mode()
 def output_signals(
-    model: Transformer, sources: Sequence[list[int]], outputs: Sequence[tuple[list[int], bool]]
+    model: Transformer,
+    sources: Sequence[list[int]],
+    outputs: Sequence[tuple[list[int], bool]],
+    attention: bool = True,
+    entropy: bool = True,
 ) -> list[OutputSignals]:
     """Teacher-force each output against its source and read off the signals.
 
@@ -100,6 +106,9 @@ def output_signals(
         model: the network (eval mode).
         sources: B source id lists without EOS (as the search got them).
         outputs: per source, (output ids without BOS/EOS, whether it finished with EOS).
+        attention: also read the cross-attention (the slower attention path); False leaves
+            ``coverage`` None.
+        entropy: also compute each distribution's entropy (False: ``entropies`` are empty).
 
     Returns:
         One :class:`OutputSignals` per source; an output with no tokens at all (unfinished and
@@ -112,45 +121,54 @@ def output_signals(
     rows = max(1, MAX_LOGIT_ELEMENTS // max(1, longest * model.config.tgt_vocab_size))
     result: list[OutputSignals] = []
     for start in range(0, len(sources), rows):
-        result.extend(_signals(model, sources[start : start + rows], targets[start : start + rows]))
+        batch = slice(start, start + rows)
+        result.extend(_signals(model, sources[batch], targets[batch], attention, entropy))
     return result
 
 
 def _signals(
-    model: Transformer, sources: Sequence[list[int]], targets: Sequence[list[int]]
+    model: Transformer,
+    sources: Sequence[list[int]],
+    targets: Sequence[list[int]],
+    attention: bool,
+    entropy: bool,
 ) -> list[OutputSignals]:
     device = next(model.parameters()).device
     src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
     src_ids, src_pad_mask = src_ids.to(device), src_pad_mask.to(device)
     longest = max((len(t) for t in targets), default=0)
     if longest == 0:
-        return [OutputSignals([], [], [0.0] * (len(s) + 1), 0.0, 0.0) for s in sources]
+        return [OutputSignals([], [], [0.0] * (len(s) + 1) if attention else None) for s in sources]
     tgt_out = torch.full((len(targets), longest), PAD_ID, dtype=torch.long)  # (B, T)
     for i, t in enumerate(targets):
         tgt_out[i, : len(t)] = torch.tensor(t, dtype=torch.long)
     tgt_out = tgt_out.to(device)
     tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)  # (B, T)
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
-    out = model.decode(tgt_in, memory, src_pad_mask, need_attention=True)
-    log_probs = torch.log_softmax(out.logits.float(), dim=-1)  # (B, T, V)
-    chosen = log_probs.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)  # (B, T)
-    entropy = -(log_probs.exp() * log_probs).sum(dim=-1)  # (B, T)
-    assert out.cross_attention is not None
-    attention = torch.stack(out.cross_attention).float().mean(dim=(0, 2))  # (B, T, S)
-    attn_entropy = -(attention * attention.clamp_min(1e-12).log()).sum(dim=-1)  # (B, T)
+    out = model.decode(tgt_in, memory, src_pad_mask, need_attention=attention)
+    logits = out.logits.float()  # (B, T, V)
+    log_norm = torch.logsumexp(logits, dim=-1)  # (B, T)
+    chosen = logits.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1) - log_norm  # (B, T)
+    spread = None
+    if entropy:
+        log_probs = logits - log_norm.unsqueeze(-1)  # (B, T, V)
+        spread = -(log_probs.exp() * log_probs).sum(dim=-1)  # (B, T)
     result = []
     for i, t in enumerate(targets):
+        n = len(t)
+        entropies = spread[i, :n].tolist() if spread is not None else []
+        result.append(OutputSignals(chosen[i, :n].tolist(), entropies, None))
+    if not attention:
+        return result
+    assert out.cross_attention is not None
+    weights = torch.stack(out.cross_attention).float().mean(dim=(0, 2))  # (B, T, S)
+    attn_entropy = -(weights * weights.clamp_min(1e-12).log()).sum(dim=-1)  # (B, T)
+    for i, (t, signals) in enumerate(zip(targets, result, strict=True)):
         n, s = len(t), len(sources[i]) + 1  # target tokens; source pieces with EOS
-        rows = attention[i, :n, :s]  # (n, s)
-        result.append(
-            OutputSignals(
-                log_probs=chosen[i, :n].tolist(),
-                entropies=entropy[i, :n].tolist(),
-                coverage=rows.sum(dim=0).tolist() if n else [0.0] * s,
-                eos_attention=float(rows[:, s - 1].mean()) if n else 0.0,
-                attention_entropy=float(attn_entropy[i, :n].mean()) if n else 0.0,
-            )
-        )
+        rows = weights[i, :n, :s]  # (n, s)
+        signals.coverage = rows.sum(dim=0).tolist() if n else [0.0] * s
+        signals.eos_attention = float(rows[:, s - 1].mean()) if n else 0.0
+        signals.attention_entropy = float(attn_entropy[i, :n].mean()) if n else 0.0
     return result
 
 
@@ -174,7 +192,8 @@ def sentence_features(
     src_pieces: Sequence[str],
     tgt_pieces: Sequence[str],
 ) -> dict[str, float]:
-    """The :data:`FEATURES` of one translation.
+    """The :data:`FEATURES` of one translation (without :data:`ATTENTION_FEATURES` when the
+    forced pass skipped attention).
 
     Args:
         signals: from :func:`output_signals`.
@@ -185,9 +204,8 @@ def sentence_features(
     lp = signals.log_probs
     n = len(lp)
     tokens = len(tgt_pieces)
-    coverage = signals.coverage[:-1] or [0.0]  # the source pieces, without EOS
     ratio = math.log((n + 1) / (len(src_pieces) + 1))
-    return {
+    features = {
         "score": sum(lp) / length_penalty(n, SCORE_ALPHA) if n else -50.0,
         "mean_log_prob": sum(lp) / n if n else -50.0,
         "min_log_prob": max(-50.0, min(lp)) if n else -50.0,
@@ -196,15 +214,18 @@ def sentence_features(
         "log_length_ratio": ratio,
         "abs_log_length_ratio": abs(ratio),
         "repeated_share": 1.0 - len(set(tgt_pieces)) / tokens if tokens else 0.0,
-        "uncovered_share": sum(1 for c in coverage if c < 0.5) / len(coverage),
-        "max_coverage": max(coverage),
-        "eos_attention": signals.eos_attention,
-        "attention_entropy": signals.attention_entropy,
         "src_pieces_per_word": len(src_pieces) / max(1, word_count(src_pieces)),
         "tgt_pieces_per_word": tokens / max(1, word_count(tgt_pieces)),
         "log_src_pieces": math.log(len(src_pieces) + 1),
         "unfinished": 0.0 if finished else 1.0,
     }
+    if signals.coverage is not None:
+        coverage = signals.coverage[:-1] or [0.0]  # the source pieces, without EOS
+        features["uncovered_share"] = sum(1 for c in coverage if c < 0.5) / len(coverage)
+        features["max_coverage"] = max(coverage)
+        features["eos_attention"] = signals.eos_attention
+        features["attention_entropy"] = signals.attention_entropy
+    return features
 
 
 def word_scores(

@@ -29,6 +29,8 @@ from anuvad.errors import ConfigError, DataError
 from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.confidence import (
+    ALL_FEATURES,
+    ATTENTION_FEATURES,
     OutputSignals,
     assess,
     load_calibration,
@@ -261,15 +263,20 @@ class Translator:
         the :attr:`reverse` model over the source given the output when there is one, and how
         much the other candidates agree with the best."""
         best = [c[0] for c in candidates]
-        signals = output_signals(self.model, sources, [(c.token_ids, c.finished) for c in best])
+        used = self.calibration.features if self.calibration is not None else ALL_FEATURES
+        attention = any(f in ATTENTION_FEATURES for f in used)  # the slower attention path
+        outputs = [(c.token_ids, c.finished) for c in best]
+        signals = output_signals(self.model, sources, outputs, attention)
         backward: list[OutputSignals | None] = [None] * len(best)
         if self.reverse is not None:
             reverse = self.reverse
-            outputs = reverse._encode([c.text for c in best])
+            written = reverse._encode([c.text for c in best])
             top = reverse.model_file.config.model.max_positions - 1  # room for EOS
             normalize = source_normalizer(reverse.model_file.config.data)
-            originals = [reverse.tgt_tokenizer.encode(normalize(t))[:top] for t in texts]
-            backward = list(output_signals(reverse.model, outputs, [(o, True) for o in originals]))
+            originals = [(reverse.tgt_tokenizer.encode(normalize(t))[:top], True) for t in texts]
+            backward = list(
+                output_signals(reverse.model, written, originals, attention=False, entropy=False)
+            )
         for src, found, seen, back in zip(sources, candidates, signals, backward, strict=True):
             found[0].quality = assess(
                 seen, found[0].finished, found[0].text, src, found[0].token_ids,
