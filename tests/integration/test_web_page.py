@@ -335,3 +335,31 @@ def test_improbable_words_are_shaded_and_a_doubtful_sentence_is_flagged(
         shown = page.eval_on_selector(".translation .target", "e => e.textContent")
         assert shown == sentence["text"]  # shading changes no character
         page.close()
+
+
+@pytest.mark.parametrize(
+    "raw_path",
+    [
+        "/static/../app.py",
+        "/static/../../anuvad/errors.py",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e/%2e%2e/anuvad/errors.py",
+        "/static/....//app.py",
+        "/docs-assets/../../../anuvad/server/app.py",
+    ],
+)
+def test_no_raw_request_line_reads_a_file_outside_the_static_folders(
+    base_url: str, raw_path: str
+) -> None:
+    """Sent byte for byte over a real socket (a client library would normalise the path first):
+    the server answers 404 or 400, never a source file."""
+    host, port = base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        request = f"GET {raw_path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        sock.sendall(request.encode("ascii"))
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    status = int(answer.split(b" ", 2)[1])
+    assert status in (400, 404), answer[:300]
+    assert b"def create_app" not in answer and b"class AnuvadError" not in answer

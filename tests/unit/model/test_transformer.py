@@ -212,6 +212,82 @@ def test_post_ln_is_the_default_and_matches_the_paper() -> None:
     assert torch.allclose(memory.mean(-1), torch.zeros(3, 7), atol=1e-5)
 
 
+def explicit_self_attention(
+    layer: torch.nn.Module, x: torch.Tensor, pad: torch.Tensor
+) -> torch.Tensor:
+    """MultiHead(x, x, x) = Concat(head_1..h) W_O, head_i = softmax(x Wq_i (x Wk_i)^T / sqrt(d_k)
+    + mask) x Wv_i (section 3.2.2), written out from the layer's own weights."""
+    d, h = x.size(-1), SMALL.num_heads
+    w_q, w_k, w_v = layer.qkv_proj.weight.chunk(3, dim=0)
+    b_q, b_k, b_v = layer.qkv_proj.bias.chunk(3)
+    heads = []
+    for i in range(h):
+        rows = slice(i * d // h, (i + 1) * d // h)
+        q = x @ w_q[rows].T + b_q[rows]  # (B, S, Dh)
+        k = x @ w_k[rows].T + b_k[rows]
+        v = x @ w_v[rows].T + b_v[rows]
+        scores = q @ k.transpose(1, 2) / math.sqrt(d // h)  # (B, S, S)
+        scores = scores.masked_fill(pad[:, None, :], float("-inf"))
+        heads.append(torch.softmax(scores, dim=-1) @ v)
+    return torch.cat(heads, dim=-1) @ layer.out_proj.weight.T + layer.out_proj.bias
+
+
+def test_an_encoder_layer_computes_the_papers_post_ln_formula() -> None:
+    """LayerNorm(x + Sublayer(x)) twice (section 3.1), from the weights by hand: self-attention,
+    then FFN(x) = max(0, x W1 + b1) W2 + b2 (eq. 2)."""
+    model = make_model()
+    layer = model.encoder_layers[0]
+    src, _, pad = random_batch()
+    x = torch.randn(
+        src.size(0), src.size(1), SMALL.d_model, generator=torch.Generator().manual_seed(5)
+    )
+
+    def norm(ln: torch.nn.LayerNorm, y: torch.Tensor) -> torch.Tensor:
+        mean = y.mean(-1, keepdim=True)
+        var = y.var(-1, unbiased=False, keepdim=True)
+        return (y - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
+
+    h = norm(layer.attn_sublayer.norm, x + explicit_self_attention(layer.self_attn, x, pad))
+    ffn = torch.relu(h @ layer.ffn.linear1.weight.T + layer.ffn.linear1.bias)
+    ffn = ffn @ layer.ffn.linear2.weight.T + layer.ffn.linear2.bias
+    expected = norm(layer.ffn_sublayer.norm, h + ffn)
+    with torch.no_grad():
+        got = layer(x, pad)
+    assert torch.allclose(got, expected, atol=1e-5)
+    # Pre-LN (an option) differs: x + Sublayer(LayerNorm(x)).
+    pre = make_model(norm_position="pre").encoder_layers[0]
+    with torch.no_grad():
+        assert not torch.allclose(pre(x, pad), expected, atol=1e-3)
+
+
+def test_dropout_sits_where_section_5_4_puts_it() -> None:
+    """Residual dropout on every sub-layer output before the residual add, and on the summed
+    embeddings + positions: each of those nn.Dropout modules runs in training with the
+    configured rate (and attention/activation dropout with theirs)."""
+    model = make_model(dropout=0.3, attention_dropout=0.1, activation_dropout=0.2).train()
+    src, tgt, pad = random_batch()
+    calls: dict[str, float] = {}
+    hooks = [
+        module.register_forward_hook(lambda m, _, __, name=name: calls.__setitem__(name, m.p))
+        for name, module in model.named_modules()
+        if isinstance(module, torch.nn.Dropout)
+    ]
+    try:
+        model(src, tgt, pad)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    residual = [n for n in calls if n.endswith("sublayer.dropout")]
+    assert len(residual) == 2 * SMALL.num_encoder_layers + 3 * SMALL.num_decoder_layers
+    assert all(calls[n] == 0.3 for n in residual)
+    embedding = [n for n in calls if "sublayer" not in n and "ffn" not in n]
+    assert embedding and all(calls[n] == 0.3 for n in embedding)
+    activation = [n for n in calls if n.endswith("ffn.activation_dropout")]
+    assert len(activation) == SMALL.num_encoder_layers + SMALL.num_decoder_layers
+    assert all(calls[n] == 0.2 for n in activation)
+    assert all(layer.self_attn.dropout == 0.1 for layer in model.encoder_layers)
+
+
 def test_dropout_is_active_only_in_training() -> None:
     model = make_model(dropout=0.3)
     src, tgt, pad = random_batch()
