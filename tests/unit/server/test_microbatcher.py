@@ -219,8 +219,9 @@ def test_a_long_request_is_cut_into_calls_and_a_short_one_overtakes_it() -> None
     async def scenario() -> tuple[list[Translation], list[Translation]]:
         first = asyncio.ensure_future(batcher.translate(long, key))
         assert await asyncio.to_thread(engine.inside.wait, 5)
+        before = batcher.pending()
         second = asyncio.ensure_future(batcher.translate(["short"], key))
-        await asyncio.sleep(0.05)  # queued behind the call in progress
+        await queued(batcher, before + 1)  # behind the call in progress
         engine.gate.set()
         return await first, await second
 
@@ -260,6 +261,16 @@ def test_a_cancelled_long_request_gives_back_the_model_between_calls() -> None:
     assert batcher._pending_texts == 0
 
 
+async def queued(batcher: MicroBatcher, count: int) -> None:
+    """Wait until ``count`` requests wait in the batcher's queue (no fixed sleep: a busy machine
+    only makes this take longer)."""
+    for _ in range(10_000):
+        if batcher.pending() >= count:
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"{count} requests never queued")
+
+
 class SteppingEngine:
     """A search of ``steps`` decoding steps per call that asks ``stop`` before each step, like
     the torch engine; records the order in which calls start and end."""
@@ -294,8 +305,9 @@ def test_a_small_new_request_runs_between_two_steps_of_a_long_call() -> None:
     async def scenario() -> tuple[list[Translation], list[Translation]]:
         long = asyncio.ensure_future(batcher.translate(["long a", "long b"], beam16))
         assert await asyncio.to_thread(engine.first_step.wait, 5)
+        before = batcher.pending()
         short = asyncio.ensure_future(batcher.translate(["short"], beam4))
-        await asyncio.sleep(0.05)  # queued
+        await queued(batcher, before + 1)
         engine.release.set()
         return await long, await short
 
@@ -318,8 +330,9 @@ def test_a_large_new_request_waits_for_the_call_boundary() -> None:
     async def scenario() -> None:
         first = asyncio.ensure_future(batcher.translate(["long a"], key))
         assert await asyncio.to_thread(engine.first_step.wait, 5)
+        before = batcher.pending()
         second = asyncio.ensure_future(batcher.translate(["long x"] * 5, key))  # 80 rows
-        await asyncio.sleep(0.05)
+        await queued(batcher, before + 1)
         engine.release.set()
         await asyncio.gather(first, second)
 
