@@ -327,7 +327,9 @@ def test_improbable_words_are_shaded_and_a_doubtful_sentence_is_flagged(
         page.click("#translate-button")
         page.wait_for_selector(".translation .confidence", timeout=60_000)
         note = page.inner_text(".translation .confidence")
-        assert note == f"⚠ likely wrong · confidence {round(sentence['confidence'] * 100)}%"
+        p = sentence["confidence"]
+        percent = "<1%" if p < 0.01 else ">99%" if p > 0.99 else f"{round(p * 100)}%"
+        assert note == f"⚠ likely wrong · confidence {percent}"
         placed = [w for w in sentence["words"] if w["start"] >= 0]
         assert page.locator(".translation .target .word").count() == len(placed)
         low = sum(1 for w in placed if w["prob"] < 0.5)

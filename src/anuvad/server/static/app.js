@@ -242,7 +242,8 @@ async function translate(event) {
   }
 }
 
-const percent = (p) => `${Math.round(p * 100)}%`;
+// 0.0055 reads "<1%", not "0%": the page never claims certainty the model does not give.
+const percent = (p) => (p < 0.01 ? "<1%" : p > 0.99 ? ">99%" : `${Math.round(p * 100)}%`);
 const LOW_WORD_PROB = 0.5; // words below this are shaded, the less probable the darker
 
 // The translation with every improbable word shaded; each word's probability in its tooltip.
