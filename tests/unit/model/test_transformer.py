@@ -382,3 +382,67 @@ def test_negative_init_std_is_refused() -> None:
     config = ExperimentConfig(model=dataclasses.replace(SMALL, init_std=-0.1))
     with pytest.raises(ConfigError, match=r"model\.init_std"):
         config.validate()
+
+
+def test_a_two_token_prefix_sees_no_future() -> None:
+    """decode_step with several new positions at once masks their future (two is enough)."""
+    model = make_model()
+    src, tgt, pad = random_batch()
+    full = model(src, tgt, pad)
+    cache = model.init_cache(model.encode(src, pad))
+    assert torch.allclose(model.decode_step(tgt[:, :2], cache, pad).logits, full[:, :2], atol=1e-5)
+
+
+@pytest.mark.parametrize("norm_position", ["post", "pre"])
+def test_every_decoder_layer_is_post_ln_unless_asked_otherwise(norm_position: str) -> None:
+    """Post-LN: each decoder layer's output is layer-normalised (zero mean, unit variance per
+    position at initialisation); pre-LN leaves the residual stream unnormalised."""
+    model = make_model(norm_position=norm_position)
+    src, tgt, pad = random_batch()
+    outputs: list[torch.Tensor] = []
+    hooks = [
+        layer.register_forward_hook(lambda _, __, out: outputs.append(out[0]))
+        for layer in model.decoder_layers
+    ]
+    try:
+        model(src, tgt, pad)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    assert len(outputs) == SMALL.num_decoder_layers
+    for out in outputs:
+        normalised = torch.allclose(out.mean(-1), torch.zeros(out.shape[:2]), atol=1e-5) and (
+            torch.allclose(out.var(-1, unbiased=False), torch.ones(out.shape[:2]), atol=1e-3)
+        )
+        assert normalised == (norm_position == "post")
+
+
+@torch.no_grad()
+def test_initialisation_follows_the_stated_distributions() -> None:
+    """Default: embeddings N(0, D^-0.5) (so that sqrt(D)-scaled embeddings have unit variance),
+    zero biases; learned positions N(0, D^-0.5); init_std > 0: every matrix N(0, init_std)."""
+    d = SMALL.d_model
+    model = make_model(src_vocab_size=400, tgt_vocab_size=400, positional_encoding="learned")
+    for embedding in (model.src_embed, model.tgt_embed):
+        weight = embedding.weight
+        assert abs(float(weight.mean())) < 0.01
+        assert float(weight.std()) == pytest.approx(d**-0.5, rel=0.05)
+    positions = model.positions.embedding.weight  # type: ignore[union-attr]
+    assert abs(float(positions.mean())) < 0.03
+    assert float(positions.std()) == pytest.approx(d**-0.5, rel=0.1)
+    assert all(
+        float(m.bias.abs().max()) == 0.0 for m in model.modules() if isinstance(m, torch.nn.Linear)
+    )
+    small = make_model(src_vocab_size=400, tgt_vocab_size=400, init_std=0.02)
+    weights = torch.cat(
+        [m.weight.flatten() for m in small.modules() if isinstance(m, torch.nn.Linear)]
+    )
+    assert abs(float(weights.mean())) < 0.002
+    assert float(weights.std()) == pytest.approx(0.02, rel=0.05)
+    assert float(small.src_embed.weight.std()) == pytest.approx(0.02, rel=0.05)
+
+
+def test_a_model_without_vocabulary_sizes_is_refused() -> None:
+    for changes in ({"src_vocab_size": 0}, {"tgt_vocab_size": 0}):
+        with pytest.raises(ValueError, match="anuvad prepare"):
+            make_model(**changes)
