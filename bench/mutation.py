@@ -62,12 +62,16 @@ def swap_text(kind: type) -> str:
 def sites(tree: ast.AST) -> list[tuple[ast.AST, str]]:
     """Every mutable node inside a function body, with a description of its mutation."""
     found: list[tuple[ast.AST, str]] = []
+    seen: set[int] = set()  # a nested function is inside its parent's walk too: count it once
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         body = func.body[1:] if ast.get_docstring(func) else func.body
         for statement in body:
             for node in ast.walk(statement):
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
                 if isinstance(node, ast.BinOp | ast.BoolOp) and type(node.op) in SWAPS:
                     found.append((node, swap_text(type(node.op))))
                 elif isinstance(node, ast.Compare) and type(node.ops[0]) in SWAPS:

@@ -113,3 +113,62 @@ def test_wrong_batch_size_is_refused() -> None:
     constraint = TermConstraint([[[5]], [[6]]], 30)
     with pytest.raises(ValueError, match="3 search rows do not fit the phrases of 2 sentences"):
         constraint.start(torch.zeros((3, 4), dtype=torch.bool), [5, 5, 5])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_constrained_beam_search_in_a_batch_equals_one_sentence_at_a_time(seed: int) -> None:
+    """Dynamic beam allocation works per sentence: a sentence's hypotheses (tokens and scores)
+    do not depend on the other sentences of its batch or their phrases."""
+    model = case_model(seed, 0.0)
+    vocab = CONFIG.tgt_vocab_size
+    phrases = random_phrases(random.Random(seed + 7), vocab, len(SOURCES))
+    phrases[0] = phrases[0] or [[5, 6]]  # at least one sentence with a phrase
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    batched = beam_search(
+        model, src_ids, src_pad_mask, 3, 0.6, 1.0, 3, nbest=3,
+        constraint=TermConstraint(phrases, vocab),
+    )  # fmt: skip
+    for i, source in enumerate(SOURCES):
+        one_ids, one_mask = collate_source([source])
+        (alone,) = beam_search(
+            model, one_ids, one_mask, 3, 0.6, 1.0, 3, nbest=3,
+            constraint=TermConstraint([phrases[i]], vocab),
+        )  # fmt: skip
+        assert [h.token_ids for h in batched[i]] == [h.token_ids for h in alone], i
+        assert [h.score for h in batched[i]] == pytest.approx([h.score for h in alone], abs=1e-4)
+
+
+class OneWantedToken:
+    """Rows' wanted tokens for :func:`_allocate`: only ``row`` wants ``token``, which is the
+    only token that makes progress."""
+
+    def __init__(self, row: int, token: int) -> None:
+        self.row, self.token = row, token
+
+    def wanted(self, row: int) -> list[int]:
+        return [self.token] if row == self.row else []
+
+    def progress_after(self, row: int, token: int) -> int:
+        return 1 if (row, token) == (self.row, self.token) else 0
+
+
+@pytest.mark.parametrize("row", [0, 1, 2, 3, 5])
+def test_allocation_offers_each_beam_its_wanted_token(row: int) -> None:
+    """Dynamic beam allocation: the token a beam needs for its phrase competes in that beam's
+    own sentence (its own bank), even when it is far outside the K best (Post & Vilar 2018)."""
+    from anuvad.decoding.beam import _allocate
+
+    k, vocab, sentences = 2, 12, 3
+    candidates = torch.full((sentences * k, vocab), -50.0)  # (B*K, V) running scores
+    candidates[:, 4], candidates[:, 5] = -1.0, -2.0  # every row's top tokens: 4, then 5
+    beam_scores = torch.zeros(sentences, k)  # all beams live
+    top = [[0, 1], [4, 4], [-1.0, -1.0]]  # per sentence: beams, tokens, values of its top K
+    beams, tokens, _ = _allocate(
+        OneWantedToken(row, 9),  # type: ignore[arg-type]
+        candidates, beam_scores, [top[0]] * sentences, [top[1]] * sentences,
+        [top[2]] * sentences, k,
+    )  # fmt: skip
+    for i in range(sentences):
+        offered = set(zip(beams[i], tokens[i], strict=True))
+        assert ((row % k, 9) in offered) == (i == row // k), (i, offered)
+        assert len(beams[i]) == k
