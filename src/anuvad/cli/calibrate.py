@@ -39,6 +39,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
         translator = Translator.from_file(args.model, device=args.device)
         translator.calibration, translator.reverse = None, None  # fitting anew
+        translator.all_features = True
         if args.reverse_model:
             translator.use_reverse(args.reverse_model)
         settings = SearchOptions.from_args(args).settings(translator.decode)

@@ -29,7 +29,6 @@ from anuvad.errors import ConfigError, DataError
 from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.confidence import (
-    ALL_FEATURES,
     ATTENTION_FEATURES,
     OutputSignals,
     assess,
@@ -68,6 +67,8 @@ class Translator:
         self.calibration: ConfidenceModel | None = None
         # The target->source model whose view of each output is a confidence feature (None: none).
         self.reverse: Translator | None = None
+        # Compute every confidence feature (for fitting a calibration), not only those in use.
+        self.all_features = False
         # Room for EOS after the source tokens.
         self.max_src_tokens = model_file.config.model.max_positions - 1
 
@@ -263,8 +264,10 @@ class Translator:
         the :attr:`reverse` model over the source given the output when there is one, and how
         much the other candidates agree with the best."""
         best = [c[0] for c in candidates]
-        used = self.calibration.features if self.calibration is not None else ALL_FEATURES
-        attention = any(f in ATTENTION_FEATURES for f in used)  # the slower attention path
+        used = self.calibration.features if self.calibration is not None else ()
+        # The slower attention path only when a feature needs it: serving an uncalibrated model
+        # (word probabilities only) or one calibrated on the default features skips it.
+        attention = self.all_features or any(f in ATTENTION_FEATURES for f in used)
         outputs = [(c.token_ids, c.finished) for c in best]
         signals = output_signals(self.model, sources, outputs, attention)
         backward: list[OutputSignals | None] = [None] * len(best)

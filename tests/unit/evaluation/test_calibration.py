@@ -16,14 +16,16 @@ from anuvad.errors import ConfigError
 from anuvad.evaluation.calibration import (
     CalibrationRow,
     ConfidenceModel,
-    auroc,
-    brier,
     calibrate,
-    expected_calibration_error,
     fit_confidence,
     held_out_halves,
-    ranks,
     report_table,
+)
+from anuvad.evaluation.ranking import (
+    auroc,
+    brier,
+    expected_calibration_error,
+    ranks,
     spearman,
 )
 

@@ -55,6 +55,7 @@ def test_asking_for_quality_changes_no_translation(
     model_file: ModelFile, beam_size: int, nbest: int
 ) -> None:
     t = translator(model_file, beam_size=beam_size, nbest=nbest)
+    t.all_features = True
     plain = t.translate(SENTENCES)
     assessed = t.translate(SENTENCES, quality=True)
     for a, b in zip(plain, assessed, strict=True):
