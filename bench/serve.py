@@ -371,7 +371,8 @@ def run_attack(args: argparse.Namespace, engine: str) -> bool:
     whether every target was met."""
     server, url = start_server(args, True, engine)
     try:
-        asyncio.run(load(url, argparse.Namespace(**{**vars(args), "requests": 1})))  # warm up
+        # Warm up with the load's own shape (first calls allocate, fill caches): 2 rounds.
+        asyncio.run(load(url, argparse.Namespace(**{**vars(args), "requests": 2})))
         calm, calm_tally, calm_wall, _ = asyncio.run(load_under_attack(url, args, 0))
         attacked, tally, wall, statuses = asyncio.run(load_under_attack(url, args, args.attack))
         health = httpx.get(f"{url}/health", timeout=30).status_code

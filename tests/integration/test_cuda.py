@@ -133,3 +133,27 @@ def test_cached_decoding_equals_full_decoding_on_cuda(tmp_path: Path) -> None:
         cache = model.init_cache(model.encode(src_ids, pad))
         steps = [model.decode_step(tgt[:, t : t + 1], cache, pad).logits for t in range(4)]
     assert torch.allclose(torch.cat(steps, dim=1), full, atol=1e-4)
+
+
+def test_glossary_and_confidence_on_cuda_match_the_cpu(tiny_enhi_model: Path) -> None:
+    """The constrained beam search and the teacher-forced quality pass on the GPU: every term
+    is used, and outputs and word probabilities agree with the CPU's."""
+    from anuvad.inference.glossary import Glossary
+
+    on_cpu = Translator.from_file(tiny_enhi_model, device="cpu")
+    on_gpu = Translator.from_file(tiny_enhi_model, device="cuda")
+    tok = on_cpu.tgt_tokenizer
+    pieces = [i for i in range(4, tok.vocab_size) if tok.id_to_piece([i])[0] != "▁"]
+    glossary = Glossary.from_pairs([("home", tok.decode(pieces[:2]))])
+    texts = ["I am going home.", "The weather is nice today.", "Please sit down."]
+    settings = on_cpu.settings(beam_size=4, nbest=2)
+    gpu = on_gpu.translate(texts, settings, glossary=glossary, quality=True)
+    cpu = on_cpu.translate(texts, settings, glossary=glossary, quality=True)
+    phrase = glossary.phrases([texts[0]])[0][0]
+    assert all(phrase in c.text for c in gpu[0].nbest)
+    for a, b in zip(gpu, cpu, strict=True):
+        assert a.text == b.text
+        assert a.quality is not None and b.quality is not None
+        assert a.quality.token_probs == pytest.approx(b.quality.token_probs, abs=1e-4)
+        for name, value in a.quality.features.items():
+            assert value == pytest.approx(b.quality.features[name], abs=1e-3), name
