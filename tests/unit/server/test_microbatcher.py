@@ -12,7 +12,7 @@ import pytest
 
 from anuvad.config import DecodeConfig
 from anuvad.inference.translation import Translation
-from anuvad.server.batcher import MicroBatcher
+from anuvad.server.batcher import MicroBatcher, _TranslateJob
 
 KEY = DecodeConfig(beam_size=1)
 
@@ -341,3 +341,49 @@ def test_a_large_new_request_waits_for_the_call_boundary() -> None:
     finally:
         batcher.stop()
     assert engine.events[:2] == ["start long a", "end long a"]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_small_requests_between_steps_take_at_most_half_of_a_long_call() -> None:
+    """A new small request arrives before every step of a 9-step call; each step takes 1 s and
+    each small call 3 s (a fake clock). Small calls run only while their time in this call is
+    at most the call's own stepping time: after steps 1, 3, 6 and 9, not after every step."""
+    clock = FakeClock()
+    events: list[str] = []
+    short_key = DecodeConfig(beam_size=4)
+    batcher: MicroBatcher
+
+    class StreamEngine:
+        def translate(
+            self, texts: Sequence[str], key: Any, stop: Any = None, **_: Any
+        ) -> list[Translation]:
+            if texts[0] == "long":
+                for step in range(1, 10):
+                    clock.now += 1.0
+                    events.append(f"step {step}")
+                    batcher._submit(_TranslateJob(key=short_key, texts=[f"short {step}"]))
+                    assert not stop()
+            else:
+                clock.now += 3.0
+                events.append("small " + ",".join(t.split()[1] for t in texts))
+            return [Translation(t, t.upper(), [], 0.0, True, []) for t in texts]
+
+    batcher = MicroBatcher(StreamEngine(), max_wait_ms=0, clock=clock)  # type: ignore[arg-type]
+    try:
+        got = asyncio.run(batcher.translate(["long"], DecodeConfig(beam_size=16, batch_size=8)))
+    finally:
+        batcher.stop()
+    assert [t.text for t in got] == ["LONG"]
+    inside = events[: events.index("step 9") + 2]
+    assert inside == [
+        "step 1", "small 1", "step 2", "step 3", "small 2,3", "step 4", "step 5", "step 6",
+        "small 4,5,6", "step 7", "step 8", "step 9", "small 7,8,9",
+    ]  # fmt: skip
+    assert batcher._pending_texts == 0
