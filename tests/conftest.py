@@ -12,9 +12,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from anuvad.config import ExperimentConfig
+from anuvad.config import ExperimentConfig, ModelConfig
+from anuvad.data.batching import collate_source
+from anuvad.decoding.beam import beam_search
+from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.search import Hypothesis, greedy_search
+from anuvad.model.transformer import Transformer, build_model
 
 REPO = Path(__file__).resolve().parents[1]
+# The shared corpora sit beside the checkout (or wherever $ANUVAD_DATA points).
+SHARED_DATA = Path(os.environ.get("ANUVAD_DATA") or REPO.parent / "shared" / "data")
 # The user cache (CPU product choices, CTranslate2 exports, downloads) is a folder of this test
 # session, not ~/.cache/anuvad.
 os.environ["ANUVAD_CACHE"] = tempfile.mkdtemp(prefix="anuvad-test-cache-")
@@ -63,6 +70,49 @@ EN_HI_PAIRS: list[tuple[str, str]] = [
     ("Do you speak Hindi?", "क्या आप हिंदी बोलते हैं?"),
     ("Yes, a little.", "हाँ, थोड़ी सी।"),
 ]
+
+
+def small_model_config(size: int = 32, layers: int = 2, **fields: object) -> ModelConfig:
+    """A small Transformer for unit tests: d_model ``size`` (4 heads, d_ff 2x; 2 heads from
+    16 down), ``layers`` encoder and decoder layers, no dropout; ``fields`` set the rest
+    (vocabulary sizes, max_positions, sharing ...)."""
+    settings: dict[str, object] = {"dropout": 0.0, **fields}
+    return ModelConfig(
+        d_model=size,
+        num_heads=4 if size > 16 else 2,
+        d_ff=2 * size,
+        num_encoder_layers=layers,
+        num_decoder_layers=layers,
+        **settings,  # type: ignore[arg-type]
+    )
+
+
+def random_model(seed: int, tgt_vocab_size: int, src_vocab_size: int = 30) -> Transformer:
+    """An untrained one-layer model (seeded) for search tests: it loops and stops at random."""
+    torch.manual_seed(seed)
+    config = small_model_config(
+        layers=1, src_vocab_size=src_vocab_size, tgt_vocab_size=tgt_vocab_size, max_positions=128
+    )
+    return build_model(config).eval()
+
+
+def search_outputs(
+    model: Transformer,
+    sources: list[list[int]],
+    beam: int,
+    constraint: OutputConstraint | None,
+    alpha: float = 0.6,
+    max_len: tuple[float, int] = (3.0, 10),
+) -> list[list[Hypothesis]]:
+    """Greedy search (beam 1) or beam search with ``nbest=beam`` under ``constraint``: a list
+    of hypotheses per source."""
+    src_ids, src_pad_mask = collate_source(sources)
+    a, b = max_len
+    if beam == 1:
+        return [[h] for h in greedy_search(model, src_ids, src_pad_mask, a, b, True, constraint)]
+    return beam_search(
+        model, src_ids, src_pad_mask, beam, alpha, a, b, nbest=beam, constraint=constraint
+    )
 
 
 @pytest.fixture
@@ -119,6 +169,43 @@ def tiny_enhi_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return train_tiny_enhi_model(tmp_path_factory.mktemp("tiny_enhi"))
     finally:
         torch.set_num_threads(previous)
+
+
+def write_run_config(
+    tmp: Path, pairs: int = 3000, max_tokens: int = 600, seed: int = 7, **train: object
+) -> Path:
+    """``tmp/config.yaml``: the tiny preset with dropout on (a resume must restore the random
+    state too) on a digit-reversal corpus of ``pairs`` pairs, for runs in a subprocess; ``train``
+    sets train.* (one thread, no time limit by default)."""
+    import yaml
+
+    from anuvad.data.synthetic import write_reversal_corpus
+
+    corpus_train, corpus_valid = write_reversal_corpus(tmp / "corpus", pairs, 20, seed=seed)
+    data = yaml.safe_load((REPO / "configs" / "tiny.yaml").read_text(encoding="utf-8"))
+    data["model"]["dropout"] = 0.1
+    data["data"]["train"] = [{"name": "t", "src": corpus_train.src, "tgt": corpus_train.tgt}]
+    data["data"]["valid"] = [{"name": "v", "src": corpus_valid.src, "tgt": corpus_valid.tgt}]
+    data["data"]["max_tokens"] = max_tokens
+    data["train"].update(
+        {"max_minutes": 0, "num_threads": 1, "valid_bleu_max_sentences": 10, "log_every": 5}
+    )
+    data["train"].update(train)
+    path = tmp / "config.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def cli_train(tmp: Path, config: Path, steps: int, *overrides: str) -> Path:
+    """``anuvad train`` in this process on ``tmp/prepared`` into ``tmp/run`` for ``steps``
+    updates; returns the model file."""
+    from anuvad.cli.main import main
+
+    data, run = str(tmp / "prepared"), str(tmp / "run")
+    command = ["train", "--config", str(config), "--data", data, "--run-dir", run]
+    limits = [f"train.max_steps={steps}", "train.max_minutes=0"]
+    assert main([*command, "--no-progress", *limits, *overrides]) == 0
+    return tmp / "run" / "model.pt"
 
 
 def tiny_config(tmp: Path, *overrides: str) -> ExperimentConfig:

@@ -13,6 +13,7 @@ import yaml
 
 from anuvad.cli.main import EXAMPLES, main
 from anuvad.data.synthetic import reversal_pairs, write_reversal_corpus
+from conftest import cli_train
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,23 +36,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     config = write_config(tmp)
     assert main(["prepare", "--config", str(config), "--out", str(tmp / "prepared")]) == 0
     assert (tmp / "prepared" / "report.json").is_file()
-    code = main(
-        [
-            "train",
-            "--config",
-            str(config),
-            "--data",
-            str(tmp / "prepared"),
-            "--run-dir",
-            str(tmp / "run"),
-            "--no-progress",
-            "train.max_steps=20",
-            "train.max_minutes=0",
-            "train.log_every=5",
-        ]
-    )
-    assert code == 0
-    return tmp, tmp / "run" / "model.pt"
+    return tmp, cli_train(tmp, config, 20, "train.log_every=5")
 
 
 def test_train_writes_a_model_a_config_and_metrics(trained: tuple[Path, Path]) -> None:

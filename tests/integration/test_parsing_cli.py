@@ -11,6 +11,7 @@ import yaml
 
 from anuvad.cli.main import main
 from anuvad.parsing.trees import read_trees
+from conftest import cli_train
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,22 +42,7 @@ def parser_model(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     data["decode"] = {"beam_size": 2, "length_penalty": 0.3, "max_len_a": 2.0, "max_len_b": 4}
     config = tmp / "parsing.yaml"
     config.write_text(yaml.safe_dump(data), encoding="utf-8")
-    code = main(
-        [
-            "train",
-            "--config",
-            str(config),
-            "--data",
-            str(tmp / "prepared"),
-            "--run-dir",
-            str(tmp / "run"),
-            "--no-progress",
-            "train.max_steps=3",
-            "train.max_minutes=0",
-        ]
-    )
-    assert code == 0
-    return bank, tmp / "run" / "model.pt"
+    return bank, cli_train(tmp, config, 3)
 
 
 def test_parse_writes_one_well_formed_tree_per_sentence(

@@ -10,37 +10,14 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
-from anuvad.data.synthetic import write_reversal_corpus
 from anuvad.training.state import list_checkpoints, load_training_state
+from conftest import write_run_config
 
 REPO = Path(__file__).resolve().parents[2]
 ANUVAD = [sys.executable, "-m", "anuvad.cli.main"]
 TORCHRUN = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
 WORKER = str(Path(__file__).with_name("train_worker.py"))
-
-
-def write_config(tmp: Path, **train: object) -> Path:
-    """The tiny preset on a small reversal corpus, with dropout on (resume must restore RNG)."""
-    corpus_train, corpus_valid = write_reversal_corpus(tmp / "corpus", 3000, 20, seed=7)
-    data = yaml.safe_load((REPO / "configs" / "tiny.yaml").read_text(encoding="utf-8"))
-    data["model"]["dropout"] = 0.1
-    data["data"]["train"] = [{"name": "t", "src": corpus_train.src, "tgt": corpus_train.tgt}]
-    data["data"]["valid"] = [{"name": "v", "src": corpus_valid.src, "tgt": corpus_valid.tgt}]
-    data["data"]["max_tokens"] = 600
-    data["train"].update(
-        {
-            "max_minutes": 0,
-            "num_threads": 1,
-            "valid_bleu_max_sentences": 10,
-            "log_every": 5,
-            **train,
-        }
-    )
-    path = tmp / "config.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
 
 
 def train(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -78,7 +55,7 @@ def kill_at(
 @pytest.mark.slow
 def test_a_run_killed_with_sigkill_resumes_to_identical_weights(tmp_path: Path) -> None:
     settings = {"max_steps": 60, "save_every": 10, "valid_every": 25, "keep_last": 3}
-    config = write_config(tmp_path, **settings, average_last=3)
+    config = write_run_config(tmp_path, **settings, average_last=3)
     data = tmp_path / "prepared"
     subprocess.run([*ANUVAD, "prepare", "--config", str(config), "--out", str(data)], check=True)
 
@@ -110,7 +87,7 @@ def test_two_gloo_processes_get_the_gradients_of_one_process_with_the_same_globa
     """At the paper's Adam epsilon (1e-9), every update of a 2-process run receives the
     gradients that one process accumulating the same two batches computes (no clipping: it
     would hide a wrong scale)."""
-    config = write_config(tmp_path, max_steps=4, save_every=4, valid_every=0)
+    config = write_run_config(tmp_path, max_steps=4, save_every=4, valid_every=0)
     data = tmp_path / "prepared"
     subprocess.run([*ANUVAD, "prepare", "--config", str(config), "--out", str(data)], check=True)
     common = ["model.dropout=0.0", "train.device=cpu", "train.clip_norm=0"]
@@ -149,7 +126,7 @@ def test_two_gloo_processes_killed_with_sigkill_resume_bit_identical(tmp_path: P
     """Dropout on and ranks with batches of different shapes draw different random numbers:
     the resumed run matches only if each rank gets its own random state back."""
     settings = {"max_steps": 40, "save_every": 5, "valid_every": 0, "keep_last": 3}
-    config = write_config(tmp_path, **settings, average_last=2)
+    config = write_run_config(tmp_path, **settings, average_last=2)
     data = tmp_path / "prepared"
     subprocess.run([*ANUVAD, "prepare", "--config", str(config), "--out", str(data)], check=True)
     common = ["--no-progress", "--config", str(config), "--data", str(data), "train.device=cpu"]

@@ -23,8 +23,8 @@ import pytest
 import torch
 import yaml
 
-from anuvad.data.synthetic import write_reversal_corpus
 from anuvad.training.state import list_checkpoints, load_training_state
+from conftest import write_run_config
 
 REPO = Path(__file__).resolve().parents[2]
 ANUVAD = [sys.executable, "-m", "anuvad.cli.main"]
@@ -32,28 +32,12 @@ TRIALS = int(os.environ.get("ANUVAD_KILL_TRIALS", "10"))
 
 
 def write_config(tmp: Path) -> Path:
-    corpus_train, corpus_valid = write_reversal_corpus(tmp / "corpus", 2000, 20, seed=3)
-    data = yaml.safe_load((REPO / "configs" / "tiny.yaml").read_text(encoding="utf-8"))
-    data["model"]["dropout"] = 0.1  # resume must restore the random state too
-    data["data"]["train"] = [{"name": "t", "src": corpus_train.src, "tgt": corpus_train.tgt}]
-    data["data"]["valid"] = [{"name": "v", "src": corpus_valid.src, "tgt": corpus_valid.tgt}]
-    data["data"]["max_tokens"] = 400
-    data["train"].update(
-        {
-            "max_steps": 300,
-            "max_minutes": 0,
-            "num_threads": 1,
-            "save_every": 1,  # a checkpoint every update: most kills land in or near a write
-            "keep_last": 3,
-            "average_last": 2,
-            "valid_every": 40,  # model_best.pt and metrics are written now and then
-            "valid_bleu_max_sentences": 5,
-            "log_every": 5,
-        }
-    )
-    path = tmp / "config.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
+    return write_run_config(
+        tmp, pairs=2000, max_tokens=400, seed=3, max_steps=300, keep_last=3, average_last=2,
+        save_every=1,  # a checkpoint every update: most kills land in or near a write
+        valid_every=40,  # model_best.pt and metrics are written now and then
+        valid_bleu_max_sentences=5,
+    )  # fmt: skip
 
 
 def run_files_are_whole(run: Path) -> None:

@@ -25,10 +25,11 @@ from anuvad.checkpoint import (
     save_model,
 )
 from anuvad.cli.main import main
-from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
+from anuvad.config import ExperimentConfig, TokenizerConfig
 from anuvad.data.tokenizer import Tokenizer, train_tokenizer
 from anuvad.errors import CheckpointError
 from anuvad.model.transformer import Transformer, build_model
+from conftest import small_model_config
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -54,16 +55,8 @@ def tokenizers(en_hi_pairs: list[tuple[str, str]]) -> Tokenizers:
 
 
 def experiment(src: Tokenizer, tgt: Tokenizer, **model_changes: Any) -> ExperimentConfig:
-    model = ModelConfig(
-        d_model=32,
-        num_heads=4,
-        d_ff=64,
-        num_encoder_layers=2,
-        num_decoder_layers=2,
-        dropout=0.0,
-        max_positions=64,
-        src_vocab_size=src.vocab_size,
-        tgt_vocab_size=tgt.vocab_size,
+    model = small_model_config(
+        max_positions=64, src_vocab_size=src.vocab_size, tgt_vocab_size=tgt.vocab_size
     )
     config = ExperimentConfig(name="ckpt-test", model=dataclasses.replace(model, **model_changes))
     config.data.src_lang, config.data.tgt_lang = "en", "hi"

@@ -7,6 +7,8 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from anuvad.inference.ct2 import QUANTIZATIONS
+
 
 def _size_mb(path: Path) -> float:
     files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
@@ -64,15 +66,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--quantization",
         default="float32",
-        choices=[
-            "float32",
-            "float16",
-            "bfloat16",
-            "int8",
-            "int8_float32",
-            "int8_float16",
-            "int8_bfloat16",
-        ],
+        choices=QUANTIZATIONS,
         help="ctranslate2 format: weight type (default float32; int8 is 8-bit weights with "
         "float32 activations on the CPU)",
     )

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,52 +56,40 @@ def _translator(options: EngineOptions, model: str) -> TranslationEngine:
     )
 
 
-def _translate(
-    translator: TranslationEngine,
-    lines: Sequence[str],
-    settings: DecodeConfig,
-    use_cache: bool = True,
-    progress: bool = False,
-    glossary: Glossary | None = None,
-    quality: bool = False,
-) -> list[Translation]:
-    """Translate ``lines`` with ``settings``; a progress bar when asked."""
-    from tqdm import tqdm
+@dataclass(frozen=True)
+class _Run:
+    """One translation job of the CLI: the engine and how to call it."""
 
-    with tqdm(total=len(lines), unit="sent", disable=not progress, file=sys.stderr) as bar:
-        return translator.translate(
-            lines,
-            settings,
-            use_cache=use_cache,
-            progress=bar.update,
-            glossary=glossary,
-            quality=quality,
-        )
+    translator: TranslationEngine
+    settings: DecodeConfig
+    use_cache: bool = True
+    progress: bool = False  # a progress bar on stderr
+    glossary: Glossary | None = None
+    quality: bool = False
 
+    def sentences(self, lines: Sequence[str]) -> list[Translation]:
+        """Translate each line as one sentence."""
+        from tqdm import tqdm
 
-def _translate_documents(
-    translator: TranslationEngine,
-    lines: Sequence[str],
-    settings: DecodeConfig,
-    use_cache: bool = True,
-    progress: bool = False,
-    glossary: Glossary | None = None,
-    quality: bool = False,
-) -> list[DocumentTranslation[Translation]]:
-    """``--split-sentences``: each line is a document; its sentences are translated (all lines'
-    in one batched pass) and put back in place, so the output keeps one line per input line."""
-    from anuvad.inference.documents import translate_documents
-    from anuvad.inference.engine import source_fits
+        with tqdm(total=len(lines), unit="sent", disable=not self.progress, file=sys.stderr) as bar:
+            return self.translator.translate(
+                lines,
+                self.settings,
+                use_cache=self.use_cache,
+                progress=bar.update,
+                glossary=self.glossary,
+                quality=self.quality,
+            )
 
-    lang = translator.model_file.config.data.src_lang
-    return translate_documents(
-        lines,
-        lang,
-        lambda sentences: _translate(
-            translator, sentences, settings, use_cache, progress, glossary, quality
-        ),
-        fits=source_fits(translator),
-    )
+    def documents(self, lines: Sequence[str]) -> list[DocumentTranslation[Translation]]:
+        """``--split-sentences``: each line is a document; its sentences are translated (all
+        lines' in one batched pass) and put back in place, so the output keeps one line per
+        input line."""
+        from anuvad.inference.documents import translate_documents
+        from anuvad.inference.engine import source_fits
+
+        lang = self.translator.model_file.config.data.src_lang
+        return translate_documents(lines, lang, self.sentences, fits=source_fits(self.translator))
 
 
 def _scores_lines(
@@ -160,10 +149,9 @@ def cmd_translate(args: argparse.Namespace) -> int:
     translator = _translator(EngineOptions.from_args(args), args.model)
     settings = search.settings(translator.decode, args.nbest)
     progress = bool(args.input) and not args.no_progress
+    run = _Run(translator, settings, search.use_cache, progress, glossary, args.scores)
     if args.split_sentences:
-        documents = _translate_documents(
-            translator, lines, settings, search.use_cache, progress, glossary, args.scores
-        )
+        documents = run.documents(lines)
         if args.scores:
             text = _scores_lines(translator, lines, documents, glossary)
         else:
@@ -173,9 +161,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
         return 0
-    results = _translate(
-        translator, lines, settings, search.use_cache, progress, glossary, args.scores
-    )
+    results = run.sentences(lines)
     if args.scores:
         text = _scores_lines(translator, lines, results, glossary)
     elif args.nbest == 1:
@@ -229,14 +215,11 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
         tgt_lang = translator.model_file.config.data.tgt_lang
         sources = read_input_lines(args.source)
         progress = not args.no_progress
+        run = _Run(translator, used, search.use_cache, progress, glossary)
         if args.split_sentences:
-            documents = _translate_documents(
-                translator, sources, used, search.use_cache, progress, glossary
-            )
-            hypotheses = [d.text for d in documents]
+            hypotheses = [d.text for d in run.documents(sources)]
         else:
-            results = _translate(translator, sources, used, search.use_cache, progress, glossary)
-            hypotheses = [r.text for r in results]
+            hypotheses = [r.text for r in run.sentences(sources)]
         settings = {
             "model": str(args.model),
             **{

@@ -31,11 +31,12 @@ from anuvad.data.batching import (
     rank_share,
 )
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
-from anuvad.data.prepared import data_fingerprint, fingerprint_differences
+from anuvad.data.prepared import data_fingerprint
 from anuvad.device import resolve_device
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention
 from anuvad.model.transformer import Transformer, build_model, count_parameters
+from anuvad.training.checks import check_same_data, check_settings, warn_on_precision_change
 from anuvad.training.distributed import DistributedContext, any_rank, barrier, wrap_model
 from anuvad.training.epochs import EpochData
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
@@ -46,11 +47,9 @@ from anuvad.training.precision import (
     with_precision,
 )
 from anuvad.training.run_log import (
-    RUN_INFO_FILE,
     RunLogger,
     ThroughputWindow,
     peak_memory_mib,
-    read_run_history,
 )
 from anuvad.training.state import (
     CHECKPOINT_DIR,
@@ -120,22 +119,7 @@ class Trainer:
         self.prepared = prepared
         self.run_dir = Path(run_dir)
         train = self.config.train
-        if train.precision == "fp16" and self.device.type != "cuda":
-            raise TrainingError("train.precision=fp16 needs a CUDA device; use bf16 or fp32")
-        if len(prepared.train) == 0:
-            raise TrainingError("the prepared training set is empty; check data.train")
-        positions = self.config.model.max_positions
-        if self.config.data.max_len >= positions:  # a training sentence + EOS must fit
-            raise TrainingError(
-                f"data.max_len ({self.config.data.max_len}) must be below model.max_positions "
-                f"({positions}): a training sentence of max_len tokens plus EOS must fit; "
-                "lower data.max_len or raise model.max_positions"
-            )
-        if train.keep_last < train.average_last:
-            raise TrainingError(
-                f"train.keep_last ({train.keep_last}) must be at least train.average_last "
-                f"({train.average_last}) so that the checkpoints to average exist"
-            )
+        check_settings(self.config, prepared, self.device)
         if train.num_threads > 0:
             torch.set_num_threads(train.num_threads)
         torch.manual_seed(train.seed)
@@ -186,26 +170,8 @@ class Trainer:
         if self.context.is_main:
             found = latest_training_state(self.run_dir, config_to_dict(self.config)["model"])
         path, state = broadcast_from_main(found, self.context)
-        ours = {
-            "src": self.prepared.src_tokenizer.model_proto,
-            "tgt": self.prepared.tgt_tokenizer.model_proto,
-        }
-        differ = [side for side in ("src", "tgt") if state.tokenizers.get(side) != ours[side]]
-        if differ:
-            sides = " and ".join({"src": "source", "tgt": "target"}[side] for side in differ)
-            raise TrainingError(
-                f"{path} was trained with other {sides} tokenizers than the prepared data "
-                "(prepared again with other settings, or another data folder?); resume with "
-                "the data folder the run used (run.json records it) or start a new run"
-            )
         saved = state.extra.get("data")
-        differences = fingerprint_differences(saved, self.data_fingerprint) if saved else []
-        if differences:
-            raise TrainingError(
-                f"{path} was trained on other prepared data: {'; '.join(differences)}. Resume "
-                "with the data folder the run used (run.json records it; `--data` chooses one), "
-                "or start a new run"
-            )
+        check_same_data(path, state.tokenizers, saved, self.prepared, self.data_fingerprint)
         self.model.load_state_dict(state.model)
         self.optimizer.load_state_dict(state.optimizer)
         self.scaler.load_state_dict(state.scaler)
@@ -332,7 +298,13 @@ class Trainer:
         is_main = self.context.is_main
         if is_main:
             check_run_dir(self.run_dir, self.model, self.config.train.keep_last, self._resumed)
-            self._warn_on_precision_change()
+            if self._resumed:
+                warn_on_precision_change(
+                    self.run_dir,
+                    self.config.train.precision,
+                    self.requested_config.train.precision,
+                    self.device,
+                )
             save_config(self.requested_config, self.run_dir / "config.yaml")
             for folder in (self.run_dir, self.run_dir / CHECKPOINT_DIR):
                 for stale in remove_stale_temp_files(folder):
@@ -354,29 +326,6 @@ class Trainer:
             return self._train(log, show_progress and is_main)
         finally:
             log.close()
-
-    def _warn_on_precision_change(self) -> None:
-        """A resumed run computes in the precision this machine resolves (``auto``: bf16 only
-        where it is native); when that differs from the last start's, say so: the weights carry
-        on exactly, but the arithmetic changes, so the result is not bit-identical to an
-        uninterrupted run."""
-        if not self._resumed:
-            return
-        history = read_run_history(self.run_dir / RUN_INFO_FILE)
-        before = history[-1].get("precision") if history else None
-        now = self.config.train.precision
-        if before is not None and before != now:
-            logger.warning(
-                "this run computed in %s before and continues in %s here (train.precision=%s "
-                "on %s); the weights continue exactly, the arithmetic does not, so the result "
-                "is not bit-identical to an uninterrupted run. Set train.precision=%s to keep "
-                "it (in bf16 on a CPU without native bf16, training runs 40-100x slower)",
-                before,
-                now,
-                self.requested_config.train.precision,
-                self.device,
-                before,
-            )
 
     def _train(self, log: RunLogger, show_progress: bool) -> TrainResult:
         cfg, train, p = self.config, self.config.train, self.progress

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from pathlib import Path
 
@@ -20,11 +19,7 @@ from anuvad.data.corpora import (
     require_nonempty_sides,
 )
 from anuvad.errors import DataError
-
-# The shared corpora sit beside the checkout (or wherever $ANUVAD_DATA points).
-SHARED_DATA = Path(
-    os.environ.get("ANUVAD_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data"
-)
+from conftest import SHARED_DATA
 
 
 def _aligned(tmp_path: Path, src: str, tgt: str, **kwargs: int) -> CorpusConfig:

@@ -7,10 +7,8 @@ from collections.abc import Sequence
 import pytest
 import torch
 
-from anuvad.config import ModelConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
-from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import (
     AllOf,
     ConstraintRows,
@@ -18,24 +16,12 @@ from anuvad.decoding.constraints import (
     search_constraint,
 )
 from anuvad.decoding.search import greedy_search
-from anuvad.model.transformer import Transformer, build_model
+from conftest import random_model, search_outputs
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-# Target pieces of a parsing model: the four special ids, brackets of two labels, tags.
-PIECES = ["<pad>", "<unk>", "<s>", "</s>", "(S", ")S", "(NP", ")NP", "DT", "NN", ".", "(", "(VP"]
-# As a word-level SentencePiece model spells them (the constraint drops the word-start mark).
-SP_PIECES = [p if i < 4 else "\u2581" + p for i, p in enumerate(PIECES)]
+VOCAB = 13  # target pieces: the four special ids and nine others
 SOURCES = [[5, 9, 12, 7, 22, 8, 14], [6], [11, 4, 29, 17], [13, 13, 20, 5, 6, 7, 8, 9, 10], [25]]
-
-
-def random_model(seed: int) -> Transformer:
-    torch.manual_seed(seed)
-    config = ModelConfig(
-        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=1, num_decoder_layers=1,
-        dropout=0.0, src_vocab_size=30, tgt_vocab_size=len(PIECES), max_positions=128,
-    )  # fmt: skip
-    return build_model(config).eval()
 
 
 def ngrams(tokens: list[int], n: int) -> list[tuple[int, ...]]:
@@ -49,17 +35,9 @@ def test_no_repeat_ngram_never_writes_an_n_gram_twice(size: int, beam: int) -> N
     unconstrained search does (so the constraint did something)."""
     from anuvad.decoding.constraints import NoRepeatNGram
 
-    model, constraint = random_model(5), NoRepeatNGram(size, len(PIECES))
+    model, constraint = random_model(5, VOCAB), NoRepeatNGram(size, VOCAB)
     src_ids, src_pad_mask = collate_source(SOURCES)
-    if beam == 1:
-        outputs = [
-            [h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
-        ]
-    else:
-        outputs = beam_search(
-            model, src_ids, src_pad_mask, beam, 0.6, 3.0, 10, nbest=beam, constraint=constraint
-        )
-    for hyps in outputs:
+    for hyps in search_outputs(model, SOURCES, beam, constraint):
         for hyp in hyps:
             grams = ngrams(hyp.token_ids, size)
             assert len(grams) == len(set(grams)), hyp.token_ids
@@ -92,7 +70,7 @@ class BanRows(ConstraintRows):
         self.token, self.rows = token, rows
 
     def mask(self) -> torch.Tensor:
-        mask = torch.zeros(self.rows, len(PIECES))
+        mask = torch.zeros(self.rows, VOCAB)
         mask[:, self.token] = float("-inf")
         return mask
 
@@ -113,20 +91,14 @@ class Ban(OutputConstraint):
 
 @pytest.mark.parametrize("beam", [1, 3])
 def test_all_of_meets_every_constraint_at_once(beam: int) -> None:
-    model = random_model(5)
+    model = random_model(5, VOCAB)
     src_ids, src_pad_mask = collate_source(SOURCES)
     free = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
-    common = max(range(4, len(PIECES)), key=lambda t: sum(h.token_ids.count(t) for h in free))
+    common = max(range(4, VOCAB), key=lambda t: sum(h.token_ids.count(t) for h in free))
     assert any(common in h.token_ids for h in free)  # the ban will have something to do
-    both = search_constraint(2, len(PIECES), Ban(common))
+    both = search_constraint(2, VOCAB, Ban(common))
     assert isinstance(both, AllOf)
-    if beam == 1:
-        outputs = [[h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, both)]
-    else:
-        outputs = beam_search(
-            model, src_ids, src_pad_mask, beam, 0.6, 3.0, 10, nbest=beam, constraint=both
-        )
-    for hyps in outputs:
+    for hyps in search_outputs(model, SOURCES, beam, both):
         for hyp in hyps:
             assert common not in hyp.token_ids
             grams = ngrams(hyp.token_ids, 2)

@@ -10,28 +10,18 @@ import pytest
 import torch
 from torch import nn
 
-from anuvad.config import ModelConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from anuvad.decoding.search import Hypothesis, greedy_search
 from anuvad.model.transformer import Transformer, build_model
+from conftest import small_model_config
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # A small target vocabulary (six tokens besides PAD and BOS) makes EOS a frequent argmax, so
 # random models finish sentences at many different lengths.
-CONFIG = ModelConfig(
-    d_model=32,
-    num_heads=4,
-    d_ff=64,
-    num_encoder_layers=2,
-    num_decoder_layers=2,
-    dropout=0.0,
-    src_vocab_size=30,
-    tgt_vocab_size=10,
-    max_positions=64,
-)
+CONFIG = small_model_config(src_vocab_size=30, tgt_vocab_size=10, max_positions=64)
 
 SOURCES: list[list[int]] = [
     [5, 9, 12, 7, 22, 8, 14],

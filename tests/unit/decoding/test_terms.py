@@ -14,8 +14,8 @@ from test_search import CONFIG, SOURCES, case_model
 from anuvad.data.batching import collate_source
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import search_constraint
-from anuvad.decoding.search import greedy_search
 from anuvad.decoding.terms import TermConstraint, failure_table, next_partial
+from conftest import search_outputs
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -68,15 +68,7 @@ def test_every_output_holds_every_phrase(seed: int, k: int, no_repeat: int) -> N
     rng = random.Random(seed * 10 + k)
     phrases = random_phrases(rng, vocab, len(SOURCES))
     constraint = search_constraint(no_repeat, vocab, first=TermConstraint(phrases, vocab))
-    src_ids, src_pad_mask = collate_source(SOURCES)
-    if k == 1:
-        results = [
-            [h] for h in greedy_search(model, src_ids, src_pad_mask, 1.0, 3, True, constraint)
-        ]
-    else:
-        results = beam_search(
-            model, src_ids, src_pad_mask, k, 0.6, 1.0, 3, nbest=k, constraint=constraint
-        )
+    results = search_outputs(model, SOURCES, k, constraint, max_len=(1.0, 3))
     for wanted, hypotheses in zip(phrases, results, strict=True):
         assert hypotheses
         for hypothesis in hypotheses:

@@ -13,7 +13,6 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from anuvad.config import ModelConfig
 from anuvad.data.batching import collate_source
 from anuvad.decoding.beam import beam_search
 from anuvad.errors import ConfigError
@@ -34,23 +33,14 @@ from anuvad.inference.cpu import (
 )
 from anuvad.model.layers import LinearProduct
 from anuvad.model.transformer import Transformer, build_model
+from conftest import small_model_config
 
 Matrices = Sequence[tuple[Tensor, Tensor | None]]
 
 
 def tiny_model(tie: bool = True) -> Transformer:
     torch.manual_seed(0)
-    config = ModelConfig(
-        d_model=32,
-        num_heads=4,
-        d_ff=64,
-        num_encoder_layers=2,
-        num_decoder_layers=2,
-        src_vocab_size=50,
-        tgt_vocab_size=60,
-        tie_output_embedding=tie,
-        dropout=0.0,
-    )
+    config = small_model_config(src_vocab_size=50, tgt_vocab_size=60, tie_output_embedding=tie)
     return build_model(config).eval()
 
 

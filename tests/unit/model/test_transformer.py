@@ -11,18 +11,9 @@ import torch
 from anuvad.config import ModelConfig
 from anuvad.model.layers import LearnedPositions, SinusoidalPositions, sinusoidal_table
 from anuvad.model.transformer import Transformer, build_model, causal_mask, count_parameters
+from conftest import small_model_config
 
-SMALL = ModelConfig(
-    d_model=32,
-    num_heads=4,
-    d_ff=64,
-    num_encoder_layers=2,
-    num_decoder_layers=2,
-    dropout=0.0,
-    src_vocab_size=40,
-    tgt_vocab_size=50,
-    max_positions=64,
-)
+SMALL = small_model_config(src_vocab_size=40, tgt_vocab_size=50, max_positions=64)
 
 
 def make_model(**changes: object) -> Transformer:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from anuvad.config import ModelConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.search import greedy_search
-from anuvad.model.transformer import Transformer, build_model
 from anuvad.parsing.constraint import TreeConstraint
 from anuvad.parsing.trees import delinearize
+from conftest import random_model, search_outputs
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -21,15 +20,6 @@ PIECES = ["<pad>", "<unk>", "<s>", "</s>", "(S", ")S", "(NP", ")NP", "DT", "NN",
 # As a word-level SentencePiece model spells them (the constraint drops the word-start mark).
 SP_PIECES = [p if i < 4 else "\u2581" + p for i, p in enumerate(PIECES)]
 SOURCES = [[5, 9, 12, 7, 22, 8, 14], [6], [11, 4, 29, 17], [13, 13, 20, 5, 6, 7, 8, 9, 10], [25]]
-
-
-def random_model(seed: int) -> Transformer:
-    torch.manual_seed(seed)
-    config = ModelConfig(
-        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=1, num_decoder_layers=1,
-        dropout=0.0, src_vocab_size=30, tgt_vocab_size=len(PIECES), max_positions=128,
-    )  # fmt: skip
-    return build_model(config).eval()
 
 
 def well_formed(token_ids: list[int], words: int) -> bool:
@@ -42,21 +32,13 @@ def well_formed(token_ids: list[int], words: int) -> bool:
 def test_constrained_search_writes_only_well_formed_trees_with_one_leaf_per_word(
     seed: int, beam: int
 ) -> None:
-    model, constraint = random_model(seed), TreeConstraint(SP_PIECES)
-    src_ids, src_pad_mask = collate_source(SOURCES)
-    if beam == 1:
-        outputs = [
-            [h] for h in greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
-        ]
-    else:
-        outputs = beam_search(
-            model, src_ids, src_pad_mask, beam, 0.3, 3.0, 10, nbest=beam, constraint=constraint
-        )
+    model, constraint = random_model(seed, len(PIECES)), TreeConstraint(SP_PIECES)
+    outputs = search_outputs(model, SOURCES, beam, constraint, alpha=0.3)
     for source, hyps in zip(SOURCES, outputs, strict=True):
         assert len(hyps) == beam
         for hyp in hyps:
             assert hyp.finished and well_formed(hyp.token_ids, len(source)), hyp
-    unconstrained = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    unconstrained = [h for [h] in search_outputs(model, SOURCES, 1, None)]
     assert not all(  # the constraint did something: a random model alone writes garbage
         h.finished and well_formed(h.token_ids, len(s))
         for h, s in zip(unconstrained, SOURCES, strict=True)
@@ -64,7 +46,7 @@ def test_constrained_search_writes_only_well_formed_trees_with_one_leaf_per_word
 
 
 def test_beam_one_equals_greedy_under_the_constraint() -> None:
-    model, constraint = random_model(3), TreeConstraint(PIECES)
+    model, constraint = random_model(3, len(PIECES)), TreeConstraint(PIECES)
     src_ids, src_pad_mask = collate_source(SOURCES)
     greedy = greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
     beam = beam_search(model, src_ids, src_pad_mask, 1, 0.0, 3.0, 10, constraint=constraint)
@@ -74,7 +56,7 @@ def test_beam_one_equals_greedy_under_the_constraint() -> None:
 
 
 def test_a_tight_limit_still_fits_a_tree_and_a_too_tight_one_is_left_free() -> None:
-    model, constraint = random_model(4), TreeConstraint(PIECES)
+    model, constraint = random_model(4, len(PIECES)), TreeConstraint(PIECES)
     src_ids, src_pad_mask = collate_source(SOURCES)
     # limit = source tokens (words + EOS) + 2 = words + 3: exactly "(X", the leaves, ")X", EOS.
     for hyp, source in zip(

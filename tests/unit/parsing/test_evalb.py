@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -19,10 +17,8 @@ from anuvad.parsing.evalb import (
     take_gold_tags,
 )
 from anuvad.parsing.trees import Tree, delinearize, read_treebank, read_trees, remove_traces
+from conftest import SHARED_DATA
 
-SHARED_DATA = Path(
-    os.environ.get("ANUVAD_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data"
-)
 PTB = SHARED_DATA / "parsing" / "ptb-sample"
 
 # S[0,4] NP[0,2] VP[2,4] NP[3,4]: four brackets; the final period is not counted.

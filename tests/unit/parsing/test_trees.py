@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -24,10 +23,8 @@ from anuvad.parsing.trees import (
     treebank_files,
     treebank_pairs,
 )
+from conftest import SHARED_DATA
 
-SHARED_DATA = Path(
-    os.environ.get("ANUVAD_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data"
-)
 PTB = SHARED_DATA / "parsing" / "ptb-sample"
 
 MRG = """( (S

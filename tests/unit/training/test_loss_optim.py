@@ -11,11 +11,12 @@ import torch.nn.functional as F
 from torch import nn
 
 import anuvad.training.loss
-from anuvad.config import ModelConfig, TrainConfig
+from anuvad.config import TrainConfig
 from anuvad.data.tokenizer import PAD_ID
 from anuvad.model.transformer import build_model
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
+from conftest import small_model_config
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -224,17 +225,9 @@ def test_noam_scale_multiplies(scale: float) -> None:
 
 def small_model(**changes: object) -> nn.Module:
     torch.manual_seed(0)
-    config = ModelConfig(
-        d_model=16,
-        num_heads=2,
-        d_ff=32,
-        num_encoder_layers=1,
-        num_decoder_layers=1,
-        src_vocab_size=20,
-        tgt_vocab_size=20,
-        max_positions=16,
-        **changes,  # type: ignore[arg-type]
-    )
+    fields = {"src_vocab_size": 20, "tgt_vocab_size": 20, "max_positions": 16, "dropout": 0.1}
+    fields.update(changes)
+    config = small_model_config(16, 1, **fields)
     return build_model(config)
 
 

@@ -10,7 +10,7 @@ import torch
 
 from anuvad.checkpoint import load_model
 from anuvad.cli.main import main
-from anuvad.config import ExperimentConfig, ModelConfig, config_to_dict
+from anuvad.config import ExperimentConfig, config_to_dict
 from anuvad.data.tokenizer import train_tokenizer
 from anuvad.errors import CheckpointError, TrainingError
 from anuvad.model.transformer import build_model
@@ -28,6 +28,7 @@ from anuvad.training.state import (
     restore_rng_state,
     save_training_state,
 )
+from conftest import small_model_config
 
 SENTENCES = [f"{a} {b}" for a in ("one", "two", "three", "four") for b in ("red", "blue", "green")]
 
@@ -38,16 +39,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, 
     run_dir = tmp_path_factory.mktemp("run")
     tokenizer = train_tokenizer(SENTENCES, ExperimentConfig().data.tokenizer, 40)
     config = ExperimentConfig()
-    config.model = ModelConfig(
-        d_model=16,
-        num_heads=2,
-        d_ff=32,
-        num_encoder_layers=1,
-        num_decoder_layers=1,
-        src_vocab_size=tokenizer.vocab_size,
-        tgt_vocab_size=tokenizer.vocab_size,
-        share_source_embedding=True,
-    )
+    config.model = small_model_config(
+        16, 1, src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size,
+        share_source_embedding=True, dropout=0.1,
+    )  # fmt: skip
     weights = []
     for seed, step in ((1, 10), (2, 20), (3, 30)):
         torch.manual_seed(seed)

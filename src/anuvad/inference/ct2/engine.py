@@ -52,8 +52,9 @@ from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import StopCheck, capped_top, limits_for_lengths
 from anuvad.decoding.search import length_penalty as gnmt_penalty
-from anuvad.errors import AnuvadError, CheckpointError, ConfigError
+from anuvad.errors import CheckpointError, ConfigError
 from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
@@ -62,10 +63,7 @@ from anuvad.inference.translation import AttentionView, Candidate, Translation
 try:
     import ctranslate2
 except ImportError as exc:  # an optional dependency
-    raise AnuvadError(
-        f"the CTranslate2 engine needs the ctranslate2 package ({exc}); install it with "
-        "pip install 'anuvad[ct2]'"
-    ) from exc
+    raise missing_ctranslate2(exc) from exc
 
 logger = logging.getLogger(__name__)
 

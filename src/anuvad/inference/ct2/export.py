@@ -49,7 +49,8 @@ from anuvad import __version__
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import ModelConfig, config_to_dict
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
-from anuvad.errors import AnuvadError, CheckpointError
+from anuvad.errors import CheckpointError
+from anuvad.inference.ct2 import QUANTIZATIONS, missing_ctranslate2
 from anuvad.model.layers import sinusoidal_table
 
 try:
@@ -57,10 +58,7 @@ try:
     from ctranslate2.converters import Converter
     from ctranslate2.specs import common_spec, transformer_spec
 except ImportError as exc:  # an optional dependency
-    raise AnuvadError(
-        f"the CTranslate2 engine needs the ctranslate2 package ({exc}); install it with "
-        "pip install 'anuvad[ct2]'"
-    ) from exc
+    raise missing_ctranslate2(exc) from exc
 
 logger = logging.getLogger(__name__)
 
@@ -69,15 +67,6 @@ CT2_FORMAT_VERSION = 1
 METADATA_FILE = "anuvad.json"
 SRC_TOKENIZER_FILE = "source.spm"
 TGT_TOKENIZER_FILE = "target.spm"
-QUANTIZATIONS = (
-    "float32",
-    "float16",
-    "bfloat16",
-    "int8",
-    "int8_float32",
-    "int8_float16",
-    "int8_bfloat16",
-)
 
 # Every ModelConfig field and how the export honours it. A field missing here (a new
 # architectural option) stops the export: converting it silently would translate wrongly.
