@@ -20,7 +20,7 @@ from anuvad.config import DecodeConfig
 from anuvad.inference.translation import Translation
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app, search_settings
-from anuvad.server.schemas import (
+from anuvad.server.limits import (
     DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_ATTENTION_TOKENS,
     MAX_BEAM_SIZE,
@@ -29,6 +29,8 @@ from anuvad.server.schemas import (
     MAX_SENTENCE_CHARS,
     MAX_TEXT_CHARS,
     MAX_TEXTS,
+)
+from anuvad.server.schemas import (
     AttentionRequest,
     TranslateRequest,
 )

@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 
-from anuvad.server.schemas import MAX_TEXT_CHARS
+from anuvad.server.limits import (
+    MAX_TEXT_CHARS,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

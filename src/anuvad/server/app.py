@@ -26,14 +26,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequ
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from swagger_ui_bundle import swagger_ui_path
 
@@ -47,19 +45,28 @@ from anuvad.inference.documents import (
 from anuvad.inference.engine import TranslationEngine, source_fits
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.server.auth import ApiKeyMiddleware
-from anuvad.server.batcher import MicroBatcher, OverloadedError, RequestTimeoutError
+from anuvad.server.batcher import MicroBatcher
 from anuvad.server.body_limit import BodyLimitMiddleware, JsonOnlyMiddleware
-from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware, ServerMetrics
-from anuvad.server.responses import attention_out, document_out, model_info
-from anuvad.server.schemas import (
+from anuvad.server.errors import (
+    ERRORS,
+    ClientGoneError,
+    TooLongError,
+    UnknownModelError,
+    add_error_handlers,
+)
+from anuvad.server.jobs import OverloadedError, RequestTimeoutError
+from anuvad.server.limits import (
     MAX_ATTENTION_TOKENS,
     MAX_BODY_BYTES,
     MAX_PENDING_SENTENCES,
+    Limits,
+)
+from anuvad.server.metrics import CONTENT_TYPE_LATEST, RequestMetricsMiddleware, ServerMetrics
+from anuvad.server.responses import attention_out, document_out, model_info
+from anuvad.server.schemas import (
     AttentionRequest,
     AttentionResponse,
-    ErrorResponse,
     HealthResponse,
-    Limits,
     ModelInfo,
     ModelsResponse,
     TranslateRequest,
@@ -69,29 +76,9 @@ from anuvad.server.settings import ModelFailedError, publish_model_ids, search_s
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-RETRY_AFTER_S = 1  # what a 503 (queue full) tells the client to wait, in seconds
 DISCONNECT_POLL_S = 0.25  # how often a waiting request checks that its client is still there
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse, "description": "the model cannot translate this input"},
-    413: {"model": ErrorResponse, "description": "request body too large"},
-    422: {"model": ErrorResponse, "description": "invalid request (the message names the field)"},
-    500: {"model": ErrorResponse, "description": "the model failed"},
-    503: {"model": ErrorResponse, "description": "too many requests waiting; retry"},
-}
-
-
-class UnknownModelError(Exception):
-    """A request named a model id that is not served (422, naming the field)."""
-
-
-class ClientGoneError(Exception):
-    """The client closed its connection before its translation was ready."""
-
-
-class TooLongError(Exception):
-    """A text holds a sentence the model cannot take, even cut at clause boundaries (422)."""
 
 
 @dataclass
@@ -121,21 +108,6 @@ async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
     except asyncio.CancelledError:  # the server cancelling the request at shutdown
         task.cancel()
         raise
-
-
-def _error(status: int, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
-    body = ErrorResponse(error=message, details=details or [])
-    return JSONResponse(status_code=status, content=body.model_dump())
-
-
-def _describe(error: dict[str, Any]) -> str:
-    """One pydantic error as ``field: message``, e.g. ``beam_size: Input should be <= 16``."""
-    location = [str(part) for part in error.get("loc", ()) if part != "body"]
-    message = str(error.get("msg", "invalid"))
-    message = message.removeprefix("Value error, ")
-    if error.get("type") == "json_invalid":
-        return f"the body is not valid JSON ({error.get('ctx', {}).get('error', message)})"
-    return f"{'.'.join(location)}: {message}" if location else message
 
 
 def create_app(
@@ -274,49 +246,7 @@ def create_app(
     # endpoint "other": no route ran). A plain ASGI middleware (not @app.middleware), so the
     # endpoints see the server's own receive channel and request.is_disconnected() works.
     app.add_middleware(RequestMetricsMiddleware, metrics=metrics)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [dict(e) for e in exc.errors()]
-        messages = [_describe(e) for e in errors]
-        details = [
-            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": m}
-            for e, m in zip(errors, messages, strict=True)
-        ]
-        return _error(422, "; ".join(messages), details)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        # FastAPI's own errors (404, 405, a body that is not UTF-8) in the same shape as ours.
-        response = _error(exc.status_code, str(exc.detail))
-        response.headers.update(exc.headers or {})
-        return response
-
-    @app.exception_handler(OverloadedError)
-    async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
-        response = _error(503, str(exc))
-        response.headers["Retry-After"] = str(RETRY_AFTER_S)
-        return response
-
-    @app.exception_handler(ClientGoneError)
-    async def client_gone(_: Request, exc: ClientGoneError) -> Response:
-        return Response(status_code=499)  # nobody reads it; the metrics count it as 499
-
-    @app.exception_handler(RequestTimeoutError)
-    async def timed_out(_: Request, exc: RequestTimeoutError) -> JSONResponse:
-        return _error(504, str(exc))
-
-    @app.exception_handler(TooLongError)
-    async def too_long(_: Request, exc: TooLongError) -> JSONResponse:
-        return _error(422, f"text: {exc}", [{"field": "text", "message": str(exc)}])
-
-    @app.exception_handler(UnknownModelError)
-    async def unknown_model(_: Request, exc: UnknownModelError) -> JSONResponse:
-        return _error(422, str(exc), [{"field": "model", "message": str(exc)}])
-
-    @app.exception_handler(ModelFailedError)
-    async def failed(_: Request, exc: ModelFailedError) -> JSONResponse:
-        return _error(exc.status, str(exc))
+    add_error_handlers(app)
 
     @app.post("/translate", response_model=TranslateResponse, responses=ERRORS)
     async def translate(body: TranslateRequest, request: Request) -> TranslateResponse:

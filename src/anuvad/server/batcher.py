@@ -11,14 +11,15 @@ the event loop stays free to accept requests while the model runs.
 more goes back to the queue with the rest of its sentences. The queue serves the request that
 has had the fewest sentences translated first (arrival order among equals). And a long call
 yields between two decoding steps: the search asks the batcher whether to stop, and the
-batcher first runs the small new requests that are waiting (at most :data:`URGENT_ROWS`
-hypothesis rows each: a few sentences at a normal beam, or an attention view) on the same
-thread, nested, before the long search takes its next step. So a one-sentence request waits
-one decoding step, not a whole call, even behind a 64-text document at beam 16. The long call
+batcher first runs the small new requests that are waiting (at most
+:data:`~anuvad.server.jobs.URGENT_ROWS` hypothesis rows each: a few sentences at a normal beam,
+or an attention view) on the same thread, nested, before the long search takes its next step.
+So a one-sentence request waits one decoding step, not a whole call, even behind a 64-text
+document at beam 16. The long call
 keeps at least half of the model thread: small requests run between its steps only while the
 time they took in this call is at most the time the call itself has stepped (without that
 rule, a steady stream of small requests starved the large call they kept overtaking: under
-the 50-client benchmark a few requests in 1,000 waited 5 s while the median took 0.3 s).
+the 50-client benchmark a few requests in 1,000 waited 6 s while the median took 0.35 s).
 
 Without batching (``batching=False``) every request is its own model call, still on the worker
 thread (the baseline that ``bench/serve.py`` compares against).
@@ -37,8 +38,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from anuvad.config import DecodeConfig
@@ -46,63 +45,21 @@ from anuvad.errors import AnuvadError, SearchStoppedError
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
+from anuvad.server.jobs import (
+    LAST,
+    STOP,
+    URGENT_ROWS,
+    URGENT_SCAN,
+    CallJob,
+    OverloadedError,
+    QueueEntry,
+    RequestTimeoutError,
+    TranslateJob,
+)
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class OverloadedError(RuntimeError):
-    """More requests are waiting than the batcher accepts; the client should retry later."""
-
-
-class RequestTimeoutError(RuntimeError):
-    """A request was not translated within its time limit; its search was stopped."""
-
-
-@dataclass
-class _TranslateJob:
-    key: DecodeConfig
-    texts: list[str]
-    deadline: float | None = None  # time.monotonic() after which nobody waits for the result
-    future: Future[list[Translation]] = field(default_factory=Future)
-    abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
-    glossary: Glossary | None = None  # terms this request's translations must use
-    results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
-    started: bool = False  # its future is running (set once, by the first chunk)
-
-    def gone(self) -> bool:
-        """Whether nobody will read this job's result any more."""
-        expired = self.deadline is not None and time.monotonic() >= self.deadline
-        return expired or self.abandoned.is_set()
-
-    def remaining(self) -> list[str]:
-        """The sentences not translated yet."""
-        return self.texts[len(self.results) :]
-
-
-@dataclass
-class _CallJob:
-    """Work that must run alone on the model thread (e.g. attention for one sentence)."""
-
-    function: Callable[[], Any]
-    future: Future[Any] = field(default_factory=Future)
-
-
-_STOP = object()
-URGENT_ROWS = 64  # a new request of at most this many sentences x beam may run between steps
-URGENT_SCAN = 64  # queue entries looked at for such requests, per decoding step
-_LAST = float("inf")  # the stop marks' place in the queue: after all work
-
-
-@dataclass(order=True)
-class _Entry:
-    """A queue entry: served first when ``served`` (sentences already translated for it) is
-    lowest, then by arrival."""
-
-    served: float
-    arrival: int
-    job: Any = field(compare=False)
 
 
 class MicroBatcher:
@@ -150,7 +107,7 @@ class MicroBatcher:
         self.workers = workers
         self.model_calls = 0  # translate calls into the model (read by /health and tests)
         self.on_call = on_call
-        self._queue: queue.PriorityQueue[_Entry] = queue.PriorityQueue()
+        self._queue: queue.PriorityQueue[QueueEntry] = queue.PriorityQueue()
         self._arrivals = itertools.count()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -179,7 +136,7 @@ class MicroBatcher:
             threads, self._threads = self._threads, []
         alive = [thread for thread in threads if thread.is_alive()]
         for _ in alive:
-            self._put(_STOP, _LAST)
+            self._put(STOP, LAST)
         for thread in alive:
             thread.join(timeout)
 
@@ -211,7 +168,7 @@ class MicroBatcher:
             Exception: whatever the translator raised.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        job = _TranslateJob(key=key, texts=list(texts), deadline=deadline, glossary=glossary)
+        job = TranslateJob(key=key, texts=list(texts), deadline=deadline, glossary=glossary)
         self._submit(job)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(job.future), timeout)
@@ -227,7 +184,7 @@ class MicroBatcher:
 
     async def call(self, function: Callable[[], T]) -> T:
         """Run ``function`` alone on the model thread and return its result."""
-        job = _CallJob(function=function)
+        job = CallJob(function=function)
         self._submit(job)
         result: T = await asyncio.wrap_future(job.future)
         return result
@@ -236,8 +193,8 @@ class MicroBatcher:
         """Requests waiting for the model (approximate, as any queue size)."""
         return self._queue.qsize()
 
-    def _submit(self, job: _TranslateJob | _CallJob) -> None:
-        texts = len(job.texts) if isinstance(job, _TranslateJob) else 0
+    def _submit(self, job: TranslateJob | CallJob) -> None:
+        texts = len(job.texts) if isinstance(job, TranslateJob) else 0
         with self._lock:
             if self._queue.qsize() >= self.max_pending:
                 raise OverloadedError(
@@ -254,7 +211,7 @@ class MicroBatcher:
         self._put(job, 0)
 
     def _put(self, job: Any, served: float) -> None:
-        self._queue.put(_Entry(served, next(self._arrivals), job))
+        self._queue.put(QueueEntry(served, next(self._arrivals), job))
 
     def _get(self, timeout: float | None = None) -> Any:
         """The next job (blocking; ``timeout`` 0: only what is there; raises queue.Empty)."""
@@ -274,9 +231,9 @@ class MicroBatcher:
     def _run(self) -> None:
         while True:
             first = self._get()
-            if first is _STOP:
+            if first is STOP:
                 if self._queue.qsize():  # work put back after this mark was queued: do it first
-                    self._put(_STOP, _LAST)
+                    self._put(STOP, LAST)
                     continue
                 return
             jobs = [first] if not self.batching else self._collect(first)
@@ -285,25 +242,25 @@ class MicroBatcher:
     def _collect(self, first: Any) -> list[Any]:
         """``first`` and whatever arrives within ``max_wait`` (up to ``max_batch_texts``)."""
         jobs = [first]
-        texts = len(first.texts) if isinstance(first, _TranslateJob) else 0
+        texts = len(first.texts) if isinstance(first, TranslateJob) else 0
         deadline = time.monotonic() + self.max_wait
         while texts < self.max_batch_texts:
             try:
                 job = self._get(max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
-            if job is _STOP:  # stop after this batch
-                self._put(_STOP, _LAST)
+            if job is STOP:  # stop after this batch
+                self._put(STOP, LAST)
                 break
             jobs.append(job)
-            if isinstance(job, _TranslateJob):
+            if isinstance(job, TranslateJob):
                 texts += len(job.remaining())
         return jobs
 
-    def _process(self, jobs: list[_TranslateJob | _CallJob]) -> None:
-        groups: dict[DecodeConfig, list[_TranslateJob]] = {}
+    def _process(self, jobs: list[TranslateJob | CallJob]) -> None:
+        groups: dict[DecodeConfig, list[TranslateJob]] = {}
         for job in jobs:
-            if isinstance(job, _CallJob):
+            if isinstance(job, CallJob):
                 self._run_call(job)
             elif job.gone():  # timed out or cancelled while it waited: no model time for it
                 self._taken(len(job.remaining()))
@@ -322,7 +279,7 @@ class MicroBatcher:
                     self._run_group(key, [job])
 
     @staticmethod
-    def _run_call(job: _CallJob) -> None:
+    def _run_call(job: CallJob) -> None:
         if not job.future.set_running_or_notify_cancel():
             return
         try:
@@ -330,11 +287,11 @@ class MicroBatcher:
         except Exception as exc:  # handed to the waiting request, which answers 500
             job.future.set_exception(exc)
 
-    def _run_group(self, key: DecodeConfig, group: list[_TranslateJob]) -> None:
+    def _run_group(self, key: DecodeConfig, group: list[TranslateJob]) -> None:
         """One model call for at most ``key.batch_size`` sentences of ``group`` (in order);
         a job with sentences left goes back to the queue behind the jobs served less."""
         budget = max(1, key.batch_size)
-        taken: list[tuple[_TranslateJob, int]] = []  # (job, sentences in this call)
+        taken: list[tuple[TranslateJob, int]] = []  # (job, sentences in this call)
         for job in group:
             count = min(len(job.remaining()), budget - sum(n for _, n in taken))
             if count <= 0:
@@ -383,7 +340,7 @@ class MicroBatcher:
             else:
                 self._put(job, len(job.results))
 
-    def _between_steps(self, calling: list[_TranslateJob]) -> bool:
+    def _between_steps(self, calling: list[TranslateJob]) -> bool:
         """Asked by the search between two decoding steps: run the small new requests that wait
         (nested, once: urgent work does not yield in turn) if this call has had its half of
         the time, then say whether to stop because every request of this call gave up."""
@@ -405,7 +362,7 @@ class MicroBatcher:
         """The small requests that no model call has served yet, off the queue (others go back
         with their places)."""
         urgent: list[Any] = []
-        passed: list[_Entry] = []
+        passed: list[QueueEntry] = []
         for _ in range(URGENT_SCAN):
             try:
                 entry = self._queue.get_nowait()
@@ -415,8 +372,8 @@ class MicroBatcher:
                 passed.append(entry)
                 break
             job = entry.job
-            small = isinstance(job, _CallJob) or (
-                isinstance(job, _TranslateJob)
+            small = isinstance(job, CallJob) or (
+                isinstance(job, TranslateJob)
                 and len(job.remaining()) * max(1, job.key.beam_size) <= URGENT_ROWS
             )
             if small:
@@ -427,7 +384,7 @@ class MicroBatcher:
             self._queue.put(entry)
         return urgent
 
-    def _fail(self, job: _TranslateJob, exc: Exception, in_flight: int = 0) -> None:
+    def _fail(self, job: TranslateJob, exc: Exception, in_flight: int = 0) -> None:
         """End ``job`` with ``exc``; its sentences no longer wait (``in_flight`` of them were
         taken by the failed call already)."""
         self._taken(len(job.remaining()) - in_flight)

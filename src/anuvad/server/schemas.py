@@ -2,8 +2,8 @@
 
 Every request model forbids unknown fields and uses strict types (``"4"`` is not a beam size), so
 a client's mistake is a 422 naming the field, never a silently different request. The limits
-below bound the work one request can ask for; the server answers anything beyond them with a
-4xx and goes on serving.
+(:mod:`anuvad.server.limits`) bound the work one request can ask for; the server answers
+anything beyond them with a 4xx and goes on serving.
 """
 
 from __future__ import annotations
@@ -13,25 +13,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-# A document a person pastes: ~3,000 words, split into sentences by the server. One request is
-# bounded by MAX_REQUEST_CHARS in all (and the body size), so it cannot ask for unbounded work.
-MAX_TEXT_CHARS = 20_000  # characters per text
-MAX_REQUEST_CHARS = 50_000  # characters in all texts of one /translate request
-MAX_SENTENCE_CHARS = 600  # characters of the one sentence of an /attention request (~100 words)
-MAX_ATTENTION_TOKENS = 160  # target pieces an /attention answer shows (its payload is bounded)
-MAX_TEXTS = 64  # texts per /translate request
-MAX_BEAM_SIZE = 16
-MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
-MAX_OUTPUT_TOKENS = 256  # target pieces one sentence's translation may have (a work budget)
-MAX_GLOSSARY_TERMS = 200  # terms in one request's glossary
-MAX_TERM_CHARS = 200  # characters of a term or its translation
-MAX_PENDING_SENTENCES = 8192  # sentences waiting for a model; beyond it 503 + Retry-After
-# Hypothesis rows x output steps in one model call (sentences x beam x MAX_OUTPUT_TOKENS): the
-# key/value cache a call may grow. Beam 16 decodes 8 sentences per call, beam 4 32, greedy 128.
-MAX_ROW_STEPS = 32_768
-# Repetition blocking is on by default: size 3 costs no BLEU or chrF++ on the caption and news dev
-# sets (docs/benchmarks.md) and stops loops such as "चम चम चम" on text the model does not know.
-DEFAULT_NO_REPEAT_NGRAM_SIZE = 3
+from anuvad.server.limits import (
+    DEFAULT_NO_REPEAT_NGRAM_SIZE,
+    MAX_BEAM_SIZE,
+    MAX_GLOSSARY_TERMS,
+    MAX_REQUEST_CHARS,
+    MAX_SENTENCE_CHARS,
+    MAX_TERM_CHARS,
+    MAX_TEXT_CHARS,
+    MAX_TEXTS,
+    Limits,
+)
 
 Decoding = Literal["greedy", "beam"]
 
@@ -339,31 +331,6 @@ class AttentionResponse(BaseModel):
     )
     model: str
     elapsed_ms: float
-
-
-class Limits(BaseModel):
-    """The request limits, so that clients can check before sending."""
-
-    max_text_chars: int = MAX_TEXT_CHARS
-    max_request_chars: int = MAX_REQUEST_CHARS
-    max_sentence_chars: int = MAX_SENTENCE_CHARS
-    max_texts: int = MAX_TEXTS
-    max_beam_size: int = MAX_BEAM_SIZE
-    max_body_bytes: int = MAX_BODY_BYTES
-    max_output_tokens: int = MAX_OUTPUT_TOKENS
-    max_pending_sentences: int = MAX_PENDING_SENTENCES
-    max_row_steps: int = Field(
-        default=MAX_ROW_STEPS, description="hypothesis rows x output steps in one model call"
-    )
-    max_attention_tokens: int = MAX_ATTENTION_TOKENS
-    max_glossary_terms: int = MAX_GLOSSARY_TERMS
-    default_no_repeat_ngram_size: int = DEFAULT_NO_REPEAT_NGRAM_SIZE
-    request_timeout_s: float | None = Field(
-        None, description="seconds a translation request may take, queue included (504 past it)"
-    )
-    api_key_required: bool = Field(
-        False, description="the API needs 'Authorization: Bearer <key>' (401 without it)"
-    )
 
 
 class ConfidenceInfo(BaseModel):

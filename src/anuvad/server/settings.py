@@ -13,10 +13,12 @@ from fastapi import FastAPI
 from anuvad.config import DecodeConfig
 from anuvad.errors import AnuvadError, ConfigError
 from anuvad.inference.engine import TranslationEngine
-from anuvad.server.schemas import (
+from anuvad.server.limits import (
     DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_OUTPUT_TOKENS,
     MAX_ROW_STEPS,
+)
+from anuvad.server.schemas import (
     DecodeSettings,
     TranslateRequest,
 )

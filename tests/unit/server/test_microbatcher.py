@@ -12,7 +12,8 @@ import pytest
 
 from anuvad.config import DecodeConfig
 from anuvad.inference.translation import Translation
-from anuvad.server.batcher import MicroBatcher, _TranslateJob
+from anuvad.server.batcher import MicroBatcher
+from anuvad.server.jobs import TranslateJob
 
 KEY = DecodeConfig(beam_size=1)
 
@@ -103,7 +104,7 @@ class EndlessEngine:
 
 
 def test_a_request_past_its_time_limit_stops_its_search_and_frees_the_model() -> None:
-    from anuvad.server.batcher import RequestTimeoutError
+    from anuvad.server.jobs import RequestTimeoutError
 
     engine = EndlessEngine()
     batcher = MicroBatcher(engine)  # type: ignore[arg-type]
@@ -168,7 +169,7 @@ def test_a_call_shared_with_a_live_request_goes_on() -> None:
 
 
 def test_the_queue_is_bounded_in_sentences() -> None:
-    from anuvad.server.batcher import OverloadedError
+    from anuvad.server.jobs import OverloadedError
 
     engine = EndlessEngine()
     batcher = MicroBatcher(engine, max_pending_texts=5)  # type: ignore[arg-type]
@@ -368,7 +369,7 @@ def test_small_requests_between_steps_take_at_most_half_of_a_long_call() -> None
                 for step in range(1, 10):
                     clock.now += 1.0
                     events.append(f"step {step}")
-                    batcher._submit(_TranslateJob(key=short_key, texts=[f"short {step}"]))
+                    batcher._submit(TranslateJob(key=short_key, texts=[f"short {step}"]))
                     assert not stop()
             else:
                 clock.now += 3.0

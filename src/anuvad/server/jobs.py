@@ -1,0 +1,72 @@
+"""What waits in the micro-batcher's queue (:mod:`anuvad.server.batcher`): a translate job (a
+request's sentences and how far they got), a call job (work that runs alone on the model
+thread), their queue entries, and the two ways a request is refused."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from anuvad.config import DecodeConfig
+from anuvad.inference.glossary import Glossary
+from anuvad.inference.translation import Translation
+
+
+class OverloadedError(RuntimeError):
+    """More requests are waiting than the batcher accepts; the client should retry later."""
+
+
+class RequestTimeoutError(RuntimeError):
+    """A request was not translated within its time limit; its search was stopped."""
+
+
+@dataclass
+class TranslateJob:
+    """One request's sentences, their search settings and glossary, and the translations done
+    so far (a long request is served in several model calls)."""
+
+    key: DecodeConfig
+    texts: list[str]
+    deadline: float | None = None  # time.monotonic() after which nobody waits for the result
+    future: Future[list[Translation]] = field(default_factory=Future)
+    abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
+    glossary: Glossary | None = None  # terms this request's translations must use
+    results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
+    started: bool = False  # its future is running (set once, by the first chunk)
+
+    def gone(self) -> bool:
+        """Whether nobody will read this job's result any more."""
+        expired = self.deadline is not None and time.monotonic() >= self.deadline
+        return expired or self.abandoned.is_set()
+
+    def remaining(self) -> list[str]:
+        """The sentences not translated yet."""
+        return self.texts[len(self.results) :]
+
+
+@dataclass
+class CallJob:
+    """Work that must run alone on the model thread (e.g. attention for one sentence)."""
+
+    function: Callable[[], Any]
+    future: Future[Any] = field(default_factory=Future)
+
+
+STOP = object()
+URGENT_ROWS = 64  # a new request of at most this many sentences x beam may run between steps
+URGENT_SCAN = 64  # queue entries looked at for such requests, per decoding step
+LAST = float("inf")  # the stop marks' place in the queue: after all work
+
+
+@dataclass(order=True)
+class QueueEntry:
+    """A queue entry: served first when ``served`` (sentences already translated for it) is
+    lowest, then by arrival."""
+
+    served: float
+    arrival: int
+    job: Any = field(compare=False)
