@@ -622,6 +622,7 @@ class StallingTranslator(CountingTranslator):
 
     def __init__(self, other: Translator) -> None:
         super().__init__(other)
+        self.started = threading.Event()  # a stalling search is running
         self.stopped = threading.Event()
 
     def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:  # type: ignore[override]
@@ -629,6 +630,7 @@ class StallingTranslator(CountingTranslator):
 
         stop = kwargs.get("stop")
         if any("STALL" in t for t in texts):
+            self.started.set()
             for _ in range(5_000):  # 50 s at most: the test fails long before
                 if stop is not None and stop():
                     self.stopped.set()
@@ -694,13 +696,12 @@ def send_translate(port: int, text: str) -> Any:
 def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> None:
     """Over a real socket (uvicorn): the client sends a request and closes the connection; the
     server stops that search at its next step instead of decoding for nobody."""
-    import time
 
     stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
     app = create_app(stalling, request_timeout_s=None)  # only the disconnect can stop it
     with running_server(app) as (_, port, _thread):
         with send_translate(port, "STALL forever."):
-            time.sleep(0.5)  # the request reaches the model thread
+            assert stalling.started.wait(30)  # the request reached the model thread
         assert stalling.stopped.wait(10)  # stopped after the client went away
 
 
@@ -709,7 +710,6 @@ def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
 ) -> None:
     """What SIGTERM does (uvicorn sets should_exit): a request decoding "forever" does not hold
     the server; after the grace period it is cancelled and its search stops."""
-    import time
 
     from anuvad.cli import serve as serve_module
 
@@ -721,7 +721,7 @@ def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
         return serve_module.server_config(app, "127.0.0.1", port, "warning")
 
     with running_server(app, config) as (server, port, thread), send_translate(port, "STALL"):
-        time.sleep(0.5)  # the request is decoding
+        assert stalling.started.wait(30)  # the request is decoding
         server.should_exit = True
         thread.join(15)  # grace 1 s, then cancellation; far below this bound
         assert not thread.is_alive(), "the server did not shut down"
