@@ -59,7 +59,7 @@ calibrate: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
-	$(BIN)/mypy src
+	$(BIN)/mypy src tests bench
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests bench

@@ -39,7 +39,10 @@ def main() -> None:
     settings = translator.settings(
         beam_size=args.beam_size, no_repeat_ngram_size=args.no_repeat_ngram_size
     )
-    cases = {"plain search": (False, None), "quality, no reverse model": (True, None)}
+    cases: dict[str, tuple[bool, Translator | None]] = {
+        "plain search": (False, None),
+        "quality, no reverse model": (True, None),
+    }
     if reverse is not None:
         cases["quality with the reverse model (as served)"] = (True, reverse)
     translator.translate(lines[:16], settings, quality=True)  # warm-up

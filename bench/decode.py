@@ -50,9 +50,9 @@ import os
 import platform
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from torch import nn
@@ -87,10 +87,21 @@ class Run:
 # ----------------------------------------------------------------------------------------------
 
 
-Plan = Callable[[Sequence[str]], tuple[list[str], int]]
+# Protocols rather than Callable aliases: mypy cannot infer a lambda with default arguments
+# (the loop variables it binds) against a Callable type of fewer parameters.
+class Plan(Protocol):
+    """Decodes the lines: (outputs, token count)."""
+
+    def __call__(self, lines: Sequence[str], /) -> tuple[list[str], int]: ...
 
 
-def timed(fn: Callable[[], tuple[list[str], int]]) -> tuple[float, list[str], int]:
+class Measured(Protocol):
+    """A timed call: (outputs, token count)."""
+
+    def __call__(self) -> tuple[list[str], int]: ...
+
+
+def timed(fn: Measured) -> tuple[float, list[str], int]:
     start = time.perf_counter()
     outputs, tokens = fn()
     return time.perf_counter() - start, outputs, tokens

@@ -56,8 +56,8 @@ def oracle_glossaries(
         by_word.setdefault(words[0], []).append((en, hi.strip()))
     result: list[Glossary | None] = []
     for source, reference, output in zip(sources, references, plain, strict=True):
-        words = {w.strip(".,;:!?\"'()").lower() for w in source.split()}
-        candidates = [e for w in words for e in by_word.get(w, [])]
+        source_words = {w.strip(".,;:!?\"'()").lower() for w in source.split()}
+        candidates = [e for w in source_words for e in by_word.get(w, [])]
         candidates.sort(key=lambda e: (-len(e[0]), e[0]))
         chosen: list[tuple[str, str]] = []
         used_hi: set[str] = set()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -60,7 +60,7 @@ def marian_from_anuvad(model: Transformer, extra_row: bool = False) -> nn.Module
     if c.norm_position != "post" or c.positional_encoding != "sinusoidal":
         raise SystemExit("Marian comparison needs a post-LN model with sinusoidal positions")
     # attn_implementation is a PreTrainedConfig keyword the dataclass stub does not list.
-    marian_config = MarianConfig(  # type: ignore[call-arg]
+    marian_config = MarianConfig(  # type: ignore[call-arg, unused-ignore]
         vocab_size=c.src_vocab_size + extra, decoder_vocab_size=c.tgt_vocab_size + extra,
         d_model=c.d_model,
         max_position_embeddings=c.max_positions,
@@ -136,7 +136,7 @@ def marian_from_anuvad(model: Transformer, extra_row: bool = False) -> nn.Module
     for module in marian.modules():
         if isinstance(module, nn.LayerNorm):
             module.eps = c.layer_norm_eps
-    return marian
+    return cast(nn.Module, marian)  # a MarianMTModel (Any where transformers is not installed)
 
 
 @torch.inference_mode()
@@ -181,12 +181,14 @@ def stock_ct2_model(model: Transformer, out: Path, quantization: str) -> Path:
     if c.src_vocab_size != c.tgt_vocab_size:
         raise SystemExit("the stock Marian converter needs equal source and target vocabularies")
     marian = marian_from_anuvad(model, extra_row=True)
+    twin: Any = marian  # a MarianMTModel: its bias buffer and config are not nn.Module's
     with torch.no_grad():  # never generated, as in anuvad's search and export
-        marian.final_logits_bias[:, [PAD_ID, BOS_ID]] = float("-inf")
+        twin.final_logits_bias[:, [PAD_ID, BOS_ID]] = float("-inf")
     config_dir = out.with_name(out.name + "-hf-config")
-    marian.config.save_pretrained(config_dir)  # the converter reads the config from a folder
+    twin.config.save_pretrained(config_dir)  # the converter reads the config from a folder
 
-    class Converter(TransformersConverter):
+    # ctranslate2 ships no type information, so its converter class is Any to mypy.
+    class Converter(TransformersConverter):  # type: ignore[misc]
         def load_model(self, model_class: Any, name: str, **kwargs: Any) -> nn.Module:
             return marian
 

@@ -111,6 +111,7 @@ def mutate(source: str, index: int) -> str:
                 elif isinstance(value, list):
                     value[:] = [replacement if v is node else v for v in value]
     elif isinstance(node, ast.Constant):
+        assert isinstance(node.value, int | float)  # sites() picks numeric constants only
         node.value = node.value + 1
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         node.func.id = "max" if node.func.id == "min" else "min"

@@ -110,7 +110,7 @@ class MarianTransformer(nn.Module):
         d, h, f, v = config.d_model, config.num_heads, config.d_ff, config.tgt_vocab_size
         encoder_layers, decoder_layers = config.num_encoder_layers, config.num_decoder_layers
         # attn_implementation is a PreTrainedConfig keyword the dataclass stub does not list.
-        marian_config = MarianConfig(  # type: ignore[call-arg]
+        marian_config = MarianConfig(  # type: ignore[call-arg, unused-ignore]
             vocab_size=v, decoder_vocab_size=v, d_model=d,
             max_position_embeddings=config.max_positions,  # static sinusoidal table, frozen
             encoder_layers=encoder_layers, encoder_attention_heads=h, encoder_ffn_dim=f,

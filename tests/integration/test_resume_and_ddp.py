@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -93,7 +94,7 @@ def test_two_gloo_processes_get_the_gradients_of_one_process_with_the_same_globa
     common = ["model.dropout=0.0", "train.device=cpu", "train.clip_norm=0"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
 
-    def run(command: list[str], run_dir: str) -> dict:
+    def run(command: list[str], run_dir: str) -> dict[str, Any]:
         out = tmp_path / f"{run_dir}.pt"
         result = subprocess.run(
             [*command, WORKER, str(config), str(data), str(tmp_path / run_dir), "--gradients",
@@ -101,7 +102,8 @@ def test_two_gloo_processes_get_the_gradients_of_one_process_with_the_same_globa
             cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env, check=False,
         )  # fmt: skip
         assert result.returncode == 0, result.stderr[-3000:]
-        return torch.load(out, weights_only=True)
+        recorded: dict[str, Any] = torch.load(out, weights_only=True)
+        return recorded
 
     single = run([sys.executable], "single")
     ddp = run(TORCHRUN, "ddp")

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from anuvad.config import DecodeConfig
 from anuvad.inference.translation import Translation
 from anuvad.inference.translator import Translator
-from anuvad.server.app import create_app, search_settings
+from anuvad.server.app import create_app
 from anuvad.server.limits import (
     DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_ATTENTION_TOKENS,
@@ -34,6 +34,7 @@ from anuvad.server.schemas import (
     AttentionRequest,
     TranslateRequest,
 )
+from anuvad.server.settings import search_settings
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -50,7 +51,7 @@ class CountingTranslator(Translator):
         self.threads: set[str] = set()
         self.fail_with: Exception | None = None
 
-    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:  # type: ignore[override]
+    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:
         self.calls.append(list(texts))
         self.threads.add(threading.current_thread().name)
         if self.fail_with is not None:
@@ -256,7 +257,7 @@ def test_a_list_translates_like_each_text_alone(client: TestClient) -> None:
 def test_attention_has_one_distribution_per_layer_head_and_output_token(
     client: TestClient, translator: CountingTranslator, decoding: str
 ) -> None:
-    request = {"text": SENTENCES[1], "decoding": decoding, "beam_size": 4}
+    request: dict[str, Any] = {"text": SENTENCES[1], "decoding": decoding, "beam_size": 4}
     view = client.post("/attention", json=request).json()
     config = translator.model_file.config.model
     assert view["num_layers"] == config.num_decoder_layers
@@ -475,7 +476,7 @@ def test_concurrent_requests_share_model_calls_and_match_unbatched_results(
 
 
 def test_requests_with_different_settings_are_not_merged(translator: CountingTranslator) -> None:
-    requests = [
+    requests: list[dict[str, Any]] = [
         {"text": s, "decoding": d, "beam_size": 2, "nbest": n}
         for s in SENTENCES
         for d, n in (("greedy", 1), ("beam", 1), ("beam", 2))
@@ -625,7 +626,7 @@ class StallingTranslator(CountingTranslator):
         self.started = threading.Event()  # a stalling search is running
         self.stopped = threading.Event()
 
-    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:  # type: ignore[override]
+    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:
         from anuvad.errors import SearchStoppedError
 
         stop = kwargs.get("stop")

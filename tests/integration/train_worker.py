@@ -16,7 +16,7 @@ import os
 import signal
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -36,7 +36,10 @@ def instrumented(kill_at_step: int) -> tuple[type[Trainer], list[dict[str, torch
             super().__init__(*args, **kwargs)
 
             def record(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
-                grads = {n: p.grad.detach().clone() for n, p in self.model.named_parameters()}
+                grads = {
+                    n: cast(torch.Tensor, p.grad).detach().clone()  # every parameter has one
+                    for n, p in self.model.named_parameters()
+                }
                 recorded.append(grads)
 
             self.optimizer.register_step_pre_hook(record)
@@ -62,7 +65,8 @@ def main() -> None:
     args, overrides = parser.parse_known_args()
     config = load_config(args.config, overrides)
     trainer_class, recorded = instrumented(args.kill_at_step)
-    launch.Trainer = trainer_class  # type: ignore[misc]
+    # Monkeypatch: launch imports Trainer without re-exporting it.
+    launch.Trainer = trainer_class  # type: ignore[attr-defined]
     launch.run_training(config, Path(args.data), Path(args.run), show_progress=False)
     if args.gradients and os.environ.get("RANK", "0") == "0":
         torch.save({"adam_eps": config.train.adam_eps, "gradients": recorded}, args.gradients)

@@ -29,6 +29,7 @@ def test_tiny_preset_learns_to_reverse_in_800_updates(tmp_path: Path) -> None:
     # Wall-clock time depends on the machine and its load (46 s on idle cores, 78 s on a slower
     # host: docs/benchmark-history.md), so it is recorded there and never asserted.
 
+    assert result.model_path is not None
     translator = Translator.from_file(result.model_path, device="cpu")
     tests = reversal_pairs(300, seed=12345)
     outputs = translator.translate_text([src for src, _ in tests])

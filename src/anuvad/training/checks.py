@@ -1,5 +1,6 @@
-"""What a run checks before it trains: settings that cannot work together, a checkpoint that
-belongs to other data, and a resumed run that computes in another precision than before."""
+"""What a run checks and sets up before it trains: settings that cannot work together, a
+checkpoint that belongs to other data, a resumed run that computes in another precision than
+before, and the run folder (checked, its config written, temp files of killed saves removed)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from typing import Any
 
 import torch
 
-from anuvad.config import ExperimentConfig
+from anuvad.atomic import remove_stale_temp_files
+from anuvad.config import ExperimentConfig, save_config
 from anuvad.data.prepare import PreparedData
 from anuvad.data.prepared import fingerprint_differences
 from anuvad.errors import TrainingError
 from anuvad.training.run_log import RUN_INFO_FILE, read_run_history
+from anuvad.training.state import CHECKPOINT_DIR, check_run_dir
 
 logger = logging.getLogger(__name__)
 
@@ -96,3 +99,27 @@ def warn_on_precision_change(
             device,
             before,
         )
+
+
+def prepare_run_folder(
+    run_dir: Path,
+    model: torch.nn.Module,
+    requested: ExperimentConfig,
+    config: ExperimentConfig,
+    resumed: bool,
+) -> None:
+    """Make ``run_dir`` ready for a new or resumed run (rank 0): refuse a folder that is not
+    usable, warn when a resumed run changes precision, write ``config.yaml`` (the ``requested``
+    settings: a run resumed elsewhere decides "auto" again) and remove stale temp files.
+
+    Raises:
+        TrainingError: the folder is unusable (see :func:`check_run_dir`).
+    """
+    check_run_dir(run_dir, model, config.train.keep_last, resumed)
+    if resumed:
+        device = next(model.parameters()).device
+        warn_on_precision_change(run_dir, config.train.precision, requested.train.precision, device)
+    save_config(requested, run_dir / "config.yaml")
+    for folder in (run_dir, run_dir / CHECKPOINT_DIR):
+        for stale in remove_stale_temp_files(folder):
+            logger.info("removed %s, left by a killed save", stale)

@@ -22,9 +22,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
-from anuvad.atomic import remove_stale_temp_files
-from anuvad.checkpoint import save_model
-from anuvad.config import ExperimentConfig, config_to_dict, save_config
+from anuvad.config import ExperimentConfig, config_to_dict
 from anuvad.data.batching import (
     Batch,
     collate,
@@ -36,7 +34,7 @@ from anuvad.device import resolve_device
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention
 from anuvad.model.transformer import Transformer, build_model, count_parameters
-from anuvad.training.checks import check_same_data, check_settings, warn_on_precision_change
+from anuvad.training.checks import check_same_data, check_settings, prepare_run_folder
 from anuvad.training.distributed import DistributedContext, any_rank, barrier, wrap_model
 from anuvad.training.epochs import EpochData
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
@@ -52,11 +50,9 @@ from anuvad.training.run_log import (
     peak_memory_mib,
 )
 from anuvad.training.state import (
-    CHECKPOINT_DIR,
     Progress,
     TrainingState,
     broadcast_from_main,
-    check_run_dir,
     checkpoint_path,
     gather_rng_states,
     latest_training_state,
@@ -297,18 +293,9 @@ class Trainer:
         """
         is_main = self.context.is_main
         if is_main:
-            check_run_dir(self.run_dir, self.model, self.config.train.keep_last, self._resumed)
-            if self._resumed:
-                warn_on_precision_change(
-                    self.run_dir,
-                    self.config.train.precision,
-                    self.requested_config.train.precision,
-                    self.device,
-                )
-            save_config(self.requested_config, self.run_dir / "config.yaml")
-            for folder in (self.run_dir, self.run_dir / CHECKPOINT_DIR):
-                for stale in remove_stale_temp_files(folder):
-                    logger.info("removed %s, left by a killed save", stale)
+            prepare_run_folder(
+                self.run_dir, self.model, self.requested_config, self.config, self._resumed
+            )
         barrier(self.context)
         log = RunLogger(self.run_dir, enabled=is_main)
         try:
@@ -417,18 +404,8 @@ class Trainer:
                 improved, stop = self.validator.track(self.progress, valid)
                 if improved:
                     metadata = {**valid, "step": self.progress.step}
-                    self._write_model(self.run_dir / "model_best.pt", metadata)
+                    self.validator.write_model(self.run_dir / "model_best.pt", metadata)
         return valid, any_rank(stop, self.context)
-
-    def _write_model(self, path: Path, metadata: dict[str, Any]) -> Path:
-        return save_model(
-            path,
-            self.model,
-            self.config,
-            self.prepared.src_tokenizer,
-            self.prepared.tgt_tokenizer,
-            metadata=metadata,
-        )
 
     def _finish(
         self, log: RunLogger, started: float, last_loss: float, valid: dict[str, float]
@@ -442,22 +419,7 @@ class Trainer:
         barrier(self.context)
         model_path: Path | None = None
         if self.context.is_main:
-            to_average = list_checkpoints(self.run_dir)[-self.config.train.average_last :]
-            final = self.validator.validate_final(
-                to_average, self.run_dir / "valid" / f"step_{p.step:08d}.hyp"
-            )
-            log.metrics(p.step, {"final": True, "elapsed_s": p.elapsed_seconds, **final})
-            model_path = self._write_model(
-                self.run_dir / "model.pt",
-                {
-                    "steps": p.step,
-                    "epochs": p.epoch,
-                    "train_seconds": p.elapsed_seconds,
-                    "averaged_checkpoints": [c.name for c in to_average],
-                    **final,
-                },
-            )
-            logger.info("wrote %s after %d steps (%.0f s)", model_path, p.step, p.elapsed_seconds)
-            valid = final
+            valid, model_path = self.validator.write_final_model(self.run_dir, p)
+            log.metrics(p.step, {"final": True, "elapsed_s": p.elapsed_seconds, **valid})
         barrier(self.context)
         return TrainResult(p.step, p.epoch, p.elapsed_seconds, last_loss, valid, model_path)

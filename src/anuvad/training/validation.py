@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from anuvad.checkpoint import ModelFile
+from anuvad.checkpoint import ModelFile, save_model
 from anuvad.config import ExperimentConfig
 from anuvad.data.batching import Batch, collate, make_batches, model_lengths
 from anuvad.data.encoded import write_atomic
@@ -20,7 +20,7 @@ from anuvad.data.prepare import PreparedData
 from anuvad.evaluation.metrics import corpus_scores
 from anuvad.inference.translator import Translator
 from anuvad.model.transformer import Transformer
-from anuvad.training.state import Progress, average_weights
+from anuvad.training.state import Progress, average_weights, list_checkpoints
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +183,28 @@ class Validator:
             format_metrics(last),
         )
         return {**averaged, **{f"last_{k}": v for k, v in last.items()}}
+
+    def write_model(self, path: Path, metadata: dict[str, Any]) -> Path:
+        """The model as it is now, as a model file with its tokenizers and ``metadata``."""
+        tokenizers = self.prepared.src_tokenizer, self.prepared.tgt_tokenizer
+        return save_model(path, self.model, self.config, *tokenizers, metadata=metadata)
+
+    def write_final_model(self, run_dir: Path, progress: Progress) -> tuple[dict[str, float], Path]:
+        """Average the run's last ``average_last`` checkpoints into the model, score it
+        (:meth:`validate_final`) and write ``run_dir/model.pt``; its metrics and path."""
+        to_average = list_checkpoints(run_dir)[-self.config.train.average_last :]
+        p = progress
+        final = self.validate_final(to_average, run_dir / "valid" / f"step_{p.step:08d}.hyp")
+        metadata = {
+            "steps": p.step,
+            "epochs": p.epoch,
+            "train_seconds": p.elapsed_seconds,
+            "averaged_checkpoints": [c.name for c in to_average],
+            **final,
+        }
+        path = self.write_model(run_dir / "model.pt", metadata)
+        logger.info("wrote %s after %d steps (%.0f s)", path, p.step, p.elapsed_seconds)
+        return final, path
 
     def score(self, metrics: dict[str, float]) -> tuple[float, Callable[[float, float], bool]]:
         """The early-stopping / best-model metric and how to compare it."""

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from anuvad.errors import DataError
 from conftest import SHARED_DATA
 
 
-def _aligned(tmp_path: Path, src: str, tgt: str, **kwargs: int) -> CorpusConfig:
+def _aligned(tmp_path: Path, src: str, tgt: str, **kwargs: Any) -> CorpusConfig:
     (tmp_path / "a.en").write_text(src, encoding="utf-8")
     (tmp_path / "a.hi").write_text(tgt, encoding="utf-8")
     return CorpusConfig(name="toy", format="aligned", src="a.en", tgt="a.hi", **kwargs)

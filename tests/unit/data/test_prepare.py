@@ -12,12 +12,12 @@ import torch
 from anuvad.config import CorpusConfig, DataConfig, ExperimentConfig, TokenizerConfig
 from anuvad.data.encoded import EncodedCorpus
 from anuvad.data.prepare import (
-    PREPARED_FILES,
     PreparedData,
     load_prepared,
     prepare_data,
     prepare_or_load,
 )
+from anuvad.data.prepared import PREPARED_FILES
 from anuvad.errors import DataError
 
 Pairs = list[tuple[str, str]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 import torch
@@ -154,7 +155,8 @@ def test_allocation_offers_each_beam_its_wanted_token(row: int) -> None:
     candidates = torch.full((sentences * k, vocab), -50.0)  # (B*K, V) running scores
     candidates[:, 4], candidates[:, 5] = -1.0, -2.0  # every row's top tokens: 4, then 5
     beam_scores = torch.zeros(sentences, k)  # all beams live
-    top = [[0, 1], [4, 4], [-1.0, -1.0]]  # per sentence: beams, tokens, values of its top K
+    # per sentence: beams, tokens, values of its top K
+    top: list[list[Any]] = [[0, 1], [4, 4], [-1.0, -1.0]]
     beams, tokens, _ = _allocate(
         OneWantedToken(row, 9),  # type: ignore[arg-type]
         candidates, beam_scores, [top[0]] * sentences, [top[1]] * sentences,

@@ -155,7 +155,9 @@ def test_save_then_load_gives_the_same_probabilities(tmp_path: Path) -> None:
         ({"colour": "red"}, "unknown fields ['colour']"),
     ],
 )
-def test_a_malformed_file_names_the_field(tmp_path: Path, change: dict, message: str) -> None:
+def test_a_malformed_file_names_the_field(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
     rows, good = synthetic(100, seed=9)
     path = tmp_path / "m.confidence.json"
     fit_confidence(rows, good, ["a", "b", "c"]).save(path)

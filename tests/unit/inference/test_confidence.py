@@ -82,6 +82,7 @@ def test_padding_changes_no_signal(model_file: ModelFile) -> None:
         assert alone.eos_attention == pytest.approx(together[i].eos_attention, abs=1e-6)
     # Every output token spreads attention 1 over the real source pieces (EOS included).
     for signals, (ids, finished) in zip(together, outputs, strict=True):
+        assert signals.coverage is not None
         assert sum(signals.coverage) == pytest.approx(len(ids) + int(finished), abs=1e-4)
 
 

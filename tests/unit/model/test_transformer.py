@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import cast
 
 import pytest
 import torch
 
 from anuvad.config import ModelConfig
-from anuvad.model.layers import LearnedPositions, SinusoidalPositions, sinusoidal_table
+from anuvad.model.attention import SelfAttention
+from anuvad.model.layers import (
+    EncoderLayer,
+    LearnedPositions,
+    SinusoidalPositions,
+    sinusoidal_table,
+)
 from anuvad.model.transformer import Transformer, build_model, causal_mask, count_parameters
 from conftest import small_model_config
 
@@ -204,7 +211,7 @@ def test_post_ln_is_the_default_and_matches_the_paper() -> None:
 
 
 def explicit_self_attention(
-    layer: torch.nn.Module, x: torch.Tensor, pad: torch.Tensor
+    layer: SelfAttention, x: torch.Tensor, pad: torch.Tensor
 ) -> torch.Tensor:
     """MultiHead(x, x, x) = Concat(head_1..h) W_O, head_i = softmax(x Wq_i (x Wk_i)^T / sqrt(d_k)
     + mask) x Wv_i (section 3.2.2), written out from the layer's own weights."""
@@ -228,6 +235,7 @@ def test_an_encoder_layer_computes_the_papers_post_ln_formula() -> None:
     then FFN(x) = max(0, x W1 + b1) W2 + b2 (eq. 2)."""
     model = make_model()
     layer = model.encoder_layers[0]
+    assert isinstance(layer, EncoderLayer)
     src, _, pad = random_batch()
     x = torch.randn(
         src.size(0), src.size(1), SMALL.d_model, generator=torch.Generator().manual_seed(5)
@@ -276,7 +284,7 @@ def test_dropout_sits_where_section_5_4_puts_it() -> None:
     activation = [n for n in calls if n.endswith("ffn.activation_dropout")]
     assert len(activation) == SMALL.num_encoder_layers + SMALL.num_decoder_layers
     assert all(calls[n] == 0.2 for n in activation)
-    assert all(layer.self_attn.dropout == 0.1 for layer in model.encoder_layers)
+    assert all(cast(EncoderLayer, layer).self_attn.dropout == 0.1 for layer in model.encoder_layers)
 
 
 def test_dropout_is_active_only_in_training() -> None:
@@ -362,7 +370,7 @@ def test_init_std_draws_every_matrix_from_one_normal() -> None:
             assert abs(std - 0.02) < 0.003, (name, std)
     xavier = make_model(d_model=64, d_ff=256, src_vocab_size=400)
     # Xavier's std for a 64x64 block is sqrt(2 / 128) = 0.125: the default is left as it was.
-    weight = xavier.encoder_layers[0].self_attn.out_proj.weight
+    weight = cast(EncoderLayer, xavier.encoder_layers[0]).self_attn.out_proj.weight
     assert abs(float(weight.detach().std()) - 0.125) < 0.01
 
 
@@ -418,7 +426,8 @@ def test_initialisation_follows_the_stated_distributions() -> None:
         weight = embedding.weight
         assert abs(float(weight.mean())) < 0.01
         assert float(weight.std()) == pytest.approx(d**-0.5, rel=0.05)
-    positions = model.positions.embedding.weight  # type: ignore[union-attr]
+    assert isinstance(model.positions, LearnedPositions)
+    positions = model.positions.embedding.weight
     assert abs(float(positions.mean())) < 0.03
     assert float(positions.std()) == pytest.approx(d**-0.5, rel=0.1)
     assert all(

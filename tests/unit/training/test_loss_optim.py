@@ -225,7 +225,12 @@ def test_noam_scale_multiplies(scale: float) -> None:
 
 def small_model(**changes: object) -> nn.Module:
     torch.manual_seed(0)
-    fields = {"src_vocab_size": 20, "tgt_vocab_size": 20, "max_positions": 16, "dropout": 0.1}
+    fields: dict[str, object] = {
+        "src_vocab_size": 20,
+        "tgt_vocab_size": 20,
+        "max_positions": 16,
+        "dropout": 0.1,
+    }
     fields.update(changes)
     config = small_model_config(16, 1, **fields)
     return build_model(config)

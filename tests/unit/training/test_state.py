@@ -92,6 +92,7 @@ def test_anuvad_average_writes_a_model_file(
     model = load_model(out).model.state_dict()
     for name, value in model.items():
         expected = sum(w[name].double() for w in weights) / 3
+        assert isinstance(expected, torch.Tensor)
         assert torch.allclose(value.double(), expected, atol=1e-6), name
 
 

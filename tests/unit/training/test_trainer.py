@@ -7,6 +7,7 @@ import json
 import logging
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -34,12 +35,15 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, PreparedDa
     return tmp, prepare_data(tiny_config(tmp), tmp / "data")
 
 
-def gradients_of_one_step(trainer: Trainer, groups: list[list[int]], tokens: int) -> dict:
+def gradients_of_one_step(
+    trainer: Trainer, groups: list[list[int]], tokens: int
+) -> dict[str, torch.Tensor]:
     """Run one train_step, capturing the gradients the optimizer receives."""
     captured: dict[str, torch.Tensor] = {}
 
     def capture(*args: object, **kwargs: object) -> None:
         for name, param in trainer.model.named_parameters():
+            assert param.grad is not None
             captured[name] = param.grad.detach().clone()
 
     trainer.optimizer.step = capture  # type: ignore[method-assign]
@@ -137,12 +141,12 @@ def test_non_finite_loss_stops_with_the_step_and_keeps_the_last_checkpoint(
     original = trainer.train_step
     calls = {"n": 0}
 
-    def poisoned(groups: list[list[int]], tokens: int) -> float:
+    def poisoned(local_groups: Sequence[list[int]], global_tokens: int) -> float:
         calls["n"] += 1
         if calls["n"] == 3:  # make step 3 diverge
             with torch.no_grad():
                 trainer.model.tgt_embed.weight[5] = float("nan")
-        return original(groups, tokens)
+        return original(local_groups, global_tokens)
 
     trainer.train_step = poisoned  # type: ignore[method-assign]
     with pytest.raises(TrainingError, match="at step 3"):
