@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,6 +59,29 @@ def test_pairs_are_aligned_and_equal_to_translating_directly(
     assert result.read == 14 and result.written == len(kept)
     assert result.skipped == 14 - len(kept)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["bt.en", "bt.hi"]
+
+
+def test_without_the_cache_the_pairs_are_the_same(
+    tmp_path: Path, engine: Translator, en_hi_pairs: list[tuple[str, str]]
+) -> None:
+    inputs = _mono(tmp_path, en_hi_pairs)
+    backtranslate(engine, inputs, tmp_path / "a" / "bt")
+    seen: list[bool] = []
+
+    class Watched:  # the engine, recording whether each call used the cache
+        model_file = engine.model_file
+
+        def settings(self, **changes: Any) -> Any:
+            return engine.settings(**changes)
+
+        def translate(self, *args: Any, **kwargs: Any) -> Any:
+            seen.append(kwargs["use_cache"])
+            return engine.translate(*args, **kwargs)
+
+    backtranslate(Watched(), inputs, tmp_path / "b" / "bt", use_cache=False)  # type: ignore[arg-type]
+    assert seen and not any(seen)
+    for lang in ("hi", "en"):
+        assert _lines(tmp_path / "a" / f"bt.{lang}") == _lines(tmp_path / "b" / f"bt.{lang}")
 
 
 def test_a_killed_run_resumes_to_the_uninterrupted_result(

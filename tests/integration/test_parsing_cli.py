@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -61,6 +62,31 @@ def test_parse_writes_one_well_formed_tree_per_sentence(
         assert tree.words() == sentence.split()
     err = capsys.readouterr().err
     assert "parsed 3 sentences" in err and "needed repair" in err
+
+
+def test_parse_without_the_cache_writes_the_same_trees(
+    parser_model: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--no-cache`` reaches the search (it was accepted and ignored) and changes no tree."""
+    from anuvad.inference.translator import Translator
+
+    _, model = parser_model
+    (tmp_path / "in.txt").write_text("The dog barks .\nStop !\n", encoding="utf-8")
+    seen: list[bool] = []
+    original = Translator.translate
+
+    def spy(self: Translator, *args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("use_cache", True))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Translator, "translate", spy)
+    args = ["parse", "--model", str(model), "--input", str(tmp_path / "in.txt")]
+    outputs = []
+    for extra in ([], ["--no-cache"]):
+        out = tmp_path / f"trees{len(extra)}.txt"
+        assert main([*args, "--output", str(out), *extra]) == 0
+        outputs.append(out.read_text(encoding="utf-8"))
+    assert seen == [True, False] and outputs[0] == outputs[1]
 
 
 def test_evaluate_a_model_on_gold_trees(

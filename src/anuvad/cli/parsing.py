@@ -7,7 +7,6 @@ Thin adapters: read sentences or trees, call :mod:`anuvad.parsing.trees` /
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 from collections import Counter
@@ -83,9 +82,12 @@ def parse_with_model(
     translator = Translator(model_file, decode)
     leaves = _tree_leaves(model_file.config.data.train)
     constraint = None if unconstrained else tree_constraint(model_file)
-    return parse_sentences(
-        functools.partial(translator.translate_text, constraint=constraint), sentences, leaves
-    )
+
+    def translate(texts: Sequence[str]) -> list[str]:
+        found = translator.translate(texts, constraint=constraint, use_cache=search.use_cache)
+        return [t.text for t in found]
+
+    return parse_sentences(translate, sentences, leaves)
 
 
 def tree_constraint(model_file: ModelFile) -> TreeConstraint | None:

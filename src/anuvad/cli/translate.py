@@ -280,6 +280,7 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
             max_lines=args.max_lines,
             chunk_lines=args.chunk_lines,
             progress=show,
+            use_cache=search.use_cache,
         )
     print(
         f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "

@@ -130,6 +130,7 @@ def backtranslate(
     max_lines: int = 0,
     chunk_lines: int = 2000,
     progress: Callable[[int, int], object] | None = None,
+    use_cache: bool = True,
 ) -> BacktranslationResult:
     """Translate monolingual text with a reverse model into aligned synthetic pairs.
 
@@ -145,6 +146,7 @@ def backtranslate(
         max_lines: read only the first N lines of each input file (0 = all).
         chunk_lines: input lines per finished chunk (what a kill can lose).
         progress: called with (input lines done, input lines in all) after every chunk.
+        use_cache: the key/value cache (False: re-run the decoder each step, for benchmarks).
 
     Returns:
         What was read, written and skipped.
@@ -178,7 +180,7 @@ def backtranslate(
     while done < len(lines):
         chunk = lines[done : done + chunk_lines]
         todo = [line for line in chunk if line]
-        translated = engine.translate(todo, settings)
+        translated = engine.translate(todo, settings, use_cache=use_cache)
         outputs = [t.text.strip() for t in translated]
         pairs = [(out, real) for out, real in zip(outputs, todo, strict=True) if out]
         _append(_partial(synthetic_path), [out for out, _ in pairs])
