@@ -19,9 +19,7 @@ from typing import Any
 
 import pytest
 
-from anuvad.server.limits import (
-    MAX_TEXT_CHARS,
-)
+from anuvad.server.limits import MAX_TERM_CHARS, MAX_TEXT_CHARS
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -169,16 +167,71 @@ def test_api_errors_are_shown_in_the_page(browser: Any, base_url: str) -> None:
     page = browser.new_page()
     page.goto(base_url)
     page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    # Over the server's limit: the page says so without sending anything.
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/translate") else None)
     page.fill("#source", "a" * (MAX_TEXT_CHARS + 5))
     page.click("#translate-button")
     page.wait_for_selector("#error:not([hidden])")
-    message = page.inner_text("#error")
-    assert "422" in message and str(MAX_TEXT_CHARS) in message
-    # The page recovers: a valid sentence translates and clears the error.
+    assert str(MAX_TEXT_CHARS) in page.inner_text("#error") and sent == []
+    # The server's 422 for a term too long is shown with the Terms box's own line number.
     page.fill("#source", SENTENCE)
+    page.click("#glossary-field summary")
+    page.fill("#glossary", "\n\nhome = " + "घ" * (MAX_TERM_CHARS + 1))
+    page.click("#translate-button")
+    page.wait_for_function("document.getElementById('error').textContent.includes('422')")
+    message = page.inner_text("#error")
+    assert "Terms, line 3" in message and "glossary" not in message, message
+    # The page recovers: a valid request translates and clears the error.
+    page.fill("#glossary", "")
     page.click("#translate-button")
     page.wait_for_selector("#heatmap rect.cell", timeout=60_000)
     assert page.is_hidden("#error")
+    page.close()
+
+
+def test_a_failed_attention_view_leaves_the_translation_and_says_why(
+    browser: Any, base_url: str
+) -> None:
+    page = browser.new_page()
+    page.route(
+        "**/attention",
+        lambda route: route.fulfill(
+            status=422, content_type="application/json",
+            body='{"error": "text: longer than the attention view takes", "details": []}',
+        ),
+    )  # fmt: skip
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", SENTENCE)
+    page.click("#translate-button")
+    page.wait_for_selector("#attention-status:not([hidden])", timeout=60_000)
+    assert "longer than the attention view takes" in page.inner_text("#attention-status")
+    assert page.is_visible("#output-card") and page.locator(".translation").count() == 1
+    assert page.is_hidden("#error") and page.is_hidden("#attention-card")
+    assert page.is_enabled("#translate-button")
+    page.close()
+
+
+def test_offsets_stay_right_after_an_emoji_and_a_model_switch_marks_the_result_old(
+    browser: Any, base_url: str
+) -> None:
+    """The server counts code points, JavaScript UTF-16 units: after an emoji the layout (the
+    line break, the gap between sentences) must still land where it was."""
+    page = browser.new_page()
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", "I am going home \U0001f600.\nOpen the window.")
+    page.click("label[for=mode-greedy]")
+    with page.expect_response("**/translate") as response:
+        page.click("#translate-button")
+    (doc,) = response.value.json()["translations"]
+    page.wait_for_selector("#document .doc-sentence")
+    assert page.text_content("#document") == doc["text"]
+    assert (page.text_content("#document") or "").count("\n") == 1
+    assert page.is_hidden("#stale-note")
+    page.select_option("#model-select", "tiny_hien")
+    assert page.is_visible("#stale-note")
     page.close()
 
 

@@ -6,13 +6,15 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  limits: { max_text_chars: 2000, max_texts: 64, max_beam_size: 16 },
+  limits: { max_text_chars: 20000, max_sentence_chars: 600, max_texts: 64, max_beam_size: 16 },
   attention: null, // the last /attention response
   settings: null, // the decode settings of the last translation
   sources: [], // the sentences of the last translation
   models: [], // GET /models: every served model, the default first
   modelId: null, // the model the page translates with
   busy: false,
+  attentionSeq: 0, // each /attention request's number: only the newest answer is drawn
+  nbestWanted: 4, // the n-best the reader chose (kept while greedy search hides it)
 };
 
 // ---------------------------------------------------------------- API
@@ -23,8 +25,12 @@ function apiKey() {
   return sessionStorage.getItem("anuvad-api-key") || "";
 }
 
+// An HTTP header carries printable ASCII only (fetch throws on anything else).
+const VALID_KEY = /^[\x21-\x7e]+$/;
+
 async function api(path, body, retried = false) {
   const headers = {};
+  if (apiKey() && !VALID_KEY.test(apiKey())) sessionStorage.removeItem("anuvad-api-key");
   if (apiKey()) headers.Authorization = `Bearer ${apiKey()}`;
   const options = body === undefined ? { headers } : {
     method: "POST",
@@ -38,9 +44,10 @@ async function api(path, body, retried = false) {
     throw new Error(`cannot reach the server (${err.message})`);
   }
   if (response.status === 401 && !retried) {
-    const key = window.prompt("This server needs an API key (ask its operator):", "");
+    const key = (window.prompt("This server needs an API key (ask its operator):", "") || "").trim();
+    if (key && !VALID_KEY.test(key)) throw new Error("401: an API key is printable ASCII without spaces");
     if (key) {
-      sessionStorage.setItem("anuvad-api-key", key.trim());
+      sessionStorage.setItem("anuvad-api-key", key);
       return api(path, body, true);
     }
   }
@@ -51,7 +58,11 @@ async function api(path, body, retried = false) {
     data = null;
   }
   if (!response.ok) {
-    const message = data && (data.error || data.detail) ? (data.error || JSON.stringify(data.detail)) : response.statusText;
+    let message = (data && data.error) || response.statusText || "no answer";
+    if (response.status === 503) {
+      const wait = response.headers.get("Retry-After");
+      message = `the server is busy; try again${wait ? ` in ${wait} s` : " shortly"} (${message})`;
+    }
     throw new Error(`${response.status}: ${message}`);
   }
   return data;
@@ -90,7 +101,7 @@ function syncControls() {
   $("beam-size").disabled = greedy;
   $("beam-field").classList.toggle("disabled", greedy);
   const maxNbest = greedy ? 1 : beam;
-  const current = Math.min(Number($("nbest").value || Math.min(4, maxNbest)), maxNbest);
+  const current = Math.min(state.nbestWanted, maxNbest);
   fillSelect($("nbest"), range(1, maxNbest), current);
   $("nbest").disabled = greedy;
   $("nbest-field").classList.toggle("disabled", greedy);
@@ -111,7 +122,13 @@ function showModel(model) {
   $("src-name").textContent = languageName(model.src_lang);
   $("tgt-name").textContent = languageName(model.tgt_lang);
   $("source").placeholder = `Type or paste ${languageName(model.src_lang)} text here…`;
-  $("document").lang = model.tgt_lang;
+  // The Terms box needs the torch engine (CTranslate2 answers a glossary with an error).
+  const torchEngine = model.engine !== "ctranslate2";
+  $("glossary-field").hidden = !torchEngine;
+  if (model.default_beam_size > 1) {
+    $("beam-size").value = String(Math.min(model.default_beam_size, state.limits.max_beam_size));
+    syncControls();
+  }
   const params = model.num_parameters >= 1e6
     ? `${(model.num_parameters / 1e6).toFixed(1)} M` : `${(model.num_parameters / 1e3).toFixed(0)} k`;
   $("model-info").innerHTML = "";
@@ -130,7 +147,9 @@ function showModel(model) {
   confidence.textContent = auroc
     ? "Confidence: calibrated on dev data; finds bad sentences with AUROC " +
       Object.entries(auroc).filter(([, v]) => v !== null).map(([k, v]) => `${v.toFixed(2)} (${k})`).join(", ")
-    : "Confidence: not calibrated for this model (word probabilities only)";
+    : torchEngine
+      ? "Confidence: not calibrated for this model (word probabilities only)"
+      : "Confidence: not given by the CTranslate2 engine";
   $("model-info").append(confidence);
 }
 
@@ -148,6 +167,7 @@ async function loadModel() {
     showModel(info.models[0]);
     const model = info.models[0];
     $("char-limit").textContent = String(state.limits.max_text_chars);
+    updateCount();
     fillSelect($("beam-size"), range(1, state.limits.max_beam_size), Math.min(model.default_beam_size > 1 ? model.default_beam_size : 4, state.limits.max_beam_size));
     syncControls();
   } catch (err) {
@@ -181,9 +201,11 @@ function setBusy(busy) {
   button.querySelector(".button-label").textContent = busy ? "Translating…" : "Translate";
 }
 
-// The terms box: "term = translation" per line (blank lines ignored) → the API's glossary.
+// The terms box: "term = translation" per line (blank lines ignored) → the API's glossary;
+// ``lines[i]`` is the box's line number of term i (to name it in the server's errors).
 function glossaryTerms() {
   const terms = [];
+  const numbers = [];
   const lines = $("glossary").value.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
@@ -193,8 +215,19 @@ function glossaryTerms() {
     const target = at < 0 ? "" : line.slice(at + 1).trim();
     if (!source || !target) throw new Error(`Terms, line ${i + 1}: write it as "term = translation"`);
     terms.push({ source, target });
+    numbers.push(i + 1);
   }
-  return terms;
+  return { terms, lines: numbers };
+}
+
+// "glossary.2.target: ..." (the server's 0-based index) → "Terms, line 4: ...".
+function nameTermLines(message, lines) {
+  return message.replace(/glossary\.(\d+)(\.\w+)?/g, (_, i) => `Terms, line ${lines[Number(i)] ?? Number(i) + 1}`);
+}
+
+function markStale(stale) {
+  $("output-card").classList.toggle("stale", stale);
+  $("stale-note").hidden = !stale;
 }
 
 async function translate(event) {
@@ -206,10 +239,14 @@ async function translate(event) {
     showError("Type a sentence to translate.");
     return;
   }
+  if (text.length > state.limits.max_text_chars) {
+    showError(`The text has ${text.length} characters; this server takes up to ${state.limits.max_text_chars} per request. Translate it in parts.`);
+    return;
+  }
   const request = settings();
   let glossary;
   try {
-    glossary = glossaryTerms();
+    glossary = $("glossary-field").hidden ? { terms: [], lines: [] } : glossaryTerms();
   } catch (err) {
     showError(err.message);
     return;
@@ -225,21 +262,36 @@ async function translate(event) {
       nbest: request.nbest,
       model: request.model,
     };
-    if (glossary.length) body.glossary = glossary;
+    if (glossary.terms.length) body.glossary = glossary.terms;
     const result = await api("/translate", body);
     const roundTrip = performance.now() - started;
     state.settings = request;
     const lines = result.translations[0].sentences.map((s) => s.source);
     state.sources = lines;
     renderTranslations(result, roundTrip);
+    markStale(false);
+    const count = lines.length;
+    $("status").textContent = `Translated ${count} sentence${count === 1 ? "" : "s"}.`;
     fillSelect($("sentence"), range(0, lines.length - 1), 0, (i) => `${i + 1}. ${truncate(lines[i], 40)}`);
     $("sentence-field").hidden = lines.length < 2;
-    await loadAttention(0);
   } catch (err) {
-    showError(err.message);
+    showError(nameTermLines(err.message, glossary.lines));
+    if (!$("output-card").hidden) markStale(true);
+    return;
   } finally {
     setBusy(false);
   }
+  // The attention view is extra: its failure (e.g. a sentence too long for it) is not the
+  // translation's, and the translation is shown (and the button free) while it loads.
+  await showAttention(0);
+}
+
+// The server's offsets count code points (Python); JavaScript strings index UTF-16 units, which
+// differ after any character outside the Basic Multilingual Plane (e.g. an emoji).
+function codeUnitIndex(text) {
+  const offsets = [0];
+  for (const ch of text) offsets.push(offsets[offsets.length - 1] + ch.length);
+  return (i) => offsets[Math.max(0, Math.min(i, offsets.length - 1))];
 }
 
 // 0.0055 reads "<1%", not "0%": the page never claims certainty the model does not give.
@@ -252,20 +304,21 @@ function shadeWords(target, text, words) {
     target.textContent = "(empty output)";
     return;
   }
+  const at = codeUnitIndex(text);
   let pos = 0;
   for (const w of words) {
-    if (w.start < pos) continue; // not found in the text, or overlapping: left plain
-    target.append(text.slice(pos, w.start));
+    if (w.start < 0 || at(w.start) < pos) continue; // not found in the text, or overlapping: left plain
+    target.append(text.slice(pos, at(w.start)));
     const span = document.createElement("span");
     span.className = "word";
-    span.textContent = text.slice(w.start, w.end);
+    span.textContent = text.slice(at(w.start), at(w.end));
     span.title = `p = ${w.prob.toFixed(2)}`;
     if (w.prob < LOW_WORD_PROB) {
       span.classList.add("low");
       span.style.setProperty("--doubt", String(((LOW_WORD_PROB - w.prob) / LOW_WORD_PROB).toFixed(2)));
     }
     target.append(span);
-    pos = w.end;
+    pos = at(w.end);
   }
   target.append(text.slice(pos));
 }
@@ -279,9 +332,10 @@ function truncate(text, n) {
 function renderDocument(doc) {
   const box = $("document");
   box.replaceChildren();
+  const at = codeUnitIndex(doc.source);
   let pos = 0;
   doc.sentences.forEach((s, i) => {
-    box.append(doc.source.slice(pos, s.start));
+    box.append(doc.source.slice(pos, at(s.start)));
     const span = document.createElement("span");
     span.className = "doc-sentence";
     span.dataset.index = String(i);
@@ -290,7 +344,7 @@ function renderDocument(doc) {
     span.classList.toggle("likely-wrong", s.likely_wrong === true);
     span.textContent = s.text || "(empty output)";
     box.append(span);
-    pos = s.end;
+    pos = at(s.end);
   });
   box.append(doc.source.slice(pos));
   box.hidden = doc.sentences.length < 2 && !doc.source.trim().includes("\n");
@@ -306,6 +360,10 @@ function renderTranslations(result, roundTrip) {
   const search = result.decoding === "greedy" ? "greedy search" : `beam search, beam ${result.beam_size}`;
   const doc = result.translations[0];
   const count = doc.sentences.length;
+  const model = state.models.find((m) => m.id === result.model);
+  const tgtLang = model ? model.tgt_lang : $("document").lang;
+  $("tgt-name").textContent = languageName(tgtLang);
+  $("document").lang = tgtLang;
   $("timing").textContent = `${count} sentence${count === 1 ? "" : "s"} · ${result.elapsed_ms.toFixed(0)} ms on the server · ${roundTrip.toFixed(0)} ms in all · ${search}`;
   renderDocument(doc);
   doc.sentences.forEach((t, i) => {
@@ -316,7 +374,7 @@ function renderTranslations(result, roundTrip) {
     source.textContent = t.source;
     const target = document.createElement("p");
     target.className = "target";
-    target.lang = "hi";
+    target.lang = tgtLang;
     shadeWords(target, t.text, t.words || []);
     item.append(source, target);
     if (t.confidence !== null && t.confidence !== undefined) {
@@ -341,14 +399,14 @@ function renderTranslations(result, roundTrip) {
       terms.textContent = "Terms: " + t.terms.map((x) => `${x.source} → ${x.target}${x.used ? " ✓" : " ✗"}`).join(", ");
       item.append(terms);
     }
-    item.append(nbestTable(t.nbest));
+    item.append(nbestTable(t.nbest, tgtLang));
     item.dataset.index = String(i);
     list.append(item);
   });
   $("output-card").hidden = false;
 }
 
-function nbestTable(nbest) {
+function nbestTable(nbest, lang) {
   const details = document.createElement("details");
   details.className = "nbest";
   details.open = nbest.length > 1;
@@ -369,7 +427,7 @@ function nbestTable(nbest) {
     rank.textContent = String(i + 1);
     const hyp = document.createElement("td");
     hyp.className = "hyp";
-    hyp.lang = "hi";
+    hyp.lang = lang;
     hyp.textContent = c.text || "(empty)";
     const score = document.createElement("td");
     score.className = "num";
@@ -391,9 +449,27 @@ function nbestTable(nbest) {
 
 // ---------------------------------------------------------------- attention
 
+// The attention card for sentence ``index``, or a line saying why there is none.
+async function showAttention(index) {
+  const status = $("attention-status");
+  status.hidden = true;
+  try {
+    await loadAttention(index);
+  } catch (err) {
+    $("attention-card").hidden = true;
+    status.textContent = `No attention view: ${err.message}`;
+    status.hidden = false;
+  }
+}
+
 async function loadAttention(index) {
   const text = state.sources[index];
   if (!text || !state.settings) return;
+  const seq = ++state.attentionSeq;
+  const limit = state.limits.max_sentence_chars;
+  if (limit && text.length > limit) {
+    throw new Error(`sentence ${index + 1} has ${text.length} characters; the view takes up to ${limit}`);
+  }
   const s = state.settings;
   const view = await api("/attention", {
     text,
@@ -401,6 +477,7 @@ async function loadAttention(index) {
     beam_size: s.decoding === "greedy" ? 4 : s.beam_size,
     model: s.model,
   });
+  if (seq !== state.attentionSeq) return; // a newer request was sent meanwhile
   state.attention = view;
   $("attention-timing").textContent = `${view.elapsed_ms.toFixed(0)} ms`;
   // An engine that cannot give every view says so (CTranslate2: one averaged head, no cosines).
@@ -589,7 +666,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("model-select").addEventListener("change", () => {
     const model = state.models.find((m) => m.id === $("model-select").value);
     if (model) showModel(model);
+    if (!$("output-card").hidden) markStale(true); // the shown result is the other model's
   });
+  $("nbest").addEventListener("change", () => { state.nbestWanted = Number($("nbest").value); });
   $("translate-form").addEventListener("submit", translate);
   $("source").addEventListener("input", updateCount);
   $("source").addEventListener("keydown", (e) => {
@@ -600,9 +679,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const radio of document.querySelectorAll("input[name=view]")) radio.addEventListener("change", drawHeatmap);
   $("layer").addEventListener("change", drawHeatmap);
   $("head").addEventListener("change", drawHeatmap);
-  $("sentence").addEventListener("change", () => {
-    loadAttention(Number($("sentence").value)).catch((err) => showError(err.message));
-  });
+  $("sentence").addEventListener("change", () => showAttention(Number($("sentence").value)));
   let resizeTimer = 0;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
