@@ -342,3 +342,40 @@ def test_calibrate_names_a_bad_dev_set(tmp_path: Path, capsys: pytest.CaptureFix
     assert "t.tsv, line 2: 1 tab-separated columns" in capsys.readouterr().err
     assert main([*base, "--dev", "captions"]) != 0
     assert "expected DOMAIN=SOURCE,REFERENCE" in capsys.readouterr().err
+
+
+def test_no_cache_reaches_the_search_of_every_translating_command(
+    tiny_enhi_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--no-cache`` (a benchmark switch) was accepted and ignored by some commands: each one
+    must hand it to the search."""
+    from typing import Any
+
+    from anuvad.inference.translator import Translator
+
+    seen: list[bool] = []
+    original = Translator.translate
+
+    def spy(self: Translator, *args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("use_cache", True))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Translator, "translate", spy)
+    (tmp_path / "in.en").write_text("I am going home.\nOpen the window.\n", encoding="utf-8")
+    (tmp_path / "in.hi").write_text("मैं घर जा रहा हूँ।\nखिड़की खोलो।\n", encoding="utf-8")
+    model = ["--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress", "--no-cache"]
+    dev = f"captions={tmp_path / 'in.en'},{tmp_path / 'in.hi'}"
+    commands = {
+        "translate": ["translate", *model, "--input", str(tmp_path / "in.en")],
+        "calibrate": ["calibrate", *model, "--dev", dev, "--save-rows", str(tmp_path / "rows")],
+        "backtranslate": [
+            "backtranslate", *model, "--input", str(tmp_path / "in.en"),
+            "--out-prefix", str(tmp_path / "bt"),
+        ],
+    }  # fmt: skip
+    for name, command in commands.items():
+        seen.clear()
+        code = main(command)
+        assert seen and not any(seen), name
+        # Two sentences are too few to fit a confidence: a named error, not a traceback.
+        assert code == (2 if name == "calibrate" else 0), name

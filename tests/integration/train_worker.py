@@ -46,7 +46,7 @@ def instrumented(kill_at_step: int) -> tuple[type[Trainer], list[dict[str, torch
 
         def train_step(self, local_groups: Sequence[list[int]], global_tokens: int) -> float:
             loss = super().train_step(local_groups, global_tokens)
-            if self.context.is_main and self.progress.step == kill_at_step:
+            if kill_at_step > 0 and self.context.is_main and self.progress.step == kill_at_step:
                 if self.context.enabled:  # torchrun's group; its workers die with it
                     os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)
                 os.killpg(os.getpgid(0), signal.SIGKILL)

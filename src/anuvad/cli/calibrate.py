@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from anuvad.cli.options import SearchOptions, add_device_option, add_search_options
+from anuvad.errors import DataError
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -42,20 +43,30 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         translator.all_features = True
         if args.reverse_model:
             translator.use_reverse(args.reverse_model)
-        settings = SearchOptions.from_args(args).settings(translator.decode)
+        search = SearchOptions.from_args(args)
+        settings = search.settings(translator.decode)
         rows = []
         for dev in dev_sets:
             with tqdm(
                 total=len(dev.sources), unit="sent", desc=f"{dev.domain}: {dev.name}",
                 disable=args.no_progress, file=sys.stderr,
             ) as bar:  # fmt: skip
-                rows.extend(calibration_rows(translator, dev, settings, bar.update))
+                rows.extend(
+                    calibration_rows(translator, dev, settings, bar.update, search.use_cache)
+                )
         if args.save_rows:
             save_rows(rows, args.save_rows)
     features = choose_features(rows, args.features)
-    model = calibrate(
-        rows, features, args.good_chrf, args.l2, args.threshold, balance=not args.no_balance
-    )
+    try:
+        model = calibrate(
+            rows, features, args.good_chrf, args.l2, args.threshold, balance=not args.no_balance
+        )
+    except ValueError as exc:  # too few sentences, or only good (or only bad) ones
+        raise DataError(
+            f"cannot fit the confidence on these dev sets: {exc}. Give more dev sentences, with "
+            f"both good and bad translations (sentence chrF++ on either side of --good-chrf "
+            f"{args.good_chrf:g}); the rows are kept with --save-rows"
+        ) from exc
     model.model_sha256 = sha256_of(Path(args.model))
     if args.reverse_model:
         model.reverse_model = os.path.relpath(args.reverse_model, Path(args.model).parent)

@@ -97,13 +97,17 @@ def calibration_rows(
     dev: DevSet,
     settings: DecodeConfig,
     progress: Callable[[int], object] | None = None,
+    use_cache: bool = True,
 ) -> list[CalibrationRow]:
     """Translate ``dev`` with quality signals and score each sentence (empty sources skipped);
-    the second half of the set is marked held out."""
+    the second half of the set is marked held out (``use_cache``: as for
+    :meth:`Translator.translate`)."""
     keep = [i for i, s in enumerate(dev.sources) if s.strip() and dev.references[i].strip()]
     sources = [dev.sources[i] for i in keep]
     references = [dev.references[i] for i in keep]
-    results = translator.translate(sources, settings, quality=True, progress=progress)
+    results = translator.translate(
+        sources, settings, quality=True, progress=progress, use_cache=use_cache
+    )
     chrf = sentence_chrf([r.text for r in results], references)
     rows = []
     for held_out, result, score in zip(held_out_halves(len(keep)), results, chrf, strict=True):

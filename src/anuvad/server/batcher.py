@@ -16,10 +16,11 @@ batcher first runs the small new requests that are waiting (at most
 or an attention view) on the same thread, nested, before the long search takes its next step.
 So a one-sentence request waits one decoding step, not a whole call, even behind a 64-text
 document at beam 16. The long call
-keeps at least half of the model thread: small requests run between its steps only while the
-time they took in this call is at most the time the call itself has stepped (without that
-rule, a steady stream of small requests starved the large call they kept overtaking: under
-the 50-client benchmark a few requests in 1,000 waited 6 s while the median took 0.35 s).
+keeps about half of the model thread: small requests start between its steps only while the
+time they took in this call is at most the time the call itself has stepped (the batch that
+starts may end past that share). Without that rule a steady stream of small requests starved
+the large call they kept overtaking: under the 50-client benchmark a few requests in 1,000
+waited 6 s while the median took 0.35 s.
 
 Without batching (``batching=False``) every request is its own model call, still on the worker
 thread (the baseline that ``bench/serve.py`` compares against).
@@ -342,20 +343,22 @@ class MicroBatcher:
 
     def _between_steps(self, calling: list[TranslateJob]) -> bool:
         """Asked by the search between two decoding steps: run the small new requests that wait
-        (nested, once: urgent work does not yield in turn) if this call has had its half of
-        the time, then say whether to stop because every request of this call gave up."""
+        (nested, once: urgent work does not yield in turn) if their time in this call so far
+        is at most the call's own stepping time, then say whether to stop because every
+        request of this call gave up."""
         local = self._nested
         if not getattr(local, "active", False) and self._queue.qsize():
             now = self.clock()
-            stepping = now - local.call_started - local.nested_seconds
-            urgent = self._take_urgent() if local.nested_seconds <= stepping else []
+            spent = getattr(local, "nested_seconds", 0.0)  # both set when the outer call starts
+            stepping = now - getattr(local, "call_started", now) - spent
+            urgent = self._take_urgent() if spent <= stepping else []
             if urgent:
                 local.active = True
                 try:
                     self._process(urgent)
                 finally:
                     local.active = False
-                    local.nested_seconds += self.clock() - now
+                    local.nested_seconds = spent + self.clock() - now
         return all(job.gone() for job in calling)
 
     def _take_urgent(self) -> list[Any]:

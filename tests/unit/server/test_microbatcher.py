@@ -352,10 +352,11 @@ class FakeClock:
         return self.now
 
 
-def test_small_requests_between_steps_take_at_most_half_of_a_long_call() -> None:
+def test_small_requests_between_steps_start_only_within_their_share_of_a_long_call() -> None:
     """A new small request arrives before every step of a 9-step call; each step takes 1 s and
-    each small call 3 s (a fake clock). Small calls run only while their time in this call is
-    at most the call's own stepping time: after steps 1, 3, 6 and 9, not after every step."""
+    each small call 3 s (a fake clock). Small calls start only while their time in this call is
+    at most the call's own stepping time: after steps 1, 3, 6 and 9, not after every step (the
+    last one ends past the share: 12 s against 9 s)."""
     clock = FakeClock()
     events: list[str] = []
     short_key = DecodeConfig(beam_size=4)

@@ -107,8 +107,11 @@ function syncControls() {
   $("nbest-field").classList.toggle("disabled", greedy);
 }
 
+// Lengths as the server counts them: code points (an emoji is one character, two UTF-16 units).
+const charCount = (text) => Array.from(text).length;
+
 function updateCount() {
-  const length = $("source").value.length;
+  const length = charCount($("source").value);
   $("char-count").textContent = String(length);
   $("char-count").parentElement.classList.toggle("over", length > state.limits.max_text_chars);
 }
@@ -239,8 +242,8 @@ async function translate(event) {
     showError("Type a sentence to translate.");
     return;
   }
-  if (text.length > state.limits.max_text_chars) {
-    showError(`The text has ${text.length} characters; this server takes up to ${state.limits.max_text_chars} per request. Translate it in parts.`);
+  if (charCount(text) > state.limits.max_text_chars) {
+    showError(`The text has ${charCount(text)} characters; this server takes up to ${state.limits.max_text_chars} per request. Translate it in parts.`);
     return;
   }
   const request = settings();
@@ -453,22 +456,23 @@ function nbestTable(nbest, lang) {
 async function showAttention(index) {
   const status = $("attention-status");
   status.hidden = true;
+  const seq = ++state.attentionSeq;
   try {
-    await loadAttention(index);
+    await loadAttention(index, seq);
   } catch (err) {
+    if (seq !== state.attentionSeq) return; // a newer sentence was asked for meanwhile
     $("attention-card").hidden = true;
     status.textContent = `No attention view: ${err.message}`;
     status.hidden = false;
   }
 }
 
-async function loadAttention(index) {
+async function loadAttention(index, seq) {
   const text = state.sources[index];
   if (!text || !state.settings) return;
-  const seq = ++state.attentionSeq;
   const limit = state.limits.max_sentence_chars;
-  if (limit && text.length > limit) {
-    throw new Error(`sentence ${index + 1} has ${text.length} characters; the view takes up to ${limit}`);
+  if (limit && charCount(text) > limit) {
+    throw new Error(`sentence ${index + 1} has ${charCount(text)} characters; the view takes up to ${limit}`);
   }
   const s = state.settings;
   const view = await api("/attention", {
