@@ -121,6 +121,18 @@ def save_model(
     return atomic_save(payload, path)
 
 
+def _load_failure(message: str) -> str:
+    """torch.load's failure in one line. Its safe loader's refusal suggests loading with
+    ``weights_only=False`` (which can run code from the file); that advice is not repeated."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not lines:
+        return "no detail"
+    if lines[0].startswith("Weights only load failed"):
+        reasons = [line for line in lines[1:] if not line.startswith(("Please file", "Check the"))]
+        return "refused by the safe loader" + (f": {reasons[0]}" if reasons else "")
+    return lines[0]
+
+
 def read_payload(
     path: str | Path, expected_format: str, max_version: int, what: str, fix: str
 ) -> dict[str, Any]:
@@ -142,7 +154,7 @@ def read_payload(
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises RuntimeError, UnpicklingError, EOFError, ...
-        detail = str(exc).splitlines()[0] if str(exc) else "no detail"
+        detail = _load_failure(str(exc))
         raise CheckpointError(
             f"{path} is truncated or not a PyTorch {what} ({type(exc).__name__}: {detail}); {fix}"
         ) from exc

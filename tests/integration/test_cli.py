@@ -121,7 +121,13 @@ def test_errors_exit_2_with_a_clear_message(
     assert "does not exist" in capsys.readouterr().err
     (tmp_path / "junk.pt").write_bytes(b"not a model")
     assert main(["info", str(tmp_path / "junk.pt")]) == 2
-    assert "not a PyTorch model file" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not a PyTorch model file" in err and "refused by the safe loader" in err
+    assert "weights_only" not in err  # torch's advice to load unsafely is not passed on
+    (tmp_path / "folder").mkdir()
+    folder = str(tmp_path / "folder")
+    assert main(["translate", "--model", str(tmp_path / "junk.pt"), "--input", folder]) == 2
+    assert "folder is a folder" in capsys.readouterr().err
     assert main(["train", "--config", str(REPO / "configs/tiny.yaml"), "model.bogus=1"]) == 2
     assert "unknown key(s) bogus" in capsys.readouterr().err
     config = write_config(tmp_path)

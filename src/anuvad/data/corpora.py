@@ -131,6 +131,8 @@ def read_input_lines(path: str | Path | None) -> list[str]:
         name = Path("<stdin>")
     else:
         name = Path(path)
+        if name.is_dir():
+            raise DataError(f"input file {name} is a folder; give a text file, one line each")
         if not name.is_file():
             raise DataError(f"input file {name} does not exist")
         raw = name.read_bytes()
