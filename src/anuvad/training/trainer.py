@@ -23,11 +23,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from anuvad.config import ExperimentConfig, config_to_dict
-from anuvad.data.batching import (
-    Batch,
-    collate,
-    rank_share,
-)
+from anuvad.data.batching import Batch, collate, rank_share
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
 from anuvad.data.prepared import data_fingerprint
 from anuvad.device import resolve_device
@@ -39,16 +35,8 @@ from anuvad.training.distributed import DistributedContext, any_rank, barrier, w
 from anuvad.training.epochs import EpochData
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
-from anuvad.training.precision import (
-    autocast_context,
-    explicit_attention_pays,
-    with_precision,
-)
-from anuvad.training.run_log import (
-    RunLogger,
-    ThroughputWindow,
-    peak_memory_mib,
-)
+from anuvad.training.precision import autocast_context, explicit_attention_pays, with_precision
+from anuvad.training.run_log import RunLogger, ThroughputWindow, peak_memory_mib
 from anuvad.training.state import (
     Progress,
     TrainingState,
@@ -121,14 +109,9 @@ class Trainer:
         torch.manual_seed(train.seed)
         self.model: Transformer = build_model(self.config.model)
         if train.init_from and not resume:  # a resumed run restores its own weights below
-            self.model.load_state_dict(
-                init_weights(
-                    train.init_from,
-                    self.config.model,
-                    prepared.src_tokenizer,
-                    prepared.tgt_tokenizer,
-                )
-            )
+            tokenizers = prepared.src_tokenizer, prepared.tgt_tokenizer
+            weights = init_weights(train.init_from, self.config.model, *tokenizers)
+            self.model.load_state_dict(weights)
             logger.info("initialised from %s", train.init_from)
         self.model.to(self.device)
         self.network = wrap_model(self.model, self.context)
