@@ -219,6 +219,8 @@ async def client(
             else [SENTENCES[first]]
         )
         body = {"text": " ".join(sent), "decoding": args.decoding, "beam_size": args.beam_size}
+        if args.no_scores:
+            body["scores"] = False
         start = time.perf_counter()
         status = 0
         try:
@@ -468,6 +470,9 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=20, help="requests per client")
     parser.add_argument("--decoding", choices=["greedy", "beam"], default="beam")
     parser.add_argument("--beam-size", type=int, default=4)
+    parser.add_argument(
+        "--no-scores", action="store_true", help='requests send "scores": false (no quality pass)'
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument(
         "--threads", type=int, default=0, help="server threads per model call (0: its default)"

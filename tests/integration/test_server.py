@@ -842,6 +842,16 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         assert info["held_out_auroc"] == {"general": 0.9}
         assert info["features"] == ["mean_log_prob", "nbest_agreement"]
         body = client.post("/translate", json={"text": text, "beam_size": 3}).json()
+        plain = client.post("/translate", json={"text": text, "beam_size": 3, "scores": False})
+    # "scores": false skips the quality pass: the same translations, no quality fields.
+    assert plain.status_code == 200, plain.text
+    for with_scores, without in zip(
+        body["translations"][0]["sentences"], plain.json()["translations"][0]["sentences"],
+        strict=True,
+    ):  # fmt: skip
+        assert without["text"] == with_scores["text"]
+        assert without["confidence"] is None and without["likely_wrong"] is None
+        assert without["words"] == [] and without["tokens"] == []
     (document,) = body["translations"]
     settings = translator.settings(beam_size=3, no_repeat_ngram_size=DEFAULT_NO_REPEAT_NGRAM_SIZE)
     expected = translator.translate(

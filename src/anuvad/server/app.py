@@ -275,7 +275,10 @@ def create_app(
         terms = request_glossary(model, body)
         try:
             results = await until_disconnected(
-                request, model.batcher.translate(sentences, key, request_timeout_s, terms)
+                request,
+                model.batcher.translate(
+                    sentences, key, request_timeout_s, terms, quality=body.scores
+                ),
             )
         except (OverloadedError, RequestTimeoutError, ClientGoneError, asyncio.CancelledError):
             raise

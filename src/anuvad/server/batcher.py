@@ -149,6 +149,7 @@ class MicroBatcher:
         key: DecodeConfig,
         timeout: float | None = None,
         glossary: Glossary | None = None,
+        quality: bool = True,
     ) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
 
@@ -162,6 +163,8 @@ class MicroBatcher:
             timeout: seconds this request may wait and run in all; None: no limit.
             glossary: terms the translations must use (requests with different glossaries
                 still share model calls).
+            quality: give the translations their :class:`Quality` (requests with and without
+                it go to separate model calls).
 
         Raises:
             OverloadedError: too many requests are waiting.
@@ -169,7 +172,9 @@ class MicroBatcher:
             Exception: whatever the translator raised.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        job = TranslateJob(key=key, texts=list(texts), deadline=deadline, glossary=glossary)
+        job = TranslateJob(
+            key=key, texts=list(texts), deadline=deadline, glossary=glossary, quality=quality
+        )
         self._submit(job)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(job.future), timeout)
@@ -259,7 +264,7 @@ class MicroBatcher:
         return jobs
 
     def _process(self, jobs: list[TranslateJob | CallJob]) -> None:
-        groups: dict[DecodeConfig, list[TranslateJob]] = {}
+        groups: dict[tuple[DecodeConfig, bool], list[TranslateJob]] = {}
         for job in jobs:
             if isinstance(job, CallJob):
                 self._run_call(job)
@@ -269,10 +274,10 @@ class MicroBatcher:
                     job.future.set_exception(SearchStoppedError("abandoned before it ran"))
             elif job.started or job.future.set_running_or_notify_cancel():
                 job.started = True
-                groups.setdefault(job.key, []).append(job)
+                groups.setdefault((job.key, job.quality), []).append(job)
             else:  # cancelled before it ran
                 self._taken(len(job.remaining()))
-        for key, group in groups.items():
+        for (key, _), group in groups.items():
             if self.batching:
                 self._run_group(key, group)
             else:
@@ -289,8 +294,9 @@ class MicroBatcher:
             job.future.set_exception(exc)
 
     def _run_group(self, key: DecodeConfig, group: list[TranslateJob]) -> None:
-        """One model call for at most ``key.batch_size`` sentences of ``group`` (in order);
-        a job with sentences left goes back to the queue behind the jobs served less."""
+        """One model call for at most ``key.batch_size`` sentences of ``group`` (jobs with equal
+        settings and quality flag, in order); a job with sentences left goes back to the queue
+        behind the jobs served less."""
         budget = max(1, key.batch_size)
         taken: list[tuple[TranslateJob, int]] = []  # (job, sentences in this call)
         for job in group:
@@ -311,7 +317,11 @@ class MicroBatcher:
             with self._lock:
                 self.model_calls += 1
             results = self.translator.translate(
-                texts, key, stop=lambda: self._between_steps(calling), quality=True, **extra
+                texts,
+                key,
+                stop=lambda: self._between_steps(calling),
+                quality=group[0].quality,  # the same for the whole group
+                **extra,
             )
         except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
             if isinstance(exc, SearchStoppedError):

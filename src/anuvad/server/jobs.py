@@ -35,6 +35,7 @@ class TranslateJob:
     future: Future[list[Translation]] = field(default_factory=Future)
     abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
     glossary: Glossary | None = None  # terms this request's translations must use
+    quality: bool = True  # word probabilities and confidence (an extra forced pass)
     results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
     started: bool = False  # its future is running (set once, by the first chunk)
 

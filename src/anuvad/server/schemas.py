@@ -166,6 +166,12 @@ class TranslateRequest(DecodeSettings):
         "translations back in place (newlines and spacing kept); false: each text is one "
         "sentence",
     )
+    scores: bool = Field(
+        True,
+        description="give each sentence its confidence, likely-wrong flag and word and token "
+        "probabilities (one more pass of the model: false is about 1.5x faster on the torch "
+        "engine, and those fields are null or empty)",
+    )
 
     @field_validator("text")
     @classmethod

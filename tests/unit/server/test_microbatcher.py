@@ -389,3 +389,38 @@ def test_small_requests_between_steps_start_only_within_their_share_of_a_long_ca
         "small 4,5,6", "step 7", "step 8", "step 9", "small 7,8,9",
     ]  # fmt: skip
     assert batcher._pending_texts == 0
+
+
+def test_requests_with_and_without_scores_get_separate_calls() -> None:
+    """The quality pass is per model call: a request that asked for no scores does not pay for
+    one that did, and each gets what it asked for."""
+    calls: list[tuple[list[str], bool]] = []
+    busy, release = threading.Event(), threading.Event()
+
+    class RecordingEngine:
+        def translate(
+            self, texts: Sequence[str], key: Any, quality: bool = False, **_: Any
+        ) -> list[Translation]:
+            if texts == ["hold"]:  # keeps the model busy while the four requests queue
+                busy.set()
+                assert release.wait(5)
+            calls.append((list(texts), quality))
+            return [Translation(t, t.upper(), [], 0.0, True, []) for t in texts]
+
+    batcher = MicroBatcher(RecordingEngine(), max_wait_ms=0)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        hold = asyncio.ensure_future(batcher.translate(["hold"], KEY))
+        assert await asyncio.to_thread(busy.wait, 5)
+        waiting = [
+            asyncio.ensure_future(batcher.translate([t], KEY, quality=t in "ac")) for t in "abcd"
+        ]
+        await queued(batcher, 4)
+        release.set()
+        await asyncio.gather(hold, *waiting)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert sorted(calls[1:]) == [(["a", "c"], True), (["b", "d"], False)]
