@@ -316,12 +316,9 @@ class MicroBatcher:
         try:
             with self._lock:
                 self.model_calls += 1
+            quality = group[0].quality  # the same for the whole group (grouped by it)
             results = self.translator.translate(
-                texts,
-                key,
-                stop=lambda: self._between_steps(calling),
-                quality=group[0].quality,  # the same for the whole group
-                **extra,
+                texts, key, stop=lambda: self._between_steps(calling), quality=quality, **extra
             )
         except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
             if isinstance(exc, SearchStoppedError):
