@@ -235,6 +235,20 @@ def test_offsets_stay_right_after_an_emoji_and_a_model_switch_marks_the_result_o
     page.close()
 
 
+def test_the_heatmap_reads_out_with_the_keyboard(browser: Any, base_url: str) -> None:
+    page = browser.new_page()
+    translate_with_beam(page, base_url, beam=2, nbest=1)
+    page.focus("#heatmap")
+    for key in ("ArrowRight", "ArrowRight", "ArrowDown"):
+        page.keyboard.press(key)
+    cursor = page.locator("#heatmap rect.cursor")
+    assert cursor.count() == 1
+    assert (cursor.get_attribute("data-t"), cursor.get_attribute("data-s")) == ("1", "2")
+    assert "attention of output" in page.inner_text("#readout")
+    assert page.get_attribute("#readout", "aria-live") == "polite"
+    page.close()
+
+
 def test_the_page_fits_a_phone(browser: Any, base_url: str) -> None:
     page = browser.new_page(
         viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True

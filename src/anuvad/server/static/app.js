@@ -636,9 +636,33 @@ function drawHeatmap() {
     tip.style.left = `${Math.min(x, wrap.scrollLeft + box.width - tip.offsetWidth - 4)}px`;
     tip.style.top = `${y}px`;
   };
-  cells.addEventListener("mousemove", (e) => { if (e.target.classList.contains("cell")) show(e.target, e); });
-  cells.addEventListener("click", (e) => { if (e.target.classList.contains("cell")) show(e.target, e); });
+  const pointer = (e) => {
+    if (!e.target.classList.contains("cell")) return;
+    $("readout").removeAttribute("aria-live"); // a moving mouse would flood a screen reader
+    show(e.target, e);
+  };
+  cells.addEventListener("mousemove", pointer);
+  cells.addEventListener("click", pointer);
   cells.addEventListener("mouseleave", () => { $("tooltip").hidden = true; });
+  // Keyboard: the heatmap takes focus; arrow keys move a cursor cell whose value is read out.
+  root.setAttribute("tabindex", "0");
+  root.setAttribute("aria-label", "attention heatmap; arrow keys read its cells");
+  let cursor = { t: 0, s: 0 };
+  root.onkeydown = (e) => {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (!(e.key in moves) || !matrix.length) return;
+    e.preventDefault();
+    const [dt, ds] = moves[e.key];
+    cursor = {
+      t: Math.max(0, Math.min(matrix.length - 1, cursor.t + dt)),
+      s: Math.max(0, Math.min(matrix[0].length - 1, cursor.s + ds)),
+    };
+    const rect = cells.querySelector(`rect[data-t="${cursor.t}"][data-s="${cursor.s}"]`);
+    for (const old of cells.querySelectorAll(".cursor")) old.classList.remove("cursor");
+    rect.classList.add("cursor");
+    $("readout").setAttribute("aria-live", "polite");
+    show(rect, null);
+  };
 
   $("legend-min").textContent = kind === "cosine" ? (-scale).toFixed(2) : "0";
   $("legend-max").textContent = scale.toFixed(2);
