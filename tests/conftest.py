@@ -116,6 +116,23 @@ def search_outputs(
 
 
 @pytest.fixture
+def use_cache_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Every ``Translator.translate`` call from now on appends its ``use_cache`` here (the call
+    still runs), e.g. to check that a command passes ``--no-cache`` on to the search."""
+    from anuvad.inference.translator import Translator
+
+    seen: list[bool] = []
+    original = Translator.translate
+
+    def spy(self: Translator, *args: object, **kwargs: object) -> object:
+        seen.append(bool(kwargs.get("use_cache", True)))
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Translator, "translate", spy)
+    return seen
+
+
+@pytest.fixture
 def en_hi_pairs() -> list[tuple[str, str]]:
     """Forty English–Hindi sentence pairs (a fresh list per test)."""
     return list(EN_HI_PAIRS)

@@ -351,22 +351,11 @@ def test_calibrate_names_a_bad_dev_set(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_no_cache_reaches_the_search_of_every_translating_command(
-    tiny_enhi_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_enhi_model: Path, tmp_path: Path, use_cache_calls: list[bool]
 ) -> None:
     """``--no-cache`` (a benchmark switch) was accepted and ignored by some commands: each one
     must hand it to the search."""
-    from typing import Any
-
-    from anuvad.inference.translator import Translator
-
-    seen: list[bool] = []
-    original = Translator.translate
-
-    def spy(self: Translator, *args: Any, **kwargs: Any) -> Any:
-        seen.append(kwargs.get("use_cache", True))
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Translator, "translate", spy)
+    seen = use_cache_calls
     (tmp_path / "in.en").write_text("I am going home.\nOpen the window.\n", encoding="utf-8")
     (tmp_path / "in.hi").write_text("मैं घर जा रहा हूँ।\nखिड़की खोलो।\n", encoding="utf-8")
     model = ["--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress", "--no-cache"]

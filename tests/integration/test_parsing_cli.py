@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -65,21 +64,12 @@ def test_parse_writes_one_well_formed_tree_per_sentence(
 
 
 def test_parse_without_the_cache_writes_the_same_trees(
-    parser_model: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    parser_model: tuple[Path, Path], tmp_path: Path, use_cache_calls: list[bool]
 ) -> None:
     """``--no-cache`` reaches the search (it was accepted and ignored) and changes no tree."""
-    from anuvad.inference.translator import Translator
-
     _, model = parser_model
     (tmp_path / "in.txt").write_text("The dog barks .\nStop !\n", encoding="utf-8")
-    seen: list[bool] = []
-    original = Translator.translate
-
-    def spy(self: Translator, *args: Any, **kwargs: Any) -> Any:
-        seen.append(kwargs.get("use_cache", True))
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Translator, "translate", spy)
+    seen = use_cache_calls
     args = ["parse", "--model", str(model), "--input", str(tmp_path / "in.txt")]
     outputs = []
     for extra in ([], ["--no-cache"]):
