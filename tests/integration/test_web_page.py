@@ -235,6 +235,47 @@ def test_offsets_stay_right_after_an_emoji_and_a_model_switch_marks_the_result_o
     page.close()
 
 
+def test_stop_ends_a_translation_in_flight_and_keeps_the_page_usable(
+    browser: Any, base_url: str
+) -> None:
+    """A translation the server has not answered yet is stopped by the Stop button (and by
+    Escape): no error, the earlier result is marked out of date, and the page translates again."""
+    page = browser.new_page()
+    page.goto(base_url)
+    page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    page.fill("#source", SENTENCE)
+    page.click("label[for=mode-greedy]")
+    page.click("#translate-button")
+    page.wait_for_selector(".translation .target", timeout=60_000)
+    assert page.is_hidden("#stop-button") and page.is_hidden("#stale-note")
+
+    held: list[Any] = []
+    page.route("**/translate", lambda route: held.append(route))  # held: never answered
+    for stop in ("click", "Escape"):
+        page.fill("#source", f"Open the window ({stop}).")
+        page.click("#translate-button")
+        page.wait_for_selector("#stop-button:not([hidden])")
+        assert page.is_disabled("#translate-button")
+        if stop == "click":
+            page.click("#stop-button")
+        else:
+            page.keyboard.press("Escape")
+        page.wait_for_function(
+            "document.getElementById('status').textContent.startsWith('Stopped')"
+        )
+        assert page.is_hidden("#error") and page.is_hidden("#stop-button")
+        assert page.is_enabled("#translate-button") and page.is_visible("#stale-note")
+        page.evaluate("document.getElementById('status').textContent = ''")
+    assert len(held) == 2
+
+    page.unroute("**/translate")
+    with page.expect_response("**/translate") as response:
+        page.click("#translate-button")
+    assert response.value.ok
+    page.wait_for_function("document.getElementById('stale-note').hidden")
+    page.close()
+
+
 def test_the_heatmap_reads_out_with_the_keyboard(browser: Any, base_url: str) -> None:
     page = browser.new_page()
     translate_with_beam(page, base_url, beam=2, nbest=1)

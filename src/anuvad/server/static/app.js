@@ -13,6 +13,7 @@ const state = {
   models: [], // GET /models: every served model, the default first
   modelId: null, // the model the page translates with
   busy: false,
+  controller: null, // aborts the translation in flight (the Stop button, Escape)
   attentionSeq: 0, // each /attention request's number: only the newest answer is drawn
   nbestWanted: 4, // the n-best the reader chose (kept while greedy search hides it)
 };
@@ -28,7 +29,9 @@ function apiKey() {
 // An HTTP header carries printable ASCII only (fetch throws on anything else).
 const VALID_KEY = /^[\x21-\x7e]+$/;
 
-async function api(path, body, retried = false) {
+// ``signal`` (an AbortController's) stops the request: it then throws an error whose
+// ``stopped`` is true; the server notices the closed connection and stops the search too.
+async function api(path, body, retried = false, signal = undefined) {
   const headers = {};
   if (apiKey() && !VALID_KEY.test(apiKey())) sessionStorage.removeItem("anuvad-api-key");
   if (apiKey()) headers.Authorization = `Bearer ${apiKey()}`;
@@ -37,10 +40,12 @@ async function api(path, body, retried = false) {
     headers: { ...headers, "Content-Type": "application/json" },
     body: JSON.stringify(body),
   };
+  if (signal) options.signal = signal;
   let response;
   try {
     response = await fetch(path, options);
   } catch (err) {
+    if (err.name === "AbortError") throw Object.assign(new Error("stopped"), { stopped: true });
     throw new Error(`cannot reach the server (${err.message})`);
   }
   if (response.status === 401 && !retried) {
@@ -48,7 +53,7 @@ async function api(path, body, retried = false) {
     if (key && !VALID_KEY.test(key)) throw new Error("401: an API key is printable ASCII without spaces");
     if (key) {
       sessionStorage.setItem("anuvad-api-key", key);
-      return api(path, body, true);
+      return api(path, body, true, signal);
     }
   }
   let data = null;
@@ -202,6 +207,12 @@ function setBusy(busy) {
   button.disabled = busy;
   button.classList.toggle("busy", busy);
   button.querySelector(".button-label").textContent = busy ? "Translating…" : "Translate";
+  $("stop-button").hidden = !busy;
+}
+
+// Stop the translation in flight (the page keeps what it showed before, marked out of date).
+function stopTranslation() {
+  if (state.controller) state.controller.abort();
 }
 
 // The terms box: "term = translation" per line (blank lines ignored) → the API's glossary;
@@ -254,6 +265,8 @@ async function translate(event) {
     showError(err.message);
     return;
   }
+  const controller = new AbortController();
+  state.controller = controller;
   setBusy(true);
   const started = performance.now();
   try {
@@ -266,7 +279,7 @@ async function translate(event) {
       model: request.model,
     };
     if (glossary.terms.length) body.glossary = glossary.terms;
-    const result = await api("/translate", body);
+    const result = await api("/translate", body, false, controller.signal);
     const roundTrip = performance.now() - started;
     state.settings = request;
     const lines = result.translations[0].sentences.map((s) => s.source);
@@ -278,10 +291,12 @@ async function translate(event) {
     fillSelect($("sentence"), range(0, lines.length - 1), 0, (i) => `${i + 1}. ${truncate(lines[i], 40)}`);
     $("sentence-field").hidden = lines.length < 2;
   } catch (err) {
-    showError(nameTermLines(err.message, glossary.lines));
+    if (err.stopped) $("status").textContent = "Stopped: nothing was translated.";
+    else showError(nameTermLines(err.message, glossary.lines));
     if (!$("output-card").hidden) markStale(true);
     return;
   } finally {
+    state.controller = null;
     setBusy(false);
   }
   // The attention view is extra: its failure (e.g. a sentence too long for it) is not the
@@ -698,6 +713,10 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("nbest").addEventListener("change", () => { state.nbestWanted = Number($("nbest").value); });
   $("translate-form").addEventListener("submit", translate);
+  $("stop-button").addEventListener("click", stopTranslation);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && state.busy) stopTranslation();
+  });
   $("source").addEventListener("input", updateCount);
   $("source").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) translate(e);
