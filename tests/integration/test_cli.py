@@ -332,7 +332,9 @@ def test_calibrate_then_translate_with_scores(
         assert 0.0 <= sentence["confidence"] <= 1.0
         assert sentence["likely_wrong"] == (sentence["confidence"] < 0.5)
         assert sentence["tokens"] and all(0 < t["prob"] <= 1 for t in sentence["tokens"])
-    assert two["confidence"] == min(s["confidence"] for s in two["sentences"])
+    weighted = [(s["confidence"], s["end"] - s["start"]) for s in two["sentences"]]
+    mean = sum(c * n for c, n in weighted) / sum(n for _, n in weighted)
+    assert two["confidence"] == pytest.approx(mean, abs=1e-4)
     assert main(command) == 0  # a line is one sentence: the same JSON shape
     assert len(capsys.readouterr().out.splitlines()) == 3
 

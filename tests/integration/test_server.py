@@ -826,7 +826,7 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
     import shutil
 
     from anuvad.evaluation.calibration import ConfidenceModel
-    from anuvad.inference.confidence import calibration_path
+    from anuvad.inference.confidence import calibration_path, document_confidence
 
     model = tmp_path / "calibrated.pt"
     shutil.copy(tiny_enhi_model, model)
@@ -866,7 +866,10 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         assert [t["prob"] for t in got["tokens"]] == pytest.approx(
             want.quality.token_probs, abs=1e-4
         )
-    assert document["confidence"] == min(s["confidence"] for s in document["sentences"])
+    lengths = [s["end"] - s["start"] for s in document["sentences"]]
+    assert document["confidence"] == pytest.approx(
+        document_confidence([s["confidence"] for s in document["sentences"]], lengths), abs=1e-4
+    )
     calibration_path(model).unlink()
     with TestClient(create_app(Translator.from_file(model, device="cpu"))) as client:
         assert client.get("/models").json()["models"][0]["confidence"] is None

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
+from anuvad.inference.confidence import document_confidence
 from anuvad.inference.documents import DocumentTranslation
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
@@ -140,6 +141,9 @@ def document_out(
         for segment, result in zip(document.segments, document.sentences, strict=True)
     ]
     known = [s.confidence for s in sentences if s.confidence is not None]
+    confidence = document_confidence(
+        [s.confidence for s in sentences], [s.end - s.start for s in sentences]
+    )
     score = sum(s.score for s in sentences) / max(1, len(sentences))
     finished = all(s.finished for s in sentences)
     if len(sentences) == 1:
@@ -162,7 +166,7 @@ def document_out(
         finished=finished,
         nbest=nbest,
         sentences=sentences,
-        confidence=min(known) if known else None,
+        confidence=None if confidence is None else round(confidence, 4),
         likely_wrong=any(bool(s.likely_wrong) for s in sentences) if known else None,
     )
 

@@ -298,7 +298,9 @@ class TranslationOut(BaseModel):
     )
     sentences: list[SentenceOut] = Field(description="the text's sentences, in order")
     confidence: float | None = Field(
-        None, description="the lowest sentence confidence (null without calibration)"
+        None,
+        description="the sentences' confidences averaged, each weighted by its length in "
+        "source characters (null without calibration)",
     )
     likely_wrong: bool | None = Field(
         None, description="some sentence is likely wrong (null without calibration)"

@@ -18,6 +18,7 @@ from anuvad.evaluation.calibration import fit_confidence
 from anuvad.inference.confidence import (
     FEATURES,
     calibration_path,
+    document_confidence,
     output_signals,
     word_scores,
 )
@@ -133,3 +134,15 @@ def test_the_confidence_file_is_loaded_beside_its_model_and_refused_for_another(
     calibration.save(calibration_path(path))
     with pytest.raises(ConfigError, match=r"missing\.pt, which is missing"):
         Translator.from_file(path, device="cpu")
+
+
+def test_a_texts_confidence_weighs_its_sentences_by_length() -> None:
+    # A long good sentence outweighs a short doubtful one; the lowest would say 0.2.
+    assert document_confidence([0.9, 0.2], [90, 10]) == pytest.approx(0.83)
+    assert document_confidence([0.6, 0.6, 0.6], [5, 50, 500]) == pytest.approx(0.6)
+    # Sentences without a confidence (an engine without one) are left out; none at all: None.
+    assert document_confidence([None, 0.4], [100, 1]) == pytest.approx(0.4)
+    assert document_confidence([None], [3]) is None and document_confidence([], []) is None
+    assert document_confidence([0.5, 1.0], [0, 0]) == pytest.approx(0.75)  # empty spans weigh 1
+    with pytest.raises(ValueError, match="2 confidences for 1 lengths"):
+        document_confidence([0.5, 0.5], [3])
