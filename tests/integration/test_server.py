@@ -826,7 +826,7 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
     import shutil
 
     from anuvad.evaluation.calibration import ConfidenceModel
-    from anuvad.inference.confidence import calibration_path, document_confidence
+    from anuvad.inference.confidence import calibration_path
 
     model = tmp_path / "calibrated.pt"
     shutil.copy(tiny_enhi_model, model)
@@ -836,7 +836,8 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         report={"held_out": {"general": {"confidence": {"auroc": 0.9}}}},
     ).save(calibration_path(model))  # fmt: skip
     translator = Translator.from_file(model, device="cpu")
-    text = "I am going home. The bus is full."
+    sources = ["I am going home.", "The bus is full of tired people tonight."]
+    text = " ".join(sources)
     with TestClient(create_app(translator)) as client:
         info = client.get("/models").json()["models"][0]["confidence"]
         assert info["held_out_auroc"] == {"general": 0.9}
@@ -854,9 +855,7 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         assert without["words"] == [] and without["tokens"] == []
     (document,) = body["translations"]
     settings = translator.settings(beam_size=3, no_repeat_ngram_size=DEFAULT_NO_REPEAT_NGRAM_SIZE)
-    expected = translator.translate(
-        ["I am going home.", "The bus is full."], settings, quality=True
-    )
+    expected = translator.translate(sources, settings, quality=True)
     for got, want in zip(document["sentences"], expected, strict=True):
         assert want.quality is not None and want.quality.confidence is not None
         assert got["text"] == want.text
@@ -866,10 +865,11 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         assert [t["prob"] for t in got["tokens"]] == pytest.approx(
             want.quality.token_probs, abs=1e-4
         )
-    lengths = [s["end"] - s["start"] for s in document["sentences"]]
-    assert document["confidence"] == pytest.approx(
-        document_confidence([s["confidence"] for s in document["sentences"]], lengths), abs=1e-4
-    )
+    # The text's confidence weighs each sentence by its length (16 and 40 characters): not the
+    # lowest sentence's, not the plain mean.
+    (c1, c2) = (s["confidence"] for s in document["sentences"])
+    assert abs(c1 - c2) > 1e-3
+    assert document["confidence"] == pytest.approx((16 * c1 + 40 * c2) / 56, abs=1e-4)
     calibration_path(model).unlink()
     with TestClient(create_app(Translator.from_file(model, device="cpu"))) as client:
         assert client.get("/models").json()["models"][0]["confidence"] is None

@@ -265,6 +265,7 @@ def test_stop_ends_a_translation_in_flight_and_keeps_the_page_usable(
         )
         assert page.is_hidden("#error") and page.is_hidden("#stop-button")
         assert page.is_enabled("#translate-button") and page.is_visible("#stale-note")
+        assert page.evaluate("document.activeElement.id") == "source"
         page.evaluate("document.getElementById('status').textContent = ''")
     assert len(held) == 2
 

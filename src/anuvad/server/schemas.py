@@ -303,7 +303,9 @@ class TranslationOut(BaseModel):
         "source characters (null without calibration)",
     )
     likely_wrong: bool | None = Field(
-        None, description="some sentence is likely wrong (null without calibration)"
+        None,
+        description="some sentence is likely wrong (so a text with a high confidence can be "
+        "flagged for one short sentence); null without calibration",
     )
 
 

@@ -144,5 +144,6 @@ def test_a_texts_confidence_weighs_its_sentences_by_length() -> None:
     assert document_confidence([None, 0.4], [100, 1]) == pytest.approx(0.4)
     assert document_confidence([None], [3]) is None and document_confidence([], []) is None
     assert document_confidence([0.5, 1.0], [0, 0]) == pytest.approx(0.75)  # empty spans weigh 1
+    assert document_confidence([0.0, 1.0], [0, 99]) == pytest.approx(0.99)
     with pytest.raises(ValueError, match="2 confidences for 1 lengths"):
         document_confidence([0.5, 0.5], [3])

@@ -60,6 +60,8 @@ async function api(path, body, retried = false, signal = undefined) {
   try {
     data = await response.json();
   } catch (err) {
+    // Stopped while the answer was still arriving: the body is cut off.
+    if (err.name === "AbortError") throw Object.assign(new Error("stopped"), { stopped: true });
     data = null;
   }
   if (!response.ok) {
@@ -70,6 +72,7 @@ async function api(path, body, retried = false, signal = undefined) {
     }
     throw new Error(`${response.status}: ${message}`);
   }
+  if (data === null) throw new Error(`${response.status}: the server's answer was not JSON`);
   return data;
 }
 
@@ -210,9 +213,12 @@ function setBusy(busy) {
   $("stop-button").hidden = !busy;
 }
 
-// Stop the translation in flight (the page keeps what it showed before, marked out of date).
+// Stop the translation in flight (the page keeps what it showed before, marked out of date);
+// the focus, on the Stop button that now hides, goes back to the text.
 function stopTranslation() {
-  if (state.controller) state.controller.abort();
+  if (!state.controller) return;
+  state.controller.abort();
+  $("source").focus();
 }
 
 // The terms box: "term = translation" per line (blank lines ignored) → the API's glossary;
@@ -248,6 +254,7 @@ async function translate(event) {
   if (event) event.preventDefault();
   if (state.busy) return;
   showError("");
+  $("status").textContent = "";
   const text = sourceText();
   if (!text.trim()) {
     showError("Type a sentence to translate.");
@@ -715,7 +722,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("translate-form").addEventListener("submit", translate);
   $("stop-button").addEventListener("click", stopTranslation);
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && state.busy) stopTranslation();
+    // (Escape in an open drop-down list closes the list only.)
+    if (e.key === "Escape" && state.busy && document.activeElement.tagName !== "SELECT") stopTranslation();
   });
   $("source").addEventListener("input", updateCount);
   $("source").addEventListener("keydown", (e) => {
