@@ -103,16 +103,21 @@ def search_outputs(
     constraint: OutputConstraint | None,
     alpha: float = 0.6,
     max_len: tuple[float, int] = (3.0, 10),
+    signals: bool = False,
 ) -> list[list[Hypothesis]]:
     """Greedy search (beam 1) or beam search with ``nbest=beam`` under ``constraint``: a list
-    of hypotheses per source."""
+    of hypotheses per source (``signals``: recording token log-probabilities and entropies)."""
     src_ids, src_pad_mask = collate_source(sources)
     a, b = max_len
     if beam == 1:
-        return [[h] for h in greedy_search(model, src_ids, src_pad_mask, a, b, True, constraint)]
+        greedy = greedy_search(
+            model, src_ids, src_pad_mask, a, b, True, constraint, signals=signals
+        )
+        return [[h] for h in greedy]
     return beam_search(
-        model, src_ids, src_pad_mask, beam, alpha, a, b, nbest=beam, constraint=constraint
-    )
+        model, src_ids, src_pad_mask, beam, alpha, a, b, nbest=beam, constraint=constraint,
+        signals=signals,
+    )  # fmt: skip
 
 
 @pytest.fixture

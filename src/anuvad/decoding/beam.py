@@ -53,6 +53,7 @@ from anuvad.decoding.search import (
     length_penalty,
     make_step_decoder,
     next_log_probs,
+    next_log_probs_and_entropy,
     output_limits,
 )
 from anuvad.decoding.terms import TermRows
@@ -72,10 +73,20 @@ class _Sentence:
         self.alpha = alpha
         self.finished: list[Hypothesis] = []
 
-    def add(self, token_ids: list[int], log_prob: float, finished: bool) -> None:
+    def add(
+        self,
+        token_ids: list[int],
+        log_prob: float,
+        finished: bool,
+        signals: tuple[list[float], list[float]] | None = None,
+    ) -> None:
+        """Keep a hypothesis (``signals``: its token log-probabilities and entropies)."""
         length = len(token_ids) + (1 if finished else 0)
         score = log_prob / length_penalty(length, self.alpha)
-        self.finished.append(Hypothesis(token_ids, score, finished, log_prob))
+        token_log_probs, entropies = signals if signals is not None else (None, None)
+        self.finished.append(
+            Hypothesis(token_ids, score, finished, log_prob, token_log_probs, entropies)
+        )
 
     def worst_kept(self) -> float:
         """Score of the K-th best finished hypothesis (-inf while there are fewer than K)."""
@@ -118,6 +129,7 @@ def beam_search(
     constraint: OutputConstraint | None = None,
     stop: StopCheck | None = None,
     max_output_tokens: int = 0,
+    signals: bool = False,
 ) -> list[list[Hypothesis]]:
     """Batched beam search with the length penalty of Wu et al. (2016).
 
@@ -136,6 +148,10 @@ def beam_search(
             still beat the K-th best); see the module docstring.
         constraint: restricts the tokens each beam may take (e.g. well-formed trees).
         stop: asked before every decoding step; True ends the search (SearchStoppedError).
+        max_output_tokens: > 0 caps every output at that many tokens.
+        signals: also record, per hypothesis, each token's log-probability and its
+            distribution's entropy (``Hypothesis.token_log_probs`` / ``entropies``: what a
+            teacher-forced pass over the outputs would give, without that pass).
 
     Returns:
         Per input row, in input order, ``min(nbest, beam_size)`` hypotheses (fewer only when
@@ -160,6 +176,19 @@ def beam_search(
     beam_scores = torch.full((batch, k), NEG_INF, device=device)  # (B_active, K)
     beam_scores[:, 0] = 0.0
     history = torch.empty(batch * k, 0, dtype=torch.long, device=device)  # (B_active*K, t)
+    # With ``signals``: each beam's tokens' log-probabilities and entropies so far.
+    token_lp = torch.empty(batch * k, 0, device=device)  # (B_active*K, t)
+    token_entropy = torch.empty(batch * k, 0, device=device)  # (B_active*K, t)
+
+    def recorded(
+        row: int, eos: tuple[float, float] | None = None
+    ) -> tuple[list[float], list[float]] | None:
+        """Row ``row``'s signals (``eos``: plus the EOS step's) when they are recorded."""
+        if not signals:
+            return None
+        lps, ents = token_lp[row].tolist(), token_entropy[row].tolist()
+        return ([*lps, eos[0]], [*ents, eos[1]]) if eos is not None else (lps, ents)
+
     allowed = (
         constraint.start(
             src_pad_mask.index_select(0, expand), [x for x in limits for _ in range(k)]
@@ -182,7 +211,7 @@ def beam_search(
                 for j, log_prob in enumerate(rows[i]):
                     if log_prob > NEG_INF:
                         ids = history[i * k + j].tolist()
-                        sentences[active[i]].add(ids, log_prob, finished=False)
+                        sentences[active[i]].add(ids, log_prob, False, recorded(i * k + j))
             ended = set(at_limit)
             remaining = [i for i in range(len(active)) if i not in ended]
             if not remaining:
@@ -190,13 +219,21 @@ def beam_search(
             index = _rows(remaining, k, device)
             decoder.reorder(index, torch.tensor(remaining, device=device))
             history, last = history.index_select(0, index), last.index_select(0, index)
+            if signals:
+                token_lp = token_lp.index_select(0, index)
+                token_entropy = token_entropy.index_select(0, index)
             if allowed is not None:
                 allowed.keep(index.tolist())
             beam_scores = beam_scores[torch.tensor(remaining, device=device)]
             active = [active[i] for i in remaining]
 
         num_active = len(active)
-        log_probs = next_log_probs(decoder.step(last))  # (B_active*K, V)
+        if signals:
+            log_probs, entropy = next_log_probs_and_entropy(decoder.step(last))  # (B_active*K, V)
+            eos_lp, spread = log_probs[:, EOS_ID].tolist(), entropy.tolist()
+        else:
+            log_probs = next_log_probs(decoder.step(last))  # (B_active*K, V)
+        model_log_probs = log_probs  # before any constraint
         if allowed is not None:
             log_probs = log_probs + allowed.mask().to(device)
         vocab = log_probs.size(-1)
@@ -226,7 +263,9 @@ def beam_search(
                     break
                 if token == EOS_ID:
                     if rank < k:
-                        sentence.add(history[i * k + beam].tolist(), value, finished=True)
+                        row = i * k + beam
+                        eos = (eos_lp[row], spread[row]) if signals else None
+                        sentence.add(history[row].tolist(), value, True, recorded(row, eos))
                 else:
                     chosen.append((beam, token, value))
             best_active = chosen[0][2] if chosen else NEG_INF
@@ -249,6 +288,11 @@ def beam_search(
             allowed.advance(source_rows, new_tokens)
         last = torch.tensor(new_tokens, device=device).unsqueeze(1)  # (B_kept*K, 1)
         history = torch.cat([history.index_select(0, index), last], dim=1)
+        if signals:
+            chosen_lp = model_log_probs[index, last.squeeze(1)]  # (B_kept*K,)
+            token_lp = torch.cat([token_lp.index_select(0, index), chosen_lp[:, None]], dim=1)
+            chosen_entropy = entropy.index_select(0, index)[:, None]  # (B_kept*K, 1)
+            token_entropy = torch.cat([token_entropy.index_select(0, index), chosen_entropy], 1)
         beam_scores = torch.tensor(new_scores, device=device)  # (B_kept, K)
         active = [active[i] for i in keep]
         step += 1

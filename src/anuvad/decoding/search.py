@@ -35,12 +35,19 @@ class Hypothesis:
         score: the ranking score: ``log_prob / lp(Y)`` in beam search, ``log_prob`` in greedy.
         finished: whether EOS was produced before the length limit.
         log_prob: sum of the token log-probabilities (EOS included when it was produced).
+        token_log_probs: with ``signals=True``, per output token (EOS included when produced),
+            the model's log-probability of it (before any constraint; they sum to ``log_prob``
+            when no constraint forced a token).
+        entropies: with ``signals=True``, per output token, the entropy (nats) of the model's
+            whole next-token distribution it was chosen from.
     """
 
     token_ids: list[int]
     score: float
     finished: bool
     log_prob: float
+    token_log_probs: list[float] | None = None
+    entropies: list[float] | None = None
 
 
 def length_penalty(length: int, alpha: float) -> float:
@@ -195,6 +202,14 @@ def next_log_probs(logits: Tensor) -> Tensor:
     return forbid_special_tokens(torch.log_softmax(logits.float(), dim=-1))
 
 
+def next_log_probs_and_entropy(logits: Tensor) -> tuple[Tensor, Tensor]:
+    """:func:`next_log_probs` (N, V) and each row's entropy (N,) in nats, of the model's whole
+    distribution (PAD and BOS included, as a teacher-forced pass computes it)."""
+    log_probs = torch.log_softmax(logits.float(), dim=-1)  # (N, V)
+    entropy = -(log_probs.exp() * log_probs).sum(dim=-1)  # (N,)
+    return forbid_special_tokens(log_probs), entropy
+
+
 # --------------------------------------------------------------------------------------------
 # Greedy search
 # --------------------------------------------------------------------------------------------
@@ -211,6 +226,7 @@ def greedy_search(
     constraint: OutputConstraint | None = None,
     stop: StopCheck | None = None,
     max_output_tokens: int = 0,
+    signals: bool = False,
 ) -> list[Hypothesis]:
     """Batched greedy decoding: the most probable (allowed) token at every step.
 
@@ -226,6 +242,9 @@ def greedy_search(
         constraint: restricts the tokens each row may take (e.g. well-formed trees).
         stop: asked before every decoding step; True ends the search.
         max_output_tokens: > 0 caps every output at that many tokens.
+        signals: also record each output token's log-probability and its distribution's
+            entropy (``Hypothesis.token_log_probs`` / ``entropies``; what a teacher-forced pass
+            over the outputs would give, without that pass).
 
     Returns:
         One hypothesis per input row, in input order; ``score`` = ``log_prob``.
@@ -242,6 +261,8 @@ def greedy_search(
     allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
+    token_log_probs: list[list[float]] = [[] for _ in range(batch)]
+    entropies: list[list[float]] = [[] for _ in range(batch)]
     scores = [0.0] * batch
     finished = [False] * batch
     active_rows = list(range(batch))  # rows of the original batch still decoding
@@ -249,7 +270,11 @@ def greedy_search(
 
     for step in range(limit):
         check_stop(stop)
-        log_probs = next_log_probs(decoder.step(last))  # (B_active, V)
+        if signals:
+            log_probs, entropy = next_log_probs_and_entropy(decoder.step(last))  # (B_active, V)
+            spread = entropy.tolist()
+        else:
+            log_probs, spread = next_log_probs(decoder.step(last)), []  # (B_active, V)
         if allowed is not None:
             log_probs = log_probs + allowed.mask().to(device)
         best_scores, best = log_probs.max(dim=-1)  # (B_active,)
@@ -260,6 +285,9 @@ def greedy_search(
             if step >= limits[row] or score == float("-inf"):
                 continue  # length limit reached (or nothing allowed) without EOS
             scores[row] += score
+            if signals:  # an allowed token's log-probability is the model's own
+                token_log_probs[row].append(score)
+                entropies[row].append(spread[i])
             if token == EOS_ID:
                 finished[row] = True
                 continue
@@ -276,4 +304,9 @@ def greedy_search(
             allowed.advance(keep, best.tolist())
         last = best.unsqueeze(1)  # (B_active, 1)
 
-    return [Hypothesis(tokens[i], scores[i], finished[i], scores[i]) for i in range(batch)]
+    if not signals:
+        return [Hypothesis(tokens[i], scores[i], finished[i], scores[i]) for i in range(batch)]
+    return [
+        Hypothesis(tokens[i], scores[i], finished[i], scores[i], token_log_probs[i], entropies[i])
+        for i in range(batch)
+    ]

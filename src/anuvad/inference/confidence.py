@@ -1,10 +1,12 @@
 """How sure the model is of a translation: word probabilities and the signals behind a
 sentence's calibrated confidence.
 
-One teacher-forced pass over the chosen outputs (BOS + tokens, batched) gives, per output
-token, the model's own probability of that token (the full softmax: what search constraints
-such as a glossary or repetition blocking forced shows up as improbable) and the entropy of
-the distribution it came from, and the cross-attention of every decoder layer and head.
+Per output token, the model's own probability of that token (the full softmax: what search
+constraints such as a glossary or repetition blocking forced shows up as improbable) and the
+entropy of the distribution it came from: recorded by the search as it goes
+(``signals=True``), or, when a feature needs the cross-attention of every decoder layer and
+head, read from one teacher-forced pass over the chosen outputs (:func:`output_signals`; the
+same numbers, within float rounding).
 
 From them, per sentence (the names of :data:`FEATURES`):
 

@@ -6,7 +6,7 @@ these types, so the CLI and the server never know which engine translated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -57,6 +57,9 @@ class Candidate:
         log_prob: sum of token log-probabilities (EOS included if produced).
         finished: EOS produced before the length limit.
         quality: word probabilities and confidence, when asked for (the best candidate only).
+        signals: when quality was asked for, what the search recorded for each token (its
+            log-probabilities and the entropies of its distributions, EOS included when
+            produced); spares the teacher-forced pass. None: not recorded.
     """
 
     text: str
@@ -65,6 +68,7 @@ class Candidate:
     log_prob: float
     finished: bool
     quality: Quality | None = None
+    signals: tuple[list[float], list[float]] | None = field(default=None, repr=False)
 
 
 @dataclass

@@ -174,8 +174,8 @@ class Translator:
                 it (:mod:`anuvad.inference.glossary` says when a term occurs); one glossary
                 for all texts or one per text (None: none for that text).
             quality: also give each best output its word probabilities and (with a
-                :attr:`calibration`) its confidence (:class:`Quality`; one more teacher-forced
-                pass per batch).
+                :attr:`calibration`) its confidence (:class:`Quality`: the search records
+                what it needs; with a :attr:`reverse` model, one forced pass of it per batch).
 
         Raises:
             ConfigError: an invalid setting (each one named).
@@ -199,7 +199,7 @@ class Translator:
                 return self._search(sources, d, use_cache, combined, stop)
             # The beam's other hypotheses are a confidence signal: the search keeps them anyway.
             wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
-            candidates = self._search(sources, wide, use_cache, combined, stop)
+            candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
             self._assess([texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 
@@ -238,38 +238,46 @@ class Translator:
         use_cache: bool,
         constraint: OutputConstraint | None,
         stop: StopCheck | None = None,
+        signals: bool = False,
     ) -> list[list[Candidate]]:
-        """Greedy (beam 1) or beam search over one batch of source ids: candidates per source."""
+        """Greedy (beam 1) or beam search over one batch of source ids: candidates per source
+        (``signals``: with what the search saw of each token, for :meth:`_assess`)."""
         src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
         src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
         hypotheses: list[list[Hypothesis]]
         if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
             greedy = greedy_search(
                 self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache, constraint,
-                stop, d.max_output_tokens,
+                stop, d.max_output_tokens, signals,
             )  # fmt: skip
             hypotheses = [[h] for h in greedy]
         else:
             hypotheses = beam_search(
                 self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
                 d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint, stop,
-                d.max_output_tokens,
+                d.max_output_tokens, signals,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
 
     def _assess(
         self, texts: list[str], sources: list[list[int]], candidates: list[list[Candidate]]
     ) -> None:
-        """Set the :class:`Quality` of each source's best candidate: one forced pass, one of
-        the :attr:`reverse` model over the source given the output when there is one, and how
-        much the other candidates agree with the best."""
+        """Set the :class:`Quality` of each source's best candidate: what the search saw of its
+        tokens (a forced pass instead when a feature needs the attention, or the search did
+        not record them), one forced pass of the :attr:`reverse` model over the source given
+        the output when there is one, and how much the other candidates agree with the best."""
         best = [c[0] for c in candidates]
         used = self.calibration.features if self.calibration is not None else ()
         # The slower attention path only when a feature needs it: serving an uncalibrated model
         # (word probabilities only) or one calibrated on the default features skips it.
         attention = self.all_features or any(f in ATTENTION_FEATURES for f in used)
-        outputs = [(c.token_ids, c.finished) for c in best]
-        signals = output_signals(self.model, sources, outputs, attention)
+        recorded = [c.signals for c in best]
+        signals: list[OutputSignals]
+        if not attention and all(r is not None for r in recorded):
+            signals = [OutputSignals(lps, ents, None) for lps, ents in filter(None, recorded)]
+        else:
+            outputs = [(c.token_ids, c.finished) for c in best]
+            signals = output_signals(self.model, sources, outputs, attention)
         backward: list[OutputSignals | None] = [None] * len(best)
         if self.reverse is not None:
             reverse = self.reverse
@@ -290,7 +298,14 @@ class Translator:
     def _candidates(self, hyps: list[Hypothesis]) -> list[Candidate]:
         candidates = [
             Candidate(
-                self.tgt_tokenizer.decode(h.token_ids), h.token_ids, h.score, h.log_prob, h.finished
+                self.tgt_tokenizer.decode(h.token_ids),
+                h.token_ids,
+                h.score,
+                h.log_prob,
+                h.finished,
+                signals=(h.token_log_probs, h.entropies)
+                if h.token_log_probs is not None and h.entropies is not None
+                else None,
             )
             for h in hyps
         ]

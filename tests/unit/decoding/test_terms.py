@@ -15,6 +15,7 @@ from test_search import CONFIG, SOURCES, case_model
 from anuvad.data.batching import collate_source
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import search_constraint
+from anuvad.decoding.search import Hypothesis
 from anuvad.decoding.terms import TermConstraint, failure_table, next_partial
 from conftest import search_outputs
 
@@ -166,3 +167,52 @@ def test_allocation_offers_each_beam_its_wanted_token(row: int) -> None:
         offered = set(zip(beams[i], tokens[i], strict=True))
         assert ((row % k, 9) in offered) == (i == row // k), (i, offered)
         assert len(beams[i]) == k
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("constrained", [False, True])
+def test_what_the_search_records_of_each_token_is_what_a_forced_pass_computes(
+    seed: int, k: int, constrained: bool
+) -> None:
+    """``signals=True``: every hypothesis (finished, or cut by the length limit; under required
+    phrases and repetition blocking too) carries each token's log-probability and entropy, equal
+    to a teacher-forced pass over it, and the log-probabilities sum to its ``log_prob``. The
+    confidence uses them instead of that pass."""
+    vocab = CONFIG.tgt_vocab_size
+    phrases = random_phrases(random.Random(seed + k), vocab, len(SOURCES))
+    constraint = (
+        search_constraint(2, vocab, first=TermConstraint(phrases, vocab)) if constrained else None
+    )
+    finished = set()
+    # Outputs cut by a short limit, and outputs that end (EOS strongly favoured).
+    for eos_bias, limit in ((0.0, (1.0, 2)), (3.0, (3.0, 30))):
+        model = case_model(seed, eos_bias)
+        results = search_outputs(model, SOURCES, k, constraint, max_len=limit, signals=True)
+        plain = search_outputs(model, SOURCES, k, constraint, max_len=limit)
+        finished |= check_recorded(model, results, plain)
+    assert finished == {True, False}  # both kinds were checked
+
+
+def check_recorded(
+    model: Any, results: list[list[Hypothesis]], plain: list[list[Hypothesis]]
+) -> set[bool]:
+    """Assert the recorded signals of ``results`` against a forced pass; ``plain`` (the same
+    search without recording) has the same outputs and no signals. Returns the ``finished``
+    values seen."""
+    from anuvad.inference.confidence import output_signals
+
+    finished = set()
+    for source, hypotheses, without in zip(SOURCES, results, plain, strict=True):
+        assert [h.token_ids for h in hypotheses] == [h.token_ids for h in without]
+        assert all(h.token_log_probs is None and h.entropies is None for h in without)
+        outputs = [(h.token_ids, h.finished) for h in hypotheses]
+        forced = output_signals(model, [source] * len(hypotheses), outputs, attention=False)
+        for h, f in zip(hypotheses, forced, strict=True):
+            finished.add(h.finished)
+            assert h.token_log_probs is not None and h.entropies is not None
+            assert len(h.token_log_probs) == len(h.token_ids) + h.finished
+            assert h.token_log_probs == pytest.approx(f.log_probs, abs=1e-4)
+            assert h.entropies == pytest.approx(f.entropies, abs=1e-4)
+            assert sum(h.token_log_probs) == pytest.approx(h.log_prob, abs=1e-4)
+    return finished
