@@ -35,6 +35,7 @@ From them, per sentence (the names of :data:`FEATURES`):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ CERTAINTY_FEATURES = (
 )  # fmt: skip
 SCORE_ALPHA = 0.6  # the ``score`` feature's length penalty: the paper's, whatever the search used
 LOW_PROB = 0.1  # a token below this probability counts as unlikely
-MAX_LOGIT_ELEMENTS = 1 << 24  # rows x positions x vocabulary per forced pass (64 MiB of float32)
+MAX_LOGIT_ELEMENTS = 1 << 24  # output tokens x vocabulary per forced pass (64 MiB of float32)
 
 
 @dataclass
@@ -119,13 +120,23 @@ def output_signals(
     if len(sources) != len(outputs):
         raise ValueError(f"{len(sources)} sources for {len(outputs)} outputs")
     targets = [[*ids, EOS_ID] if finished else list(ids) for ids, finished in outputs]
-    longest = max((len(t) for t in targets), default=0)
-    rows = max(1, MAX_LOGIT_ELEMENTS // max(1, longest * model.config.tgt_vocab_size))
-    result: list[OutputSignals] = []
-    for start in range(0, len(sources), rows):
-        batch = slice(start, start + rows)
-        result.extend(_signals(model, sources[batch], targets[batch], attention, entropy))
-    return result
+    # Similar lengths together (little padding), at most MAX_LOGIT_ELEMENTS logits per pass.
+    order = sorted(range(len(targets)), key=lambda i: (len(targets[i]), len(sources[i])))
+    budget = max(1, MAX_LOGIT_ELEMENTS // model.config.tgt_vocab_size)  # output tokens
+    result: list[OutputSignals | None] = [None] * len(targets)
+    start = 0
+    while start < len(order):
+        end, tokens = start, 0
+        while end < len(order) and (end == start or tokens + len(targets[order[end]]) <= budget):
+            tokens += len(targets[order[end]])
+            end += 1
+        chunk = order[start:end]
+        found = _signals(model, [sources[i] for i in chunk], [targets[i] for i in chunk],
+                         attention, entropy)  # fmt: skip
+        for i, signals in zip(chunk, found, strict=True):
+            result[i] = signals
+        start = end
+    return [r for r in result if r is not None]
 
 
 def _signals(
@@ -147,23 +158,27 @@ def _signals(
     tgt_out = tgt_out.to(device)
     tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)  # (B, T)
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
-    out = model.decode(tgt_in, memory, src_pad_mask, need_attention=attention)
-    logits = out.logits.float()  # (B, T, V)
-    log_norm = torch.logsumexp(logits, dim=-1)  # (B, T)
-    chosen = logits.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1) - log_norm  # (B, T)
-    spread = None
+    hidden, cross = model.decode_states(tgt_in, memory, src_pad_mask, need_attention=attention)
+    # Only the output tokens go through the output layer, not the padding.
+    real = tgt_out != PAD_ID  # (B, T): each row's first len(target) positions
+    logits = model.project(hidden[real]).float()  # (N, V), N = output tokens in all
+    log_norm = torch.logsumexp(logits, dim=-1)  # (N,)
+    chosen = logits.gather(-1, tgt_out[real].unsqueeze(-1)).squeeze(-1) - log_norm  # (N,)
+    ends = list(itertools.accumulate(len(t) for t in targets))
+    starts = [0, *ends[:-1]]
+    flat_chosen = chosen.tolist()
+    flat_spread: list[float] = []
     if entropy:
-        log_probs = logits - log_norm.unsqueeze(-1)  # (B, T, V)
-        spread = -(log_probs.exp() * log_probs).sum(dim=-1)  # (B, T)
-    result = []
-    for i, t in enumerate(targets):
-        n = len(t)
-        entropies = spread[i, :n].tolist() if spread is not None else []
-        result.append(OutputSignals(chosen[i, :n].tolist(), entropies, None))
+        log_probs = logits - log_norm.unsqueeze(-1)  # (N, V)
+        flat_spread = (-(log_probs.exp() * log_probs).sum(dim=-1)).tolist()  # (N,)
+    result = [
+        OutputSignals(flat_chosen[a:b], flat_spread[a:b] if entropy else [], None)
+        for a, b in zip(starts, ends, strict=True)
+    ]
     if not attention:
         return result
-    assert out.cross_attention is not None
-    weights = torch.stack(out.cross_attention).float().mean(dim=(0, 2))  # (B, T, S)
+    assert cross is not None
+    weights = torch.stack(cross).float().mean(dim=(0, 2))  # (B, T, S)
     attn_entropy = -(weights * weights.clamp_min(1e-12).log()).sum(dim=-1)  # (B, T)
     for i, (t, signals) in enumerate(zip(targets, result, strict=True)):
         n, s = len(t), len(sources[i]) + 1  # target tokens; source pieces with EOS

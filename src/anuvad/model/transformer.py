@@ -161,14 +161,29 @@ class Transformer(nn.Module):
 
         ``tgt_mask`` (T, T), True above the diagonal, defaults to the causal mask.
         """
+        hidden, attention = self.decode_states(
+            tgt_ids, memory, src_pad_mask, tgt_mask, need_attention
+        )
+        return DecoderOutput(self.project(hidden), hidden, attention)
+
+    def decode_states(
+        self,
+        tgt_ids: Tensor,
+        memory: Tensor,
+        src_pad_mask: Tensor | None,
+        tgt_mask: Tensor | None = None,
+        need_attention: bool = False,
+    ) -> tuple[Tensor, list[Tensor] | None]:
+        """:meth:`decode` without the output layer: the final decoder states (B, T, D) and,
+        when asked for, the cross-attention (one (B, H, T, S) tensor per layer); a caller can
+        then :meth:`project` only the positions it needs."""
         x = self._embed(self.tgt_embed, tgt_ids)
         attention: list[Tensor] = []
         for layer in self.decoder_layers:
             x, weights = layer(x, memory, src_pad_mask, tgt_mask, need_weights=need_attention)
             if weights is not None:
                 attention.append(weights)
-        hidden = self.decoder_norm(x)  # (B, T, D)
-        return DecoderOutput(self.project(hidden), hidden, attention if need_attention else None)
+        return self.decoder_norm(x), attention if need_attention else None
 
     def forward(
         self,
