@@ -49,6 +49,13 @@ class Hypothesis:
     token_log_probs: list[float] | None = None
     entropies: list[float] | None = None
 
+    @property
+    def signals(self) -> tuple[list[float], list[float]] | None:
+        """``(token_log_probs, entropies)`` when the search recorded them, else None."""
+        if self.token_log_probs is None or self.entropies is None:
+            return None
+        return self.token_log_probs, self.entropies
+
 
 def length_penalty(length: int, alpha: float) -> float:
     """lp(Y) = ((5 + |Y|) / 6) ** alpha (Wu et al. 2016, eq. 14; the paper's section 6.1).
@@ -304,9 +311,8 @@ def greedy_search(
             allowed.advance(keep, best.tolist())
         last = best.unsqueeze(1)  # (B_active, 1)
 
-    if not signals:
-        return [Hypothesis(tokens[i], scores[i], finished[i], scores[i]) for i in range(batch)]
     return [
-        Hypothesis(tokens[i], scores[i], finished[i], scores[i], token_log_probs[i], entropies[i])
+        Hypothesis(tokens[i], scores[i], finished[i], scores[i],
+                   token_log_probs[i] if signals else None, entropies[i] if signals else None)
         for i in range(batch)
-    ]
+    ]  # fmt: skip

@@ -303,9 +303,7 @@ class Translator:
                 h.score,
                 h.log_prob,
                 h.finished,
-                signals=(h.token_log_probs, h.entropies)
-                if h.token_log_probs is not None and h.entropies is not None
-                else None,
+                signals=h.signals,
             )
             for h in hyps
         ]

@@ -140,7 +140,6 @@ def document_out(
         )
         for segment, result in zip(document.segments, document.sentences, strict=True)
     ]
-    known = [s.confidence for s in sentences if s.confidence is not None]
     confidence = document_confidence(
         [s.confidence for s in sentences], [s.end - s.start for s in sentences]
     )
@@ -167,7 +166,9 @@ def document_out(
         nbest=nbest,
         sentences=sentences,
         confidence=None if confidence is None else round(confidence, 4),
-        likely_wrong=any(bool(s.likely_wrong) for s in sentences) if known else None,
+        likely_wrong=any(bool(s.likely_wrong) for s in sentences)
+        if confidence is not None
+        else None,
     )
 
 
