@@ -38,7 +38,7 @@ synthetic: $(STAMP)
 	$(BIN)/anuvad backtranslate --model "$$($(BIN)/python -c 'from anuvad.cli.serve import \
 		shipped_model; print(shipped_model(pair="hien"))')" \
 		--input $(foreach f,$(MONO_HI),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
-		--out-prefix data/synthetic/bt-mono --beam-size 1 --batch-tokens 6000 \
+		--out-prefix data/synthetic/bt-mono --beam-size 1 --max-tokens 6000 \
 		--no-repeat-ngram-size 4
 
 # The confidence files beside the shipped English->Hindi models (data/trained_models/*.confidence.json):

@@ -233,7 +233,7 @@ def test_no_repeat_ngram_size_reaches_the_search(
     for result in expected:  # size 1: no target piece twice
         assert len(result.token_ids) == len(set(result.token_ids)), result.token_ids
     assert main([*base, "--input", str(tmp_path / "in.txt"), "--no-repeat-ngram-size", "-1"]) == 2
-    assert "decode.no_repeat_ngram_size must be >= 0, got -1" in capsys.readouterr().err
+    assert "--no-repeat-ngram-size must be between 0 and 8, got -1" in capsys.readouterr().err
 
 
 def test_search_options_are_checked_together_and_early_stopping_reaches_the_search(
@@ -245,10 +245,67 @@ def test_search_options_are_checked_together_and_early_stopping_reaches_the_sear
     assert main([*base, "--nbest", "4"]) == 2
     assert "decode.nbest must be between 1 and beam_size (3), got 4" in capsys.readouterr().err
     assert main([*base, "--batch-size", "0"]) == 2
-    assert "decode.batch_size must be at least 1, got 0" in capsys.readouterr().err
-    for rule in ("finished", "bound"):
-        assert main([*base, "--early-stopping", rule]) == 0
-        assert len(capsys.readouterr().out.splitlines()) == 2
+    assert "--batch-size must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_every_search_option_reaches_the_search(
+    tiny_enhi_model: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each option made from a DecodeConfig field arrives in the settings the translator is
+    called with, and a value unlike the model's own changes what the search is given."""
+    from anuvad.decode_config import settings_spec
+    from anuvad.inference.translator import Translator
+
+    seen: list[object] = []
+    original = Translator.translate
+
+    def spy(self: Translator, texts: object, settings: object = None, **kwargs: object) -> object:
+        seen.append(settings)
+        return original(self, texts, settings, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Translator, "translate", spy)
+    (tmp_path / "in.txt").write_text("The sky is blue.\n", encoding="utf-8")
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    base += ["--input", str(tmp_path / "in.txt")]
+    model_own = Translator.from_file(tiny_enhi_model, device="cpu").decode
+    other = {"early_stopping": "bound", "beam_size": 3, "length_penalty": 1.5, "max_len_a": 2.0}
+    other |= {"max_len_b": 7, "no_repeat_ngram_size": 2, "max_output_tokens": 9}
+    other |= {"batch_size": 5, "max_tokens": 300}
+    flags = [f.name for f, s in settings_spec() if s.flag]
+    assert sorted(flags) == sorted(other), "give every flag a value unlike the default"
+    for name, value in other.items():
+        assert getattr(model_own, name) != value  # else the check below proves nothing
+        assert main([*base, "--" + name.replace("_", "-"), str(value)]) == 0, name
+        assert getattr(seen[-1], name) == value, name
+    assert len(capsys.readouterr().out.splitlines()) == len(other)
+
+
+def test_a_line_too_long_for_the_model_is_refused_never_cut(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33: without --split-sentences a line beyond the model's positions used to lose its
+    end behind a warning (exit 0); now exit 2 names the line and the fix, and writes nothing.
+    With --split-sentences the same line is translated sentence by sentence."""
+    long_line = " ".join(["The sky is blue."] * 200)
+    (tmp_path / "in.txt").write_text(f"I am going home.\n{long_line}\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    base += ["--input", str(tmp_path / "in.txt"), "--output", str(out), "--beam-size", "1"]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "in.txt, line 2: 3,399 characters" in err and "add --split-sentences" in err
+    assert not out.exists()
+    assert main([*base, "--split-sentences"]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    from anuvad.inference.translator import Translator
+
+    translator = Translator.from_file(tiny_enhi_model, device="cpu")
+    (alone,) = translator.translate(["The sky is blue."], translator.settings(beam_size=1))
+    assert lines[1] == " ".join([alone.text] * 200)  # every sentence of the line, none cut
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from anuvad.decode_config import EARLY_STOPPING, DecodeConfig
+from anuvad.decode_config import DecodeConfig, settings_spec
+from anuvad.decode_config import setting as setting_of
+from anuvad.errors import ConfigError
 
 if TYPE_CHECKING:
     from anuvad.inference.glossary import Glossary
@@ -39,30 +41,21 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_search_options(p: argparse.ArgumentParser) -> None:
-    """Every search setting of :class:`~anuvad.decode_config.DecodeConfig`; unset ones keep
-    the model's own."""
-    p.add_argument("--beam-size", type=int, help="beam size K; 1 = greedy (default: the model's)")
-    p.add_argument(
-        "--length-penalty", type=float, help="alpha of ((5+|Y|)/6)^alpha (default: the model's)"
-    )
-    p.add_argument("--max-len-a", type=float, help="output limit a*source_length + b: a")
-    p.add_argument("--max-len-b", type=int, help="output limit a*source_length + b: b")
-    p.add_argument("--batch-size", type=int, help="sentences per batch (default: the model's)")
-    p.add_argument("--batch-tokens", type=int, help="batch by source tokens instead of sentences")
+    """Every search setting of :class:`~anuvad.decode_config.DecodeConfig` shown on the command
+    line (``beam_size`` → ``--beam-size``), made from the settings' declarations; unset ones
+    keep the model's own. Also ``--no-cache``."""
+    for f, setting in settings_spec():
+        if not setting.flag:
+            continue
+        kind = {"int": int, "float": float}.get(str(f.type), str)
+        p.add_argument(
+            "--" + f.name.replace("_", "-"),
+            type=kind,
+            choices=setting.choices or None,
+            metavar=None if setting.choices else f.name.split("_")[-1].upper(),
+            help=f"{setting.help} (default: the model's; {f.default} unless its config says)",
+        )
     p.add_argument("--no-cache", action="store_true", help="decode without the key/value cache")
-    p.add_argument(
-        "--no-repeat-ngram-size",
-        type=int,
-        metavar="N",
-        help="never write the same N target pieces twice in one output (stops loops on "
-        "unfamiliar input; 0 = off; default: the model's)",
-    )
-    p.add_argument(
-        "--early-stopping",
-        choices=EARLY_STOPPING,
-        help="finished (default): a beam stops once K hypotheses have ended; bound: it goes on "
-        "while an unfinished one could still win (the paper code's rule; torch engine)",
-    )
 
 
 @dataclass(frozen=True)
@@ -80,49 +73,39 @@ class EngineOptions:
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """The command line's search options; None means "the model's own setting"."""
+    """The search settings given on the command line (the others stay the model's own)."""
 
-    beam_size: int | None
-    length_penalty: float | None
-    max_len_a: float | None
-    max_len_b: int | None
-    batch_size: int | None
-    batch_tokens: int | None
-    no_repeat_ngram_size: int | None
-    early_stopping: str | None
+    given: tuple[tuple[str, Any], ...]  # (setting name, value) in declaration order
     use_cache: bool
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SearchOptions:
-        return cls(
-            beam_size=args.beam_size,
-            length_penalty=args.length_penalty,
-            max_len_a=args.max_len_a,
-            max_len_b=args.max_len_b,
-            batch_size=args.batch_size,
-            batch_tokens=args.batch_tokens,
-            no_repeat_ngram_size=args.no_repeat_ngram_size,
-            early_stopping=args.early_stopping,
-            use_cache=not args.no_cache,
-        )
-
-    def settings(self, decode: DecodeConfig, nbest: int = 1) -> DecodeConfig:
-        """These options over the model's ``decode`` settings, checked.
+        """The options :func:`add_search_options` added, each checked against its range.
 
         Raises:
-            ConfigError: an invalid option (e.g. ``--beam-size 0``), named.
+            ConfigError: a value out of its setting's range, named (e.g. ``--beam-size 0``).
         """
-        return decode.with_overrides(
-            beam_size=self.beam_size,
-            nbest=nbest,
-            length_penalty=self.length_penalty,
-            max_len_a=self.max_len_a,
-            max_len_b=self.max_len_b,
-            batch_size=self.batch_size,
-            max_tokens=self.batch_tokens,
-            no_repeat_ngram_size=self.no_repeat_ngram_size,
-            early_stopping=self.early_stopping,
+        given = tuple(
+            (f.name, getattr(args, f.name))
+            for f, setting in settings_spec()
+            if setting.flag and getattr(args, f.name, None) is not None
         )
+        found = [p for name, value in given if (p := setting_of(name).problem(name, value))]
+        if found:
+            raise ConfigError("; ".join(found).replace("decode.", "--").replace("_", "-"))
+        return cls(given, use_cache=not getattr(args, "no_cache", False))
+
+    def get(self, name: str) -> Any:
+        """The value given for the setting ``name`` (None: not given)."""
+        return dict(self.given).get(name)
+
+    def settings(self, decode: DecodeConfig, **more: Any) -> DecodeConfig:
+        """These options (then ``more``) over the model's ``decode`` settings, checked.
+
+        Raises:
+            ConfigError: an invalid combination (e.g. ``--nbest`` above the beam size), named.
+        """
+        return decode.with_overrides(**{**dict(self.given), **more})
 
 
 def add_glossary_option(p: argparse.ArgumentParser) -> None:

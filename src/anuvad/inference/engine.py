@@ -1,13 +1,13 @@
 """The two translation engines and the interface they share.
 
 * ``torch``: :class:`anuvad.inference.translator.Translator`, anuvad's own search over the PyTorch
-model
-  (a ``.pt`` model file).
+  model (a ``.pt`` model file).
 * ``ctranslate2``: :class:`anuvad.inference.ct2.engine.CT2Translator` over a folder written by
   ``anuvad export MODEL --format ctranslate2``. Given a ``.pt`` file instead, it is exported
   once (float32 weights) into the user cache and the cached folder is used from then on.
 
-The CLI and the server only use what :class:`TranslationEngine` declares.
+The CLI and the server only use what :class:`TranslationEngine` declares; what an engine can do
+beyond plain translation it says in :attr:`TranslationEngine.capabilities`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.glossary import Glossary
-from anuvad.inference.translation import AttentionView, Translation
+from anuvad.inference.translation import AttentionView, Capabilities, Translation
 
 ENGINES = ("torch", "ctranslate2")
 
@@ -48,7 +48,8 @@ class TranslationEngine(Protocol):
 
     decode: DecodeConfig
     model_path: Path | None
-    engine: str  # "torch" or "ctranslate2"
+    engine: str  # "torch" or "ctranslate2", for display
+    capabilities: Capabilities  # what it can do beyond plain translation
     parallel_calls: int  # model calls that may run at once from different threads
     src_tokenizer: Tokenizer
     tgt_tokenizer: Tokenizer

@@ -9,6 +9,34 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do beyond plain translation. The server, ``GET /models`` and the web
+    page read these instead of testing the engine's name.
+
+    Attributes:
+        glossary: terms the output must use (required phrases through the search).
+        constraints: arbitrary output constraints (parsing's tree constraint).
+        bound_stopping: ``early_stopping="bound"`` (the paper code's stopping rule).
+        quality: word probabilities and a calibrated confidence per translation.
+        full_attention: the attention view has every layer and head and the cosine similarities
+            (False: one averaged head, no cosines).
+        stops_between_steps: ``stop`` is asked between decoding steps (False: between batches
+            only), so a request that gives up frees the model within one step.
+    """
+
+    glossary: bool
+    constraints: bool
+    bound_stopping: bool
+    quality: bool
+    full_attention: bool
+    stops_between_steps: bool
+
+    def names(self) -> list[str]:
+        """The names of the capabilities the engine has, in declaration order."""
+        return [name for name, value in vars(self).items() if value]
+
+
 @dataclass
 class WordScore:
     """One output word and the model's probability of it.

@@ -58,7 +58,7 @@ from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
-from anuvad.inference.translation import AttentionView, Candidate, Translation
+from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 
 try:
     import ctranslate2
@@ -130,6 +130,16 @@ class CT2Translator:
     """
 
     engine = "ctranslate2"
+    # CTranslate2's own search: no output constraints, no bound stopping, no per-step stop;
+    # its attention is one averaged head (confidence needs the torch engine's signals).
+    capabilities = Capabilities(
+        glossary=False,
+        constraints=False,
+        bound_stopping=False,
+        quality=False,
+        full_attention=False,
+        stops_between_steps=False,
+    )
 
     def __init__(
         self,
