@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo train-demo test lint format install clean chromium synthetic calibrate
+.PHONY: demo train-demo test test-fast lint format install clean chromium synthetic calibrate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,11 @@ chromium:
 
 test: lint chromium
 	$(BIN)/pytest -q
+
+# The unit tier alone, without the slow tests: under a minute on 2 cores, for the edit-test loop.
+# `make test` (lint, then unit + integration + system tiers) stays the gate.
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not slow" tests/unit
 
 clean:
 	rm -rf $(VENV) runs data/prepared data/demo .pytest_cache .mypy_cache .ruff_cache

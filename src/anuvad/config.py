@@ -76,11 +76,6 @@ class ModelConfig:
     # small residual branches make a post-LN model leave its early plateau sooner.
     init_std: float = 0.0
 
-    @property
-    def d_head(self) -> int:
-        """d_k = d_v = d_model / h (section 3.2.2)."""
-        return self.d_model // self.num_heads
-
 
 @dataclass
 class TrainConfig:

@@ -429,7 +429,7 @@ def test_training_summary_names_corpora_weights_and_tags() -> None:
 
 
 def test_decode_settings_are_one_frozen_value_changed_by_copy() -> None:
-    from anuvad.config import DecodeConfig
+    from anuvad.decode_config import DecodeConfig
 
     base = DecodeConfig()
     assert (base.beam_size, base.length_penalty, base.early_stopping) == (4, 0.6, "finished")
@@ -448,13 +448,16 @@ def test_decode_settings_are_one_frozen_value_changed_by_copy() -> None:
     [
         ({"beam_size": 0}, "decode.beam_size must be at least 1, got 0"),
         ({"nbest": 5}, "decode.nbest must be between 1 and beam_size (4), got 5"),
-        ({"early_stopping": "soon"}, "decode.early_stopping must be finished or bound"),
-        ({"no_repeat_ngram_size": -1}, "decode.no_repeat_ngram_size must be >= 0"),
-        ({"max_len_b": -3}, "decode.max_len_a/b must be >= 0"),
+        ({"early_stopping": "soon"}, "decode.early_stopping must be one of finished, bound"),
+        ({"no_repeat_ngram_size": -1}, "decode.no_repeat_ngram_size must be between 0 and 8"),
+        ({"max_len_b": -3}, "decode.max_len_b must be at least 0, got -3"),
+        ({"length_penalty": 6.0}, "decode.length_penalty must be between 0 and 5, got 6.0"),
     ],
 )
 def test_bad_decode_settings_are_named(changes: dict[str, object], message: str) -> None:
-    from anuvad.config import DecodeConfig
+    """One range check per setting, made from its declaration, named the same from a config
+    file and from code."""
+    from anuvad.decode_config import DecodeConfig
 
     with pytest.raises(ConfigError, match=re.escape(message)):
         DecodeConfig().with_overrides(**changes)

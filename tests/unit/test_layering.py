@@ -70,3 +70,54 @@ def test_imports_point_downward_and_nothing_generic_imports_parsing() -> None:
     assert seen_breaks == KNOWN_BREAKS, (
         f"fixed, remove from KNOWN_BREAKS: {KNOWN_BREAKS - seen_breaks}"
     )
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Which top-level packages (and top-level modules) import which others."""
+    graph: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        mine = module_name(path).split(".")[0]
+        graph.setdefault(mine, set()).update(
+            t.split(".")[0] for t in anuvad_imports(path) if t.split(".")[0] != mine
+        )
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle among the packages of ``graph`` ([] when there is none), by depth-first
+    search: a package reached again while still on the path closes a cycle."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return []
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            cycle = visit(target)
+            if cycle:
+                return cycle
+        path.pop()
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        cycle = visit(start)
+        if cycle:
+            return cycle
+    return []
+
+
+def test_find_cycle_finds_one_and_only_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_no_import_cycles_between_packages_even_of_one_layer() -> None:
+    """Downward-only imports rule out cycles across layers; within a layer (model, data and
+    evaluation; parsing and inference) two packages must not import each other either, or the
+    layer is one package in disguise (issue 33)."""
+    cycle = find_cycle(package_graph())
+    assert cycle == [], "packages importing each other in a cycle: " + " -> ".join(cycle)

@@ -23,7 +23,7 @@ from anuvad.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from anuvad.config import DecodeConfig
+    from anuvad.decode_config import DecodeConfig
     from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary

@@ -15,7 +15,7 @@ import torch
 from anuvad.atomic import write_atomic
 from anuvad.errors import DataError
 
-__all__ = ["FORMAT_VERSION", "REDO", "EncodedCorpus", "write_atomic"]
+__all__ = ["FORMAT_VERSION", "REDO", "EncodedCorpus"]
 
 FORMAT_VERSION = 1  # of the prepared folder's files (report.json and the encoded corpora)
 REDO = "run `anuvad prepare --config <your config>` to (re)create it"

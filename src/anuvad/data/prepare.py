@@ -24,6 +24,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from anuvad.atomic import write_atomic
 from anuvad.config import DataConfig, ExperimentConfig
 from anuvad.data.cleaning import (
     CLEAN_DROP_REASONS,
@@ -39,7 +40,7 @@ from anuvad.data.corpora import (
     read_corpora,
     require_nonempty_sides,
 )
-from anuvad.data.encoded import FORMAT_VERSION, EncodedCorpus, write_atomic
+from anuvad.data.encoded import FORMAT_VERSION, EncodedCorpus
 from anuvad.data.prepared import (
     PREPARED_FILES,
     REPORT_FILE,

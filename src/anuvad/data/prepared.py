@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anuvad.data.encoded import REDO, EncodedCorpus, write_atomic
+from anuvad.atomic import write_atomic
+from anuvad.data.encoded import REDO, EncodedCorpus
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.errors import CheckpointError, DataError
 

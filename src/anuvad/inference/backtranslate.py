@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anuvad.atomic import write_atomic
 from anuvad.data.corpora import read_text_lines
-from anuvad.data.encoded import write_atomic
 from anuvad.errors import DataError
 
 if TYPE_CHECKING:
-    from anuvad.config import DecodeConfig
+    from anuvad.decode_config import DecodeConfig
     from anuvad.inference.engine import TranslationEngine
 
 logger = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from anuvad.atomic import write_atomic
-from anuvad.config import DecodeConfig
+from anuvad.decode_config import DecodeConfig
 from anuvad.errors import DataError
 from anuvad.evaluation.calibration import CalibrationRow, held_out_halves
 from anuvad.evaluation.metrics import sentence_chrf

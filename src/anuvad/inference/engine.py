@@ -18,8 +18,9 @@ from typing import Any, Protocol
 
 import torch
 
-from anuvad.config import DecodeConfig, ExperimentConfig
+from anuvad.config import ExperimentConfig
 from anuvad.data.tokenizer import Tokenizer
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import StopCheck
 from anuvad.device import resolve_device

@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 
-from anuvad.config import DataConfig, DecodeConfig
+from anuvad.config import DataConfig
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import Tokenizer
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.search import StopCheck, check_stop
 from anuvad.inference.translation import Candidate, Translation
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import torch
 
+from anuvad.atomic import write_atomic
 from anuvad.checkpoint import ModelFile, save_model
 from anuvad.config import ExperimentConfig
 from anuvad.data.batching import Batch, collate, make_batches, model_lengths
-from anuvad.data.encoded import write_atomic
 from anuvad.data.prepare import PreparedData
 from anuvad.evaluation.metrics import corpus_scores
 from anuvad.inference.translator import Translator

@@ -47,8 +47,9 @@ from typing import Any
 
 import torch
 
-from anuvad.config import DecodeConfig, ExperimentConfig, config_from_dict
+from anuvad.config import ExperimentConfig, config_from_dict
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import StopCheck, capped_top, limits_for_lengths
 from anuvad.decoding.search import length_penalty as gnmt_penalty
