@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -362,6 +363,33 @@ def test_invalid_json_or_unicode_gets_4xx(client: TestClient, raw: bytes) -> Non
     assert_still_serving(client)
 
 
+@pytest.mark.parametrize("separator", ["\x1c", "\x1d", "\x1e", "\x1f", "\x85"])
+def test_a_text_of_separators_only_is_refused_at_once_and_so_is_its_schema(
+    client: TestClient, separator: str
+) -> None:
+    """Issue 33: Python strips these separators as white space while JSON Schema's pattern did
+    not, so such a text passed validation, had no sentence and hung the model thread (504
+    after 60 s). Now the schema and the server both refuse it, before the model."""
+    calls = client.get("/health").json()["model_calls"]
+    started = time.monotonic()
+    for path, body in [
+        ("/translate", {"text": separator}),
+        ("/translate", {"text": ["The sky is blue.", f" {separator}\n"]}),
+        ("/attention", {"text": separator}),
+    ]:
+        response = client.post(path, json=body)
+        assert response.status_code == 422, (path, body, response.text)
+        assert "empty" in response.json()["error"]
+    assert time.monotonic() - started < 5
+    assert client.get("/health").json()["model_calls"] == calls
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for branch in schemas["TranslateRequest"]["properties"]["text"]["anyOf"]:
+        pattern = branch.get("pattern") or branch["items"]["pattern"]
+        assert re.search(pattern, separator) is None  # the published schema refuses it too
+        assert re.search(pattern, f"{separator}a{separator}")
+    assert_still_serving(client)
+
+
 def test_a_huge_body_is_refused_before_parsing(client: TestClient) -> None:
     body = json.dumps({"text": "a" * 2_000_000})
     response = client.post("/translate", content=body, headers={"content-type": "application/json"})
@@ -658,7 +686,6 @@ def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
 def running_server(app: Any, config: Any = None) -> Iterator[tuple[Any, int, threading.Thread]]:
     """``app`` served by uvicorn on a free loopback port in a thread: (server, port, thread)."""
     import socket
-    import time
 
     uvicorn = pytest.importorskip("uvicorn")
     with socket.socket() as probe:

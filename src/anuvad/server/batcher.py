@@ -171,6 +171,8 @@ class MicroBatcher:
             RequestTimeoutError: ``timeout`` passed first.
             Exception: whatever the translator raised.
         """
+        if not texts:  # nothing to translate (e.g. a text with no sentence): no model call
+            return []
         deadline = None if timeout is None else time.monotonic() + timeout
         job = TranslateJob(
             key=key, texts=list(texts), deadline=deadline, glossary=glossary, quality=quality
@@ -300,11 +302,16 @@ class MicroBatcher:
         budget = max(1, key.batch_size)
         taken: list[tuple[TranslateJob, int]] = []  # (job, sentences in this call)
         for job in group:
+            if not job.remaining():  # nothing (left) to translate: done without the model
+                job.future.set_result(job.results)
+                continue
             count = min(len(job.remaining()), budget - sum(n for _, n in taken))
             if count <= 0:
                 self._put(job, len(job.results))  # not in this call: waits its turn again
                 continue
             taken.append((job, count))
+        if not taken:  # never a model call with no sentences (issue 33: it looped forever)
+            return
         texts = [t for job, n in taken for t in job.remaining()[:n]]
         glossaries = [job.glossary for job, n in taken for _ in range(n)]
         extra: dict[str, Any] = {"glossary": glossaries} if any(glossaries) else {}

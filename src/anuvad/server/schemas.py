@@ -49,9 +49,13 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-# A text needs one character that is not white space, as JSON Schema (ECMA-262) regexes define
-# it: the schema publishes this pattern and the server checks the same one.
-NOT_BLANK = r"[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+# A text needs one character that is white space neither to JSON Schema (ECMA-262's \s) nor to
+# Python (str.strip also removes the separators \x1c-\x1f and \x85, so a text of those has no
+# sentence to translate: issue 33). The schema publishes this pattern and the server checks it.
+NOT_BLANK = (
+    r"[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+    r"\u001c-\u001f\u0085]"
+)
 
 
 def _check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:

@@ -424,3 +424,33 @@ def test_requests_with_and_without_scores_get_separate_calls() -> None:
     finally:
         batcher.stop()
     assert sorted(calls[1:]) == [(["a", "c"], True), (["b", "d"], False)]
+
+
+def test_a_request_with_no_sentences_is_answered_at_once_without_a_model_call() -> None:
+    """Issue 33: a text of control characters has no sentence; the request used to reach the
+    model as an empty batch and be requeued forever (504 after the time limit)."""
+    engine = BarrierEngine(parties=1)
+    batcher = MicroBatcher(engine)  # type: ignore[arg-type]
+    try:
+        assert asyncio.run(asyncio.wait_for(batcher.translate([], KEY), 5)) == []
+    finally:
+        batcher.stop(timeout=1)
+    assert engine.calls == [] and batcher.model_calls == 0
+
+
+def test_the_worker_never_calls_the_model_with_no_sentences_nor_requeues_an_empty_job() -> None:
+    """Past :meth:`MicroBatcher.translate`'s own check: a job with nothing to translate that
+    reaches the worker is answered there, and the jobs batched with it still run."""
+    engine = GatedEngine()
+    engine.gate.set()
+    batcher = MicroBatcher(engine, max_wait_ms=200)  # type: ignore[arg-type]
+    empty, real = TranslateJob(key=KEY, texts=[]), TranslateJob(key=KEY, texts=["a"])
+    try:
+        batcher._submit(empty)
+        batcher._submit(real)
+        assert empty.future.result(timeout=5) == []
+        assert [t.text for t in real.future.result(timeout=5)] == ["A"]
+        assert batcher.pending() == 0  # nothing went back to the queue
+    finally:
+        batcher.stop(timeout=1)
+    assert engine.calls == [["a"]] and batcher.model_calls == 1
