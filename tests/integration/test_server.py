@@ -9,6 +9,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any

@@ -1,6 +1,8 @@
-"""``anuvad <command>``: parse the arguments, make one library call, print the result.
+"""``anuvad <command>``: parse the arguments, hand them to the command's module, turn a named
+error into one line on stderr and exit status 2.
 
-The only module that prints and chooses exit codes.
+Only the ``cli`` package prints and chooses exit codes (this module and one module per command
+group: translate, serve, data, calibrate, export, parsing); the library logs.
 """
 
 from __future__ import annotations
