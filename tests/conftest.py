@@ -14,6 +14,7 @@ import torch
 
 from anuvad.config import ExperimentConfig, ModelConfig
 from anuvad.data.batching import collate_source
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import Hypothesis, greedy_search
@@ -101,7 +102,7 @@ def search_outputs(
     sources: list[list[int]],
     beam: int,
     constraint: OutputConstraint | None,
-    alpha: float = 0.6,
+    length_penalty: float = 0.6,
     max_len: tuple[float, int] = (3.0, 10),
     signals: bool = False,
 ) -> list[list[Hypothesis]]:
@@ -109,15 +110,17 @@ def search_outputs(
     of hypotheses per source (``signals``: recording token log-probabilities and entropies)."""
     src_ids, src_pad_mask = collate_source(sources)
     a, b = max_len
+    settings = DecodeConfig(
+        beam_size=beam, length_penalty=length_penalty, max_len_a=a, max_len_b=b, nbest=beam
+    )
     if beam == 1:
         greedy = greedy_search(
-            model, src_ids, src_pad_mask, a, b, True, constraint, signals=signals
+            model, src_ids, src_pad_mask, settings, constraint=constraint, signals=signals
         )
         return [[h] for h in greedy]
     return beam_search(
-        model, src_ids, src_pad_mask, beam, alpha, a, b, nbest=beam, constraint=constraint,
-        signals=signals,
-    )  # fmt: skip
+        model, src_ids, src_pad_mask, settings, constraint=constraint, signals=signals
+    )
 
 
 @pytest.fixture

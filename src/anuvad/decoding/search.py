@@ -7,21 +7,24 @@ leaves the batch (its cache rows are dropped), so finished sentences cost nothin
 Both searches run the decoder through a :class:`StepDecoder`: one new position per call, either
 incrementally with the key/value cache (:class:`CachedStepDecoder`, the default) or by re-running
 the whole teacher-forced decoder on the prefix (:class:`UncachedStepDecoder`, the reference the
-cache is tested and benchmarked against).
+cache is tested and benchmarked against). Both take the search settings as one
+:class:`~anuvad.decode_config.DecodeConfig`, and with ``signals=True`` both keep a
+:class:`SignalRecorder` in step with their rows.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 from torch import Tensor
 
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
-from anuvad.errors import SearchStoppedError
+from anuvad.errors import ConfigError, SearchStoppedError
 from anuvad.model.cache import sentence_rows
 from anuvad.model.transformer import Transformer
 
@@ -57,13 +60,23 @@ class Hypothesis:
         return self.token_log_probs, self.entropies
 
 
-def length_penalty(length: int, alpha: float) -> float:
-    """lp(Y) = ((5 + |Y|) / 6) ** alpha (Wu et al. 2016, eq. 14; the paper's section 6.1).
+NEG_INF = float("-inf")
+
+
+def length_normalizer(length: int, length_penalty: float) -> float:
+    """lp(Y) = ((5 + |Y|) / 6) ** length_penalty (Wu et al. 2016, eq. 14, where the exponent is
+    alpha; the paper's section 6.1); a beam hypothesis scores ``log_prob / lp(Y)``.
 
     ``length`` counts output tokens *including* EOS when the hypothesis finished (as fairseq
-    and tensor2tensor do); an unfinished hypothesis counts its tokens only. alpha = 0 gives 1.
+    and tensor2tensor do); an unfinished hypothesis counts its tokens only. A
+    ``length_penalty`` (the setting) of 0 gives 1.
     """
-    return float(((5.0 + length) / 6.0) ** alpha)
+    return float(((5.0 + length) / 6.0) ** length_penalty)
+
+
+# The old name, still imported by inference/confidence.py and inference/ct2/engine.py; the
+# name ``length_penalty`` is otherwise the setting's (DecodeConfig.length_penalty) only.
+length_penalty = length_normalizer
 
 
 def limits_for_lengths(src_lengths: Tensor, max_len_a: float, max_len_b: int) -> Tensor:
@@ -80,18 +93,13 @@ def max_output_lengths(src_pad_mask: Tensor, max_len_a: float, max_len_b: int) -
     return limits_for_lengths(src_lengths, max_len_a, max_len_b)
 
 
-def output_limits(
-    model: Transformer,
-    src_pad_mask: Tensor,
-    max_len_a: float,
-    max_len_b: int,
-    max_output_tokens: int = 0,
-) -> list[int]:
-    """Output-token limits (EOS not counted), capped so that BOS + tokens fit the positions and,
-    when ``max_output_tokens`` > 0, at that many tokens (a server's work budget)."""
-    limits = max_output_lengths(src_pad_mask, max_len_a, max_len_b)
+def output_limits(model: Transformer, src_pad_mask: Tensor, settings: DecodeConfig) -> list[int]:
+    """Output-token limits (EOS not counted) of a padded batch (B, S): ``settings.max_len_a *
+    source_length + settings.max_len_b``, capped so that BOS + tokens fit the positions and,
+    when ``settings.max_output_tokens`` > 0, at that many tokens (a server's work budget)."""
+    limits = max_output_lengths(src_pad_mask, settings.max_len_a, settings.max_len_b)
     # Position 0 holds BOS, so at most max_positions - 1 tokens can follow it.
-    top = capped_top(model.config.max_positions, max_output_tokens)
+    top = capped_top(model.config.max_positions, settings.max_output_tokens)
     return [int(x) for x in limits.clamp(min=0, max=top).tolist()]
 
 
@@ -101,13 +109,40 @@ def capped_top(max_positions: int, max_output_tokens: int) -> int:
     return min(top, max_output_tokens) if max_output_tokens > 0 else top
 
 
-StopCheck = Callable[[], bool]  # asked between decoding steps: True = stop the search now
+class BetweenSteps(Protocol):
+    """The hook a search calls between two decoding steps (the ``stop`` argument).
+
+    It may run other work there: the server's batcher serves small waiting requests inside a
+    long search this way (:mod:`anuvad.server.batcher`), so the search's state must not depend
+    on anything that work changes. True stops the search (:class:`SearchStoppedError`): a
+    request past its deadline, a client gone.
+    """
+
+    def __call__(self) -> bool:
+        """Called between two decoding steps; may run other work; True stops the search."""
+        ...
 
 
-def check_stop(stop: StopCheck | None) -> None:
-    """Raise :class:`~anuvad.errors.SearchStoppedError` when ``stop`` says so."""
+# The old name, still used by inference/frontend.py, engine.py and ct2/engine.py.
+StopCheck = BetweenSteps
+
+
+def check_stop(stop: BetweenSteps | None) -> None:
+    """Call ``stop`` (when there is one) and raise :class:`~anuvad.errors.SearchStoppedError`
+    when it says so."""
     if stop is not None and stop():
         raise SearchStoppedError("the search was stopped between two decoding steps")
+
+
+def check_settings(settings: DecodeConfig) -> None:
+    """Refuse invalid settings before a search starts (:meth:`DecodeConfig.problems`).
+
+    Raises:
+        ConfigError: a setting is invalid (every one named).
+    """
+    found = settings.problems()
+    if found:
+        raise ConfigError("; ".join(found))
 
 
 def forbid_special_tokens(log_probs: Tensor) -> Tensor:
@@ -217,6 +252,48 @@ def next_log_probs_and_entropy(logits: Tensor) -> tuple[Tensor, Tensor]:
     return forbid_special_tokens(log_probs), entropy
 
 
+def step_log_probs(
+    decoder: StepDecoder, last_ids: Tensor, signals: bool
+) -> tuple[Tensor, Tensor | None]:
+    """One decoding step of every row: :func:`next_log_probs` (N, V) of the next token and,
+    with ``signals``, each row's entropy (N,) (None without)."""
+    logits = decoder.step(last_ids)  # (N, V)
+    if signals:
+        return next_log_probs_and_entropy(logits)
+    return next_log_probs(logits), None
+
+
+class SignalRecorder:
+    """What a teacher-forced pass over the outputs would give, recorded during a search: per
+    search row, each output token's log-probability and the entropy (nats) of the model's
+    distribution it was chosen from (``signals=True``; read by the confidence estimate). Its
+    rows follow the search's rows: :meth:`keep` whenever they are reordered."""
+
+    def __init__(self, rows: int, device: torch.device) -> None:
+        self.log_probs = torch.empty(rows, 0, device=device)  # (N, t)
+        self.entropies = torch.empty(rows, 0, device=device)  # (N, t)
+
+    def keep(self, index: Tensor) -> None:
+        """Keep / duplicate rows: row i becomes old row ``index[i]``; ``index`` (N',)."""
+        self.log_probs = self.log_probs.index_select(0, index)
+        self.entropies = self.entropies.index_select(0, index)
+
+    def append(self, log_probs: Tensor, entropies: Tensor) -> None:
+        """Every row's new token: its log-probability (N,) and its distribution's entropy (N,)."""
+        self.log_probs = torch.cat([self.log_probs, log_probs[:, None]], dim=1)  # (N, t + 1)
+        self.entropies = torch.cat([self.entropies, entropies[:, None]], dim=1)  # (N, t + 1)
+
+    def row(
+        self, row: int, eos: tuple[float, float] | None = None
+    ) -> tuple[list[float], list[float]]:
+        """``(token_log_probs, entropies)`` of ``row``, plus ``eos`` (the log-probability and
+        entropy of its EOS step) when it ended with EOS."""
+        log_probs, entropies = self.log_probs[row].tolist(), self.entropies[row].tolist()
+        if eos is None:
+            return log_probs, entropies
+        return [*log_probs, eos[0]], [*entropies, eos[1]]
+
+
 # --------------------------------------------------------------------------------------------
 # Greedy search
 # --------------------------------------------------------------------------------------------
@@ -227,12 +304,11 @@ def greedy_search(
     model: Transformer,
     src_ids: Tensor,
     src_pad_mask: Tensor,
-    max_len_a: float = 1.0,
-    max_len_b: int = 50,
+    settings: DecodeConfig,
+    *,
     use_cache: bool = True,
     constraint: OutputConstraint | None = None,
-    stop: StopCheck | None = None,
-    max_output_tokens: int = 0,
+    stop: BetweenSteps | None = None,
     signals: bool = False,
 ) -> list[Hypothesis]:
     """Batched greedy decoding: the most probable (allowed) token at every step.
@@ -241,14 +317,14 @@ def greedy_search(
         model: the network (put it in eval mode first).
         src_ids: (B, S) source ids, EOS-terminated and padded.
         src_pad_mask: (B, S) True on padding.
-        max_len_a: output length limit is ``max_len_a * source_length + max_len_b`` tokens
-            (EOS not counted).
-        max_len_b: see ``max_len_a``.
+        settings: the output limit ``max_len_a * source_length + max_len_b`` tokens (EOS not
+            counted) and ``max_output_tokens`` (> 0 caps every output); the beam settings
+            (``beam_size``, ``nbest``, ``length_penalty``, ``early_stopping``) do not apply,
+            and ``no_repeat_ngram_size`` reaches the search as part of ``constraint``.
         use_cache: incremental decoding with the key/value cache (False: re-run the decoder on
             the whole prefix every step; same results, slower).
         constraint: restricts the tokens each row may take (e.g. well-formed trees).
-        stop: asked before every decoding step; True ends the search.
-        max_output_tokens: > 0 caps every output at that many tokens.
+        stop: called before every decoding step (may run other work); True ends the search.
         signals: also record each output token's log-probability and its distribution's
             entropy (``Hypothesis.token_log_probs`` / ``entropies``; what a teacher-forced pass
             over the outputs would give, without that pass).
@@ -257,62 +333,70 @@ def greedy_search(
         One hypothesis per input row, in input order; ``score`` = ``log_prob``.
 
     Raises:
+        ConfigError: an invalid setting.
         SearchStoppedError: ``stop`` said so.
     """
-    batch = src_ids.size(0)
-    device = src_ids.device
+    check_settings(settings)
+    batch, device = src_ids.size(0), src_ids.device
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
     decoder = make_step_decoder(model, memory, src_pad_mask, use_cache)
-    limits = output_limits(model, src_pad_mask, max_len_a, max_len_b, max_output_tokens)
-    limit = max(limits) if limits else 0
+    limits = output_limits(model, src_pad_mask, settings)
     allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
+    recorder = SignalRecorder(batch, device) if signals else None
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
-    token_log_probs: list[list[float]] = [[] for _ in range(batch)]
-    entropies: list[list[float]] = [[] for _ in range(batch)]
     scores = [0.0] * batch
     finished = [False] * batch
+    recorded: list[tuple[list[float], list[float]] | None] = [None] * batch  # with ``signals``
     active_rows = list(range(batch))  # rows of the original batch still decoding
     last = torch.full((batch, 1), BOS_ID, dtype=torch.long, device=device)  # (B_active, 1)
 
-    for step in range(limit):
+    for step in range(max(limits, default=0)):
         check_stop(stop)
-        if signals:
-            log_probs, entropy = next_log_probs_and_entropy(decoder.step(last))  # (B_active, V)
-            spread = entropy.tolist()
-        else:
-            log_probs, spread = next_log_probs(decoder.step(last)), []  # (B_active, V)
+        log_probs, entropy = step_log_probs(decoder, last, signals)  # (B_active, V), (B_active,)
         if allowed is not None:
             log_probs = log_probs + allowed.mask().to(device)
         best_scores, best = log_probs.max(dim=-1)  # (B_active,)
+        spread = entropy.tolist() if entropy is not None else []
         keep: list[int] = []
         for i, (row, token, score) in enumerate(
             zip(active_rows, best.tolist(), best_scores.tolist(), strict=True)
         ):
-            if step >= limits[row] or score == float("-inf"):
-                continue  # length limit reached (or nothing allowed) without EOS
+            if step >= limits[row] or score == NEG_INF:
+                # Length limit reached (or nothing allowed) without EOS.
+                recorded[row] = recorder.row(i) if recorder is not None else None
+                continue
             scores[row] += score
-            if signals:  # an allowed token's log-probability is the model's own
-                token_log_probs[row].append(score)
-                entropies[row].append(spread[i])
             if token == EOS_ID:
                 finished[row] = True
+                recorded[row] = (
+                    recorder.row(i, (score, spread[i])) if recorder is not None else None
+                )
                 continue
             tokens[row].append(token)
             keep.append(i)
         if not keep:
+            active_rows = []  # every row has ended
             break
         if len(keep) < len(active_rows):
             index = torch.tensor(keep, device=device)
             decoder.reorder(index)
-            best = best.index_select(0, index)
+            best, best_scores = best.index_select(0, index), best_scores.index_select(0, index)
+            entropy = entropy.index_select(0, index) if entropy is not None else None
+            if recorder is not None:
+                recorder.keep(index)
             active_rows = [active_rows[i] for i in keep]
+        if recorder is not None and entropy is not None:
+            # The constraint only adds 0 or -inf: a chosen token's score is the model's own.
+            recorder.append(best_scores, entropy)
         if allowed is not None:
             allowed.advance(keep, best.tolist())
         last = best.unsqueeze(1)  # (B_active, 1)
 
+    if recorder is not None:  # the rows still active were cut at the last step's limit
+        for i, row in enumerate(active_rows):
+            recorded[row] = recorder.row(i)
     return [
-        Hypothesis(tokens[i], scores[i], finished[i], scores[i],
-                   token_log_probs[i] if signals else None, entropies[i] if signals else None)
+        Hypothesis(tokens[i], scores[i], finished[i], scores[i], *(recorded[i] or (None, None)))
         for i in range(batch)
-    ]  # fmt: skip
+    ]

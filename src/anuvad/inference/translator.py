@@ -15,14 +15,14 @@ from typing import Any
 import torch
 
 from anuvad.checkpoint import ModelFile, load_model
-from anuvad.config import DecodeConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.download import sha256_of
 from anuvad.data.tokenizer import EOS_ID
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
-from anuvad.decoding.search import Hypothesis, StopCheck, greedy_search
+from anuvad.decoding.search import BetweenSteps, Hypothesis, StopCheck, greedy_search
 from anuvad.decoding.terms import TermConstraint
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
@@ -38,7 +38,7 @@ from anuvad.inference.confidence import (
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
-from anuvad.inference.translation import AttentionView, Candidate, Translation
+from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.model.transformer import count_parameters
 
 logger = logging.getLogger(__name__)
@@ -53,6 +53,14 @@ class Translator:
     """
 
     engine = "torch"
+    capabilities = Capabilities(
+        glossary=True,
+        constraints=True,
+        bound_stopping=True,
+        quality=True,
+        full_attention=True,
+        stops_between_steps=True,
+    )
     parallel_calls = 1  # not thread-safe: one model call at a time
 
     def __init__(self, model_file: ModelFile, decode: DecodeConfig | None = None) -> None:
@@ -237,7 +245,7 @@ class Translator:
         d: DecodeConfig,
         use_cache: bool,
         constraint: OutputConstraint | None,
-        stop: StopCheck | None = None,
+        stop: BetweenSteps | None = None,
         signals: bool = False,
     ) -> list[list[Candidate]]:
         """Greedy (beam 1) or beam search over one batch of source ids: candidates per source
@@ -247,15 +255,14 @@ class Translator:
         hypotheses: list[list[Hypothesis]]
         if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
             greedy = greedy_search(
-                self.model, src_ids, src_pad_mask, d.max_len_a, d.max_len_b, use_cache, constraint,
-                stop, d.max_output_tokens, signals,
+                self.model, src_ids, src_pad_mask, d,
+                use_cache=use_cache, constraint=constraint, stop=stop, signals=signals,
             )  # fmt: skip
             hypotheses = [[h] for h in greedy]
         else:
             hypotheses = beam_search(
-                self.model, src_ids, src_pad_mask, d.beam_size, d.length_penalty,
-                d.max_len_a, d.max_len_b, d.nbest, use_cache, d.early_stopping, constraint, stop,
-                d.max_output_tokens, signals,
+                self.model, src_ids, src_pad_mask, d,
+                use_cache=use_cache, constraint=constraint, stop=stop, signals=signals,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
 

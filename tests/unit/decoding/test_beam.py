@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 import torch
@@ -13,8 +14,10 @@ from test_search import CASES, SOURCES, case_model, full_model_score, with_outpu
 
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.search import Hypothesis, greedy_search, length_penalty
+from anuvad.decoding.search import Hypothesis, greedy_search, length_normalizer
+from anuvad.errors import ConfigError
 from anuvad.model.transformer import Transformer
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -24,82 +27,121 @@ def beams(
     model: Transformer,
     sources: Sequence[Sequence[int]],
     k: int,
-    alpha: float = 0.6,
+    length_penalty: float = 0.6,
     a: float = 1.0,
     b: int = 3,
-    **options: object,
+    *,
+    use_cache: bool = True,
+    **settings: Any,
 ) -> list[list[Hypothesis]]:
+    """Beam search over ``sources``: beam ``k``, ``length_penalty``, limit a * S + b and the
+    other ``settings`` (nbest, early_stopping ...)."""
     src_ids, src_pad_mask = collate_source(sources)
-    return beam_search(model, src_ids, src_pad_mask, k, alpha, a, b, **options)  # type: ignore[arg-type]
+    d = DecodeConfig(
+        beam_size=k, length_penalty=length_penalty, max_len_a=a, max_len_b=b, **settings
+    )
+    return beam_search(model, src_ids, src_pad_mask, d, use_cache=use_cache)
+
+
+def greedy(
+    model: Transformer, sources: Sequence[Sequence[int]], *, use_cache: bool = True
+) -> list[Hypothesis]:
+    """Greedy search over ``sources`` with this module's default limit 1 * S + 3."""
+    src_ids, src_pad_mask = collate_source(sources)
+    d = DecodeConfig(beam_size=1, max_len_a=1.0, max_len_b=3)
+    return greedy_search(model, src_ids, src_pad_mask, d, use_cache=use_cache)
 
 
 @pytest.mark.parametrize(
-    ("length", "alpha", "expected"),
+    ("length", "length_penalty", "expected"),
     [
         (1, 0.6, 1.0),  # (5 + 1) / 6 = 1
         (7, 0.6, 2.0**0.6),  # 12 / 6 = 2 → 1.5157
         (13, 0.6, 3.0**0.6),  # 18 / 6 = 3 → 1.9332
         (10, 1.0, 2.5),  # 15 / 6
         (25, 0.5, math.sqrt(5.0)),  # 30 / 6 = 5
-        (40, 0.0, 1.0),  # alpha 0: no penalty
+        (40, 0.0, 1.0),  # length_penalty 0: no penalty
     ],
 )
-def test_length_penalty_matches_hand_computed_values(
-    length: int, alpha: float, expected: float
+def test_length_normalizer_matches_hand_computed_values(
+    length: int, length_penalty: float, expected: float
 ) -> None:
-    assert length_penalty(length, alpha) == pytest.approx(expected, rel=1e-12)
+    assert length_normalizer(length, length_penalty) == pytest.approx(expected, rel=1e-12)
 
 
-def test_length_penalty_hand_values_are_what_the_formula_says() -> None:
-    assert length_penalty(7, 0.6) == pytest.approx(1.515716566510398, rel=1e-12)
-    assert length_penalty(13, 0.6) == pytest.approx(1.933182044931763, rel=1e-12)
+def test_length_normalizer_hand_values_are_what_the_formula_says() -> None:
+    assert length_normalizer(7, 0.6) == pytest.approx(1.515716566510398, rel=1e-12)
+    assert length_normalizer(13, 0.6) == pytest.approx(1.933182044931763, rel=1e-12)
 
 
 @pytest.mark.parametrize(("seed", "eos_bias"), CASES)
-@pytest.mark.parametrize("alpha", [0.0, 0.6, 1.5])
-def test_beam_one_is_greedy(seed: int, eos_bias: float, alpha: float) -> None:
+@pytest.mark.parametrize("length_penalty", [0.0, 0.6, 1.5])
+def test_beam_one_is_greedy(seed: int, eos_bias: float, length_penalty: float) -> None:
     model = case_model(seed, eos_bias)
-    src_ids, src_pad_mask = collate_source(SOURCES)
-    greedy = greedy_search(model, src_ids, src_pad_mask, 1.0, 3)
-    beam = beams(model, SOURCES, k=1, alpha=alpha)
-    for g, (hyp,) in zip(greedy, beam, strict=True):
+    beam = beams(model, SOURCES, k=1, length_penalty=length_penalty)
+    for g, (hyp,) in zip(greedy(model, SOURCES), beam, strict=True):
         assert hyp.token_ids == g.token_ids
         assert hyp.finished == g.finished
         assert hyp.log_prob == pytest.approx(g.log_prob, abs=1e-5)
         length = len(hyp.token_ids) + hyp.finished
-        assert hyp.score == pytest.approx(g.log_prob / length_penalty(length, alpha), abs=1e-5)
+        assert hyp.score == pytest.approx(
+            g.log_prob / length_normalizer(length, length_penalty), abs=1e-5
+        )
 
 
 @pytest.mark.parametrize(("seed", "eos_bias"), CASES)
 def test_beam_one_with_the_exact_bound_is_greedy_without_length_penalty(
     seed: int, eos_bias: float
 ) -> None:
+    """With one beam and no length penalty the bound is the beam's log-probability, never above
+    the hypothesis that just ended: the rule stops exactly where "finished" does (the tests of
+    it changing outputs are below)."""
     model = case_model(seed, eos_bias)
-    src_ids, src_pad_mask = collate_source(SOURCES)
-    greedy = greedy_search(model, src_ids, src_pad_mask, 1.0, 3)
-    beam = beams(model, SOURCES, k=1, alpha=0.0, early_stopping="bound")
-    assert [h[0].token_ids for h in beam] == [g.token_ids for g in greedy]
+    beam = beams(model, SOURCES, k=1, length_penalty=0.0, early_stopping="bound")
+    assert [h[0].token_ids for h in beam] == [g.token_ids for g in greedy(model, SOURCES)]
+
+
+def outputs(results: list[list[Hypothesis]]) -> list[list[tuple[list[int], bool]]]:
+    """Every sentence's n-best outputs: (token ids, finished) each."""
+    return [[(h.token_ids, h.finished) for h in nbest] for nbest in results]
+
+
+def assert_same_search(a: list[list[Hypothesis]], b: list[list[Hypothesis]]) -> None:
+    """The same outputs, scored alike (within float tolerance)."""
+    assert outputs(a) == outputs(b)
+    for x, y in zip(a, b, strict=True):
+        assert [h.score for h in x] == pytest.approx([h.score for h in y], abs=1e-4)
 
 
 @pytest.mark.parametrize(("seed", "eos_bias"), CASES)
-@pytest.mark.parametrize("early_stopping", ["finished", "bound"])
-def test_cached_and_uncached_beam_search_agree(
-    seed: int, eos_bias: float, early_stopping: str
+def test_cached_and_uncached_beam_search_agree(seed: int, eos_bias: float) -> None:
+    model = case_model(seed, eos_bias)
+    cached = beams(model, SOURCES, 4, nbest=4)
+    uncached = beams(model, SOURCES, 4, nbest=4, use_cache=False)
+    assert_same_search(cached, uncached)
+
+
+# The cases whose outputs the "bound" rule changes under a strong length penalty (2.0; at 0.6
+# it changes few, and none of (0, 0.0)'s): a test of the rule must see it do something.
+BOUND_CASES = [(1, 0.0), (2, 1.0), (1, 1.5), (2, 2.5)]
+
+
+@pytest.mark.parametrize(("seed", "eos_bias"), BOUND_CASES)
+def test_cached_and_uncached_beam_search_agree_under_the_bound_rule(
+    seed: int, eos_bias: float
 ) -> None:
     model = case_model(seed, eos_bias)
-    cached = beams(model, SOURCES, 4, nbest=4, early_stopping=early_stopping)
-    uncached = beams(model, SOURCES, 4, nbest=4, early_stopping=early_stopping, use_cache=False)
-    for c, u in zip(cached, uncached, strict=True):
-        assert [h.token_ids for h in c] == [h.token_ids for h in u]
-        assert [h.finished for h in c] == [h.finished for h in u]
-        assert [h.score for h in c] == pytest.approx([h.score for h in u], abs=1e-4)
+    finished = beams(model, SOURCES, 4, 2.0, nbest=4)
+    cached = beams(model, SOURCES, 4, 2.0, nbest=4, early_stopping="bound")
+    assert outputs(cached) != outputs(finished)  # the rule changes these outputs
+    uncached = beams(model, SOURCES, 4, 2.0, nbest=4, early_stopping="bound", use_cache=False)
+    assert_same_search(cached, uncached)
 
 
 def test_cached_and_uncached_greedy_agree() -> None:
     model = case_model(2, 1.0)
-    src_ids, src_pad_mask = collate_source(SOURCES)
-    cached = greedy_search(model, src_ids, src_pad_mask, 1.0, 3)
-    uncached = greedy_search(model, src_ids, src_pad_mask, 1.0, 3, use_cache=False)
+    cached = greedy(model, SOURCES)
+    uncached = greedy(model, SOURCES, use_cache=False)
     assert [h.token_ids for h in cached] == [h.token_ids for h in uncached]
     assert [h.score for h in cached] == pytest.approx([h.score for h in uncached], abs=1e-4)
 
@@ -109,8 +151,10 @@ def test_nbest_lists_are_ordered_distinct_and_scored_by_the_full_model(
     seed: int, eos_bias: float
 ) -> None:
     model = case_model(seed, eos_bias)
-    alpha = 0.6
-    for source, nbest in zip(SOURCES, beams(model, SOURCES, 4, alpha, nbest=4), strict=True):
+    length_penalty = 0.6
+    for source, nbest in zip(
+        SOURCES, beams(model, SOURCES, 4, length_penalty, nbest=4), strict=True
+    ):
         assert len(nbest) == 4
         scores = [h.score for h in nbest]
         assert scores == sorted(scores, reverse=True)
@@ -119,7 +163,9 @@ def test_nbest_lists_are_ordered_distinct_and_scored_by_the_full_model(
         for hyp in nbest:
             assert hyp.log_prob == pytest.approx(full_model_score(model, source, hyp), abs=1e-4)
             length = len(hyp.token_ids) + (1 if hyp.finished else 0)  # |Y| counts EOS
-            assert hyp.score == pytest.approx(hyp.log_prob / length_penalty(length, alpha))
+            assert hyp.score == pytest.approx(
+                hyp.log_prob / length_normalizer(length, length_penalty)
+            )
 
 
 @pytest.mark.parametrize(("seed", "eos_bias"), CASES)
@@ -156,21 +202,23 @@ def all_outputs(model: Transformer, source: Sequence[int], limit: int) -> list[H
 
 
 @pytest.mark.parametrize(("seed", "eos_bias"), [(0, 0.0), (1, 1.5), (2, 2.5)])
-@pytest.mark.parametrize("alpha", [0.0, 0.6, 2.0])
+@pytest.mark.parametrize("length_penalty", [0.0, 0.6, 2.0])
 def test_a_beam_wider_than_the_search_space_finds_the_exact_best(
-    seed: int, eos_bias: float, alpha: float
+    seed: int, eos_bias: float, length_penalty: float
 ) -> None:
     """Limit 2 and seven real tokens: at most 49 live prefixes, so K = 64 is exhaustive."""
     model = case_model(seed, eos_bias)
     source = SOURCES[0]
-    (found,) = beams(model, [source], 64, alpha, a=0.0, b=2, nbest=10, early_stopping="bound")
+    (found,) = beams(
+        model, [source], 64, length_penalty, a=0.0, b=2, nbest=10, early_stopping="bound"
+    )
     scored = []
     for hyp in all_outputs(model, source, 2):
         if hyp.finished and len(hyp.token_ids) == 2:
             continue  # EOS cannot follow the limit's last token
         log_prob = full_model_score(model, source, hyp)
         length = len(hyp.token_ids) + hyp.finished
-        scored.append((log_prob / length_penalty(length, alpha), hyp))
+        scored.append((log_prob / length_normalizer(length, length_penalty), hyp))
     scored.sort(key=lambda pair: -pair[0])
     want = [score for score, _ in scored[:10]]
     assert [h.score for h in found] == pytest.approx(want, abs=1e-4)
@@ -180,8 +228,8 @@ def test_a_beam_wider_than_the_search_space_finds_the_exact_best(
 
 def test_a_strong_length_penalty_prefers_longer_outputs() -> None:
     model = case_model(2, 1.0)
-    short = beams(model, SOURCES, 4, alpha=0.0, early_stopping="bound")
-    long = beams(model, SOURCES, 4, alpha=3.0, early_stopping="bound")
+    short = beams(model, SOURCES, 4, length_penalty=0.0, early_stopping="bound")
+    long = beams(model, SOURCES, 4, length_penalty=3.0, early_stopping="bound")
     short_total = sum(len(h[0].token_ids) for h in short)
     long_total = sum(len(h[0].token_ids) for h in long)
     assert long_total > short_total
@@ -211,9 +259,11 @@ def test_a_zero_limit_gives_one_empty_unfinished_output() -> None:
 
 def test_bad_arguments_are_rejected() -> None:
     model = case_model(0, 0.0)
-    with pytest.raises(ValueError, match="beam_size"):
+    with pytest.raises(ConfigError, match="beam_size"):
         beams(model, SOURCES, 0)
-    with pytest.raises(ValueError, match="early_stopping"):
+    with pytest.raises(ConfigError, match="nbest"):
+        beams(model, SOURCES, 2, nbest=3)
+    with pytest.raises(ConfigError, match="early_stopping"):
         beams(model, SOURCES, 2, early_stopping="sometimes")
 
 

@@ -9,6 +9,7 @@ import torch
 
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import (
     AllOf,
     ConstraintRows,
@@ -41,7 +42,7 @@ def test_no_repeat_ngram_never_writes_an_n_gram_twice(size: int, beam: int) -> N
         for hyp in hyps:
             grams = ngrams(hyp.token_ids, size)
             assert len(grams) == len(set(grams)), hyp.token_ids
-    free = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    free = greedy_search(model, src_ids, src_pad_mask, DecodeConfig(max_len_a=3.0, max_len_b=10))
     assert any(len(ngrams(h.token_ids, size)) > len(set(ngrams(h.token_ids, size))) for h in free)
 
 
@@ -93,7 +94,7 @@ class Ban(OutputConstraint):
 def test_all_of_meets_every_constraint_at_once(beam: int) -> None:
     model = random_model(5, VOCAB)
     src_ids, src_pad_mask = collate_source(SOURCES)
-    free = greedy_search(model, src_ids, src_pad_mask, 3.0, 10)
+    free = greedy_search(model, src_ids, src_pad_mask, DecodeConfig(max_len_a=3.0, max_len_b=10))
     common = max(range(4, VOCAB), key=lambda t: sum(h.token_ids.count(t) for h in free))
     assert any(common in h.token_ids for h in free)  # the ban will have something to do
     both = search_constraint(2, VOCAB, Ban(common))

@@ -12,6 +12,7 @@ from torch import nn
 
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.search import Hypothesis, greedy_search
 from anuvad.model.transformer import Transformer, build_model
 from conftest import small_model_config
@@ -112,7 +113,8 @@ def search(
     model: Transformer, sources: Sequence[Sequence[int]], max_len_a: float, max_len_b: int
 ) -> list[Hypothesis]:
     src_ids, src_pad_mask = collate_source(sources)
-    return greedy_search(model, src_ids, src_pad_mask, max_len_a=max_len_a, max_len_b=max_len_b)
+    settings = DecodeConfig(max_len_a=max_len_a, max_len_b=max_len_b)
+    return greedy_search(model, src_ids, src_pad_mask, settings)
 
 
 # (seed, EOS bias): random models are repetitive, so a mild EOS bias on some of them adds

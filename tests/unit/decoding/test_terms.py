@@ -13,10 +13,11 @@ import torch
 from test_search import CONFIG, SOURCES, case_model
 
 from anuvad.data.batching import collate_source
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import search_constraint
 from anuvad.decoding.search import Hypothesis
-from anuvad.decoding.terms import TermConstraint, failure_table, next_partial
+from anuvad.decoding.terms import TermConstraint, allocate_beams, failure_table, next_partial
 from conftest import search_outputs
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -69,6 +70,7 @@ def test_every_output_holds_every_phrase(seed: int, k: int, no_repeat: int) -> N
     vocab = CONFIG.tgt_vocab_size
     rng = random.Random(seed * 10 + k)
     phrases = random_phrases(rng, vocab, len(SOURCES))
+    assert any(phrases)  # some sentence has a phrase to hold (else nothing is checked)
     constraint = search_constraint(no_repeat, vocab, first=TermConstraint(phrases, vocab))
     results = search_outputs(model, SOURCES, k, constraint, max_len=(1.0, 3))
     for wanted, hypotheses in zip(phrases, results, strict=True):
@@ -83,9 +85,8 @@ def test_a_phrase_as_long_as_the_limit_still_fits() -> None:
     src_ids, src_pad_mask = collate_source([[6]])  # limit: 1 * 2 (with EOS) + 2 = 4 tokens
     phrase = [7, 8, 9, 6]
     constraint = TermConstraint([[phrase]], CONFIG.tgt_vocab_size)
-    (hyps,) = beam_search(
-        model, src_ids, src_pad_mask, 4, 0.6, 1.0, 2, nbest=4, constraint=constraint
-    )
+    settings = DecodeConfig(beam_size=4, nbest=4, max_len_a=1.0, max_len_b=2)
+    (hyps,) = beam_search(model, src_ids, src_pad_mask, settings, constraint=constraint)
     assert all(h.token_ids == phrase for h in hyps)
 
 
@@ -93,11 +94,10 @@ def test_sentences_without_phrases_decode_as_without_a_constraint() -> None:
     model = case_model(0, 0.0)
     vocab = CONFIG.tgt_vocab_size
     src_ids, src_pad_mask = collate_source(SOURCES)
-    plain = beam_search(model, src_ids, src_pad_mask, 4, 0.6, 1.0, 3, nbest=2)
+    settings = DecodeConfig(beam_size=4, nbest=2, max_len_a=1.0, max_len_b=3)
+    plain = beam_search(model, src_ids, src_pad_mask, settings)
     empty = TermConstraint([[] for _ in SOURCES], vocab)
-    constrained = beam_search(
-        model, src_ids, src_pad_mask, 4, 0.6, 1.0, 3, nbest=2, constraint=empty
-    )
+    constrained = beam_search(model, src_ids, src_pad_mask, settings, constraint=empty)
     for a, b in zip(plain, constrained, strict=True):
         assert [h.token_ids for h in a] == [h.token_ids for h in b]
         assert [h.score for h in a] == pytest.approx([h.score for h in b])
@@ -118,22 +118,21 @@ def test_constrained_beam_search_in_a_batch_equals_one_sentence_at_a_time(seed: 
     phrases = random_phrases(random.Random(seed + 7), vocab, len(SOURCES))
     phrases[0] = phrases[0] or [[5, 6]]  # at least one sentence with a phrase
     src_ids, src_pad_mask = collate_source(SOURCES)
+    settings = DecodeConfig(beam_size=3, nbest=3, max_len_a=1.0, max_len_b=3)
     batched = beam_search(
-        model, src_ids, src_pad_mask, 3, 0.6, 1.0, 3, nbest=3,
-        constraint=TermConstraint(phrases, vocab),
-    )  # fmt: skip
+        model, src_ids, src_pad_mask, settings, constraint=TermConstraint(phrases, vocab)
+    )
     for i, source in enumerate(SOURCES):
         one_ids, one_mask = collate_source([source])
         (alone,) = beam_search(
-            model, one_ids, one_mask, 3, 0.6, 1.0, 3, nbest=3,
-            constraint=TermConstraint([phrases[i]], vocab),
-        )  # fmt: skip
+            model, one_ids, one_mask, settings, constraint=TermConstraint([phrases[i]], vocab)
+        )
         assert [h.token_ids for h in batched[i]] == [h.token_ids for h in alone], i
         assert [h.score for h in batched[i]] == pytest.approx([h.score for h in alone], abs=1e-4)
 
 
 class OneWantedToken:
-    """Rows' wanted tokens for :func:`_allocate`: only ``row`` wants ``token``, which is the
+    """Rows' wanted tokens for :func:`allocate_beams`: only ``row`` wants ``token``, which is the
     only token that makes progress."""
 
     def __init__(self, row: int, token: int) -> None:
@@ -150,15 +149,13 @@ class OneWantedToken:
 def test_allocation_offers_each_beam_its_wanted_token(row: int) -> None:
     """Dynamic beam allocation: the token a beam needs for its phrase competes in that beam's
     own sentence (its own bank), even when it is far outside the K best (Post & Vilar 2018)."""
-    from anuvad.decoding.beam import _allocate
-
     k, vocab, sentences = 2, 12, 3
     candidates = torch.full((sentences * k, vocab), -50.0)  # (B*K, V) running scores
     candidates[:, 4], candidates[:, 5] = -1.0, -2.0  # every row's top tokens: 4, then 5
     beam_scores = torch.zeros(sentences, k)  # all beams live
     # per sentence: beams, tokens, values of its top K
     top: list[list[Any]] = [[0, 1], [4, 4], [-1.0, -1.0]]
-    beams, tokens, _ = _allocate(
+    beams, tokens, _ = allocate_beams(
         OneWantedToken(row, 9),  # type: ignore[arg-type]
         candidates, beam_scores, [top[0]] * sentences, [top[1]] * sentences,
         [top[2]] * sentences, k,

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from anuvad.data.batching import collate_source
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.errors import ConfigError
 from anuvad.inference import cpu
@@ -36,6 +37,7 @@ from anuvad.model.transformer import Transformer, build_model
 from conftest import small_model_config
 
 Matrices = Sequence[tuple[Tensor, Tensor | None]]
+BEAM_3 = DecodeConfig(beam_size=3, max_len_a=0.0, max_len_b=12)  # the decoding tests' search
 
 
 def tiny_model(tie: bool = True) -> Transformer:
@@ -100,8 +102,8 @@ def test_an_accelerated_model_decodes_as_the_plain_one(tmp_path: Path, tie: bool
     accelerate(fast, "transposed", cache=tmp_path / "c.json")
     src, pad = collate_source([[5, 6, 7, 8, 9], [10, 11, 3]])
     with torch.inference_mode():
-        want = beam_search(plain, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
-        got = beam_search(fast, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
+        want = beam_search(plain, src, pad, BEAM_3)
+        got = beam_search(fast, src, pad, BEAM_3)
     assert [h[0].token_ids for h in got] == [h[0].token_ids for h in want]
     for g, w in zip(got, want, strict=True):
         assert g[0].score == pytest.approx(w[0].score, abs=1e-4)
@@ -175,8 +177,8 @@ def test_choices_are_stored_per_machine_and_reused_for_identical_outputs(tmp_pat
     assert accelerate(second, "auto", cache=cache, measure=must_not_measure) == chosen
     src, pad = collate_source([[5, 6, 7, 8, 9], [10, 11, 3]])
     with torch.inference_mode():
-        a = beam_search(first, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
-        b = beam_search(second, src, pad, beam_size=3, max_len_a=0.0, max_len_b=12)
+        a = beam_search(first, src, pad, BEAM_3)
+        b = beam_search(second, src, pad, BEAM_3)
     assert [(h.token_ids, h.score) for n in a for h in n] == [
         (h.token_ids, h.score) for n in b for h in n
     ]

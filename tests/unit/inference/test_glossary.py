@@ -109,6 +109,8 @@ def test_the_translator_uses_every_required_translation(tiny_enhi_model: Path) -
     first, second = tok.decode(pieces[:2]), tok.decode(pieces[-2:][::-1])
     glossary = Glossary.from_pairs([("home", first), ("weather", second)])
     texts = ["I am going home.", "The weather is nice today.", "Please sit down."]
+    # The matcher finds both terms (else the checks below would pass having checked nothing).
+    assert glossary.phrases(texts) == [[first], [second], []]
     for beam in (1, 4):
         settings = translator.settings(beam_size=beam, nbest=beam, no_repeat_ngram_size=3)
         results = translator.translate(texts, settings, glossary=glossary)

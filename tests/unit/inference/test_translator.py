@@ -11,10 +11,12 @@ import torch
 from torch import nn
 
 from anuvad.checkpoint import ModelFile
-from anuvad.config import DecodeConfig, ExperimentConfig, ModelConfig, TokenizerConfig
+from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, train_tokenizer
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
+from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.search import greedy_search
 from anuvad.errors import ConfigError
 from anuvad.evaluation.metrics import (
@@ -80,6 +82,11 @@ def translator(model_file: ModelFile, **decode: object) -> Translator:
     return Translator(model_file, dataclasses.replace(model_file.config.decode, **decode))  # type: ignore[arg-type]
 
 
+def repetition_blocking(t: Translator, settings: DecodeConfig) -> OutputConstraint | None:
+    """The constraint the translator searches under for ``settings`` (no glossary)."""
+    return search_constraint(settings.no_repeat_ngram_size, t.model.config.tgt_vocab_size)
+
+
 @pytest.mark.parametrize("beam_size", [1, 3])
 def test_results_come_in_input_order_whatever_the_batching(
     model_file: ModelFile, beam_size: int
@@ -113,9 +120,12 @@ def test_empty_lines_translate_to_empty_strings(model_file: ModelFile) -> None:
 
 def test_beam_one_is_greedy_search(model_file: ModelFile) -> None:
     t = translator(model_file)
-    results = t.translate(SENTENCES[:2], t.settings(beam_size=1))
+    settings = t.settings(beam_size=1)
+    results = t.translate(SENTENCES[:2], settings)
     src_ids, src_pad_mask = collate_source(t._encode(SENTENCES[:2]))
-    greedy = greedy_search(t.model, src_ids, src_pad_mask, 0.0, 8)
+    greedy = greedy_search(
+        t.model, src_ids, src_pad_mask, settings, constraint=repetition_blocking(t, settings)
+    )
     for result, hyp in zip(results, greedy, strict=True):
         assert len(result.nbest) == 1
         assert result.token_ids == hyp.token_ids
@@ -169,7 +179,7 @@ def test_bad_search_settings_are_rejected(model_file: ModelFile) -> None:
     with pytest.raises(ConfigError, match="nbest must be between 1 and beam_size"):
         t.translate(["Yes."], t.settings(nbest=4))  # the model's beam is 3
     bad = dataclasses.replace(t.decode, early_stopping="never")  # built around the check
-    with pytest.raises(ConfigError, match="early_stopping must be finished or bound"):
+    with pytest.raises(ConfigError, match="early_stopping must be one of finished, bound"):
         t.translate(["Yes."], bad)
 
 
@@ -287,14 +297,16 @@ def test_the_settings_block_repeated_ngrams(model_file: ModelFile, beam_size: in
 
 def test_the_bound_rule_reaches_the_beam_search(model_file: ModelFile) -> None:
     t = translator(model_file)
-    bound = t.translate(SENTENCES, t.settings(early_stopping="bound", nbest=2))
+    # A strong length penalty: on these sentences the rule changes what the search returns.
+    finished = t.settings(nbest=2, length_penalty=2.0)
+    settings = t.settings(nbest=2, length_penalty=2.0, early_stopping="bound")
+    bound = t.translate(SENTENCES, settings)
+    nbest_ids = [[c.token_ids for c in r.nbest] for r in bound]
+    assert nbest_ids != [[c.token_ids for c in r.nbest] for r in t.translate(SENTENCES, finished)]
     encoded = t._encode(SENTENCES)
     src_ids, pad = collate_source([ids for ids in encoded if ids])
-    d = t.decode
-    want = beam_search(
-        t.model, src_ids, pad, d.beam_size, d.length_penalty, d.max_len_a, d.max_len_b,
-        nbest=2, early_stopping="bound",
-    )  # fmt: skip
+    constraint = repetition_blocking(t, settings)
+    want = beam_search(t.model, src_ids, pad, settings, constraint=constraint)
     got = [r for r, ids in zip(bound, encoded, strict=True) if ids]
     for result, hyps in zip(got, want, strict=True):
         assert [c.token_ids for c in result.nbest] == [h.token_ids for h in hyps]

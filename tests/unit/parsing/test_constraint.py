@@ -7,6 +7,7 @@ import torch
 
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.search import greedy_search
 from anuvad.parsing.constraint import TreeConstraint
@@ -33,7 +34,7 @@ def test_constrained_search_writes_only_well_formed_trees_with_one_leaf_per_word
     seed: int, beam: int
 ) -> None:
     model, constraint = random_model(seed, len(PIECES)), TreeConstraint(SP_PIECES)
-    outputs = search_outputs(model, SOURCES, beam, constraint, alpha=0.3)
+    outputs = search_outputs(model, SOURCES, beam, constraint, length_penalty=0.3)
     for source, hyps in zip(SOURCES, outputs, strict=True):
         assert len(hyps) == beam
         for hyp in hyps:
@@ -48,8 +49,9 @@ def test_constrained_search_writes_only_well_formed_trees_with_one_leaf_per_word
 def test_beam_one_equals_greedy_under_the_constraint() -> None:
     model, constraint = random_model(3, len(PIECES)), TreeConstraint(PIECES)
     src_ids, src_pad_mask = collate_source(SOURCES)
-    greedy = greedy_search(model, src_ids, src_pad_mask, 3.0, 10, True, constraint)
-    beam = beam_search(model, src_ids, src_pad_mask, 1, 0.0, 3.0, 10, constraint=constraint)
+    settings = DecodeConfig(beam_size=1, length_penalty=0.0, max_len_a=3.0, max_len_b=10)
+    greedy = greedy_search(model, src_ids, src_pad_mask, settings, constraint=constraint)
+    beam = beam_search(model, src_ids, src_pad_mask, settings, constraint=constraint)
     assert [h.token_ids for h in greedy] == [b[0].token_ids for b in beam]
     for g, (b,) in zip(greedy, beam, strict=True):
         assert g.log_prob == pytest.approx(b.log_prob, abs=1e-4)
@@ -59,13 +61,14 @@ def test_a_tight_limit_still_fits_a_tree_and_a_too_tight_one_is_left_free() -> N
     model, constraint = random_model(4, len(PIECES)), TreeConstraint(PIECES)
     src_ids, src_pad_mask = collate_source(SOURCES)
     # limit = source tokens (words + EOS) + 2 = words + 3: exactly "(X", the leaves, ")X", EOS.
-    for hyp, source in zip(
-        greedy_search(model, src_ids, src_pad_mask, 1.0, 2, True, constraint), SOURCES, strict=True
-    ):
+    tight = DecodeConfig(max_len_a=1.0, max_len_b=2)
+    fitted = greedy_search(model, src_ids, src_pad_mask, tight, constraint=constraint)
+    for hyp, source in zip(fitted, SOURCES, strict=True):
         assert hyp.finished and len(hyp.token_ids) == len(source) + 2
         assert well_formed(hyp.token_ids, len(source))
     # limit = words + 2: no finished tree fits; the rows search freely instead of getting stuck.
-    free = greedy_search(model, src_ids, src_pad_mask, 1.0, 1, True, constraint)
+    too_tight = DecodeConfig(max_len_a=1.0, max_len_b=1)
+    free = greedy_search(model, src_ids, src_pad_mask, too_tight, constraint=constraint)
     assert all(len(h.token_ids) <= len(s) + 2 for h, s in zip(free, SOURCES, strict=True))
 
 
