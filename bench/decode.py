@@ -111,7 +111,10 @@ def run_anuvad(
     translator: Translator, lines: Sequence[str], k: int, use_cache: bool, args: argparse.Namespace
 ) -> tuple[list[str], int]:
     settings = translator.settings(
-        beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a, max_len_b=args.max_len_b
+        beam_size=k,
+        length_penalty=args.length_penalty,
+        max_len_a=args.max_len_a,
+        max_len_b=args.max_len_b,
     )
     results = translator.translate(lines, settings, use_cache=use_cache)
     tokens = sum(len(r.token_ids) + r.finished for r in results)
@@ -122,7 +125,10 @@ def run_ct2(
     engine: Any, lines: Sequence[str], k: int, args: argparse.Namespace
 ) -> tuple[list[str], int]:
     settings = engine.settings(
-        beam_size=k, length_penalty=args.alpha, max_len_a=args.max_len_a, max_len_b=args.max_len_b
+        beam_size=k,
+        length_penalty=args.length_penalty,
+        max_len_a=args.max_len_a,
+        max_len_b=args.max_len_b,
     )
     results = engine.translate(lines, settings)
     tokens = sum(len(r.token_ids) + r.finished for r in results)
@@ -174,7 +180,7 @@ def main() -> None:
     parser.add_argument("--references", help="references for BLEU and chrF++ (optional)")
     parser.add_argument("--sentences", type=int, default=1000, help="first N lines (0 = all)")
     parser.add_argument("--beam", type=int, default=4, help="beam size besides greedy")
-    parser.add_argument("--alpha", type=float, default=0.6, help="length penalty")
+    parser.add_argument("--length-penalty", type=float, default=0.6, help="length penalty (alpha)")
     parser.add_argument("--max-len-a", type=float, default=1.0)
     parser.add_argument("--max-len-b", type=int, default=50)
     parser.add_argument(
@@ -283,7 +289,7 @@ def print_report(
         f"\n{time.strftime('%Y-%m-%d %H:%M')}, {platform.processor() or platform.machine()}, "
         f"torch {torch.__version__}, {args.threads} threads, load {load:.1f}; model {args.model} "
         f"({count_parameters(translator.model) / 1e6:.2f} M parameters); {len(lines)} sentences "
-        f"of {args.source}, batches of {sizes} sentences, alpha {args.alpha}, "
+        f"of {args.source}, batches of {sizes} sentences, length penalty {args.length_penalty}, "
         f"max length {args.max_len_a} * source + {args.max_len_b}"
         f"{'; BOS embedding row zeroed (--zero-bos)' if args.zero_bos else ''}\n"
     )

@@ -235,7 +235,8 @@ def run_marian(
             src_ids, src_pad_mask = collate_source(src)
             limit = min(int(args.max_len_a * src_ids.size(1)) + args.max_len_b, max_tokens)
             config = GenerationConfig(
-                num_beams=k, do_sample=False, length_penalty=args.alpha, early_stopping=True,
+                num_beams=k, do_sample=False, length_penalty=args.length_penalty,
+                early_stopping=True,
                 max_new_tokens=limit, decoder_start_token_id=BOS_ID, eos_token_id=EOS_ID,
                 pad_token_id=PAD_ID, suppress_tokens=[PAD_ID, BOS_ID], use_cache=True,
             )  # fmt: skip
@@ -269,7 +270,7 @@ def run_ct2_stock(
         sources = [[token_name(t) for t in [*ids, EOS_ID]] for ids in src]
         limit = int(args.max_len_a * max(len(s) for s in sources)) + args.max_len_b
         results = ct2.translate_batch(
-            sources, beam_size=k, length_penalty=args.alpha if k > 1 else 0.0,
+            sources, beam_size=k, length_penalty=args.length_penalty if k > 1 else 0.0,
             max_decoding_length=limit, max_batch_size=batch_size, return_end_token=True,
         )  # fmt: skip
         for i, result in zip(group, results, strict=True):

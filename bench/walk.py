@@ -46,9 +46,9 @@ def longest_functions(src: Path, top: int) -> list[tuple[int, str]]:
 
 def modules_one_sentence_runs(model: str, text: str) -> list[str]:
     """The anuvad modules whose code runs while the server answers one /translate request."""
-    import anuvad
     from fastapi.testclient import TestClient
 
+    import anuvad
     from anuvad.inference.engine import load_engine
     from anuvad.server.app import create_app
 
@@ -72,7 +72,7 @@ def modules_one_sentence_runs(model: str, text: str) -> list[str]:
         response = client.post("/translate", json=body)
         recording.clear()
     sys.setprofile(None)
-    threading.setprofile(None)  # type: ignore[arg-type]
+    threading.setprofile(None)
     assert response.status_code == 200, response.text
     return sorted(str(Path(name).relative_to(root)) for name in seen)
 

@@ -74,11 +74,6 @@ def length_normalizer(length: int, length_penalty: float) -> float:
     return float(((5.0 + length) / 6.0) ** length_penalty)
 
 
-# The old name, still imported by inference/confidence.py and inference/ct2/engine.py; the
-# name ``length_penalty`` is otherwise the setting's (DecodeConfig.length_penalty) only.
-length_penalty = length_normalizer
-
-
 def limits_for_lengths(src_lengths: Tensor, max_len_a: float, max_len_b: int) -> Tensor:
     """floor(a * source_length) + b per sentence (section 6.1: input length + 50), (B,) long.
 
@@ -121,10 +116,6 @@ class BetweenSteps(Protocol):
     def __call__(self) -> bool:
         """Called between two decoding steps; may run other work; True stops the search."""
         ...
-
-
-# The old name, still used by inference/frontend.py, engine.py and ct2/engine.py.
-StopCheck = BetweenSteps
 
 
 def check_stop(stop: BetweenSteps | None) -> None:

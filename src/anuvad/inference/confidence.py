@@ -46,7 +46,7 @@ import torch
 from anuvad.data.batching import collate_source
 from anuvad.data.download import sha256_of
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
-from anuvad.decoding.search import length_penalty
+from anuvad.decoding.search import length_normalizer
 from anuvad.errors import ConfigError
 from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.evaluation.metrics import sentence_chrf
@@ -223,7 +223,7 @@ def sentence_features(
     tokens = len(tgt_pieces)
     ratio = math.log((n + 1) / (len(src_pieces) + 1))
     features = {
-        "score": sum(lp) / length_penalty(n, SCORE_ALPHA) if n else -50.0,
+        "score": sum(lp) / length_normalizer(n, SCORE_ALPHA) if n else -50.0,
         "mean_log_prob": sum(lp) / n if n else -50.0,
         "min_log_prob": max(-50.0, min(lp)) if n else -50.0,
         "low_prob_share": sum(1 for x in lp if x < math.log(LOW_PROB)) / n if n else 1.0,

@@ -22,7 +22,7 @@ from anuvad.config import ExperimentConfig
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
-from anuvad.decoding.search import StopCheck
+from anuvad.decoding.search import BetweenSteps
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.evaluation.calibration import ConfidenceModel
@@ -78,7 +78,7 @@ class TranslationEngine(Protocol):
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
-        stop: StopCheck | None = None,
+        stop: BetweenSteps | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
         quality: bool = False,
     ) -> list[Translation]: ...

@@ -17,7 +17,7 @@ from anuvad.config import DataConfig
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
-from anuvad.decoding.search import StopCheck, check_stop
+from anuvad.decoding.search import BetweenSteps, check_stop
 from anuvad.inference.translation import Candidate, Translation
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ def translate_encoded(
     search: BatchSearch,
     progress: Callable[[int], object] | None = None,
     engine_splits_tokens: bool = False,
-    stop: StopCheck | None = None,
+    stop: BetweenSteps | None = None,
 ) -> list[Translation]:
     """Translate ``texts`` (with their source ids ``encoded``) batch by batch; results in input
     order. ``progress`` is called with the number of sentences each finished batch held;

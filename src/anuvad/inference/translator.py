@@ -22,7 +22,7 @@ from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
-from anuvad.decoding.search import BetweenSteps, Hypothesis, StopCheck, greedy_search
+from anuvad.decoding.search import BetweenSteps, Hypothesis, greedy_search
 from anuvad.decoding.terms import TermConstraint
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
@@ -160,7 +160,7 @@ class Translator:
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
-        stop: StopCheck | None = None,
+        stop: BetweenSteps | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
         quality: bool = False,
     ) -> list[Translation]:

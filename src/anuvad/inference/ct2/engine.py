@@ -8,11 +8,11 @@ form.
 How anuvad's search settings map onto CTranslate2's ``translate_batch``, and where they differ:
 
 * **Length penalty.** CTranslate2 normalises a finished hypothesis as
-  ``score / |Y| ** length_penalty``; anuvad uses Wu et al.'s ``((5 + |Y|) / 6) ** alpha``. The
-  penalty only ranks *finished* hypotheses in both beam searches (live beams are ranked by their
-  summed log-probability), so the engine asks CTranslate2 for all K hypotheses with
-  ``length_penalty=1`` and ``return_end_token=True`` (|Y| then counts EOS, as anuvad's does),
-  recovers each log-probability as ``score * |Y|`` and re-ranks with anuvad's penalty.
+  ``score / |Y| ** length_penalty``; anuvad uses Wu et al.'s
+  ``((5 + |Y|) / 6) ** length_penalty``. The penalty only ranks *finished* hypotheses in both
+  beam searches (live beams are ranked by their summed log-probability), so the engine asks
+  CTranslate2 for all K hypotheses with ``length_penalty=1`` and ``return_end_token=True`` (|Y|
+  then counts EOS, as anuvad's does), recovers each log-probability as ``score * |Y|`` and re-ranks with anuvad's penalty.
   ``length_penalty=1`` (not 0) also keeps CTranslate2 from stopping as soon as its best beam
   ends: like anuvad's default ("finished") rule, a sentence stops once K hypotheses finished.
   Beam 1 is CTranslate2's greedy search with ``length_penalty=0`` (the plain log-probability).
@@ -51,8 +51,7 @@ from anuvad.config import ExperimentConfig, config_from_dict
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
-from anuvad.decoding.search import StopCheck, capped_top, limits_for_lengths
-from anuvad.decoding.search import length_penalty as gnmt_penalty
+from anuvad.decoding.search import BetweenSteps, capped_top, length_normalizer, limits_for_lengths
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.evaluation.calibration import ConfidenceModel
 from anuvad.inference.ct2 import missing_ctranslate2
@@ -219,7 +218,7 @@ class CT2Translator:
         use_cache: bool = True,
         progress: Callable[[int], object] | None = None,
         constraint: OutputConstraint | None = None,
-        stop: StopCheck | None = None,
+        stop: BetweenSteps | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
         quality: bool = False,
     ) -> list[Translation]:
@@ -332,7 +331,7 @@ class CT2Translator:
         return outputs
 
     def _rank(
-        self, hypotheses: list[tuple[list[str], float]], k: int, alpha: float, count: int
+        self, hypotheses: list[tuple[list[str], float]], k: int, length_penalty: float, count: int
     ) -> list[Candidate]:
         """anuvad's ``count`` best candidates, best first by anuvad's score (stable for ties);
         only those are detokenized."""
@@ -342,7 +341,7 @@ class CT2Translator:
             finished = bool(pieces) and pieces[-1] == eos
             token_ids = [self._tgt_ids[p] for p in (pieces[:-1] if finished else pieces)]
             length = len(token_ids) + int(finished)
-            score = log_prob if k == 1 else log_prob / gnmt_penalty(length, alpha)
+            score = log_prob if k == 1 else log_prob / length_normalizer(length, length_penalty)
             ranked.append((score, log_prob, finished, token_ids))
         ranked.sort(key=lambda c: -c[0])
         return [
