@@ -7,13 +7,13 @@ form.
 
 How anuvad's search settings map onto CTranslate2's ``translate_batch``, and where they differ:
 
-* **Length penalty.** CTranslate2 normalises a finished hypothesis as
-  ``score / |Y| ** length_penalty``; anuvad uses Wu et al.'s
-  ``((5 + |Y|) / 6) ** length_penalty``. The penalty only ranks *finished* hypotheses in both
-  beam searches (live beams are ranked by their summed log-probability), so the engine asks
-  CTranslate2 for all K hypotheses with ``length_penalty=1`` and ``return_end_token=True`` (|Y|
-  then counts EOS, as anuvad's does), recovers each log-probability as ``score * |Y|`` and
-  re-ranks with anuvad's penalty. ``length_penalty=1`` (not 0) also keeps CTranslate2 from stopping as soon as its best beam
+* **Length penalty.** CTranslate2 normalises a finished hypothesis as ``score / |Y| **
+  length_penalty``; anuvad uses Wu et al.'s ``((5 + |Y|) / 6) ** length_penalty``. The penalty
+  only ranks *finished* hypotheses in both beam searches (live beams are ranked by their summed
+  log-probability), so the engine asks CTranslate2 for all K hypotheses with
+  ``length_penalty=1`` and ``return_end_token=True`` (|Y| then counts EOS, as anuvad's does),
+  recovers each log-probability as ``score * |Y|`` and re-ranks with anuvad's penalty.
+  ``length_penalty=1`` (not 0) also keeps CTranslate2 from stopping as soon as its best beam
   ends: like anuvad's default ("finished") rule, a sentence stops once K hypotheses finished.
   Beam 1 is CTranslate2's greedy search with ``length_penalty=0`` (the plain log-probability).
 * **Length limit.** anuvad allows ``floor(a * source tokens) + b`` output tokens per sentence
