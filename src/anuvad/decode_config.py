@@ -105,6 +105,13 @@ class DecodeConfig:
         maximum=8,
         api=True,
     )
+    sample_top_k: int = _setting(
+        0,
+        "0: the most probable token at each step; K > 0: a token drawn from the K most probable "
+        "(back-translation by sampling, Edunov et al. 2018; beam size 1; reproducible: the draws "
+        "are seeded)",
+        minimum=0,
+    )
     max_output_tokens: int = _setting(
         0, "no output longer than this many target pieces (0 = no cap)", minimum=0
     )
@@ -121,6 +128,11 @@ class DecodeConfig:
             for f, setting in settings_spec()
             if (problem := setting.problem(f.name, getattr(self, f.name))) is not None
         ]
+        if self.sample_top_k > 0 and self.beam_size != 1:
+            found.append(
+                f"decode.sample_top_k needs beam_size 1 (sampling replaces the beam), got beam_size "
+                f"{self.beam_size}"
+            )
         if self.nbest > self.beam_size and self.beam_size >= 1:
             found.append(
                 f"decode.nbest must be between 1 and beam_size ({self.beam_size}), got {self.nbest}"

@@ -290,6 +290,30 @@ class SignalRecorder:
 # --------------------------------------------------------------------------------------------
 
 
+SAMPLING_SEED = 1  # sampled outputs are reproducible: the same input and batch, the same draws
+
+
+def pick_tokens(
+    log_probs: Tensor, top_k: int, generator: torch.Generator | None = None
+) -> tuple[Tensor, Tensor]:
+    """Each row's next token and its log-probability, (N,) each: the most probable allowed
+    token, or with ``top_k`` > 0 one drawn from the ``top_k`` most probable allowed tokens in
+    proportion to their probabilities (a row with nothing allowed gets -inf, as with argmax).
+
+    Args:
+        log_probs: (N, V) log-probabilities, -inf where a token is not allowed.
+        top_k: 0 for the argmax; K > 0 to sample among the K best.
+        generator: the random source of the draws.
+    """
+    if top_k <= 0:
+        return log_probs.max(dim=-1)
+    values, index = log_probs.topk(min(top_k, log_probs.size(-1)), dim=-1)  # (N, K)
+    weights = values.exp()  # (N, K); not allowed: 0
+    weights[:, 0] = weights[:, 0].masked_fill(weights.sum(-1) == 0, 1.0)  # nothing allowed
+    drawn = torch.multinomial(weights, 1, generator=generator)  # (N, 1)
+    return values.gather(1, drawn).squeeze(1), index.gather(1, drawn).squeeze(1)
+
+
 @torch.inference_mode()
 def greedy_search(
     model: Transformer,
@@ -310,7 +334,8 @@ def greedy_search(
         src_pad_mask: (B, S) True on padding.
         settings: the output limit ``max_len_a * source_length + max_len_b`` tokens (EOS not
             counted) and ``max_output_tokens`` (> 0 caps every output); the beam settings
-            (``beam_size``, ``nbest``, ``length_penalty``, ``early_stopping``) do not apply,
+            (``beam_size``, ``nbest``, ``length_penalty``, ``early_stopping``) do not apply;
+            ``sample_top_k`` > 0 draws each token from the K most probable instead of the argmax,
             and ``no_repeat_ngram_size`` reaches the search as part of ``constraint``.
         use_cache: incremental decoding with the key/value cache (False: re-run the decoder on
             the whole prefix every step; same results, slower).
@@ -334,6 +359,9 @@ def greedy_search(
     limits = output_limits(model, src_pad_mask, settings)
     allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
     recorder = SignalRecorder(batch, device) if signals else None
+    generator = (
+        torch.Generator(device=device).manual_seed(SAMPLING_SEED) if settings.sample_top_k else None
+    )
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
     scores = [0.0] * batch
@@ -347,7 +375,8 @@ def greedy_search(
         log_probs, entropy = step_log_probs(decoder, last, signals)  # (B_active, V), (B_active,)
         if allowed is not None:
             log_probs = log_probs + allowed.mask().to(device)
-        best_scores, best = log_probs.max(dim=-1)  # (B_active,)
+        # (B_active,) each: the argmax, or a draw from the top K with ``sample_top_k``
+        best_scores, best = pick_tokens(log_probs, settings.sample_top_k, generator)
         spread = entropy.tolist() if entropy is not None else []
         keep: list[int] = []
         for i, (row, token, score) in enumerate(

@@ -239,3 +239,42 @@ def test_search_leaves_the_model_unchanged() -> None:
     search(model, SOURCES, 1.0, 3)
     assert not model.training
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def sample(model: Transformer, top_k: int, max_len_b: int = 12) -> list[Hypothesis]:
+    src_ids, src_pad_mask = collate_source(SOURCES)
+    settings = DecodeConfig(beam_size=1, max_len_a=1.0, max_len_b=max_len_b, sample_top_k=top_k)
+    return greedy_search(model, src_ids, src_pad_mask, settings)
+
+
+def test_sampling_from_the_top_1_is_greedy_search() -> None:
+    model = case_model(1, 1.5)
+    assert [h.token_ids for h in sample(model, 1)] == [h.token_ids for h in sample(model, 0)]
+
+
+@pytest.mark.parametrize("top_k", [2, 4])
+def test_sampled_tokens_come_from_the_top_k_and_score_as_the_model_does(top_k: int) -> None:
+    """Every drawn token is among the K most probable (PAD and BOS excluded) given its prefix,
+    each output's score is its teacher-forced log-probability, the draws differ from greedy
+    search and are reproducible."""
+    model = case_model(2, 1.0)
+    drawn = sample(model, top_k)
+    assert [h.token_ids for h in drawn] != [h.token_ids for h in sample(model, 0)]
+    assert [h.token_ids for h in drawn] == [h.token_ids for h in sample(model, top_k)]
+    for source, hyp in zip(SOURCES, drawn, strict=True):
+        assert hyp.score == pytest.approx(full_model_score(model, source, hyp), abs=1e-4)
+        targets = hyp.token_ids + ([EOS_ID] if hyp.finished else [])
+        src_ids = torch.tensor([[*source, EOS_ID]])
+        tgt_in = torch.tensor([[BOS_ID, *targets[:-1]]]) if targets else torch.tensor([[BOS_ID]])
+        with torch.no_grad():
+            logits = model(src_ids, tgt_in, torch.zeros_like(src_ids, dtype=torch.bool))[0]
+        logits[:, [PAD_ID, BOS_ID]] = -math.inf
+        for t, token in enumerate(targets):
+            assert token in logits[t].topk(top_k).indices.tolist(), (t, token)
+
+
+def test_sampling_needs_beam_size_1() -> None:
+    from anuvad.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="decode.sample_top_k needs beam_size 1"):
+        DecodeConfig().with_overrides(sample_top_k=5)

@@ -318,6 +318,7 @@ class CT2Translator:
             return_scores=True,
             return_end_token=True,
             no_repeat_ngram_size=settings.no_repeat_ngram_size,
+            sampling_topk=settings.sample_top_k or 1,
             **batching,
         )
         outputs = []
