@@ -130,8 +130,8 @@ class DecodeConfig:
         ]
         if self.sample_top_k > 0 and self.beam_size != 1:
             found.append(
-                f"decode.sample_top_k needs beam_size 1 (sampling replaces the beam), got beam_size "
-                f"{self.beam_size}"
+                "decode.sample_top_k needs beam_size 1 (sampling replaces the beam), got "
+                f"beam_size {self.beam_size}"
             )
         if self.nbest > self.beam_size and self.beam_size >= 1:
             found.append(
