@@ -413,7 +413,7 @@ def test_improbable_words_are_shaded_and_a_doubtful_sentence_is_flagged(
     marks the sentence likely wrong with its confidence."""
     import httpx
 
-    from anuvad.evaluation.calibration import ConfidenceModel
+    from anuvad.evaluation.confidence_model import ConfidenceModel
     from anuvad.inference.confidence import calibration_path
     from anuvad.inference.translator import Translator
     from anuvad.server.app import create_app

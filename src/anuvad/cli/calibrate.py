@@ -17,15 +17,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """Translate the dev sets (or read ``--rows``), fit on their first halves, report on the
     second halves, write the confidence model beside the model file."""
     from anuvad.data.download import sha256_of
-    from anuvad.evaluation.calibration import calibrate, report_table
-    from anuvad.inference.calibrate import (
+    from anuvad.evaluation.confidence_model import calibrate, report_table
+    from anuvad.inference.confidence import calibration_path
+    from anuvad.inference.confidence_fit import (
         calibration_rows,
         choose_features,
         load_rows,
         read_dev_set,
         save_rows,
     )
-    from anuvad.inference.confidence import calibration_path
 
     if not args.dev and not args.rows:
         print("error: give dev sets (--dev DOMAIN=SRC,REF) or --rows FILE", file=sys.stderr)

@@ -41,7 +41,7 @@ from anuvad.data.corpora import (
     require_nonempty_sides,
 )
 from anuvad.data.encoded import FORMAT_VERSION, EncodedCorpus
-from anuvad.data.prepared import (
+from anuvad.data.prepared_folder import (
     PREPARED_FILES,
     REPORT_FILE,
     SRC_MODEL,

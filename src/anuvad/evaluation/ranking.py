@@ -1,7 +1,7 @@
 """How well a score ranks sentences by quality: AUROC for finding the bad ones, Spearman's rank
 correlation, and for probabilities the Brier score and the expected calibration error.
 A few lines of torch in float64 each (no extra dependency); used by
-:mod:`anuvad.evaluation.calibration` and its reports."""
+:mod:`anuvad.evaluation.confidence_model` and its reports."""
 
 from __future__ import annotations
 

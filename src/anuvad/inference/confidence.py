@@ -30,7 +30,7 @@ From them, per sentence (the names of :data:`FEATURES`):
   model's token log-probabilities of the source given the output (a translation that lost or
   invented meaning makes the source improbable; Junczys-Dowmunt 2018's dual cross-entropy).
 
-:class:`anuvad.evaluation.calibration.ConfidenceModel` turns them into a probability.
+:class:`anuvad.evaluation.confidence_model.ConfidenceModel` turns them into a probability.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from anuvad.data.download import sha256_of
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 from anuvad.decoding.search import length_normalizer
 from anuvad.errors import ConfigError
-from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.translation import Quality, WordScore
 from anuvad.model.transformer import Transformer

@@ -25,7 +25,7 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import BetweenSteps
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
-from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Capabilities, Translation
 

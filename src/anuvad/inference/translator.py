@@ -26,7 +26,7 @@ from anuvad.decoding.search import BetweenSteps, Hypothesis, greedy_search
 from anuvad.decoding.terms import TermConstraint
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
-from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.confidence import (
     ATTENTION_FEATURES,

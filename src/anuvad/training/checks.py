@@ -13,7 +13,7 @@ import torch
 from anuvad.atomic import remove_stale_temp_files
 from anuvad.config import ExperimentConfig, save_config
 from anuvad.data.prepare import PreparedData
-from anuvad.data.prepared import fingerprint_differences
+from anuvad.data.prepared_folder import fingerprint_differences
 from anuvad.errors import TrainingError
 from anuvad.training.run_log import RUN_INFO_FILE, read_run_history
 from anuvad.training.state import CHECKPOINT_DIR, check_run_dir

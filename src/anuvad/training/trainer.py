@@ -25,7 +25,7 @@ from tqdm import tqdm
 from anuvad.config import ExperimentConfig, config_to_dict
 from anuvad.data.batching import Batch, collate, rank_share
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
-from anuvad.data.prepared import data_fingerprint
+from anuvad.data.prepared_folder import data_fingerprint
 from anuvad.device import resolve_device
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention

@@ -17,7 +17,7 @@ from anuvad.data.prepare import (
     prepare_data,
     prepare_or_load,
 )
-from anuvad.data.prepared import PREPARED_FILES
+from anuvad.data.prepared_folder import PREPARED_FILES
 from anuvad.errors import DataError
 
 Pairs = list[tuple[str, str]]

@@ -14,7 +14,7 @@ from test_translator import SENTENCES, build_model_file
 
 from anuvad.checkpoint import ModelFile
 from anuvad.errors import ConfigError
-from anuvad.evaluation.calibration import fit_confidence
+from anuvad.evaluation.confidence_model import fit_confidence
 from anuvad.inference.confidence import (
     FEATURES,
     calibration_path,

@@ -53,7 +53,7 @@ from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import BetweenSteps, capped_top, length_normalizer, limits_for_lengths
 from anuvad.errors import CheckpointError, ConfigError
-from anuvad.evaluation.calibration import ConfidenceModel
+from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded

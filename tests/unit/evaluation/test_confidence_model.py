@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from anuvad.errors import ConfigError
-from anuvad.evaluation.calibration import (
+from anuvad.evaluation.confidence_model import (
     CalibrationRow,
     ConfidenceModel,
     calibrate,
