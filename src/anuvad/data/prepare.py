@@ -21,11 +21,12 @@ import itertools
 import json
 import logging
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from anuvad.atomic import write_atomic
-from anuvad.config import DataConfig, ExperimentConfig
+from anuvad.config import CorpusConfig, DataConfig, ExperimentConfig
 from anuvad.data.cleaning import (
     CLEAN_DROP_REASONS,
     CleaningReport,
@@ -175,6 +176,48 @@ def prepare_data(
             empty side, the tokenizer cannot be trained, or no training pair survives cleaning.
     """
     data = config.data
+    used = _weighted_corpora(data)
+    root = data.resolve_root()
+    valid_texts = read_corpora(data.valid, root)
+    for text in valid_texts:
+        require_nonempty_sides(text)
+    cleaned, cleaning = _clean_training(data, used, read_corpora(used, root), valid_texts)
+    if tokenizers is None:
+        tags = sorted({corpus.tag for corpus in used if corpus.tag})
+        src_tok, tgt_tok = _train_tokenizers(data, *_concat(cleaned), tags)
+    else:
+        src_tok, tgt_tok = tokenizers
+    training = _encode_training(data, used, cleaned, cleaning, src_tok, tgt_tok)
+    valid_src, valid_tgt = _concat(valid_texts)
+    valid = _encode_valid(data, valid_src, valid_tgt, src_tok, tgt_tok)
+    summary: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "data_config": _data_fingerprint(data, tokenizers),
+        "src_vocab_size": src_tok.vocab_size,
+        "tgt_vocab_size": tgt_tok.vocab_size,
+        "train": {
+            "corpora": training.corpora,
+            "filter": training.report.to_dict(),
+            "pairs": len(training.ids),
+            "src_tokens": sum(len(s) for s in training.ids.src),
+            "tgt_tokens": sum(len(t) for t in training.ids.tgt),
+        },
+        "valid": {"corpora": _corpora_report(valid_texts), "pairs": len(valid)},
+    }
+    prepared = PreparedData(
+        src_tok, tgt_tok, training.ids, valid, valid_src, valid_tgt, summary,
+        training.src_text, training.tgt_text,
+    )  # fmt: skip
+    _write_folder(Path(out_dir), prepared)
+    return prepared
+
+
+def _weighted_corpora(data: DataConfig) -> list[CorpusConfig]:
+    """The training corpora with a weight above 0 (those at 0 are logged as left out).
+
+    Raises:
+        DataError: none is left.
+    """
     used = [corpus for corpus in data.train if corpus.weight > 0]
     if not used:
         raise DataError(
@@ -186,15 +229,21 @@ def prepare_data(
     ]
     if left_out:
         logger.info("left out (weight 0): %s", ", ".join(left_out))
-    root = data.resolve_root()
-    train_texts = read_corpora(used, root)
-    valid_texts = read_corpora(data.valid, root)
-    for text in valid_texts:
-        require_nonempty_sides(text)
+    return used
+
+
+def _clean_training(
+    data: DataConfig,
+    used: list[CorpusConfig],
+    train_texts: list[ParallelText],
+    valid_texts: list[ParallelText],
+) -> tuple[list[ParallelText], list[CleaningReport]]:
+    """Each training corpus cleaned (text rules, dev overlap, duplicates across corpora) and
+    tagged, with what cleaning dropped from it."""
     dev: DevIndex | None = None
     if data.clean.drop_dev_overlap:
         dev = DevIndex()
-        for text in [*valid_texts, *read_corpora(data.clean.exclude, root)]:
+        for text in [*valid_texts, *read_corpora(data.clean.exclude, data.resolve_root())]:
             dev.add(text.src, text.tgt)
     seen: set[tuple[str, str]] | None = set() if data.dedup else None
     cleaned: list[ParallelText] = []
@@ -207,41 +256,52 @@ def prepare_data(
             kept_text.src = [f"{corpus.tag} {s}" for s in kept_text.src]
         cleaned.append(kept_text)
         cleaning.append(corpus_report)
-    train_src, train_tgt = _concat(cleaned)
-    valid_src, valid_tgt = _concat(valid_texts)
+    return cleaned, cleaning
 
-    tags = sorted({corpus.tag for corpus in used if corpus.tag})
-    if tokenizers is None:
-        src_tok, tgt_tok = _train_tokenizers(data, train_src, train_tgt, tags)
-    else:
-        src_tok, tgt_tok = tokenizers
+
+@dataclass
+class _Training:
+    """The encoded training pairs, the text each was encoded from, and the reports."""
+
+    ids: EncodedCorpus
+    src_text: list[str]
+    tgt_text: list[str]
+    report: FilterReport
+    corpora: list[dict[str, Any]]
+
+
+def _encode_training(
+    data: DataConfig,
+    used: list[CorpusConfig],
+    cleaned: list[ParallelText],
+    cleaning: list[CleaningReport],
+    src_tok: Tokenizer,
+    tgt_tok: Tokenizer,
+) -> _Training:
+    """Encode each cleaned corpus, drop pairs too long or too unequal in length, and sample it
+    by its weight.
+
+    Raises:
+        DataError: no training pair is left.
+    """
     # Every reason, text-level first, in the order the checks run.
     reasons = dict.fromkeys((*CLEAN_DROP_REASONS, "too_long", "length_ratio"), 0)
-    report = FilterReport(dropped=reasons)
-    train = EncodedCorpus(src=[], tgt=[])
-    train_src_text: list[str] = []  # the text each training pair was encoded from
-    train_tgt_text: list[str] = []
-    corpora_reports: list[dict[str, Any]] = []
+    training = _Training(EncodedCorpus(src=[], tgt=[]), [], [], FilterReport(dropped=reasons), [])
     for corpus, text, corpus_cleaning in zip(used, cleaned, cleaning, strict=True):
         src_ids = src_tok.encode_batch(text.src)
         tgt_ids = tgt_tok.encode_batch(text.tgt)
         # Duplicates were dropped above, across corpora (after normalisation).
         kept, corpus_filter = filter_pairs(
-            text.src,
-            text.tgt,
-            src_ids,
-            tgt_ids,
-            max_len=data.max_len,
-            max_len_ratio=data.max_len_ratio,
-            dedup=False,
-        )
+            text.src, text.tgt, src_ids, tgt_ids,
+            max_len=data.max_len, max_len_ratio=data.max_len_ratio, dedup=False,
+        )  # fmt: skip
         chosen = weighted_sample(kept, corpus.weight, f"{data.sample_seed}:{text.name}")
-        train.src.extend(src_ids[i] for i in chosen)
-        train.tgt.extend(tgt_ids[i] for i in chosen)
-        train_src_text.extend(text.src[i] for i in chosen)
-        train_tgt_text.extend(text.tgt[i] for i in chosen)
-        _add_reports(report, corpus_cleaning, corpus_filter)
-        corpora_reports.append(
+        training.ids.src.extend(src_ids[i] for i in chosen)
+        training.ids.tgt.extend(tgt_ids[i] for i in chosen)
+        training.src_text.extend(text.src[i] for i in chosen)
+        training.tgt_text.extend(text.tgt[i] for i in chosen)
+        _add_reports(training.report, corpus_cleaning, corpus_filter)
+        training.corpora.append(
             {
                 "name": text.name,
                 "src_file": str(text.src_path),
@@ -255,87 +315,54 @@ def prepare_data(
                 "pairs_in_training": len(chosen),
             }
         )
+        dropped = {
+            reason: corpus_cleaning.dropped.get(reason, 0) + corpus_filter.dropped.get(reason, 0)
+            for reason in (*corpus_cleaning.dropped, *corpus_filter.dropped)
+        }
         logger.info(
             "corpus %r: %d read, %d kept, %d in training (weight %g); dropped %s",
-            text.name,
-            corpus_cleaning.total,
-            len(kept),
-            len(chosen),
-            corpus.weight,
-            {
-                reason: corpus_cleaning.dropped.get(reason, 0)
-                + corpus_filter.dropped.get(reason, 0)
-                for reason in (*corpus_cleaning.dropped, *corpus_filter.dropped)
-                if corpus_cleaning.dropped.get(reason, 0) + corpus_filter.dropped.get(reason, 0)
-            },
-        )
-    if not len(train):
+            text.name, corpus_cleaning.total, len(kept), len(chosen), corpus.weight,
+            {reason: count for reason, count in dropped.items() if count},
+        )  # fmt: skip
+    if not len(training.ids):
         raise DataError(
-            f"no training pairs left after cleaning ({report.summary()}). Fix: check the "
-            f"corpora, or relax data.max_len / data.max_len_ratio / data.dedup / data.clean"
+            f"no training pairs left after cleaning ({training.report.summary()}). Fix: check "
+            f"the corpora, or relax data.max_len / data.max_len_ratio / data.dedup / data.clean"
         )
+    return training
+
+
+def _encode_valid(
+    data: DataConfig, src: list[str], tgt: list[str], src_tok: Tokenizer, tgt_tok: Tokenizer
+) -> EncodedCorpus:
+    """The dev pairs encoded (normalised as the training text was; never filtered)."""
     if data.clean.normalize:
         norm_src, norm_tgt = normalizer_for(data.src_lang), normalizer_for(data.tgt_lang)
-        valid = EncodedCorpus(
-            src=src_tok.encode_batch([norm_src(s) for s in valid_src]),
-            tgt=tgt_tok.encode_batch([norm_tgt(t) for t in valid_tgt]),
-        )
-    else:
-        valid = EncodedCorpus(
-            src=src_tok.encode_batch(valid_src), tgt=tgt_tok.encode_batch(valid_tgt)
-        )
+        src, tgt = [norm_src(s) for s in src], [norm_tgt(t) for t in tgt]
+    return EncodedCorpus(src=src_tok.encode_batch(src), tgt=tgt_tok.encode_batch(tgt))
 
-    summary: dict[str, Any] = {
-        "format_version": FORMAT_VERSION,
-        "data_config": _data_fingerprint(data, tokenizers),
-        "src_vocab_size": src_tok.vocab_size,
-        "tgt_vocab_size": tgt_tok.vocab_size,
-        "train": {
-            "corpora": corpora_reports,
-            "filter": report.to_dict(),
-            "pairs": len(train),
-            "src_tokens": sum(len(s) for s in train.src),
-            "tgt_tokens": sum(len(t) for t in train.tgt),
-        },
-        "valid": {
-            "corpora": _corpora_report(valid_texts),
-            "pairs": len(valid),
-        },
-    }
 
-    out_dir = Path(out_dir)
+def _write_folder(out_dir: Path, prepared: PreparedData) -> None:
+    """Write the prepared folder, every file atomically and ``report.json`` last (a folder
+    with a report is complete)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(out_dir / SRC_MODEL, src_tok.model_proto)
-    write_atomic(out_dir / TGT_MODEL, tgt_tok.model_proto)
-    train.save(out_dir / TRAIN_FILE)
-    valid.save(out_dir / VALID_FILE)
-    write_lines(out_dir / VALID_SRC_TEXT, valid_src)
-    write_lines(out_dir / VALID_TGT_TEXT, valid_tgt)
-    write_lines(out_dir / TRAIN_SRC_TEXT, train_src_text)
-    write_lines(out_dir / TRAIN_TGT_TEXT, train_tgt_text)
+    write_atomic(out_dir / SRC_MODEL, prepared.src_tokenizer.model_proto)
+    write_atomic(out_dir / TGT_MODEL, prepared.tgt_tokenizer.model_proto)
+    prepared.train.save(out_dir / TRAIN_FILE)
+    prepared.valid.save(out_dir / VALID_FILE)
+    write_lines(out_dir / VALID_SRC_TEXT, prepared.valid_src_text)
+    write_lines(out_dir / VALID_TGT_TEXT, prepared.valid_tgt_text)
+    write_lines(out_dir / TRAIN_SRC_TEXT, prepared.train_src_text)
+    write_lines(out_dir / TRAIN_TGT_TEXT, prepared.train_tgt_text)
     write_atomic(
         out_dir / REPORT_FILE,
-        (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+        (json.dumps(prepared.report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
     )
     logger.info(
         "prepared %d training and %d validation pairs in %s (vocab %d / %d)",
-        len(train),
-        len(valid),
-        out_dir,
-        src_tok.vocab_size,
-        tgt_tok.vocab_size,
-    )
-    return PreparedData(
-        src_tok,
-        tgt_tok,
-        train,
-        valid,
-        valid_src,
-        valid_tgt,
-        summary,
-        train_src_text,
-        train_tgt_text,
-    )
+        len(prepared.train), len(prepared.valid), out_dir,
+        prepared.src_tokenizer.vocab_size, prepared.tgt_tokenizer.vocab_size,
+    )  # fmt: skip
 
 
 def prepare_or_load(
