@@ -201,8 +201,8 @@ def load_engine(
 def source_fits(engine: TranslationEngine) -> Callable[[str], bool]:
     """Whether ``engine``'s model can take a sentence whole (its pieces within the model's
     positions), for :func:`anuvad.inference.documents.split_document`."""
-    from anuvad.data.cleaning import source_normalizer
+    from anuvad.inference.frontend import source_preparer
 
-    normalize = source_normalizer(engine.model_file.config.data)
     tokenizer, limit = engine.src_tokenizer, engine.max_src_tokens
-    return lambda text: len(tokenizer.encode(normalize(text))) <= limit
+    prepare = source_preparer(engine.model_file.config.data, tokenizer)
+    return lambda text: len(tokenizer.encode(prepare(text))) <= limit

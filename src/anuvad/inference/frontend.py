@@ -2,10 +2,11 @@
 
 An engine (the PyTorch translator, the CTranslate2 one) supplies one thing: a search over a
 batch of source token ids (:data:`BatchSearch`). Everything around it is here and identical for
-both: normalising and tokenising the sources (cutting what the model cannot take, with a
-warning), translating empty sources to "", grouping sentences of similar length into batches
-(``settings.batch_size`` sentences, or ``settings.max_tokens`` padded source tokens), running
-the search per batch, and putting the results back in input order.
+both: normalising, recasing shouted or title-case sentences (:mod:`anuvad.inference.casing`)
+and tokenising the sources (cutting what the model cannot take, with a warning), translating
+empty sources to "", grouping sentences of similar length into batches (``settings.batch_size``
+sentences, or ``settings.max_tokens`` padded source tokens), running the search per batch, and
+putting the results back in input order.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.search import BetweenSteps, check_stop
+from anuvad.inference.casing import recase
 from anuvad.inference.translation import Candidate, Translation
 
 logger = logging.getLogger(__name__)
@@ -27,13 +29,20 @@ logger = logging.getLogger(__name__)
 BatchSearch = Callable[[list[list[int]], DecodeConfig, list[int]], list[list[Candidate]]]
 
 
+def source_preparer(data: DataConfig, tokenizer: Tokenizer) -> Callable[[str], str]:
+    """What a source sentence becomes before ``tokenizer`` splits it: normalised as the
+    training data was (``data.clean``), then recased when shouted or in title case."""
+    normalize = source_normalizer(data)
+    return lambda text: recase(normalize(text), tokenizer)
+
+
 def encode_sources(
     texts: Sequence[str], data: DataConfig, tokenizer: Tokenizer, max_tokens: int
 ) -> list[list[int]]:
-    """Source ids per text: normalised as the training data was (``data.clean``), tokenised,
-    and cut to ``max_tokens`` pieces with a warning naming the sentence."""
-    normalize = source_normalizer(data)
-    encoded = tokenizer.encode_batch([normalize(t) for t in texts])
+    """Source ids per text (:func:`source_preparer`, then tokenised), cut to ``max_tokens``
+    pieces with a warning naming the sentence."""
+    prepare = source_preparer(data, tokenizer)
+    encoded = tokenizer.encode_batch([prepare(t) for t in texts])
     for i, ids in enumerate(encoded):
         if len(ids) > max_tokens:
             logger.warning(

@@ -1,0 +1,75 @@
+"""Shouted and title-case input, recased before translation (issue 34).
+
+The models learned from text in sentence case: "THE TRAIN IS LATE." splits into rare capital
+pieces and came back as "ट्रेन पार्क किया गया है।" ("the train has been parked"). A sentence
+written mostly in capitals, or with nearly every word capitalised, is recased word by word
+before it is tokenised; any other sentence is left exactly as it is (an acronym in a normal
+sentence, a name, "iPhone").
+
+Each word takes the casing the model's own source vocabulary knows best: of its lower-case,
+capitalised and written forms, the one that splits into the fewest pieces (an unknown piece
+counting as many), lower case winning ties inside the sentence and the capitalised form at its
+start. Names and acronyms the vocabulary holds in capitals ("Delhi", "NASA") keep them; function
+words ("THE", "Is") become lower case. No casing model or extra data: the tokenizer is the
+model's memory of how words are written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from anuvad.data.tokenizer import UNK_ID, Tokenizer
+
+# A run of letters (no digits or underscores): the unit that gets one casing.
+WORD = re.compile(r"[^\W\d_]+")
+SHOUTED_SHARE = 0.7  # capitals among the cased letters from which a sentence counts as shouted
+TITLE_SHARE = 0.8  # capitalised words among the words from which a sentence counts as a title
+MIN_WORDS = 2  # words of two or more letters a sentence needs before its casing is judged
+UNKNOWN_COST = 10  # an unknown piece weighs as much as this many known ones
+
+
+def needs_recasing(text: str) -> bool:
+    """Whether ``text`` is shouted (mostly capitals) or title case (nearly every word
+    capitalised), judged on its words of two or more cased letters; False for text without
+    enough of them (a caseless script, a short label)."""
+    words = [w for w in WORD.findall(text) if len(w) >= 2 and w.lower() != w.upper()]
+    if len(words) < MIN_WORDS:
+        return False
+    letters = "".join(words)
+    capitals = sum(c.isupper() for c in letters)
+    if capitals >= SHOUTED_SHARE * len(letters):
+        return True
+    capitalised = sum(w[0].isupper() for w in words)
+    return len(words) > MIN_WORDS and capitalised >= TITLE_SHARE * len(words)
+
+
+def recase(text: str, tokenizer: Tokenizer) -> str:
+    """``text`` with every word in the casing ``tokenizer`` knows best when the sentence is
+    shouted or title case (see the module docstring); otherwise ``text`` unchanged."""
+    if not needs_recasing(text):
+        return text
+    first = WORD.search(text)
+    start = first.start() if first is not None else -1
+
+    def cost(word: str) -> int:
+        ids = tokenizer.encode(word)
+        return len(ids) + (UNKNOWN_COST - 1) * ids.count(UNK_ID)
+
+    def best(match: re.Match[str]) -> str:
+        word = match.group()
+        if match.start() == start:  # the sentence's first word: capitalised unless it is known
+            options = [word.capitalize(), word]  # better as written (an acronym)
+        else:
+            options = [word.lower(), word.capitalize(), word]
+        return min(dict.fromkeys(options), key=cost)  # the first of equal costs wins
+
+    return WORD.sub(best, text)
+
+
+def recaser(tokenizer: Tokenizer) -> Callable[[str], str]:
+    """:func:`recase` bound to a model's source ``tokenizer``."""
+    return lambda text: recase(text, tokenizer)
+
+
+__all__ = ["needs_recasing", "recase", "recaser"]

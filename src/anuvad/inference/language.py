@@ -1,0 +1,53 @@
+"""Which of the served languages a text is written in, from its script (issue 34).
+
+English and Hindi never share a script, so the script decides: the share of a text's letters in
+each candidate language's script (:data:`anuvad.data.cleaning.SCRIPTS`) is that language's
+confidence. Languages written in the same script (English and German) cannot be told apart this
+way; they share the confidence and the first candidate wins, which :func:`detect` says by
+returning every candidate with its share.
+
+A text whose letters are mostly in another script than the model's source ("कप्तान ने 85 रन
+बनाए" sent to English→Hindi came back as "Tayayay + 4.") is what :func:`wrong_script` catches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from anuvad.data.cleaning import SCRIPTS, script_ratio
+
+# A text is in a language's script when at least this share of its letters is; below it the
+# model would mostly see pieces it was not trained on.
+SCRIPT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One candidate language for a text and the share of its letters in that script (0..1)."""
+
+    language: str
+    confidence: float
+
+
+def detect(text: str, languages: Sequence[str]) -> list[Detection]:
+    """The ``languages`` (codes such as "en", "hi") ranked by the share of ``text``'s letters
+    in their scripts, best first (ties keep the given order). A text without letters gives
+    every language confidence 0; a language of unknown script gets 0."""
+    letters = sum(char.isalpha() for char in text)
+    found = [
+        Detection(lang, script_ratio(text, lang) if letters and lang in SCRIPTS else 0.0)
+        for lang in dict.fromkeys(languages)
+    ]
+    return sorted(found, key=lambda d: -d.confidence)
+
+
+def wrong_script(text: str, language: str) -> bool:
+    """Whether ``text`` is mostly written in another script than ``language``'s (False for a
+    text without letters or a language of unknown script)."""
+    if language not in SCRIPTS or not any(char.isalpha() for char in text):
+        return False
+    return script_ratio(text, language) < SCRIPT_SHARE
+
+
+__all__ = ["SCRIPT_SHARE", "Detection", "detect", "wrong_script"]

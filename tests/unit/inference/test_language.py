@@ -1,0 +1,38 @@
+"""The script tells English from Hindi; a text in the other script is caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from anuvad.inference.language import Detection, detect, wrong_script
+
+
+def test_the_script_decides_and_the_best_comes_first() -> None:
+    assert detect("कप्तान ने 85 रन बनाए।", ["en", "hi"]) == [
+        Detection("hi", 1.0),
+        Detection("en", 0.0),
+    ]
+    (best, other) = detect("The captain scored 85 runs.", ["hi", "en"])
+    assert (best.language, best.confidence, other.confidence) == ("en", 1.0, 0.0)
+
+
+def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
+    mixed = {d.language: d.confidence for d in detect("Delhi में बारिश", ["en", "hi"])}
+    assert 0 < mixed["en"] < mixed["hi"] < 1 and mixed["en"] + mixed["hi"] == pytest.approx(1)
+    assert [d.confidence for d in detect("85 + 4 = 89", ["en", "hi"])] == [0.0, 0.0]
+    assert detect("hello", ["xx"]) == [Detection("xx", 0.0)]  # a script we do not know
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "wrong"),
+    [
+        ("कप्तान ने 85 रन बनाए।", "en", True),
+        ("The captain scored 85 runs.", "hi", True),
+        ("The captain scored 85 runs.", "en", False),
+        ("The iPhone costs ₹80,000 (भारत).", "en", False),  # a few letters of another script
+        ("85 / 4", "en", False),  # nothing to judge
+        ("Bonjour", "xx", False),
+    ],
+)
+def test_a_text_mostly_in_another_script_is_caught(text: str, language: str, wrong: bool) -> None:
+    assert wrong_script(text, language) is wrong
