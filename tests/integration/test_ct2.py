@@ -87,11 +87,12 @@ def test_threads_default_to_torchs_and_do_not_change_outputs(ct2_folder: Path) -
 
 def test_replicas_serve_concurrent_requests_with_the_same_outputs(ct2_folder: Path) -> None:
     from anuvad.server.app import create_app
+    from anuvad.server.state import app_state
 
     single = CT2Translator(ct2_folder, device="cpu", threads=1)
     engine = CT2Translator(ct2_folder, device="cpu", threads=1, replicas=2)
     app = create_app(engine, batching=True, max_wait_ms=1)
-    assert engine.parallel_calls == 2 and app.state.batcher.workers == 2
+    assert engine.parallel_calls == 2 and app_state(app).default.batcher.workers == 2
 
     async def post_all() -> list[str]:
         transport = httpx.ASGITransport(app=app)
@@ -109,7 +110,7 @@ def test_replicas_serve_concurrent_requests_with_the_same_outputs(ct2_folder: Pa
     try:
         texts = asyncio.run(post_all())
     finally:
-        app.state.batcher.stop()
+        app_state(app).default.batcher.stop()
     assert texts == [t.text for t in single.translate(SENTENCES, single.settings(beam_size=4))]
 
 
@@ -296,6 +297,7 @@ def test_server_on_the_ct2_engine(ct2_folder: Path) -> None:
         assert view["num_heads"] == 1 and "CTranslate2" in view["note"]
         (model,) = client.get("/models").json()["models"]
         assert model["engine"] == "ctranslate2" and model["num_parameters"] > 0
+        assert model["capabilities"] == []  # the page hides the glossary box, says no confidence
 
 
 def test_ctranslate2_blocks_repeats_and_refuses_the_bound_rule(

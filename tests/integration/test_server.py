@@ -37,6 +37,7 @@ from anuvad.server.schemas import (
     TranslateRequest,
 )
 from anuvad.server.settings import search_settings
+from anuvad.server.state import app_state
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -99,6 +100,11 @@ def test_health_and_models_describe_the_served_model(
     assert model["num_parameters"] == sum(p.numel() for p in translator.model.parameters())
     assert model["num_encoder_layers"] == translator.model_file.config.model.num_encoder_layers
     assert model["trained_on"] == "trained on pairs"  # the tiny model's one corpus
+    assert model["engine"] == "torch"  # what it can do, by name (the page reads these)
+    assert model["capabilities"] == [
+        "glossary", "constraints", "bound_stopping", "quality", "full_attention",
+        "stops_between_steps",
+    ]  # fmt: skip
     assert info["limits"] == {
         "request_timeout_s": 60.0,
         "max_output_tokens": 256,
@@ -450,7 +456,7 @@ def test_a_model_failure_is_a_500_and_the_server_recovers(
 
 
 def test_too_many_waiting_requests_get_503(client: TestClient) -> None:
-    batcher = client.app.state.batcher  # type: ignore[attr-defined]
+    batcher = app_state(client.app).default.batcher  # type: ignore[arg-type]
     limit, batcher.max_pending = batcher.max_pending, 0
     try:
         response = client.post("/translate", json={"text": "The sky is blue."})
@@ -486,13 +492,13 @@ def test_concurrent_requests_share_model_calls_and_match_unbatched_results(
     batched_app = create_app(translator, batching=True, max_wait_ms=500)
     translator.calls.clear()
     batched = asyncio.run(post_concurrently(batched_app, requests))
-    batched_app.state.batcher.stop()
+    app_state(batched_app).default.batcher.stop()
     batched_calls = len(translator.calls)
 
     unbatched_app = create_app(translator, batching=False)
     translator.calls.clear()
     unbatched = asyncio.run(post_concurrently(unbatched_app, requests))
-    unbatched_app.state.batcher.stop()
+    app_state(unbatched_app).default.batcher.stop()
 
     assert len(translator.calls) == len(requests)  # one model call per request
     assert batched_calls < len(requests) / 2  # 12 requests arriving together: merged
@@ -513,7 +519,7 @@ def test_requests_with_different_settings_are_not_merged(translator: CountingTra
     app = create_app(translator, batching=True, max_wait_ms=500)
     translator.calls.clear()
     bodies = asyncio.run(post_concurrently(app, requests))
-    app.state.batcher.stop()
+    app_state(app).default.batcher.stop()
     assert 3 <= len(translator.calls) < len(requests)
     for request, body in zip(requests, bodies, strict=True):
         (translation,) = body["translations"]
@@ -853,7 +859,7 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
     ``GET /models`` tells how the confidence was calibrated; uncalibrated: null confidence."""
     import shutil
 
-    from anuvad.evaluation.calibration import ConfidenceModel
+    from anuvad.evaluation.confidence_model import ConfidenceModel
     from anuvad.inference.confidence import calibration_path
 
     model = tmp_path / "calibrated.pt"

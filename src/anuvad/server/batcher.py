@@ -41,20 +41,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from anuvad.config import DecodeConfig
+from anuvad.decode_config import DecodeConfig
 from anuvad.errors import AnuvadError, SearchStoppedError
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
+from anuvad.server.errors import OverloadedError, RequestTimeoutError
 from anuvad.server.jobs import (
     LAST,
     STOP,
     URGENT_ROWS,
     URGENT_SCAN,
     CallJob,
-    OverloadedError,
     QueueEntry,
-    RequestTimeoutError,
     TranslateJob,
 )
 
@@ -325,7 +324,11 @@ class MicroBatcher:
                 self.model_calls += 1
             quality = group[0].quality  # the same for the whole group (grouped by it)
             results = self.translator.translate(
-                texts, key, stop=lambda: self._between_steps(calling), quality=quality, **extra
+                texts,
+                key,
+                stop=lambda: self._serve_waiting_then_check_stop(calling),
+                quality=quality,
+                **extra,
             )
         except Exception as exc:  # each waiting request gets the error (500, or 504 if stopped)
             if isinstance(exc, SearchStoppedError):
@@ -355,11 +358,17 @@ class MicroBatcher:
             else:
                 self._put(job, len(job.results))
 
-    def _between_steps(self, calling: list[TranslateJob]) -> bool:
-        """Asked by the search between two decoding steps: run the small new requests that wait
-        (nested, once: urgent work does not yield in turn) if their time in this call so far
-        is at most the call's own stepping time, then say whether to stop because every
-        request of this call gave up."""
+    def _serve_waiting_then_check_stop(self, calling: list[TranslateJob]) -> bool:
+        """The search's stop hook, which does more than check: called between two decoding
+        steps of a model call, it first runs the small new requests that wait, as whole model
+        calls of their own on this thread, nested inside the suspended search (once: urgent
+        work does not yield in turn), if their time in this call so far is at most the call's
+        own stepping time. Then it answers the search's question: stop, because every request
+        of this call gave up?
+
+        Returns:
+            True when nobody waits for this call's results any more.
+        """
         local = self._nested
         if not getattr(local, "active", False) and self._queue.qsize():
             now = self.clock()

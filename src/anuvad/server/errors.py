@@ -1,8 +1,11 @@
-"""How the HTTP API fails: the error body every 4xx/5xx has (:class:`ErrorResponse`), the
-exceptions the endpoints raise, and the handlers that turn each into its status."""
+"""How the HTTP API fails: the error body every 4xx/5xx has (:class:`ErrorResponse`), every
+exception the server raises for a request (each :class:`ApiError` carries its status), and the
+handlers that turn them into responses."""
 
 from __future__ import annotations
 
+import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -11,32 +14,106 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from anuvad.server.jobs import OverloadedError, RequestTimeoutError
+from anuvad.errors import AnuvadError
 from anuvad.server.schemas import ErrorResponse
-from anuvad.server.settings import ModelFailedError
 
-RETRY_AFTER_S = 1  # what a 503 (queue full) tells the client to wait, in seconds
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_S = 1  # what a 503 (queue full, shutting down) tells the client to wait, in seconds
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "the model cannot translate this input"},
     413: {"model": ErrorResponse, "description": "request body too large"},
     422: {"model": ErrorResponse, "description": "invalid request (the message names the field)"},
     500: {"model": ErrorResponse, "description": "the model failed"},
-    503: {"model": ErrorResponse, "description": "too many requests waiting; retry"},
+    503: {
+        "model": ErrorResponse,
+        "description": "too many requests waiting, or the server is shutting down; retry",
+    },
     504: {"model": ErrorResponse, "description": "past the time limit per request (stopped)"},
 }
 
 
-class UnknownModelError(Exception):
-    """A request named a model id that is not served (422, naming the field)."""
+class ApiError(Exception):
+    """A request the server answers with ``status`` and an :class:`ErrorResponse` body.
+
+    Attributes:
+        status: the HTTP status.
+        field: the request field the message is about (then the body's ``details`` name it
+            and the message starts with it); None: the request as a whole.
+        retry_after_s: sent as ``Retry-After`` (a 503: the client may retry).
+    """
+
+    status = 500
+    field: str | None = None
+    retry_after_s: int | None = None
 
 
-class ClientGoneError(Exception):
-    """The client closed its connection before its translation was ready."""
+class OverloadedError(ApiError):
+    """More requests are waiting than the batcher accepts; the client should retry later."""
+
+    status = 503
+    retry_after_s = RETRY_AFTER_S
 
 
-class TooLongError(Exception):
-    """A text holds a sentence the model cannot take, even cut at clause boundaries (422)."""
+class ShuttingDownError(ApiError):
+    """The server is shutting down (SIGTERM): a request in flight or arriving now gets a 503 at
+    once and its search stops, instead of holding the exit (issue 33)."""
+
+    status = 503
+    retry_after_s = RETRY_AFTER_S
+
+
+class RequestTimeoutError(ApiError):
+    """A request was not translated within its time limit; its search was stopped."""
+
+    status = 504
+
+
+class UnknownModelError(ApiError):
+    """A request named a model id that is not served."""
+
+    status = 422
+    field = "model"
+
+
+class TextRefusedError(ApiError):
+    """A text the server will not translate as sent: a sentence the model cannot take even cut
+    at clause boundaries, or several sentences with ``split_sentences`` false."""
+
+    status = 422
+    field = "text"
+
+
+class ClientGoneError(ApiError):
+    """The client closed its connection before its translation was ready (nobody reads the
+    answer; the metrics count it as 499)."""
+
+    status = 499
+
+
+class ModelFailedError(ApiError):
+    """Translating a valid request failed: 400 for an :class:`AnuvadError` (the input cannot be
+    translated, the message says why), 500 for anything else (logged with its traceback), or
+    422 for a request the model cannot serve (e.g. a glossary on an engine without one)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @classmethod
+    def from_exception(cls, exc: Exception) -> ModelFailedError:
+        """Wrap what the translator raised. A 500 shows a request id, never internal text;
+        the server log has the traceback under that id."""
+        if isinstance(exc, AnuvadError):
+            return cls(f"cannot translate this request: {exc}", 400)
+        request_id = uuid.uuid4().hex[:12]
+        logger.error("request %s: the model failed", request_id, exc_info=exc)
+        return cls(
+            f"the model failed on this request (request id {request_id}; the server log has "
+            "the details)",
+            500,
+        )
 
 
 def error_response(
@@ -57,20 +134,8 @@ def _describe(error: dict[str, Any]) -> str:
     return f"{'.'.join(location)}: {message}" if location else message
 
 
-Handler = Callable[[Request, Any], Awaitable[Response]]
-_HANDLERS: list[tuple[type[Exception], Handler]] = []
-
-
-def _handles(kind: type[Exception]) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        _HANDLERS.append((kind, handler))
-        return handler
-
-    return register
-
-
-@_handles(RequestValidationError)
 async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 for a body pydantic refused, each problem as ``field: message``."""
     errors = [dict(e) for e in exc.errors()]
     messages = [_describe(e) for e in errors]
     details = [
@@ -80,44 +145,34 @@ async def invalid_request(_: Request, exc: RequestValidationError) -> JSONRespon
     return error_response(422, "; ".join(messages), details)
 
 
-@_handles(StarletteHTTPException)
 async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-    # FastAPI's own errors (404, 405, a body that is not UTF-8) in the same shape as ours.
+    """FastAPI's own errors (404, 405, a body that is not UTF-8) in the same shape as ours."""
     response = error_response(exc.status_code, str(exc.detail))
     response.headers.update(exc.headers or {})
     return response
 
 
-@_handles(OverloadedError)
-async def overloaded(_: Request, exc: OverloadedError) -> JSONResponse:
-    response = error_response(503, str(exc))
-    response.headers["Retry-After"] = str(RETRY_AFTER_S)
+async def api_error(_: Request, exc: ApiError) -> Response:
+    """An :class:`ApiError` as its status, message, field and ``Retry-After``."""
+    if isinstance(exc, ClientGoneError):
+        return Response(status_code=exc.status)  # nobody reads it
+    message = str(exc)
+    if exc.field is None:
+        response = error_response(exc.status, message)
+    else:
+        details = [{"field": exc.field, "message": message}]
+        response = error_response(exc.status, f"{exc.field}: {message}", details)
+    if exc.retry_after_s is not None:
+        response.headers["Retry-After"] = str(exc.retry_after_s)
     return response
 
 
-@_handles(ClientGoneError)
-async def client_gone(_: Request, exc: ClientGoneError) -> Response:
-    return Response(status_code=499)  # nobody reads it; the metrics count it as 499
-
-
-@_handles(RequestTimeoutError)
-async def timed_out(_: Request, exc: RequestTimeoutError) -> JSONResponse:
-    return error_response(504, str(exc))
-
-
-@_handles(TooLongError)
-async def too_long(_: Request, exc: TooLongError) -> JSONResponse:
-    return error_response(422, f"text: {exc}", [{"field": "text", "message": str(exc)}])
-
-
-@_handles(UnknownModelError)
-async def unknown_model(_: Request, exc: UnknownModelError) -> JSONResponse:
-    return error_response(422, str(exc), [{"field": "model", "message": str(exc)}])
-
-
-@_handles(ModelFailedError)
-async def failed(_: Request, exc: ModelFailedError) -> JSONResponse:
-    return error_response(exc.status, str(exc))
+Handler = Callable[[Request, Any], Awaitable[Response]]
+_HANDLERS: list[tuple[type[Exception], Handler]] = [
+    (RequestValidationError, invalid_request),
+    (StarletteHTTPException, http_error),
+    (ApiError, api_error),
+]
 
 
 def add_error_handlers(app: FastAPI) -> None:

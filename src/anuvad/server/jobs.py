@@ -1,6 +1,6 @@
 """What waits in the micro-batcher's queue (:mod:`anuvad.server.batcher`): a translate job (a
 request's sentences and how far they got), a call job (work that runs alone on the model
-thread), their queue entries, and the two ways a request is refused."""
+thread) and their queue entries."""
 
 from __future__ import annotations
 
@@ -11,17 +11,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from anuvad.config import DecodeConfig
+from anuvad.decode_config import DecodeConfig
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
-
-
-class OverloadedError(RuntimeError):
-    """More requests are waiting than the batcher accepts; the client should retry later."""
-
-
-class RequestTimeoutError(RuntimeError):
-    """A request was not translated within its time limit; its search was stopped."""
 
 
 @dataclass
@@ -35,7 +27,10 @@ class TranslateJob:
     future: Future[list[Translation]] = field(default_factory=Future)
     abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
     glossary: Glossary | None = None  # terms this request's translations must use
-    quality: bool = True  # word probabilities and confidence (an extra forced pass)
+    # Word probabilities and confidence: from the signals the search records as it goes, plus
+    # a forced pass of the reverse model where the calibration uses one; requests with and
+    # without it get separate model calls, so one that asked for none pays nothing for it.
+    quality: bool = True
     results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
     started: bool = False  # its future is running (set once, by the first chunk)
 

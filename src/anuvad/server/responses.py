@@ -41,6 +41,7 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
         tgt_lang=config.data.tgt_lang,
         file=Path(path).name if path else None,
         engine=translator.engine,
+        capabilities=translator.capabilities.names(),
         num_parameters=translator.num_parameters,
         d_model=model.d_model,
         num_heads=model.num_heads,

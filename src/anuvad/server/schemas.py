@@ -173,7 +173,8 @@ class TranslateRequest(DecodeSettings):
     scores: bool = Field(
         True,
         description="each sentence's confidence, likely-wrong flag, word and token probabilities "
-        "(one more model pass; false: ~1.3x the throughput, those fields null or empty)",
+        "(from signals the search records, plus a reverse model's pass where the calibration "
+        "uses one; false: ~1.3x the throughput, those fields null or empty)",
     )
 
     @field_validator("text")
@@ -367,6 +368,13 @@ class ModelInfo(BaseModel):
     tgt_lang: str
     file: str | None = Field(description="the model file's name (not its folder)")
     engine: str = Field(description="torch (anuvad's own search) or ctranslate2")
+    capabilities: list[str] = Field(
+        default_factory=list,
+        description="what the engine can do beyond plain translation: glossary, constraints, "
+        "bound_stopping (early_stopping 'bound'), quality (word probabilities and confidence), "
+        "full_attention (every layer and head, cosines), stops_between_steps (a request that "
+        "gives up frees the model within one decoding step)",
+    )
     num_parameters: int
     d_model: int
     num_heads: int

@@ -1,18 +1,17 @@
 """What a request asks of the model, within the server's budget: its search settings (one
-value the micro-batcher groups requests by), the served model ids in the published schema, and
-the error a request the model cannot serve ends with."""
+value the micro-batcher groups requests by), and the served model ids in the published
+schema."""
 
 from __future__ import annotations
 
-import logging
-import uuid
 from typing import Any
 
 from fastapi import FastAPI
 
 from anuvad.config import DecodeConfig
-from anuvad.errors import AnuvadError, ConfigError
+from anuvad.errors import ConfigError
 from anuvad.inference.engine import TranslationEngine
+from anuvad.server.errors import ModelFailedError
 from anuvad.server.limits import (
     DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_OUTPUT_TOKENS,
@@ -22,31 +21,6 @@ from anuvad.server.schemas import (
     DecodeSettings,
     TranslateRequest,
 )
-
-logger = logging.getLogger(__name__)
-
-
-class ModelFailedError(Exception):
-    """Translating a valid request failed: 400 for an :class:`AnuvadError` (the input cannot be
-    translated, the message says why), 500 for anything else (logged with its traceback)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-    @classmethod
-    def from_exception(cls, exc: Exception) -> ModelFailedError:
-        """Wrap what the translator raised. A 500 shows a request id, never internal text;
-        the server log has the traceback under that id."""
-        if isinstance(exc, AnuvadError):
-            return cls(f"cannot translate this request: {exc}", 400)
-        request_id = uuid.uuid4().hex[:12]
-        logger.error("request %s: the model failed", request_id, exc_info=exc)
-        return cls(
-            f"the model failed on this request (request id {request_id}; the server log has "
-            "the details)",
-            500,
-        )
 
 
 def search_settings(

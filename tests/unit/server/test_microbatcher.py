@@ -104,7 +104,7 @@ class EndlessEngine:
 
 
 def test_a_request_past_its_time_limit_stops_its_search_and_frees_the_model() -> None:
-    from anuvad.server.jobs import RequestTimeoutError
+    from anuvad.server.errors import RequestTimeoutError
 
     engine = EndlessEngine()
     batcher = MicroBatcher(engine)  # type: ignore[arg-type]
@@ -169,7 +169,7 @@ def test_a_call_shared_with_a_live_request_goes_on() -> None:
 
 
 def test_the_queue_is_bounded_in_sentences() -> None:
-    from anuvad.server.jobs import OverloadedError
+    from anuvad.server.errors import OverloadedError
 
     engine = EndlessEngine()
     batcher = MicroBatcher(engine, max_pending_texts=5)  # type: ignore[arg-type]

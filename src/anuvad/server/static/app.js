@@ -133,9 +133,9 @@ function showModel(model) {
   $("src-name").textContent = languageName(model.src_lang);
   $("tgt-name").textContent = languageName(model.tgt_lang);
   $("source").placeholder = `Type or paste ${languageName(model.src_lang)} text here…`;
-  // The Terms box needs the torch engine (CTranslate2 answers a glossary with an error).
-  const torchEngine = model.engine !== "ctranslate2";
-  $("glossary-field").hidden = !torchEngine;
+  // What the engine can do (GET /models): the Terms box only where a glossary is accepted.
+  const can = new Set(model.capabilities || []);
+  $("glossary-field").hidden = !can.has("glossary");
   if (model.default_beam_size > 1) {
     $("beam-size").value = String(Math.min(model.default_beam_size, state.limits.max_beam_size));
     syncControls();
@@ -158,9 +158,9 @@ function showModel(model) {
   confidence.textContent = auroc
     ? "Confidence: calibrated on dev data; finds bad sentences with AUROC " +
       Object.entries(auroc).filter(([, v]) => v !== null).map(([k, v]) => `${v.toFixed(2)} (${k})`).join(", ")
-    : torchEngine
+    : can.has("quality")
       ? "Confidence: not calibrated for this model (word probabilities only)"
-      : "Confidence: not given by the CTranslate2 engine";
+      : `Confidence: not given by the ${model.engine} engine`;
   $("model-info").append(confidence);
 }
 

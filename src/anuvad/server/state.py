@@ -1,0 +1,215 @@
+"""What one app serves and knows, as one typed object (``app.state.server``): the served models
+(each with its engine, micro-batcher and description), the limits, the counters, and whether the
+server is shutting down; and how a request waits for its model work.
+
+The routes (:mod:`anuvad.server.routes`) get it with ``Depends(server_state)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, TypeVar
+
+from fastapi import Depends, FastAPI, Request
+
+from anuvad.inference.engine import TranslationEngine, source_fits
+from anuvad.inference.glossary import Glossary
+from anuvad.server.batcher import MicroBatcher
+from anuvad.server.errors import (
+    ApiError,
+    ClientGoneError,
+    ModelFailedError,
+    ShuttingDownError,
+    UnknownModelError,
+)
+from anuvad.server.limits import MAX_PENDING_SENTENCES, Limits
+from anuvad.server.metrics import ServerMetrics
+from anuvad.server.responses import model_info
+from anuvad.server.schemas import ModelInfo
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# How often a waiting request checks that its client is still there and the server is not
+# shutting down: a SIGTERM answers the requests in flight within this time (issue 33).
+POLL_S = 0.1
+# At shutdown, how long the model threads get to finish their current decoding step. The
+# searches of the requests answered 503 stop at their next step (milliseconds); a CTranslate2
+# call stops only between batches, and the process does not wait for it longer than this.
+STOP_WAIT_S = 2.0
+
+
+@dataclass
+class ServedModel:
+    """One served model: its id (``GET /models``), engine, batcher and description."""
+
+    id: str
+    engine: TranslationEngine
+    batcher: MicroBatcher
+    info: ModelInfo
+    fits: Callable[[str], bool]  # whether the model takes a sentence whole
+
+
+@dataclass
+class ServerState:
+    """The served models (the first answers requests that name none) and the server's state.
+
+    Attributes:
+        models: the served models by id, the default first.
+        metrics: the app's Prometheus metrics.
+        limits: the request limits ``GET /models`` publishes (time limit, API key flag).
+        glossary: terms the default model's translations must use (``--glossary``).
+        batching: whether concurrent requests share model calls.
+        started: ``time.monotonic()`` when the app was built.
+        requests: translation and attention requests answered.
+        closing: set when the server shuts down; requests then get 503 (:meth:`close`).
+    """
+
+    models: dict[str, ServedModel]
+    metrics: ServerMetrics
+    limits: Limits
+    glossary: Glossary | None = None
+    batching: bool = True
+    started: float = field(default_factory=time.monotonic)
+    requests: int = 0
+    closing: threading.Event = field(default_factory=threading.Event)
+
+    @classmethod
+    def build(
+        cls,
+        engines: Sequence[TranslationEngine],
+        *,
+        limits: Limits,
+        batching: bool = True,
+        max_wait_ms: float = 5.0,
+        glossary: Glossary | None = None,
+    ) -> ServerState:
+        """Serve ``engines``, each with its own batcher; ids are the config names (``-2``,
+        ``-3`` appended to repeats).
+
+        Raises:
+            ValueError: no engine.
+        """
+        if not engines:
+            raise ValueError("a server needs at least one translator")
+        metrics = ServerMetrics()
+        models: dict[str, ServedModel] = {}
+        for engine in engines:
+            name = engine.model_file.config.name
+            model_id, repeat = name, 1
+            while model_id in models:
+                repeat += 1
+                model_id = f"{name}-{repeat}"
+            batcher = MicroBatcher(
+                engine,
+                batching=batching,
+                max_wait_ms=max_wait_ms,
+                workers=engine.parallel_calls,
+                max_pending_texts=MAX_PENDING_SENTENCES,
+                on_call=functools.partial(metrics.model_call, model_id),
+            )
+            metrics.watch_queue(model_id, batcher.pending)
+            info = model_info(engine, model_id)
+            models[model_id] = ServedModel(model_id, engine, batcher, info, source_fits(engine))
+        return cls(models, metrics, limits, glossary, batching)
+
+    @property
+    def default(self) -> ServedModel:
+        """The model that answers requests naming none."""
+        return next(iter(self.models.values()))
+
+    def pick(self, model_id: str | None) -> ServedModel:
+        """The served model ``model_id`` (None: the default).
+
+        Raises:
+            UnknownModelError: no such model is served (422 naming the field).
+        """
+        if model_id is None:
+            return self.default
+        if model_id not in self.models:
+            raise UnknownModelError(
+                f"no served model {model_id!r}; served: {', '.join(self.models)} "
+                f"(GET /models lists them)"
+            )
+        return self.models[model_id]
+
+    def start(self) -> None:
+        """Start every model's batcher (the app's startup)."""
+        self.closing.clear()
+        for model in self.models.values():
+            model.batcher.start()
+            logger.info("serving %s (%s -> %s)", model.id, model.info.src_lang, model.info.tgt_lang)
+
+    def close(self) -> None:
+        """Begin shutting down: every request in flight is answered 503 within :data:`POLL_S`
+        and its search stops at its next decoding step; new requests get 503 at once."""
+        self.closing.set()
+
+    async def stop(self, wait_s: float = STOP_WAIT_S) -> None:
+        """Shut down (the app's shutdown): :meth:`close`, then stop the model threads, waiting
+        at most ``wait_s`` for them off the event loop, so that the requests cancelled
+        meanwhile still run their cleanup and mark their searches abandoned."""
+        self.close()
+        await asyncio.gather(
+            *(asyncio.to_thread(m.batcher.stop, wait_s) for m in self.models.values())
+        )
+
+    def check_open(self) -> None:
+        """Raises ShuttingDownError (503) once the server is shutting down."""
+        if self.closing.is_set():
+            raise ShuttingDownError("the server is shutting down; retry shortly")
+
+    async def model_work(self, request: Request, work: Awaitable[T]) -> T:
+        """``work``'s result (this request's model work), unless its client disconnects or the
+        server shuts down first: then ``work`` is cancelled (a translation stops at its next
+        decoding step) and so is the request. Call :meth:`check_open` before making ``work``.
+
+        Raises:
+            ClientGoneError: the client went away.
+            ShuttingDownError: the server is shutting down (503).
+            ApiError: what ``work`` raised for the client (e.g. 503 queue full, 504 too slow).
+            ModelFailedError: anything else ``work`` raised (400 or 500).
+        """
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=POLL_S)
+                if done:
+                    return task.result()
+                if self.closing.is_set():
+                    task.cancel()
+                    raise ShuttingDownError(
+                        "the server is shutting down; this request was stopped (retry shortly)"
+                    )
+                if await request.is_disconnected():
+                    task.cancel()
+                    logger.info("client went away; its translation was stopped")
+                    raise ClientGoneError
+        except asyncio.CancelledError:  # the server cancelling the request at shutdown
+            task.cancel()
+            raise
+        except ApiError:
+            raise
+        except Exception as exc:
+            raise ModelFailedError.from_exception(exc) from exc
+
+
+def server_state(request: Request) -> ServerState:
+    """The state of the app serving ``request`` (a route dependency)."""
+    return app_state(request.app)
+
+
+def app_state(app: FastAPI) -> ServerState:
+    """The state :func:`~anuvad.server.app.create_app` gave ``app``."""
+    state: ServerState = app.state.server
+    return state
+
+
+# A route's parameter ``state: State`` is the app's :class:`ServerState`.
+State = Annotated[ServerState, Depends(server_state)]
