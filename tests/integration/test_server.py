@@ -593,14 +593,30 @@ def test_a_document_is_translated_sentence_by_sentence_with_its_layout(
     assert translator.calls[-1] == SENTENCES[:3]
 
 
-def test_split_sentences_false_keeps_a_text_whole(
+def test_split_sentences_false_keeps_one_sentence_whole_and_refuses_several(
     client: TestClient, translator: CountingTranslator
 ) -> None:
-    text = f"{SENTENCES[0]} {SENTENCES[1]}"
-    response = client.post("/translate", json={"text": text, "split_sentences": False})
+    """Issue 33: unsplit, a text of two sentences came back as a translation of the first (the
+    model stops after one sentence). Text is never dropped silently: a sentence is translated
+    whole; a text of several is refused with its index, the count and the fix."""
+    one = "  I am going home, and the sky is blue\n"
+    response = client.post("/translate", json={"text": one, "split_sentences": False})
+    assert response.status_code == 200, response.text
     (out,) = response.json()["translations"]
-    assert translator.calls[-1] == [text]
-    assert len(out["sentences"]) == 1 and out["sentences"][0]["source"] == text
+    assert translator.calls[-1] == [one.strip()]
+    assert len(out["sentences"]) == 1 and out["sentences"][0]["source"] == one.strip()
+    calls = client.get("/health").json()["model_calls"]
+    two = f"{SENTENCES[0]} {SENTENCES[1]}"
+    body = {"text": [SENTENCES[2], two], "split_sentences": False}
+    refused = client.post("/translate", json=body)
+    assert refused.status_code == 422, refused.text
+    error = refused.json()
+    assert "text 1 holds 2 sentences" in error["error"]
+    assert "send split_sentences true, or one sentence per text" in error["error"]
+    assert error["details"][0]["field"] == "text"
+    assert client.get("/health").json()["model_calls"] == calls  # refused before the model
+    split = client.post("/translate", json={**body, "split_sentences": True})
+    assert [len(t["sentences"]) for t in split.json()["translations"]] == [1, 2]
 
 
 def test_a_sentence_longer_than_the_model_is_cut_at_clauses_or_refused(

@@ -167,8 +167,9 @@ class TranslateRequest(DecodeSettings):
     split_sentences: bool = Field(
         True,
         description="split each text into sentences, translate them all and put the "
-        "translations back in place (newlines and spacing kept); false: each text is one "
-        "sentence",
+        "translations back in place (newlines and spacing kept); false: each text is translated "
+        "as one sentence, and a text in which the sentence splitter finds several is refused "
+        "(422 naming the text: the model would translate the first and stop)",
     )
     scores: bool = Field(
         True,

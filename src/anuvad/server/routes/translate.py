@@ -56,7 +56,8 @@ def plan_texts(
 
     Raises:
         TextRefusedError: a sentence the model cannot take even cut; or, unsplit, a text that
-            is too long.
+            is too long or holds several sentences (the model would translate the first and
+            stop: text is never dropped silently, issue 33).
     """
     lang, fits = model.info.src_lang, model.fits
     plans: list[list[Segment]] = []
@@ -67,6 +68,13 @@ def plan_texts(
             except InputTooLongError as exc:
                 raise TextRefusedError(str(exc)) from exc
             continue
+        sentences = len(split_document(text, lang))
+        if sentences > 1:
+            raise TextRefusedError(
+                f"text {i} holds {sentences} sentences, but with split_sentences false a text "
+                "is translated as one sentence and the model stops after the first; send "
+                "split_sentences true, or one sentence per text"
+            )
         plan = whole_text(text)
         if not all(fits(segment.text) for segment in plan):
             raise TextRefusedError(
