@@ -779,12 +779,20 @@ def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
     assert stalling.stopped.wait(5)  # the cancelled request's search stopped at its next step
 
 
-def test_a_body_that_is_not_json_gets_415(client: TestClient) -> None:
+def test_a_body_that_is_not_json_gets_415_as_the_schema_says(client: TestClient) -> None:
     response = client.post(
         "/translate", content=b"text=hello", headers={"Content-Type": "text/plain"}
     )
     assert response.status_code == 415
     assert "send the body as JSON with Content-Type: application/json" in response.json()["error"]
+    # Issue 33: answered, but missing from the published responses.
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/translate", "/attention"):
+        answers = paths[path]["post"]["responses"]
+        assert {"200", "400", "413", "415", "422", "500", "503", "504"} <= set(answers), path
+        assert answers["415"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorResponse"
+        }
     ok = client.post(
         "/translate",
         content=b'{"text": "The sky is blue."}',
@@ -824,6 +832,34 @@ def test_serve_refuses_a_bad_api_key_file_before_loading_models(tmp_path: Path) 
     keys.write_text("short\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"keys.txt:1: an API key needs"):
         serve([tmp_path / "no-such-model.pt"], api_key_file=keys)
+
+
+def test_serve_names_a_folder_given_as_a_model_a_folder(tmp_path: Path) -> None:
+    """Issue 33: a folder given to ``--model`` was reported as "does not exist". For the torch
+    engine it is named a folder (with the model files it holds); for ctranslate2 a folder is
+    what an export writes, so it is not refused here."""
+    from anuvad.cli.serve import check_model_paths
+    from anuvad.errors import CheckpointError
+
+    folder = tmp_path / "trained_models"
+    folder.mkdir()
+    (folder / "enhi_d256.pt").write_bytes(b"")
+    with pytest.raises(CheckpointError) as refused:
+        check_model_paths([folder, tmp_path / "gone.pt"], "torch")
+    message = str(refused.value)
+    assert f"{folder} is a folder, not a model file (.pt) (it holds enhi_d256.pt)" in message
+    assert "--engine ctranslate2" in message
+    assert f"model file {tmp_path / 'gone.pt'} does not exist" in message  # every problem at once
+    check_model_paths([folder], "ctranslate2")  # an exported folder: valid
+
+
+def test_anuvad_serve_refuses_a_folder_with_exit_2_before_loading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anuvad.cli.main import main
+
+    assert main(["serve", "--model", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a folder, not a model file (.pt)" in capsys.readouterr().err
 
 
 def spellable_phrase(translator: Translator, count: int = 2) -> str:

@@ -80,6 +80,34 @@ def server_config(app: Any, host: str, port: int, log_level: str = "info") -> An
     )
 
 
+def check_model_paths(models: Sequence[str | Path], engine: str) -> None:
+    """Refuse the model paths that cannot be served before any model loads, all at once.
+
+    A folder is a model only for the ctranslate2 engine (an exported folder); given to the
+    torch engine it is named as a folder, not reported as missing (issue 33).
+
+    Raises:
+        CheckpointError: a path does not exist, or is a folder for the torch engine.
+    """
+    from anuvad.errors import CheckpointError
+
+    problems = []
+    for model in models:
+        path = Path(model)
+        if path.is_dir() and engine != "ctranslate2":
+            inside = sorted(p.name for p in path.glob("*.pt"))
+            holds = f" (it holds {', '.join(inside[:3])}{', ...' * (len(inside) > 3)})"
+            problems.append(
+                f"{path} is a folder, not a model file (.pt){holds if inside else ''}; give "
+                "--model a .pt file, or serve a folder written by anuvad export --format "
+                "ctranslate2 with --engine ctranslate2"
+            )
+        elif not path.exists():
+            problems.append(f"model file {path} does not exist")
+    if problems:
+        raise CheckpointError("; ".join(problems))
+
+
 def serve(
     models: Sequence[str | Path],
     *,
@@ -107,7 +135,7 @@ def serve(
     ``glossary_file``: terms the first model's translations must use (merged with requests').
 
     Raises:
-        CheckpointError: a model file is missing or unreadable.
+        CheckpointError: a model file is missing or unreadable, or a folder (torch engine).
         ConfigError: the API key file is unreadable or holds a bad key (file and line named).
     """
     import torch
@@ -117,8 +145,10 @@ def serve(
     from anuvad.server.app import create_app
     from anuvad.server.auth import load_api_keys
 
-    api_keys = load_api_keys(api_key_file) if api_key_file is not None else None  # fail fast
+    # Everything that can be checked without the models first: loading them takes seconds.
+    api_keys = load_api_keys(api_key_file) if api_key_file is not None else None
     glossary = read_glossary(glossary_file)
+    check_model_paths(models, engine)
     threads, replicas = server_layout(engine, device, threads, replicas)
     translators = [
         load_engine(

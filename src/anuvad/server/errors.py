@@ -24,6 +24,7 @@ RETRY_AFTER_S = 1  # what a 503 (queue full, shutting down) tells the client to 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "the model cannot translate this input"},
     413: {"model": ErrorResponse, "description": "request body too large"},
+    415: {"model": ErrorResponse, "description": "the body is not declared application/json"},
     422: {"model": ErrorResponse, "description": "invalid request (the message names the field)"},
     500: {"model": ErrorResponse, "description": "the model failed"},
     503: {
