@@ -707,15 +707,19 @@ def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
 
 @contextlib.contextmanager
 def running_server(app: Any, config: Any = None) -> Iterator[tuple[Any, int, threading.Thread]]:
-    """``app`` served by uvicorn on a free loopback port in a thread: (server, port, thread)."""
+    """``app`` served by uvicorn on a free loopback port in a thread, as ``anuvad serve`` runs
+    it (:class:`DrainingServer`): (server, port, thread)."""
     import socket
 
-    uvicorn = pytest.importorskip("uvicorn")
+    import uvicorn
+
+    from anuvad.server.shutdown import DrainingServer
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     settings = config(port) if config else uvicorn.Config(app, host="127.0.0.1", port=port)
-    server = uvicorn.Server(settings)
+    server = DrainingServer(settings, app_state(app))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -731,7 +735,6 @@ def running_server(app: Any, config: Any = None) -> Iterator[tuple[Any, int, thr
 
 def send_translate(port: int, text: str) -> Any:
     """A raw HTTP/1.1 POST /translate on a new socket, left open (the caller closes it)."""
-    import json
     import socket
 
     body = json.dumps({"text": text}).encode()
@@ -756,27 +759,50 @@ def test_a_client_that_disconnects_stops_its_search(tiny_enhi_model: Path) -> No
         assert stalling.stopped.wait(10)  # stopped after the client went away
 
 
-def test_shutdown_ends_within_the_grace_period_and_stops_a_running_search(
-    tiny_enhi_model: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What SIGTERM does (uvicorn sets should_exit): a request decoding "forever" does not hold
-    the server; after the grace period it is cancelled and its search stops."""
+def read_response(connection: Any) -> tuple[int, dict[str, str], bytes]:
+    """The status, headers and body of the HTTP response read from ``connection`` (up to the
+    server closing it)."""
+    data = b""
+    while chunk := connection.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
 
+
+def test_shutdown_answers_a_request_in_flight_503_at_once_and_stops_its_search(
+    tiny_enhi_model: Path,
+) -> None:
+    """What SIGTERM does (uvicorn sets should_exit) with a request decoding "forever". Issue
+    33: uvicorn waited its grace period (10 s) for it, then cancelled it (a plain-text 500) while
+    the app's shutdown held the event loop, so the search never heard. Now the request is
+    answered with the API's JSON 503 within a poll, its search stops, and the server is gone."""
     from anuvad.cli import serve as serve_module
 
-    monkeypatch.setattr(serve_module, "SHUTDOWN_GRACE_S", 1)
     stalling = StallingTranslator(Translator.from_file(tiny_enhi_model, device="cpu"))
     app = create_app(stalling, request_timeout_s=None)
 
     def config(port: int) -> Any:
         return serve_module.server_config(app, "127.0.0.1", port, "warning")
 
-    with running_server(app, config) as (server, port, thread), send_translate(port, "STALL"):
+    with (
+        running_server(app, config) as (server, port, thread),
+        send_translate(port, "STALL") as connection,
+    ):
         assert stalling.started.wait(30)  # the request is decoding
+        began = time.monotonic()
         server.should_exit = True
-        thread.join(15)  # grace 1 s, then cancellation; far below this bound
+        status, headers, body = read_response(connection)
+        answered = time.monotonic() - began
+        thread.join(15)
         assert not thread.is_alive(), "the server did not shut down"
-    assert stalling.stopped.wait(5)  # the cancelled request's search stopped at its next step
+        stopped = time.monotonic() - began
+    assert status == 503 and headers["content-type"] == "application/json"
+    assert headers["retry-after"] == "1"
+    assert "shutting down" in json.loads(body)["error"]
+    assert stalling.stopped.wait(5)  # its search stopped at its next step
+    assert answered < 3 and stopped < serve_module.SHUTDOWN_GRACE_S, (answered, stopped)
 
 
 def test_a_body_that_is_not_json_gets_415_as_the_schema_says(client: TestClient) -> None:

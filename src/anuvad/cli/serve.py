@@ -57,9 +57,10 @@ def shipped_models(folder: str | Path = SHIPPED_MODELS) -> list[Path]:
     return [shipped_model(folder, pair) for pair in ordered]
 
 
-# SIGTERM / Ctrl+C: in-flight requests get this long, then they are cancelled (their searches
-# stop at the next decoding step) and the server exits; idle keep-alive connections close after
-# KEEP_ALIVE_S; beyond LIMIT_CONCURRENCY open connections and tasks new ones get 503.
+# SIGTERM / Ctrl+C: the requests in flight are answered 503 at once and their searches stop
+# (anuvad.server.shutdown); uvicorn's grace period only bounds what that cannot stop. Idle
+# keep-alive connections close after KEEP_ALIVE_S; beyond LIMIT_CONCURRENCY open connections
+# and tasks new ones get 503.
 SHUTDOWN_GRACE_S = 10
 KEEP_ALIVE_S = 5
 LIMIT_CONCURRENCY = 512
@@ -139,11 +140,12 @@ def serve(
         ConfigError: the API key file is unreadable or holds a bad key (file and line named).
     """
     import torch
-    import uvicorn
 
     from anuvad.inference.engine import load_engine, server_layout
     from anuvad.server.app import create_app
     from anuvad.server.auth import load_api_keys
+    from anuvad.server.shutdown import DrainingServer
+    from anuvad.server.state import app_state
 
     # Everything that can be checked without the models first: loading them takes seconds.
     api_keys = load_api_keys(api_key_file) if api_key_file is not None else None
@@ -191,7 +193,7 @@ def serve(
         f"with Ctrl+C",
         flush=True,
     )
-    uvicorn.Server(server_config(app, host, port, log_level)).run()
+    DrainingServer(server_config(app, host, port, log_level), app_state(app)).run()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

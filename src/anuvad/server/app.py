@@ -71,7 +71,7 @@ def create_app(
 
     Returns:
         The FastAPI application, its :class:`ServerState` in ``app.state.server``; run it with
-        uvicorn (``anuvad serve`` does).
+        uvicorn (``anuvad serve`` does, through :mod:`anuvad.server.shutdown`).
 
     Raises:
         ValueError: no translator.

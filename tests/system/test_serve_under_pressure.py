@@ -1,0 +1,138 @@
+"""``anuvad serve`` as a real process on the shipped English→Hindi model, under pressure
+(issue 33): a SIGTERM while a long request decodes.
+
+- SIGTERM: the request in flight is answered with the API's JSON 503 and the process exits
+  within seconds (the goal is 3 s; the assertion allows 10 on a loaded machine). On 56f2af0 it
+  took 20 s, decoding at full CPU, and the client got uvicorn's plain-text 500.
+The measured times are printed (``pytest -s``); docs/benchmarks.md records them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import EN_HI_PAIRS
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = REPO / "data" / "trained_models"
+
+pytestmark = pytest.mark.slow
+
+
+def shipped_enhi() -> Path:
+    from anuvad.cli.serve import shipped_model
+    from anuvad.errors import CheckpointError
+
+    try:
+        return shipped_model(SHIPPED, "enhi")
+    except CheckpointError as exc:
+        pytest.skip(str(exc))
+
+
+def http(port: int, method: str, path: str, body: Any = None, timeout: float = 30) -> Any:
+    """A request on a new connection: (status, decoded JSON body or text)."""
+    data = b"" if body is None else json.dumps(body).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(request_bytes(method, path, data))
+        return read_response(connection)
+
+
+def request_bytes(method: str, path: str, data: bytes) -> bytes:
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+    ).encode() + data
+
+
+def read_response(connection: socket.socket) -> tuple[int, Any]:
+    """Status and body (JSON when it parses) of the response, read until the server closes."""
+    data = b""
+    while chunk := connection.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body.decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def anuvad_serve(*options: str) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``anuvad serve`` on the shipped model and a free loopback port, once it answers."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    command = [sys.executable, "-m", "anuvad.cli.main", "serve", "--model", str(shipped_enhi()),
+               "--port", str(port), "--request-timeout", "0", *options]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            assert time.monotonic() < deadline, "anuvad serve did not start"
+            with contextlib.suppress(OSError):
+                if http(port, "GET", "/health", timeout=2)[0] == 200:
+                    break
+            time.sleep(0.2)
+        yield process, port
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(30)
+
+
+def model_calls(port: int) -> int:
+    return int(http(port, "GET", "/health")[1]["model_calls"])
+
+
+def test_sigterm_answers_a_long_request_503_and_the_server_exits_within_seconds() -> None:
+    # 320 sentences at beam 16: half a minute of decoding on 2 cores (longer than uvicorn's
+    # 10 s grace period, as a long document is).
+    sentences = [
+        f"At {i} o'clock, {en[0].lower()}{en[1:]}" for i, (en, _) in enumerate(EN_HI_PAIRS)
+    ]
+    texts = [" ".join((sentences * 8)[5 * i : 5 * i + 5]) for i in range(64)]
+    body = {"text": texts, "decoding": "beam", "beam_size": 16}
+    answer: dict[str, Any] = {}
+    with anuvad_serve() as (process, port):
+        calls = model_calls(port)
+        connection = socket.create_connection(("127.0.0.1", port), timeout=60)
+
+        def read() -> None:
+            answer["response"] = read_response(connection)
+            answer["at"] = time.monotonic()
+
+        connection.sendall(request_bytes("POST", "/translate", json.dumps(body).encode()))
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 60
+        while model_calls(port) == calls:  # the request reached the model: it is decoding
+            assert time.monotonic() < deadline and "response" not in answer, answer
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert "response" not in answer, "the request ended before the SIGTERM: make it longer"
+        sent = time.monotonic()
+        os.kill(process.pid, signal.SIGTERM)
+        process.wait(60)
+        exited = time.monotonic() - sent
+        reader.join(10)
+        connection.close()
+    print(f"\nSIGTERM with a 320-sentence beam-16 request decoding: exit in {exited:.2f} s")
+    status, error = answer["response"]
+    assert status == 503 and "shutting down" in error["error"], (status, error)
+    assert answer["at"] - sent < 3  # answered, not dropped
+    assert exited < 10, exited  # the goal is 3 s; generous for a loaded machine
