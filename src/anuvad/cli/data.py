@@ -1,13 +1,17 @@
-"""``anuvad data list`` and ``anuvad data download NAME``: the catalogue of public corpora."""
+"""``anuvad data list|download|pack|unpack``: the catalogue of public corpora, and the files a
+set of recipes reads packed into one checksummed archive (for a machine without the data)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from anuvad.data_config import DATA_ENV_VAR
 
 _KIND_TITLES = {
     "parallel": "Parallel corpora (training pairs)",
@@ -99,9 +103,46 @@ def cmd_data_download(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_pack(args: argparse.Namespace) -> int:
+    """Pack every file the configs read (plus ``--file``s) into one checksummed archive."""
+    from anuvad.config import load_config
+    from anuvad.data.corpora import resolve_path
+    from anuvad.data.pack import plan_pack, recipe_files, write_pack
+
+    configs = [load_config(path) for path in args.config]
+    root = configs[0].data.resolve_root() if configs else Path(os.environ.get(DATA_ENV_VAR, "."))
+    files = recipe_files(configs) + [(resolve_path(f, root), root) for f in args.file]
+    planned = plan_pack(files)
+    digest = write_pack(planned, Path(args.out), preset=args.level)
+    raw = sum(f.size for f in planned)
+    size = Path(args.out).stat().st_size
+    print(f"{args.out}: {len(planned)} files, {raw / 2**20:.1f} MiB -> {size / 2**20:.1f} MiB")
+    print(f"sha256 {digest}")
+    print(f"unpack it: anuvad data unpack {args.out} --to DIR, then export {DATA_ENV_VAR}=DIR")
+    return 0
+
+
+def cmd_data_unpack(args: argparse.Namespace) -> int:
+    """Unpack and verify a pack written by ``anuvad data pack``."""
+    from anuvad.data.download import sha256_of
+    from anuvad.data.pack import unpack
+
+    if args.sha256 and sha256_of(Path(args.pack)) != args.sha256:
+        print(f"error: {args.pack} is not the pack --sha256 names; copy it again", file=sys.stderr)
+        return 2
+    files = unpack(Path(args.pack), Path(args.to))
+    print(f"{args.pack}: {len(files)} files verified and in place under {args.to}")
+    print(f"use them: export {DATA_ENV_VAR}={args.to}")
+    return 0
+
+
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Add ``anuvad data list|download`` to the CLI."""
-    p = add("data", "List or download the public corpora the recipes in configs/ use.")
+    """Add ``anuvad data list|download|pack|unpack`` to the CLI."""
+    p = add(
+        "data",
+        "List or download the public corpora the recipes in configs/ use; pack what recipes read "
+        "for another machine.",
+    )
     sub = p.add_subparsers(dest="data_command", required=True)
     listing = sub.add_parser("list", help="the catalogue: corpora, licences, sources, URLs")
     listing.add_argument(
@@ -120,3 +161,26 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         help="a folder with the files downloaded by hand (used instead of the network)",
     )
     get.set_defaults(func=cmd_data_download)
+    pack = sub.add_parser(
+        "pack", help="every file some recipes read, in one checksummed archive (.tar.xz)"
+    )
+    pack.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        help="a recipe (YAML) whose corpora to pack; repeat",
+    )
+    pack.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        help="one more file, relative to the data root (e.g. en-hi/mono-hi/bbc-news.hi.gz); repeat",
+    )
+    pack.add_argument("--out", required=True, help="the pack to write (e.g. enhi.pack.tar.xz)")
+    pack.add_argument("--level", type=int, default=6, choices=range(10), help="xz level (6)")
+    pack.set_defaults(func=cmd_data_pack)
+    unpacking = sub.add_parser("unpack", help="unpack and verify a pack into a data root")
+    unpacking.add_argument("pack", help="a file written by anuvad data pack")
+    unpacking.add_argument("--to", required=True, help="the data root to fill")
+    unpacking.add_argument("--sha256", help="the pack's own checksum, as pack printed it")
+    unpacking.set_defaults(func=cmd_data_unpack)

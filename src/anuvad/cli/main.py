@@ -41,7 +41,7 @@ EXAMPLES = {
     "info": "anuvad info runs/multi30k_en_de/model.pt",
     "demo": "anuvad demo --steps 800",
     "serve": "anuvad serve --model data/trained_models/enhi.pt --port 8000",
-    "data": "anuvad data download hvg  (or: anuvad data list)",
+    "data": "anuvad data download hvg  (or: anuvad data list; anuvad data pack --config C --out P)",
     "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/",
     "backtranslate": (
         "anuvad backtranslate --model data/trained_models/hien.pt "
