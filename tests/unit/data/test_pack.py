@@ -84,7 +84,7 @@ def test_a_damaged_pack_is_refused_and_leaves_nothing_half_written(tmp_path: Pat
     body = files["en-hi/a.en"]
     changed = {"root/en-hi/a.en": body.replace(b"one", b"ONE")}  # same size, other bytes
     write_tampered(tmp_path / "bad.tar.xz", changed, manifest)
-    with pytest.raises(DataError, match="root/en-hi/a.en does not match its checksum"):
+    with pytest.raises(DataError, match=r"root/en-hi/a\.en does not match its checksum"):
         unpack(tmp_path / "bad.tar.xz", tmp_path / "out")
     assert not any(p.is_file() for p in (tmp_path / "out").rglob("*"))
     write_tampered(tmp_path / "evil.tar.xz", {"root/../../escape": b"x"}, manifest)
