@@ -1,9 +1,13 @@
-"""``anuvad serve`` as a real process on the shipped English→Hindi model, under pressure
-(issue 33): a SIGTERM while a long request decodes.
+"""``anuvad serve`` as a real process on the shipped English→Hindi model, under the two pressures
+of issue 33: a SIGTERM while a long request decodes, and 600 silent connections from one address.
 
 - SIGTERM: the request in flight is answered with the API's JSON 503 and the process exits
   within seconds (the goal is 3 s; the assertion allows 10 on a loaded machine). On 56f2af0 it
   took 20 s, decoding at full CPU, and the client got uvicorn's plain-text 500.
+- 600 silent connections: a normal request from the same address is still answered 200 at once
+  (on 56f2af0: 503 for as long as they stayed open), and a connection that trickles its
+  headers is closed after ``--header-timeout`` however slowly it keeps sending.
+
 The measured times are printed (``pytest -s``); docs/benchmarks.md records them.
 """
 
@@ -136,3 +140,51 @@ def test_sigterm_answers_a_long_request_503_and_the_server_exits_within_seconds(
     assert status == 503 and "shutting down" in error["error"], (status, error)
     assert answer["at"] - sent < 3  # answered, not dropped
     assert exited < 10, exited  # the goal is 3 s; generous for a loaded machine
+
+
+def test_600_silent_connections_leave_room_and_a_slow_header_is_cut_off() -> None:
+    header_timeout = 3.0
+    with anuvad_serve("--header-timeout", str(header_timeout)) as (_, port):
+        silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(600)]
+        try:
+            began = time.monotonic()
+            status, body = http(port, "POST", "/translate", {"text": "The sky is blue.",
+                                                             "decoding": "greedy"})  # fmt: skip
+            answered = time.monotonic() - began
+            assert status == 200, body
+            assert http(port, "GET", "/health")[0] == 200
+            time.sleep(0.5)
+            held = 0  # of the 600, still open on the server's side (it keeps its cap at most)
+            for connection in silent:
+                connection.setblocking(False)
+                try:
+                    connection.recv(1)  # b"": closed by the server
+                except BlockingIOError:  # open, nothing to read
+                    held += 1
+                except ConnectionResetError:
+                    pass
+        finally:
+            for connection in silent:
+                connection.close()
+        print(f"\n600 silent connections: a request answered 200 in {answered:.2f} s; "
+              f"the server still held {held} of them")  # fmt: skip
+        assert answered < 10 and held <= 32
+
+        slow = socket.create_connection(("127.0.0.1", port))
+        began = time.monotonic()
+        closed_after = None
+        for byte in b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
+            try:
+                slow.sendall(bytes([byte]))  # one byte every 0.25 s: never silent
+                slow.settimeout(0.25)
+                if slow.recv(1) == b"":
+                    closed_after = time.monotonic() - began
+                    break
+            except TimeoutError:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                closed_after = time.monotonic() - began
+                break
+        slow.close()
+        print(f"a connection trickling its headers was closed after {closed_after} s")
+        assert closed_after is not None and header_timeout - 0.5 < closed_after < header_timeout + 3

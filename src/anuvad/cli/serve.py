@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from anuvad.cli.options import add_engine_options, add_glossary_option, read_glossary
+from anuvad.server.connection_limits import ConnectionLimits
 
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
 DEFAULT_PORT = 8000
@@ -58,25 +60,36 @@ def shipped_models(folder: str | Path = SHIPPED_MODELS) -> list[Path]:
 
 
 # SIGTERM / Ctrl+C: the requests in flight are answered 503 at once and their searches stop
-# (anuvad.server.shutdown); uvicorn's grace period only bounds what that cannot stop. Idle
-# keep-alive connections close after KEEP_ALIVE_S; beyond LIMIT_CONCURRENCY open connections
-# and tasks new ones get 503.
+# (anuvad.server.shutdown); uvicorn's grace period only bounds what that cannot stop. Beyond
+# LIMIT_CONCURRENCY open connections and tasks new requests get 503: the connection rules of
+# anuvad.server.connections keep silent, slow and crowding clients from filling that.
 SHUTDOWN_GRACE_S = 10
-KEEP_ALIVE_S = 5
 LIMIT_CONCURRENCY = 512
+CONNECTIONS = ConnectionLimits()  # the defaults of --idle-timeout, --header-timeout, ...
 
 
-def server_config(app: Any, host: str, port: int, log_level: str = "info") -> Any:
-    """The uvicorn settings ``anuvad serve`` runs ``app`` with (a ``uvicorn.Config``)."""
+def server_config(
+    app: Any,
+    host: str,
+    port: int,
+    log_level: str = "info",
+    connections: ConnectionLimits = CONNECTIONS,
+) -> Any:
+    """The uvicorn settings ``anuvad serve`` runs ``app`` with (a ``uvicorn.Config``): HTTP/1.1
+    with ``connections``' timeouts and per-client cap."""
     import uvicorn
+
+    from anuvad.server.connections import guarded_protocol
 
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
+        http=guarded_protocol(connections),
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-        timeout_keep_alive=KEEP_ALIVE_S,
+        # Idle after a response, as before one (uvicorn takes whole seconds here).
+        timeout_keep_alive=math.ceil(connections.idle_timeout_s),
         limit_concurrency=LIMIT_CONCURRENCY,
     )
 
@@ -124,6 +137,7 @@ def serve(
     request_timeout_s: float | None = 60.0,
     api_key_file: Path | None = None,
     glossary_file: Path | None = None,
+    connections: ConnectionLimits = CONNECTIONS,
     log_level: str = "info",
 ) -> None:
     """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see
@@ -134,13 +148,17 @@ def serve(
 
     ``api_key_file``: bearer keys the API asks for (:func:`anuvad.server.auth.load_api_keys`).
     ``glossary_file``: terms the first model's translations must use (merged with requests').
+    ``connections``: the idle and header timeouts and the per-client connection cap
+    (:mod:`anuvad.server.connections`).
 
     Raises:
         CheckpointError: a model file is missing or unreadable, or a folder (torch engine).
-        ConfigError: the API key file is unreadable or holds a bad key (file and line named).
+        ConfigError: the API key file is unreadable or holds a bad key (file and line named),
+            or ``connections`` is out of range.
     """
     import torch
 
+    from anuvad.errors import ConfigError
     from anuvad.inference.engine import load_engine, server_layout
     from anuvad.server.app import create_app
     from anuvad.server.auth import load_api_keys
@@ -150,6 +168,8 @@ def serve(
     # Everything that can be checked without the models first: loading them takes seconds.
     api_keys = load_api_keys(api_key_file) if api_key_file is not None else None
     glossary = read_glossary(glossary_file)
+    if connections.problems():
+        raise ConfigError("; ".join(connections.problems()))
     check_model_paths(models, engine)
     threads, replicas = server_layout(engine, device, threads, replicas)
     translators = [
@@ -193,7 +213,8 @@ def serve(
         f"with Ctrl+C",
         flush=True,
     )
-    DrainingServer(server_config(app, host, port, log_level), app_state(app)).run()
+    config = server_config(app, host, port, log_level, connections)
+    DrainingServer(config, app_state(app)).run()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -217,6 +238,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         request_timeout_s=args.request_timeout or None,
         api_key_file=args.api_key_file,
         glossary_file=args.glossary,
+        connections=ConnectionLimits(
+            idle_timeout_s=args.idle_timeout,
+            header_timeout_s=args.header_timeout,
+            max_per_client=args.max_connections_per_client,
+        ),
         log_level="debug" if args.verbose else "info",
     )
     return 0
@@ -272,6 +298,32 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         help="time a translation request may take, queue included: past it the answer is 504 "
         "and its search stops at the next decoding step (ctranslate2: between batches; "
         "0 = no limit; default 60)",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=CONNECTIONS.idle_timeout_s,
+        metavar="SECONDS",
+        help="close a connection that sends nothing for this long, new or between requests "
+        f"(default {CONNECTIONS.idle_timeout_s:g})",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=CONNECTIONS.header_timeout_s,
+        metavar="SECONDS",
+        help="close a connection whose request headers are not complete this long after it "
+        "opened or after its previous answer, however slowly bytes keep coming (default "
+        f"{CONNECTIONS.header_timeout_s:g})",
+    )
+    p.add_argument(
+        "--max-connections-per-client",
+        type=int,
+        default=CONNECTIONS.max_per_client,
+        metavar="N",
+        help="connections one client address may hold; one more closes its oldest idle one, "
+        "so one address cannot fill the server (0 = no cap; behind a reverse proxy every "
+        f"client has the proxy's address: raise it; default {CONNECTIONS.max_per_client})",
     )
     add_glossary_option(p)
     p.add_argument(
