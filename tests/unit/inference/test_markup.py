@@ -1,0 +1,77 @@
+"""HTML documents keep their markup byte for byte; only the text between tags is translated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from anuvad.inference.markup import html_texts, split_html, translate_html
+
+DOCUMENT = """<!DOCTYPE html>
+<html lang="en"><head><title>Trains &amp; buses</title>
+<style>p { color: red; } /* Not text */</style>
+<script>var s = "Do not translate me";</script></head>
+<body>
+  <h1 class="big" title="Keep this title">Indian Railways</h1>
+  <!-- a comment: Keep me -->
+  <p>The train is late. It will come at noon.<br>Call 139 &lt;free&gt;.</p>
+  <p translate="no">Rohit Sharma</p>
+  <p class="x notranslate">Keep <b>this</b> too</p>
+  <pre>  code stays
+  as written</pre>
+  <p>Visit <a href="https://indianrail.gov.in">the website</a> today.</p>
+  <img src="a.png" alt="Not translated either"/>
+  <p>12 &nbsp; 34</p>
+</body></html>
+"""
+
+
+def upper(texts: Sequence[str]) -> list[str]:
+    return [f"<{t.upper()}>" for t in texts]  # markup-like output must come back escaped
+
+
+def test_the_pieces_give_the_document_back_exactly() -> None:
+    assert "".join(p.raw for p in split_html(DOCUMENT)) == DOCUMENT
+
+
+def test_only_the_text_between_tags_is_translated() -> None:
+    assert html_texts(DOCUMENT) == [
+        "Trains & buses",
+        "Indian Railways",
+        "The train is late. It will come at noon.",
+        "Call 139 <free>.",
+        "Visit",
+        "the website",
+        "today.",
+    ]
+
+
+def test_markup_is_kept_and_translations_are_escaped_in_place() -> None:
+    out = translate_html(DOCUMENT, upper)
+    assert '<h1 class="big" title="Keep this title">&lt;INDIAN RAILWAYS&gt;</h1>' in out
+    assert "<title>&lt;TRAINS &amp; BUSES&gt;</title>" in out
+    assert "<br>&lt;CALL 139 &lt;FREE&gt;.&gt;</p>" in out
+    assert '<p translate="no">Rohit Sharma</p>' in out
+    assert '<p class="x notranslate">Keep <b>this</b> too</p>' in out
+    assert "<pre>  code stays\n  as written</pre>" in out
+    assert '<a href="https://indianrail.gov.in">&lt;THE WEBSITE&gt;</a>' in out
+    assert 'var s = "Do not translate me";' in out and "/* Not text */" in out
+    assert "<!-- a comment: Keep me -->" in out and "<p>12 &nbsp; 34</p>" in out
+    # Removing the translations leaves the markup exactly as it was.
+    assert translate_html(DOCUMENT, lambda texts: list(texts)).replace("&amp;", "&") == (
+        DOCUMENT.replace("&amp;", "&")
+    )
+
+
+@pytest.mark.parametrize("document", ["", "plain text, no tags", "<p></p>", "<br/>"])
+def test_fragments_and_documents_without_markup_work(document: str) -> None:
+    calls: list[Sequence[str]] = []
+
+    def record(texts: Sequence[str]) -> list[str]:
+        calls.append(texts)
+        return ["X" for _ in texts]
+
+    out = translate_html(document, record)
+    assert out == ("X" if document == "plain text, no tags" else document)
+    assert len(calls) == (1 if document == "plain text, no tags" else 0)
