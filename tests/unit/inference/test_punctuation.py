@@ -1,0 +1,38 @@
+"""Sentence ends and quotation marks come out consistent."""
+
+from __future__ import annotations
+
+import pytest
+
+from anuvad.inference.punctuation import punctuate
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "want"),
+    [
+        ("कप्तान ने 85 रन बनाए.", "The captain scored 85 runs.", "कप्तान ने 85 रन बनाए।"),
+        ("वर्ष 2024.", "In 2024.", "वर्ष 2024।"),
+        ("वह आया|", "He came.", "वह आया।"),
+        ("वह आया |", "He came.", "वह आया ।"),
+        ("हाँ | नहीं", "Yes. No", "हाँ । नहीं"),
+        ("देखें www.nic.in पर 3.5 किलो।", "See www.nic.in for 3.5 kg.", "देखें www.nic.in पर 3.5 किलो।"),
+        ('उसने कहा, "मैं आऊँगा."', 'He said, "I will come."', 'उसने कहा, "मैं आऊँगा।"'),
+        ("क्या वह आया?", "Did he come?", "क्या वह आया?"),
+        ('उसने कहा "मैं आऊँगा।', 'He said "I will come."', 'उसने कहा "मैं आऊँगा"।'),
+        ('ट्रेन " देर से है।', "The train is late.", "ट्रेन देर से है।"),
+        ("“ट्रेन देर से है।", "“The train is late.”", "“ट्रेन देर से है”।"),
+        ("ट्रेन देर से है” ।", "The train is late.", "ट्रेन देर से है ।"),
+    ],
+)
+def test_hindi_punctuation_is_made_consistent(text: str, source: str, want: str) -> None:
+    assert punctuate(text, source, "hi") == want
+
+
+def test_other_languages_keep_their_full_stop_but_get_paired_quotes() -> None:
+    assert punctuate("He came.", "वह आया।", "en") == "He came."
+    assert punctuate('He said "yes.', 'उसने कहा "हाँ।', "en") == 'He said "yes".'
+
+
+@pytest.mark.parametrize("text", ["", "।", "कुछ नहीं", '"उद्धरण" ठीक है।', "a.b"])
+def test_consistent_text_is_left_alone(text: str) -> None:
+    assert punctuate(text, "whatever", "hi") == text
