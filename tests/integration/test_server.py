@@ -101,10 +101,8 @@ def test_health_and_models_describe_the_served_model(
     assert model["num_encoder_layers"] == translator.model_file.config.model.num_encoder_layers
     assert model["trained_on"] == "trained on pairs"  # the tiny model's one corpus
     assert model["engine"] == "torch"  # what it can do, by name (the page reads these)
-    assert model["capabilities"] == [
-        "glossary", "constraints", "bound_stopping", "quality", "full_attention",
-        "stops_between_steps",
-    ]  # fmt: skip
+    assert model["capabilities"] == translator.capabilities.names()
+    assert {"glossary", "bound_stopping", "quality", "full_attention"} <= {*model["capabilities"]}
     assert info["limits"] == {
         "request_timeout_s": 60.0,
         "max_output_tokens": 256,

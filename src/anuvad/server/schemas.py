@@ -371,10 +371,10 @@ class ModelInfo(BaseModel):
     engine: str = Field(description="torch (anuvad's own search) or ctranslate2")
     capabilities: list[str] = Field(
         default_factory=list,
-        description="what the engine can do beyond plain translation: glossary, constraints, "
-        "bound_stopping (early_stopping 'bound'), quality (word probabilities and confidence), "
-        "full_attention (every layer and head, cosines), stops_between_steps (a request that "
-        "gives up frees the model within one decoding step)",
+        description="what the engine can do beyond plain translation, by name (the fields of "
+        "anuvad.inference.translation.Capabilities), e.g. glossary, bound_stopping "
+        "(early_stopping 'bound'), quality (word probabilities and confidence), full_attention "
+        "(every layer and head, cosines)",
     )
     num_parameters: int
     d_model: int
