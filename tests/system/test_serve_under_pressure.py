@@ -8,7 +8,9 @@ of issue 33: a SIGTERM while a long request decodes, and 600 silent connections 
   (on 56f2af0: 503 for as long as they stayed open), and a connection that trickles its
   headers is closed after ``--header-timeout`` however slowly it keeps sending.
 
-The measured times are printed (``pytest -s``); docs/benchmarks.md records them.
+The measured times are printed (``pytest -s``). Measured on 2 shared cores: exit 0.27-0.37 s
+after SIGTERM (56f2af0: 20.3 s); the request among 600 silent connections answered in 0.35-0.65 s
+(56f2af0: 503); the trickling connection closed 3.00 s after it opened.
 """
 
 from __future__ import annotations
