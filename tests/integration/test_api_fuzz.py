@@ -84,7 +84,8 @@ def test_the_schema_states_the_limits_and_the_served_models(client: TestClient) 
     text = request["properties"]["text"]["anyOf"]
     assert {branch["type"] for branch in text} == {"string", "array"}
     assert all(b.get("maxLength") or b["items"]["maxLength"] for b in text)
-    assert request["properties"]["beam_size"]["maximum"] == 16
+    beam = [b for b in request["properties"]["beam_size"]["anyOf"] if b["type"] == "integer"]
+    assert beam == [{"type": "integer", "minimum": 1, "maximum": 16}]  # null: the model's own
     assert request.get("additionalProperties") is False
     for name in ("TranslateRequest", "AttentionRequest"):
         model = schemas[name]["properties"]["model"]["anyOf"]

@@ -23,7 +23,6 @@ from anuvad.inference.translation import Translation
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
 from anuvad.server.limits import (
-    DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_ATTENTION_TOKENS,
     MAX_BEAM_SIZE,
     MAX_REQUEST_CHARS,
@@ -115,7 +114,6 @@ def test_health_and_models_describe_the_served_model(
         "max_body_bytes": 1_000_000,
         "max_row_steps": MAX_ROW_STEPS,
         "max_attention_tokens": MAX_ATTENTION_TOKENS,
-        "default_no_repeat_ngram_size": DEFAULT_NO_REPEAT_NGRAM_SIZE,
         "max_glossary_terms": 200,
         "api_key_required": False,
     }
@@ -211,8 +209,44 @@ def test_the_server_budget_shapes_the_search(translator: CountingTranslator) -> 
         assert settings.max_output_tokens <= 256 and settings.max_tokens == 0
         assert settings.batch_size * beam * settings.max_output_tokens <= MAX_ROW_STEPS
         assert settings.batch_size >= 1
-    assert served(translator).no_repeat_ngram_size == DEFAULT_NO_REPEAT_NGRAM_SIZE
     assert served(translator, no_repeat_ngram_size=0).no_repeat_ngram_size == 0
+
+
+def test_a_request_s_defaults_are_the_model_s_own(translator: CountingTranslator) -> None:
+    """Issue 33: a setting the request leaves out is the model's, as on the command line (the
+    API used to default to beam 4 and repetition blocking 3 whatever the model said)."""
+    own = translator.decode
+    try:
+        translator.decode = own.with_overrides(
+            beam_size=3, no_repeat_ngram_size=2, length_penalty=1.0, early_stopping="bound"
+        )
+        got = served(translator)
+        assert (got.beam_size, got.no_repeat_ngram_size) == (3, 2)
+        assert (got.length_penalty, got.early_stopping) == (1.0, "bound")
+        assert served(translator, decoding="greedy").beam_size == 1
+        assert served(translator, beam_size=5, nbest=9).nbest == 5  # n-best at most the beam
+    finally:
+        translator.decode = own
+
+
+def test_the_api_s_search_fields_are_the_settings_marked_for_it() -> None:
+    """Every DecodeConfig setting declared for the API is a request field with its range, and
+    no other search field exists (a new setting needs its declaration, not a second one)."""
+    from anuvad.decode_config import settings_spec
+    from anuvad.server.schemas import DecodeSettings
+
+    marked = {f.name for f, spec in settings_spec() if spec.api}
+    fields = set(DecodeSettings.model_fields) - {"decoding", "model"}
+    assert fields == marked
+    schema = DecodeSettings.model_json_schema()["properties"]
+    for f, spec in settings_spec():
+        if spec.api:
+            (inner,) = [t for t in schema[f.name]["anyOf"] if t.get("type") != "null"]
+            if spec.choices:
+                assert tuple(inner["enum"]) == spec.choices
+            else:
+                assert inner.get("minimum") == spec.minimum, f.name
+            assert schema[f.name]["default"] is None and spec.help in schema[f.name]["description"]
 
 
 def test_many_sentences_at_beam_16_go_to_the_model_in_bounded_calls(
@@ -311,7 +345,7 @@ BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
     "texts are numbers": ({"text": [1, 2]}, "text"),
     "beam size is a string": ({"text": "hi", "beam_size": "4"}, "beam_size"),
     "beam size is a float": ({"text": "hi", "beam_size": 2.5}, "beam_size"),
-    "beam size is null": ({"text": "hi", "beam_size": None}, "beam_size"),
+    "beam size is a list": ({"text": "hi", "beam_size": [4]}, "beam_size"),
     "unknown decoding": ({"text": "hi", "decoding": "sampling"}, "decoding"),
     "negative length penalty": ({"text": "hi", "length_penalty": -1.0}, "length_penalty"),
     "unknown field": ({"text": "hi", "model": "/etc/passwd"}, "model"),
@@ -330,6 +364,33 @@ def test_bad_translate_requests_get_422_with_a_clear_message(client: TestClient,
     assert mentions.lower() in error["error"].lower()
     assert error["details"] and all("message" in d for d in error["details"])
     assert client.get("/health").json()["model_calls"] == calls  # refused before the model
+    assert_still_serving(client)
+
+
+@pytest.mark.parametrize("separator", ["\x1c", "\x1d", "\x1e", "\x1f", "\x85"])
+def test_a_text_of_separators_only_is_refused_at_once_and_so_is_its_schema(
+    client: TestClient, separator: str
+) -> None:
+    """Issue 33: Python strips these separators as white space while JSON Schema's pattern did
+    not, so such a text passed validation, had no sentence and hung the model thread (504
+    after 60 s). Now the schema and the server both refuse it, before the model."""
+    calls = client.get("/health").json()["model_calls"]
+    started = time.monotonic()
+    for path, body in [
+        ("/translate", {"text": separator}),
+        ("/translate", {"text": ["The sky is blue.", f" {separator}\n"]}),
+        ("/attention", {"text": separator}),
+    ]:
+        response = client.post(path, json=body)
+        assert response.status_code == 422, (path, body, response.text)
+        assert "empty" in response.json()["error"]
+    assert time.monotonic() - started < 5
+    assert client.get("/health").json()["model_calls"] == calls
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for branch in schemas["TranslateRequest"]["properties"]["text"]["anyOf"]:
+        pattern = branch.get("pattern") or branch["items"]["pattern"]
+        assert re.search(pattern, separator) is None  # the published schema refuses it too
+        assert re.search(pattern, f"{separator}a{separator}")
     assert_still_serving(client)
 
 
@@ -365,33 +426,6 @@ def test_invalid_json_or_unicode_gets_4xx(client: TestClient, raw: bytes) -> Non
     response = client.post("/translate", content=raw, headers={"content-type": "application/json"})
     assert response.status_code in (400, 422), response.text
     assert response.json()["error"]
-    assert_still_serving(client)
-
-
-@pytest.mark.parametrize("separator", ["\x1c", "\x1d", "\x1e", "\x1f", "\x85"])
-def test_a_text_of_separators_only_is_refused_at_once_and_so_is_its_schema(
-    client: TestClient, separator: str
-) -> None:
-    """Issue 33: Python strips these separators as white space while JSON Schema's pattern did
-    not, so such a text passed validation, had no sentence and hung the model thread (504
-    after 60 s). Now the schema and the server both refuse it, before the model."""
-    calls = client.get("/health").json()["model_calls"]
-    started = time.monotonic()
-    for path, body in [
-        ("/translate", {"text": separator}),
-        ("/translate", {"text": ["The sky is blue.", f" {separator}\n"]}),
-        ("/attention", {"text": separator}),
-    ]:
-        response = client.post(path, json=body)
-        assert response.status_code == 422, (path, body, response.text)
-        assert "empty" in response.json()["error"]
-    assert time.monotonic() - started < 5
-    assert client.get("/health").json()["model_calls"] == calls
-    schemas = client.get("/openapi.json").json()["components"]["schemas"]
-    for branch in schemas["TranslateRequest"]["properties"]["text"]["anyOf"]:
-        pattern = branch.get("pattern") or branch["items"]["pattern"]
-        assert re.search(pattern, separator) is None  # the published schema refuses it too
-        assert re.search(pattern, f"{separator}a{separator}")
     assert_still_serving(client)
 
 
@@ -964,7 +998,7 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         assert without["confidence"] is None and without["likely_wrong"] is None
         assert without["words"] == [] and without["tokens"] == []
     (document,) = body["translations"]
-    settings = translator.settings(beam_size=3, no_repeat_ngram_size=DEFAULT_NO_REPEAT_NGRAM_SIZE)
+    settings = translator.settings(beam_size=3)
     expected = translator.translate(sources, settings, quality=True)
     for got, want in zip(document["sentences"], expected, strict=True):
         assert want.quality is not None and want.quality.confidence is not None

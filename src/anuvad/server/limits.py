@@ -23,9 +23,6 @@ MAX_PENDING_SENTENCES = 8192  # sentences waiting for a model; beyond it 503 + R
 # Hypothesis rows x output steps in one model call (sentences x beam x MAX_OUTPUT_TOKENS): the
 # key/value cache a call may grow. Beam 16 decodes 8 sentences per call, beam 4 32, greedy 128.
 MAX_ROW_STEPS = 32_768
-# Repetition blocking is on by default: size 3 costs no BLEU or chrF++ on the caption and news dev
-# sets (docs/benchmarks.md) and stops loops such as "चम चम चम" on text the model does not know.
-DEFAULT_NO_REPEAT_NGRAM_SIZE = 3
 
 
 class Limits(BaseModel):
@@ -44,7 +41,6 @@ class Limits(BaseModel):
     )
     max_attention_tokens: int = MAX_ATTENTION_TOKENS
     max_glossary_terms: int = MAX_GLOSSARY_TERMS
-    default_no_repeat_ngram_size: int = DEFAULT_NO_REPEAT_NGRAM_SIZE
     request_timeout_s: float | None = Field(
         None, description="seconds a translation request may take, queue included (504 past it)"
     )

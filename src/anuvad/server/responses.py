@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
+from anuvad.decode_config import settings_spec
 from anuvad.inference.confidence import document_confidence
 from anuvad.inference.documents import DocumentTranslation
 from anuvad.inference.engine import TranslationEngine
@@ -51,6 +52,9 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
         tgt_vocab_size=model.tgt_vocab_size,
         default_beam_size=translator.decode.beam_size,
         default_length_penalty=translator.decode.length_penalty,
+        defaults={
+            f.name: getattr(translator.decode, f.name) for f, spec in settings_spec() if spec.api
+        },
         trained_on=config.data.training_summary(),
         metadata=metadata,
         confidence=confidence_info(translator),

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
+from annotated_types import Interval
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from anuvad.decode_config import setting, settings_spec
 from anuvad.server.limits import (
-    DEFAULT_NO_REPEAT_NGRAM_SIZE,
     MAX_BEAM_SIZE,
     MAX_GLOSSARY_TERMS,
     MAX_REQUEST_CHARS,
@@ -36,7 +37,8 @@ def _whole_number(value: Any) -> Any:
     return value
 
 
-WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+WHOLE = BeforeValidator(_whole_number)
+WholeNumber = Annotated[int, WHOLE]
 
 
 def _text_schema(max_chars: int) -> dict[str, Any]:
@@ -75,27 +77,35 @@ def _check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     return text
 
 
-class DecodeSettings(_Request):
-    """How to search: greedy, or beam search with ``beam_size`` hypotheses."""
+def _setting_range(name: str, cap: int | None = None) -> Any:
+    """The range of the search setting ``name`` as declared in :class:`DecodeConfig`, capped
+    at the server's ``cap`` (a work budget) when one is given."""
+    spec = setting(name)
+    high = spec.maximum if cap is None else min(cap, spec.maximum or cap)
+    return Interval(ge=spec.minimum, le=high)
 
-    decoding: Decoding = Field("beam", description="'greedy' or 'beam'")
-    beam_size: WholeNumber = Field(
-        4, ge=1, le=MAX_BEAM_SIZE, description="hypotheses kept per step (beam only)"
+
+def _setting_field(name: str) -> Any:
+    """A request field for the search setting ``name``: null (the served model's own value,
+    ``GET /models``) by default, described as the setting is declared."""
+    return Field(None, description=f"{setting(name).help}; null: the model's own")
+
+
+class DecodeSettings(_Request):
+    """How to search: greedy, or beam search with ``beam_size`` hypotheses. Every search field
+    is a :class:`DecodeConfig` setting (help and range from its declaration; its ``api`` flag
+    says it belongs here, which a test checks) and defaults to the served model's value."""
+
+    decoding: Decoding = Field("beam", description="'greedy' (beam size 1) or 'beam'")
+    beam_size: Annotated[int, _setting_range("beam_size", MAX_BEAM_SIZE), WHOLE] | None = (
+        _setting_field("beam_size")
     )
-    length_penalty: float | None = Field(
-        None, ge=0.0, le=5.0, description="alpha of Wu et al. (2016); null: the model's default"
+    length_penalty: Annotated[float, _setting_range("length_penalty")] | None = _setting_field(
+        "length_penalty"
     )
-    early_stopping: Literal["finished", "bound"] | None = Field(
-        None,
-        description="'finished': a beam stops once beam_size hypotheses have ended; 'bound': "
-        "it goes on while an unfinished one could still win (torch engine); null: the model's",
-    )
-    no_repeat_ngram_size: (
-        Annotated[int, Field(ge=0, le=8), BeforeValidator(_whole_number)] | None
-    ) = Field(
-        None,
-        description="never repeat an n-gram of this many target pieces in one output "
-        f"(0 = off); null: the server's default ({DEFAULT_NO_REPEAT_NGRAM_SIZE})",
+    early_stopping: Literal["finished", "bound"] | None = _setting_field("early_stopping")
+    no_repeat_ngram_size: Annotated[int, _setting_range("no_repeat_ngram_size"), WHOLE] | None = (
+        _setting_field("no_repeat_ngram_size")
     )
     model: str | None = Field(
         None,
@@ -104,9 +114,13 @@ class DecodeSettings(_Request):
         "direction; null: the first served model",
     )
 
-    def effective_beam_size(self) -> int:
-        """1 for greedy search (identical to greedy), else ``beam_size``."""
-        return 1 if self.decoding == "greedy" else self.beam_size
+    def search_changes(self) -> dict[str, Any]:
+        """The search settings this request sets, by their :class:`DecodeConfig` names (None:
+        the model's own); greedy decoding is beam size 1."""
+        changes = {f.name: getattr(self, f.name) for f, spec in settings_spec() if spec.api}
+        if self.decoding == "greedy":
+            changes["beam_size"] = 1
+        return changes
 
 
 class GlossaryTerm(_Request):
@@ -202,10 +216,6 @@ class TranslateRequest(DecodeSettings):
                 f"per request (send several requests)"
             )
         return value
-
-    def effective_nbest(self) -> int:
-        """``nbest``, at most the number of hypotheses the search keeps."""
-        return min(self.nbest, self.effective_beam_size())
 
     def texts(self) -> list[str]:
         """The texts to translate, as a list."""
@@ -385,6 +395,11 @@ class ModelInfo(BaseModel):
     tgt_vocab_size: int
     default_beam_size: int
     default_length_penalty: float
+    defaults: dict[str, int | float | str] = Field(
+        default_factory=dict,
+        description="the model's own value of every search setting a request may set (what "
+        "a request's null means)",
+    )
     trained_on: str = Field(
         description="one line naming the training corpora and their weights (the model card in "
         "data/trained_models/README.md has the details)"
