@@ -149,6 +149,11 @@ def read_payload(
         CheckpointError: missing, truncated, not a PyTorch file, of another kind, or newer.
     """
     path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(
+            f"{path} is a folder, not a {what}; give the .pt file inside it (or, for an exported "
+            "CTranslate2 folder, --engine ctranslate2)"
+        )
     if not path.is_file():
         raise CheckpointError(f"{what} {path} does not exist")
     try:

@@ -374,6 +374,12 @@ def test_a_missing_file_is_refused(tmp_path: Path) -> None:
     both_readers_refuse(tmp_path / "absent.pt", "does not exist")
 
 
+def test_a_folder_is_named_a_folder_not_a_missing_file(tmp_path: Path) -> None:
+    """Issue 33: a folder given as a model was reported as "does not exist"."""
+    (tmp_path / "run").mkdir()
+    both_readers_refuse(tmp_path / "run", "is a folder, not a")
+
+
 def test_a_newer_format_version_is_refused(model_file: Path) -> None:
     newer = MODEL_FORMAT_VERSION + 1
 
