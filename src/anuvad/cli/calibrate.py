@@ -17,6 +17,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """Translate the dev sets (or read ``--rows``), fit on their first halves, report on the
     second halves, write the confidence model beside the model file."""
     from anuvad.data.download import sha256_of
+    from anuvad.decode_config import DecodeConfig
     from anuvad.evaluation.confidence_model import calibrate, report_table
     from anuvad.inference.confidence import calibration_path
     from anuvad.inference.confidence_fit import (
@@ -31,6 +32,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print("error: give dev sets (--dev DOMAIN=SRC,REF) or --rows FILE", file=sys.stderr)
         return 2
     dev_sets = [read_dev_set(spec) for spec in args.dev]  # bad input fails before the model loads
+    # The beam the rows were translated with (--rows: as --beam-size says, else the default).
+    beam = SearchOptions.from_args(args).get("beam_size") or DecodeConfig().beam_size
     if args.rows:
         rows = load_rows(args.rows)
     else:
@@ -45,6 +48,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             translator.use_reverse(args.reverse_model)
         search = SearchOptions.from_args(args)
         settings = search.settings(translator.decode)
+        beam = settings.beam_size
         rows = []
         for dev in dev_sets:
             with tqdm(
@@ -67,6 +71,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"both good and bad translations (sentence chrF++ on either side of --good-chrf "
             f"{args.good_chrf:g}); the rows are kept with --save-rows"
         ) from exc
+    model.agreement_candidates = max(0, beam - 1)  # the beam's other candidates, when fitting
     model.model_sha256 = sha256_of(Path(args.model))
     if args.reverse_model:
         model.reverse_model = os.path.relpath(args.reverse_model, Path(args.model).parent)

@@ -356,6 +356,8 @@ def assess(
     )
     if reverse is not None:
         features.update(reverse_features(reverse))
+    if calibration is not None:  # the agreement over as many candidates as when fitting
+        alternatives = alternatives[: calibration.agreement_candidates]
     if alternatives:
         agreement = sentence_chrf(list(alternatives), [text] * len(alternatives))
         features["nbest_agreement"] = sum(agreement) / len(agreement) / 100.0

@@ -14,7 +14,7 @@ from test_translator import SENTENCES, build_model_file
 
 from anuvad.checkpoint import ModelFile
 from anuvad.errors import ConfigError
-from anuvad.evaluation.confidence_model import fit_confidence
+from anuvad.evaluation.confidence_model import ConfidenceModel, fit_confidence
 from anuvad.inference.confidence import (
     FEATURES,
     calibration_path,
@@ -147,3 +147,38 @@ def test_a_texts_confidence_weighs_its_sentences_by_length() -> None:
     assert document_confidence([0.0, 1.0], [0, 99]) == pytest.approx(0.99)
     with pytest.raises(ValueError, match="2 confidences for 1 lengths"):
         document_confidence([0.5, 0.5], [3])
+
+
+def test_the_agreement_reads_as_many_candidates_as_when_fitting(model_file: ModelFile) -> None:
+    """Issue 34: one output got 24 % at beam 4 and 9 % at beam 12, as the wider beam's extra
+    candidates entered the agreement. Cut to the fitting beam's, they no longer do."""
+    from anuvad.inference.confidence import OutputSignals, assess
+
+    rows = [{"nbest_agreement": (i % 7) / 7} for i in range(40)]
+    calibration = fit_confidence(rows, [i % 7 > 2 for i in range(40)], ["nbest_agreement"])
+    calibration.agreement_candidates = 2
+    signals = OutputSignals([-0.5, -0.1], [1.0, 0.5], None)
+    src, tok = model_file.src_tokenizer, model_file.tgt_tokenizer
+
+    def confidence(
+        alternatives: list[str], fitted: ConfidenceModel | None = calibration
+    ) -> float | None:
+        quality = assess(
+            signals,
+            True,
+            "a b",
+            [5, 6],
+            [7],
+            src,
+            tok,
+            fitted,
+            None,
+            alternatives,
+        )
+        return quality.confidence if fitted is not None else quality.features["nbest_agreement"]
+
+    beam_3 = ["a b", "a c"]
+    beam_12 = [*beam_3, "x y z", "q", "w w", "e", "r", "t", "u", "v", "o"]
+    assert confidence(beam_12, None) != confidence(beam_3, None)  # all count without the cut
+    assert confidence(beam_12) == confidence(beam_3)
+    assert confidence(["a b"]) != confidence(beam_3)  # within the cut, each still counts
