@@ -28,6 +28,7 @@ from anuvad.errors import ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Capabilities, Translation
+from anuvad.inference.verbatim import Verbatim
 
 ENGINES = ("torch", "ctranslate2")
 
@@ -81,6 +82,7 @@ class TranslationEngine(Protocol):
         stop: BetweenSteps | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
         quality: bool = False,
+        verbatim: Verbatim | Sequence[Verbatim | None] | None = None,
     ) -> list[Translation]: ...
 
     def translate_text(self, texts: Sequence[str]) -> list[str]: ...

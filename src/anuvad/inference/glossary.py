@@ -19,7 +19,13 @@ the torch engine's search guarantees it (:mod:`anuvad.decoding.terms`).
   one match: "Supreme Court" wins over "court" in "the Supreme Court ruled".
 
 An entry whose term occurs several times is required once. The target phrase is used as given
-(no inflection on the Hindi side).
+(no inflection on the Hindi side), and only as a whole word: the search lets nothing glue onto
+its end ("भारतीय रेल" is not used by "भारतीय रेलमार्ग"; issue 34, item 3), and :func:`used_in`
+reports a term as used only where the output holds it so.
+
+A glossary entry whose translation is its own term ("Rohit Sharma" → "Rohit Sharma") keeps a
+name as written; :class:`anuvad.inference.verbatim.Verbatim` ``keep`` does the same for exact
+strings without the inflection rules.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from anuvad.data.tokenizer import UNK_ID, Tokenizer
+from anuvad.decoding.boundaries import Boundary, holds
 from anuvad.errors import DataError
 
 MAX_TERM_CHARS = 200
@@ -136,18 +143,32 @@ class Glossary:
 
     def matches(self, sentence: str) -> list[GlossaryEntry]:
         """The entries whose term occurs in ``sentence``, in order of first occurrence."""
+        first: dict[int, int] = {}  # entry -> first start
+        for start, _, index in self._spans(sentence):
+            first.setdefault(index, start)
+        return [self.entries[i] for i in sorted(first, key=lambda i: first[i])]
+
+    def match_spans(self, sentence: str) -> list[tuple[int, int]]:
+        """The (start, end) character ranges of ``sentence`` that terms cover, by start."""
+        return sorted((start, end) for start, end, _ in self._spans(sentence))
+
+    def _spans(self, sentence: str) -> list[tuple[int, int, int]]:
+        """(start, end, entry) of every match kept: the longest first, then the earlier, each
+        source character in one match; sorted by start."""
         spans: list[tuple[int, int, int]] = []  # (start, end, entry)
         for index, pattern in enumerate(self._patterns):
             spans.extend((m.start(), m.end(), index) for m in pattern.finditer(sentence))
         spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))  # longest first, then earliest
-        taken: list[tuple[int, int]] = []
-        found: dict[int, int] = {}  # entry -> first start
+        taken: list[tuple[int, int, int]] = []
         for start, end, index in spans:
-            if any(start < b and a < end for a, b in taken):
-                continue
-            taken.append((start, end))
-            found[index] = min(found.get(index, start), start)
-        return [self.entries[i] for i in sorted(found, key=lambda i: found[i])]
+            if not any(start < b and a < end for a, b, _ in taken):
+                taken.append((start, end, index))
+        return sorted(taken)
+
+    def used(self, sentence: str, translation: str) -> list[tuple[GlossaryEntry, bool]]:
+        """The entries whose term occurs in ``sentence``, each with whether ``translation``
+        uses its target phrase as a whole word (:func:`used_in`)."""
+        return [(e, used_in(e.target, translation)) for e in self.matches(sentence)]
 
     def unspellable(self, tokenizer: Tokenizer) -> list[int]:
         """Indices of the entries whose translation ``tokenizer`` cannot spell without
@@ -157,6 +178,16 @@ class Glossary:
     def phrases(self, sentences: Sequence[str]) -> list[list[str]]:
         """Per sentence, the target phrases its translation must contain."""
         return [[e.target for e in self.matches(s)] for s in sentences]
+
+
+def used_in(target: str, translation: str) -> bool:
+    """Whether ``translation`` holds ``target`` as whole words: no letter, vowel sign or digit
+    glued to either end ("भारतीय रेल" is in "भारतीय रेल, ..." but not in "भारतीय रेलमार्ग").
+
+    The rule the search enforces for glossary phrases (:class:`~anuvad.decoding.boundaries.
+    Boundary` ``WORD``), so a term the torch engine required is always reported as used.
+    """
+    return holds(translation, target.strip(), Boundary.WORD)
 
 
 def text_line_of(data: bytes, offset: int) -> int:

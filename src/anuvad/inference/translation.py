@@ -23,6 +23,10 @@ class Capabilities:
             (False: one averaged head, no cosines).
         stops_between_steps: ``stop`` is asked between decoding steps (False: between batches
             only), so a request that gives up frees the model within one step.
+        verbatim: numbers, links, e-mail addresses and marked names are carried through
+            exactly (required phrases through the search: :mod:`anuvad.inference.verbatim`).
+            False: the engine translates them like any other words and each result's
+            ``copied`` only reports whether they arrived.
     """
 
     glossary: bool
@@ -31,6 +35,7 @@ class Capabilities:
     quality: bool
     full_attention: bool
     stops_between_steps: bool
+    verbatim: bool = False
 
     def names(self) -> list[str]:
         """The names of the capabilities the engine has, in declaration order."""
@@ -74,6 +79,31 @@ class Quality:
     likely_wrong: bool | None = None
 
 
+@dataclass(frozen=True)
+class CopiedSpan:
+    """A part of the source its translation must copy, and what became of it.
+
+    Attributes:
+        kind: "number", "url", "email" or "name" (a marked name).
+        source: the span as it is in the source.
+        target: what the output must hold (a number in the chosen digits; else ``source``).
+        start: offset of its first character in the source sentence.
+        end: offset just after it.
+        required: the search was made to write it (False: see ``note``).
+        present: the best output holds ``target`` whole (nothing glued on either side).
+        note: why it was not required ("" when it was).
+    """
+
+    kind: str
+    source: str
+    target: str
+    start: int
+    end: int
+    required: bool
+    present: bool
+    note: str = ""
+
+
 @dataclass
 class Candidate:
     """One entry of an n-best list.
@@ -102,7 +132,9 @@ class Candidate:
 @dataclass
 class Translation:
     """One translated sentence: its best output and the n-best list (best first, >= 1);
-    ``quality`` when asked for and the engine gives it."""
+    ``quality`` when asked for and the engine gives it; ``copied``: with a
+    :class:`~anuvad.inference.verbatim.Verbatim` policy, the source's numbers, links and marked
+    names and whether each reached the output."""
 
     source: str
     text: str
@@ -111,6 +143,7 @@ class Translation:
     finished: bool
     nbest: list[Candidate]
     quality: Quality | None = None
+    copied: list[CopiedSpan] = field(default_factory=list)
 
 
 @dataclass

@@ -23,7 +23,6 @@ from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.search import BetweenSteps, Hypothesis, greedy_search
-from anuvad.decoding.terms import TermConstraint
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
 from anuvad.evaluation.confidence_model import ConfidenceModel
@@ -36,9 +35,22 @@ from anuvad.inference.confidence import (
     output_signals,
 )
 from anuvad.inference.cpu import accelerate
-from anuvad.inference.frontend import encode_sources, translate_encoded
+from anuvad.inference.frontend import BatchSearch, encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.required import (
+    Requirements,
+    phrase_constraint,
+    requirements,
+    with_phrase_beam,
+)
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
+from anuvad.inference.verbatim import (
+    UNSPELLABLE_SPAN,
+    PhraseEncoder,
+    Verbatim,
+    copied_report,
+    per_text_policies,
+)
 from anuvad.model.transformer import count_parameters
 
 logger = logging.getLogger(__name__)
@@ -60,6 +72,7 @@ class Translator:
         quality=True,
         full_attention=True,
         stops_between_steps=True,
+        verbatim=True,
     )
     parallel_calls = 1  # not thread-safe: one model call at a time
 
@@ -79,6 +92,7 @@ class Translator:
         self.all_features = False
         # Room for EOS after the source tokens.
         self.max_src_tokens = model_file.config.model.max_positions - 1
+        self._phrase_encoder: PhraseEncoder | None = None  # built on the first required phrase
 
     @classmethod
     def from_file(cls, path: str | Path, device: str = "auto") -> Translator:
@@ -163,6 +177,7 @@ class Translator:
         stop: BetweenSteps | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
         quality: bool = False,
+        verbatim: Verbatim | Sequence[Verbatim | None] | None = None,
     ) -> list[Translation]:
         """Translate ``texts``, batching similar lengths; results in input order.
 
@@ -179,14 +194,23 @@ class Translator:
                 past its deadline, a client gone) within one step.
             glossary: terms whose translations the outputs must contain: every text's output
                 (each n-best candidate) holds the target phrase of every term that occurs in
-                it (:mod:`anuvad.inference.glossary` says when a term occurs); one glossary
-                for all texts or one per text (None: none for that text).
+                it, as a whole word (:mod:`anuvad.inference.glossary` says when a term
+                occurs); one glossary for all texts or one per text (None: none for that text).
+            verbatim: what the outputs must copy from their sources (numbers, links, e-mail
+                addresses, marked names: :mod:`anuvad.inference.verbatim`), required like
+                glossary terms; one policy for all texts or one per text (None: nothing
+                required for that text, ``copied`` empty). A text in which nothing is found
+                translates exactly as without. At beam size 1, a sentence with required
+                phrases (glossary or verbatim) is searched with a small beam and dynamic beam
+                allocation (:func:`~anuvad.inference.required.with_phrase_beam`): greedy
+                search could only append them at the limit.
             quality: also give each best output its word probabilities and (with a
                 :attr:`calibration`) its confidence (:class:`Quality`: the search records
                 what it needs; with a :attr:`reverse` model, one forced pass of it per batch).
 
         Raises:
             ConfigError: an invalid setting (each one named).
+            DataError: a glossary translation the target vocabulary cannot spell.
             SearchStoppedError: ``stop`` said so.
         """
         d = settings or self.decode
@@ -194,14 +218,17 @@ class Translator:
         if found:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
-        required = self._required_phrases(texts, glossary) if glossary is not None else None
+        required: list[Requirements] | None = None
+        if glossary is not None or verbatim is not None:
+            required = self._requirements(texts, glossary, verbatim)
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
         ) -> list[list[Candidate]]:
             terms = None
-            if required is not None and any(required[i] for i in indices):
-                terms = TermConstraint([required[i] for i in indices], vocab_size)
+            if required is not None:
+                batch = [required[i] for i in indices]
+                terms = phrase_constraint(batch, self.phrase_encoder, vocab_size)
             combined = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint, terms)
             if not quality:
                 return self._search(sources, d, use_cache, combined, stop)
@@ -211,32 +238,58 @@ class Translator:
             self._assess([texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 
-        return translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
+        searcher: BatchSearch = search
+        if required is not None:
+            searcher = with_phrase_beam(search, [bool(r.phrases) for r in required])
+        encoded = self._encode(texts)
+        results = translate_encoded(texts, encoded, d, searcher, progress, stop=stop)
+        if required is not None:
+            for result, own in zip(results, required, strict=True):
+                result.copied = copied_report(
+                    own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
+                )
+        return results
 
-    def _required_phrases(
-        self, texts: Sequence[str], glossary: Glossary | Sequence[Glossary | None]
-    ) -> list[list[list[int]]]:
-        """Per text, the token ids of the glossary translations its output must contain.
+    @property
+    def phrase_encoder(self) -> PhraseEncoder:
+        """Required phrases for this model's target vocabulary (built once, on first use)."""
+        if self._phrase_encoder is None:
+            self._phrase_encoder = PhraseEncoder(self.tgt_tokenizer)
+        return self._phrase_encoder
+
+    def _requirements(
+        self,
+        texts: Sequence[str],
+        glossary: Glossary | Sequence[Glossary | None] | None,
+        verbatim: Verbatim | Sequence[Verbatim | None] | None,
+    ) -> list[Requirements]:
+        """Per text, what its output must contain (:func:`~anuvad.inference.verbatim.
+        requirements`: the glossary's terms, then what ``verbatim`` finds outside them).
 
         Raises:
-            DataError: a translation holds characters the target vocabulary lacks (it could
-                only come out as ⁇), naming the term.
+            DataError: a glossary translation holds characters the target vocabulary lacks
+                (it could only come out as ⁇), naming the term.
+            ValueError: a list of glossaries or policies is not one per text.
         """
-        per_text = [glossary] * len(texts) if isinstance(glossary, Glossary) else list(glossary)
+        if glossary is None or isinstance(glossary, Glossary):
+            per_text: list[Glossary | None] = [glossary] * len(texts)
+        else:
+            per_text = list(glossary)
+        policies = per_text_policies(verbatim, len(texts))
         if len(per_text) != len(texts):
             raise ValueError(f"{len(per_text)} glossaries for {len(texts)} texts")
-        for own in {id(g): g for g in per_text if g}.values():  # each glossary checked once
-            bad = own.unspellable(self.tgt_tokenizer)
+        for checked in {id(g): g for g in per_text if g}.values():  # each glossary once
+            bad = checked.unspellable(self.tgt_tokenizer)
             if bad:
-                entry = own.entries[bad[0]]
+                entry = checked.entries[bad[0]]
                 raise DataError(
                     f"glossary: the translation {entry.target!r} of {entry.source!r} "
                     f"{UNSPELLABLE}; use other words for it"
                 )
-        encode = self.tgt_tokenizer.encode
+        encoder = self.phrase_encoder
         return [
-            [encode(e.target) for e in own.matches(text)] if own else []
-            for text, own in zip(texts, per_text, strict=True)
+            requirements(text, own, policy, encoder)
+            for text, own, policy in zip(texts, per_text, policies, strict=True)
         ]
 
     def _search(

@@ -1,6 +1,7 @@
-"""Terminology constraints: the KMP automaton against brute force, and the guarantee on random
-tiny models (greedy and beam, n-best, with repetition blocking, tight limits): every output
-holds every required phrase, and sentences without phrases decode exactly as without."""
+"""Terminology constraints: the KMP automaton against brute force (with a start class too), and
+the guarantee on random tiny models (greedy and beam, n-best, with repetition blocking, tight
+limits): every output holds every required phrase (whole, where it has a boundary), and
+sentences without phrases decode exactly as without."""
 
 from __future__ import annotations
 
@@ -15,10 +16,17 @@ from test_search import CONFIG, SOURCES, case_model
 from anuvad.data.batching import collate_source
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
+from anuvad.decoding.boundaries import Boundary, BoundaryTable
 from anuvad.decoding.constraints import search_constraint
 from anuvad.decoding.search import Hypothesis
-from anuvad.decoding.terms import TermConstraint, allocate_beams, failure_table, next_partial
-from conftest import search_outputs
+from anuvad.decoding.terms import (
+    RequiredPhrase,
+    TermConstraint,
+    allocate_beams,
+    failure_table,
+    next_partial,
+)
+from conftest import random_model, search_outputs
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -213,3 +221,130 @@ def check_recorded(
             assert h.entropies == pytest.approx(f.entropies, abs=1e-4)
             assert sum(h.token_log_probs) == pytest.approx(h.log_prob, abs=1e-4)
     return finished
+
+
+# -- boundaries: a phrase counts only whole (issue 34, item 3) --------------------------------
+
+# A toy vocabulary with word starts, digits, a separator and a vowel sign, for random models.
+PIECES = ["<pad>", "<unk>", "<s>", "</s>", "▁", "1", "2", "▁a", "b", ".", "(", "▁c", "ो", "-"]
+TABLE = BoundaryTable.from_pieces(PIECES)
+
+
+def number(rng: random.Random) -> RequiredPhrase:
+    """A number ("▁" and one to three digits of 1 and 2: prefixes of each other are common)."""
+    digits = tuple(rng.choice([5, 6]) for _ in range(rng.randint(1, 3)))
+    return RequiredPhrase((4, *digits), Boundary.NUMBER, TABLE.number_starts)
+
+
+def word(rng: random.Random) -> RequiredPhrase:
+    """A word phrase: "▁a" or "▁c", then up to two pieces that continue a word."""
+    rest = tuple(rng.choice([8, 12]) for _ in range(rng.randint(0, 2)))
+    return RequiredPhrase((rng.choice([7, 11]), *rest), Boundary.WORD)
+
+
+def bounded_phrases(rng: random.Random) -> list[list[RequiredPhrase]]:
+    """Per source, up to three numbers and words that fit its output limit (max_len 1.0, 6)."""
+    result = []
+    for source in SOURCES:
+        room = len(source) + 1 + 6  # a * (source + EOS) + b
+        drawn = [rng.choice([number, word])(rng) for _ in range(rng.randint(0, 3))]
+        kept: list[RequiredPhrase] = []
+        for phrase in drawn:
+            if sum(len(p.tokens) for p in kept) + len(phrase.tokens) <= room:
+                kept.append(phrase)
+        result.append(kept)
+    return result
+
+
+def held_whole(tokens: Sequence[int], phrase: RequiredPhrase) -> bool:
+    """Some occurrence of ``phrase`` in ``tokens`` is followed (after passing pieces) by the
+    end or by a piece that does not glue onto it."""
+    n = len(phrase.tokens)
+    for i in range(len(tokens) - n + 1):
+        if all(phrase.accepts(p, tokens[i + p]) for p in range(n)):
+            j = i + n
+            while j < len(tokens) and bool(TABLE.passing[phrase.boundary][tokens[j]]):
+                j += 1
+            if j == len(tokens) or not bool(TABLE.glue[phrase.boundary][tokens[j]]):
+                return True
+    return False
+
+
+def test_the_automaton_with_a_start_class_matches_a_brute_force_suffix_check() -> None:
+    rng = random.Random(1)
+    for _ in range(300):
+        phrase = RequiredPhrase(
+            tuple(rng.choice([4, 5, 6]) for _ in range(rng.randint(1, 5))),
+            starts=frozenset(rng.sample([4, 5, 6, 7], rng.randint(0, 2))),
+        )
+        table = failure_table(phrase)
+        partial, seen = 0, []
+        for _ in range(30):
+            token = rng.choice([4, 5, 6, 7])
+            seen.append(token)
+            partial = next_partial(phrase, table, partial, token)
+            want = max(
+                n
+                for n in range(len(phrase.tokens) + 1)
+                if n <= len(seen)
+                and all(phrase.accepts(p, seen[len(seen) - n + p]) for p in range(n))
+            )
+            assert partial == want, (phrase, seen)
+            if partial == len(phrase.tokens):
+                partial = table[partial]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("no_repeat", [0, 2])
+def test_every_output_holds_every_bounded_phrase_whole(seed: int, k: int, no_repeat: int) -> None:
+    """Numbers and words with boundaries, some prefixes of others ("12" and "121"): every
+    output (greedy, beam, n-best, tight limits) holds each one with nothing glued on."""
+    rng = random.Random(seed * 7 + k)
+    model = random_model(seed, len(PIECES))
+    phrases = bounded_phrases(rng)
+    assert any(phrases)
+    terms = TermConstraint(phrases, len(PIECES), TABLE)
+    constraint = search_constraint(no_repeat, len(PIECES), first=terms)
+    results = search_outputs(model, SOURCES, k, constraint, max_len=(1.0, 6))
+    for wanted, hypotheses in zip(phrases, results, strict=True):
+        for hypothesis in hypotheses:
+            for phrase in wanted:
+                assert held_whole(hypothesis.token_ids, phrase), (phrase, hypothesis.token_ids)
+
+
+def test_without_boundaries_the_same_searches_glue_phrases_into_longer_words() -> None:
+    """The check above bites: the same phrases as bare token ids come out glued somewhere."""
+    glued = 0
+    for seed in range(4):
+        rng = random.Random(seed * 7 + 4)
+        model = random_model(seed, len(PIECES))
+        phrases = bounded_phrases(rng)
+        bare = [[RequiredPhrase(p.tokens) for p in wanted] for wanted in phrases]
+        results = search_outputs(
+            model, SOURCES, 4, TermConstraint(bare, len(PIECES)), max_len=(1.0, 6)
+        )
+        for wanted, hypotheses in zip(phrases, results, strict=True):
+            glued += sum(not held_whole(h.token_ids, p) for h in hypotheses for p in wanted)
+    assert glued > 0
+
+
+def test_a_pending_number_comes_undone_when_a_longer_one_goes_on() -> None:
+    """ "20" then "2" again: the row is writing "202" of the longer number, so "20" is missing
+    again (a token continuing another phrase may glue); a bare digit otherwise may not."""
+    twenty = RequiredPhrase((4, 6, 5), Boundary.NUMBER, TABLE.number_starts)  # ▁ 2 1
+    longer = RequiredPhrase((4, 6, 5, 6), Boundary.NUMBER, TABLE.number_starts)  # ▁ 2 1 2
+    rows = TermConstraint([[twenty, longer]], len(PIECES), TABLE).start(
+        torch.zeros((1, 3), dtype=torch.bool), [20]
+    )
+    for token in (4, 6, 5):
+        rows.advance([0], [token])
+    state = rows.states[0]
+    assert state.pending == (1, 0) and state.partial == (0, 3)
+    mask = rows.mask()[0]
+    assert mask[6] == 0.0  # continues the longer number
+    assert mask[5] == float("-inf")  # a digit that continues nothing: would make "211"
+    assert mask[3] == float("-inf")  # EOS: "212" is still missing
+    rows.advance([0], [6])
+    state = rows.states[0]
+    assert state.met == (False, False) and state.pending == (0, 1)  # "21" is inside "212"

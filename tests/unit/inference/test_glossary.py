@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from anuvad.errors import DataError
-from anuvad.inference.glossary import Glossary, GlossaryEntry
+from anuvad.inference.glossary import Glossary, GlossaryEntry, used_in
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -65,6 +65,30 @@ def test_merged_glossaries_let_the_second_decide_a_shared_term() -> None:
     assert server.merged(None) is server
 
 
+@pytest.mark.parametrize(
+    ("translation", "used"),
+    [
+        ("भारतीय रेलमार्ग कई गाते हैं।", False),  # issue 34, item 3: glued into a longer word
+        ("भारतीय रेल मार्ग कई ट्रेनें चलाती है।", True),
+        ("यह भारतीय रेल।", True),
+        ("भारतीय रेलें", False),  # a vowel sign glued on is part of the word
+        ("(भारतीय रेल)", True),
+        ("अभारतीय रेल", False),  # nor at the start
+        ("भारतीय रेलमार्ग और भारतीय रेल", True),  # a later occurrence is whole
+    ],
+)
+def test_a_term_is_used_only_as_a_whole_word(translation: str, used: bool) -> None:
+    assert used_in("भारतीय रेल", translation) is used
+
+
+def test_used_lists_the_occurring_terms_with_whether_each_was_used() -> None:
+    glossary = Glossary.from_pairs([("Indian Railways", "भारतीय रेल"), ("train", "ट्रेन")])
+    assert glossary.used("Indian Railways runs many trains.", "भारतीय रेलमार्ग कई ट्रेन") == [
+        (GlossaryEntry("Indian Railways", "भारतीय रेल"), False),
+        (GlossaryEntry("train", "ट्रेन"), True),
+    ]
+
+
 def test_a_tsv_glossary_is_read_with_comments_and_blank_lines(tmp_path: Path) -> None:
     path = tmp_path / "terms.tsv"
     path.write_text("# term\ttranslation\n\ncourt\tअदालत\n  vaccine \t टीका \n", encoding="utf-8")
@@ -117,7 +141,7 @@ def test_the_translator_uses_every_required_translation(tiny_enhi_model: Path) -
         plain = translator.translate(texts, settings)
         for text, result in zip(texts, results, strict=True):
             for phrase in glossary.phrases([text])[0]:
-                assert all(phrase in c.text for c in result.nbest), (phrase, result.nbest)
+                assert all(used_in(phrase, c.text) for c in result.nbest), (phrase, result.nbest)
         assert results[2].text == plain[2].text  # no term: the same translation
 
 

@@ -59,6 +59,7 @@ from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
+from anuvad.inference.verbatim import UNCONSTRAINED_ENGINE, Verbatim, report_unrequired
 
 try:
     import ctranslate2
@@ -131,7 +132,8 @@ class CT2Translator:
 
     engine = "ctranslate2"
     # CTranslate2's own search: no output constraints, no bound stopping, no per-step stop;
-    # its attention is one averaged head (confidence needs the torch engine's signals).
+    # its attention is one averaged head (confidence needs the torch engine's signals). Numbers
+    # and links are not required either: each result's ``copied`` says whether they arrived.
     capabilities = Capabilities(
         glossary=False,
         constraints=False,
@@ -139,6 +141,7 @@ class CT2Translator:
         quality=False,
         full_attention=False,
         stops_between_steps=False,
+        verbatim=False,
     )
 
     def __init__(
@@ -221,13 +224,15 @@ class CT2Translator:
         stop: BetweenSteps | None = None,
         glossary: Glossary | Sequence[Glossary | None] | None = None,
         quality: bool = False,
+        verbatim: Verbatim | Sequence[Verbatim | None] | None = None,
     ) -> list[Translation]:
         """Translate ``texts``; the arguments mean what they mean for
         :meth:`anuvad.inference.translator.Translator.translate` (``use_cache`` is ignored;
         ``stop`` is asked between batches only: a CTranslate2 call cannot be interrupted;
         ``quality`` is ignored: word probabilities and confidence come from the torch
         engine's forced pass over the PyTorch model, which an exported folder lacks, so
-        every result's ``quality`` is None).
+        every result's ``quality`` is None; ``verbatim``: nothing is required, each
+        result's ``copied`` reports what was found and whether it arrived anyway).
 
         Raises:
             ConfigError: an invalid setting, an output constraint, a glossary or
@@ -254,7 +259,7 @@ class CT2Translator:
                 f"early_stopping={d.early_stopping!r} needs the torch engine (--engine torch); "
                 "CTranslate2 stops a beam once its hypotheses have finished"
             )
-        return translate_encoded(
+        results = translate_encoded(
             texts,
             self._encode(texts),
             d,
@@ -263,6 +268,9 @@ class CT2Translator:
             engine_splits_tokens=True,
             stop=stop,
         )
+        if verbatim is not None:
+            report_unrequired(results, verbatim, UNCONSTRAINED_ENGINE)
+        return results
 
     def _search_batch(
         self, sources: list[list[int]], d: DecodeConfig, indices: list[int] | None = None

@@ -1,0 +1,129 @@
+"""Required phrases of a batch: what each sentence's output must contain, the constraint the
+search runs under, and how a batch with phrases is searched at beam size 1.
+
+A sentence's phrases are its glossary terms' translations (:mod:`anuvad.inference.glossary`)
+and what its :class:`~anuvad.inference.verbatim.Verbatim` policy finds to copy (numbers, links,
+e-mail addresses, marked names), each ending at its boundary
+(:mod:`anuvad.decoding.boundaries`). The torch engine's translator
+(:meth:`anuvad.inference.translator.Translator.translate`) calls the three functions below in
+that order; a batch in which no sentence has a phrase is searched exactly as without.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from anuvad.decode_config import DecodeConfig
+from anuvad.decoding.boundaries import is_digit
+from anuvad.decoding.constraints import AllOf, OutputConstraint
+from anuvad.decoding.source_numbers import SourceDigitsOnly
+from anuvad.decoding.terms import RequiredPhrase, TermConstraint
+from anuvad.inference.frontend import BatchSearch
+from anuvad.inference.glossary import Glossary
+from anuvad.inference.translation import Candidate
+from anuvad.inference.verbatim import PhraseEncoder, Span, Verbatim, find_spans
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What one sentence's output must contain, and what was found in it for the report.
+
+    Attributes:
+        phrases: the glossary translations of the terms in it, then the spans' phrases (each
+            target once).
+        spans: what ``verbatim`` found, outside the glossary's terms.
+        spelled: per span, whether it is required (False: the vocabulary cannot spell it).
+        digits_only: the output may write digits only inside ``phrases``
+            (:attr:`Verbatim.only_source_numbers`, and every source digit is in a phrase).
+    """
+
+    phrases: tuple[RequiredPhrase, ...] = ()
+    spans: tuple[Span, ...] = ()
+    spelled: tuple[bool, ...] = ()
+    digits_only: bool = False
+
+
+def requirements(
+    text: str, glossary: Glossary | None, verbatim: Verbatim | None, encoder: PhraseEncoder
+) -> Requirements:
+    """What the translation of ``text`` must contain.
+
+    Args:
+        text: one source sentence.
+        glossary: its terms (None: none); every translation must be spellable (the caller
+            checks: :meth:`Glossary.unspellable`).
+        verbatim: what must be copied (None: nothing).
+        encoder: the target vocabulary's phrases.
+    """
+    phrases = [encoder.term(e.target) for e in glossary.matches(text)] if glossary else []
+    if verbatim is None:
+        return Requirements(tuple(phrases))
+    taken = glossary.match_spans(text) if glossary else []
+    spans = find_spans(text, verbatim, taken)
+    kept = [encoder.span(span) for span in spans]
+    for phrase in kept:
+        if phrase is not None and phrase not in phrases:
+            phrases.append(phrase)
+    covered = taken + [(s.start, s.end) for s, k in zip(spans, kept, strict=True) if k]
+    digits_only = (
+        verbatim.only_source_numbers
+        and any(s.kind == "number" for s in spans)
+        and all(
+            any(a <= i < b for a, b in covered) for i, char in enumerate(text) if is_digit(char)
+        )
+    )
+    return Requirements(
+        tuple(phrases), tuple(spans), tuple(k is not None for k in kept), digits_only
+    )
+
+
+def phrase_constraint(
+    batch: Sequence[Requirements], encoder: PhraseEncoder, vocab_size: int
+) -> OutputConstraint | None:
+    """The constraint a batch of sentences is searched under: each holds its phrases whole
+    (:class:`~anuvad.decoding.terms.TermConstraint`), and where ``digits_only``, writes no
+    other digits (:class:`~anuvad.decoding.source_numbers.SourceDigitsOnly`); None when no
+    sentence of the batch has a phrase (it searches exactly as without)."""
+    if not any(r.phrases for r in batch):
+        return None
+    terms = TermConstraint([r.phrases for r in batch], vocab_size, encoder.table)
+    if not any(r.digits_only for r in batch):
+        return terms
+    digits = SourceDigitsOnly([r.phrases if r.digits_only else None for r in batch], encoder.table)
+    return AllOf([terms, digits])  # the terms first: they decide where both leave nothing
+
+
+# The beam a sentence with required phrases gets when greedy search (beam size 1) is asked for.
+PHRASE_BEAM = 4
+
+
+def with_phrase_beam(search: BatchSearch, phrased: Sequence[bool]) -> BatchSearch:
+    """``search``, except that at beam size 1 (without sampling) the texts with required
+    phrases (``phrased[i]``) are searched with beam :data:`PHRASE_BEAM` (n-best 1) and the
+    others greedily, as before.
+
+    Greedy search sees a missing phrase only when it wants to end, then writes on until the
+    limit forces the phrase in (the general model, "Rohit Sharma scored 85 runs." with the name
+    kept: "रफ़ी ने 85 रन बनाए.(बीबीसी) की। ... में रफ़ी को रोका। ... Rohit Sharma"); a small
+    beam with dynamic beam allocation places it where it fits (bench/verbatim.py --beam-size 1,
+    docs/benchmarks.md).
+    """
+
+    def search_phrased(
+        sources: list[list[int]], d: DecodeConfig, indices: list[int]
+    ) -> list[list[Candidate]]:
+        with_phrases = [j for j, i in enumerate(indices) if phrased[i]]
+        if d.beam_size > 1 or d.sample_top_k > 0 or not with_phrases:
+            return search(sources, d, indices)
+        found: list[list[Candidate]] = [[] for _ in indices]
+        plain = [j for j in range(len(indices)) if j not in set(with_phrases)]
+        wide = d.with_overrides(beam_size=PHRASE_BEAM)
+        for part, settings in ((plain, d), (with_phrases, wide)):
+            if part:
+                out = search([sources[j] for j in part], settings, [indices[j] for j in part])
+                for j, candidates in zip(part, out, strict=True):
+                    found[j] = candidates
+        return found
+
+    return search_phrased

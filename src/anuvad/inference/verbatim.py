@@ -1,0 +1,297 @@
+"""What a translation must copy from its source: numbers, links, e-mail addresses, marked names.
+
+A small model invents numbers and addresses ("250 trains" → "2500 रन", "Visit
+https://indianrail.gov.in" → "http://www.nic.in/prh3993"; issue 34, item 4). :func:`find_spans`
+finds in a source sentence what must reach the output unchanged, and :class:`PhraseEncoder`
+turns each span into a :class:`~anuvad.decoding.terms.RequiredPhrase` for the torch engine's
+search, which then guarantees it (together with the glossary's terms).
+
+**What is found** (:class:`Verbatim` chooses which kinds):
+
+* ``url``: ``http://``, ``https://`` or ``www.`` addresses, and bare domains ending in a common
+  top-level domain (``indianrail.gov.in``), with their paths; closing punctuation after them is
+  not part of them;
+* ``email``: ``name@domain.tld``;
+* ``number``: a run of digits (any script), with ``.``, ``,``, ``:``, ``/`` or ``-`` between
+  digits kept inside one number (``3.5``, ``1,20,000``, ``10:30``, ``12/06/2024``, ``2019-20``).
+  A number glued to a letter on its left is part of a name or code (``G20``, ``H1N1``, ``MP3``)
+  and not taken. Only the digits are required: the unit, currency or ordinal suffix around
+  them is the model's to translate (``12th`` → ``12वीं``, ``$3,000`` → ``3,000 डॉलर``, ``45%``
+  → ``45 प्रतिशत``); the number must not be glued to other digits (``250`` is not in ``2500``).
+  The digits are written in the reader's script (:attr:`Verbatim.digits`; Latin by default, as
+  Hindi news mostly writes them);
+* ``name``: every whole-word, case-sensitive occurrence of a string in :attr:`Verbatim.keep`
+  (names the user marks; a glossary entry whose translation is its own term does the same with
+  the glossary's matching rule).
+
+Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
+then a marked name, a link, a number. Each distinct target is required once.
+
+**No number the source lacks**: a small model also writes digits of its own around the required
+numbers ("80 जून 2024 को 2424 12"). Where every digit of the source is in a required phrase, the
+output may write digits only inside those phrases (:attr:`Verbatim.only_source_numbers`,
+:mod:`anuvad.decoding.source_numbers`). A sentence in which nothing is found is searched exactly
+as without a policy.
+
+**What cannot be required** is reported, not forced: a span whose characters the target
+vocabulary cannot spell (it could only come out as ⁇) is skipped, with a note saying so, and the
+CTranslate2 engine (no output constraints) only reports whether each span arrived
+(:class:`~anuvad.inference.translation.CopiedSpan`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from anuvad.data.tokenizer import UNK_ID, Tokenizer
+from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
+from anuvad.decoding.terms import RequiredPhrase
+from anuvad.errors import ConfigError
+from anuvad.inference.translation import CopiedSpan, Translation
+
+Kind = Literal["number", "url", "email", "name"]
+Digits = Literal["latin", "devanagari"]
+DIGITS: tuple[Digits, ...] = ("latin", "devanagari")
+UNSPELLABLE_SPAN = "not required: the model's target vocabulary cannot spell it (it would be ⁇)"
+UNCONSTRAINED_ENGINE = (
+    "not required: this engine cannot constrain its search (CTranslate2); it was translated "
+    "freely; serve the model with the torch engine to carry it through"
+)
+MAX_KEEP = 200  # marked names per call, as many as glossary terms
+MAX_KEEP_CHARS = 200
+
+_TLDS = "com|org|net|edu|gov|int|mil|info|biz|io|ai|co|in|uk|us|eu|de|fr|jp|au|ca|nic"
+_EMAIL = re.compile(
+    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+)
+_URL = re.compile(
+    r"(?:https?://|www\.)[^\s<>\"']+"  # with a scheme or www.: up to the next space
+    rf"|(?<![\w@.-])(?:[A-Za-z0-9-]+\.)+(?:{_TLDS})\b(?:/[^\s<>\"']*)?",  # a bare domain
+    re.IGNORECASE,
+)
+_TRAILING = ".,;:!?)]}'\"”’"  # punctuation that ends a sentence or bracket, not an address
+# Digits, and separators only between digits; not right after a letter (G20) or inside a code
+# (v1.2: the "2" after "."); after a hyphen it is (-5, COVID-19: the model writes कोविड-19).
+_NUMBER = re.compile(r"(?<![^\W\d_])(?<![\d.,:/])\d+(?:[.,:/-]\d+)*")
+_KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "number": 2}
+_BOUNDARY: dict[str, Boundary] = {
+    "number": Boundary.NUMBER,
+    "url": Boundary.LINK,
+    "email": Boundary.LINK,
+    "name": Boundary.WORD,
+}
+
+
+@dataclass(frozen=True)
+class Verbatim:
+    """What translations must copy from their sources (one object for a call, like a glossary).
+
+    Attributes:
+        numbers: numbers are copied (in ``digits``).
+        links: URLs and e-mail addresses are copied as written.
+        digits: "latin" (0-9, the default: what Hindi news mostly uses) or "devanagari" (०-९):
+            the script numbers are written in.
+        keep: strings copied as written wherever they occur as whole words (case-sensitive):
+            names the user marks.
+        only_source_numbers: in a sentence whose every digit is in a required phrase, the
+            output may write no other digit (no number the source lacks: a small model
+            invents them around the required ones; :mod:`anuvad.decoding.source_numbers`).
+
+    Raises:
+        ConfigError: an unknown ``digits``, or an empty, too long or too many ``keep`` strings
+            (every problem named).
+    """
+
+    numbers: bool = True
+    links: bool = True
+    digits: Digits = "latin"
+    keep: tuple[str, ...] = field(default=())
+    only_source_numbers: bool = True
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.digits not in DIGITS:
+            problems.append(f"digits: expected one of {', '.join(DIGITS)}, got {self.digits!r}")
+        if len(self.keep) > MAX_KEEP:
+            problems.append(f"keep: {len(self.keep)} strings; the limit is {MAX_KEEP}")
+        for i, name in enumerate(self.keep):
+            if not name.strip():
+                problems.append(f"keep.{i}: an empty string; leave it out")
+            elif len(name) > MAX_KEEP_CHARS:
+                problems.append(f"keep.{i}: {len(name)} characters; the limit is {MAX_KEEP_CHARS}")
+        if problems:
+            raise ConfigError("; ".join(problems))
+
+
+@dataclass(frozen=True)
+class Span:
+    """A part of a source sentence its translation must copy.
+
+    Attributes:
+        kind: "number", "url", "email" or "name".
+        start: offset of its first character in the source.
+        end: offset just after it.
+        target: what the output must hold (a number in the chosen digits; else the span).
+    """
+
+    kind: Kind
+    start: int
+    end: int
+    target: str
+
+    @property
+    def boundary(self) -> Boundary:
+        """Where the target must end in the output."""
+        return boundary_of(self.kind)
+
+
+def boundary_of(kind: str) -> Boundary:
+    """The boundary a span of ``kind`` ("number", "url", "email", "name") must end at.
+
+    Raises:
+        KeyError: an unknown kind.
+    """
+    return _BOUNDARY[kind]
+
+
+def to_digits(number: str, digits: Digits) -> str:
+    """``number`` with every decimal digit (any script) written in ``digits``; separators stay."""
+    zero = "0" if digits == "latin" else "०"
+    return "".join(
+        chr(ord(zero) + unicodedata.digit(c)) if unicodedata.category(c) == "Nd" else c
+        for c in number
+    )
+
+
+def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] = ()) -> list[Span]:
+    """The spans of ``text`` its translation must copy (see the module docstring), in order.
+
+    Args:
+        text: one source sentence.
+        verbatim: which kinds to find, the digits, the marked names.
+        taken: (start, end) character ranges already covered (glossary terms): spans
+            overlapping them are left out.
+
+    Returns:
+        Non-overlapping spans sorted by start.
+    """
+    found: list[Span] = []
+    for name in sorted(set(verbatim.keep), key=len, reverse=True):
+        pattern = rf"(?<![^\W_]){re.escape(name.strip())}(?![^\W_])"
+        found.extend(
+            Span("name", m.start(), m.end(), m.group()) for m in re.finditer(pattern, text)
+        )
+    if verbatim.links:
+        for m in _EMAIL.finditer(text):
+            found.append(Span("email", m.start(), m.end(), m.group()))
+        for m in _URL.finditer(text):
+            url = m.group().rstrip(_TRAILING)
+            if "(" in url and m.group()[len(url) : len(url) + 1] == ")":
+                url += ")"  # a bracket the address opened (Wikipedia paths) is its own
+            found.append(Span("url", m.start(), m.start() + len(url), url))
+    if verbatim.numbers:
+        for m in _NUMBER.finditer(text):
+            found.append(Span("number", m.start(), m.end(), to_digits(m.group(), verbatim.digits)))
+    chosen: list[Span] = []
+    occupied = list(taken)
+    # Names first, then links, then numbers; within a kind the longer, then the earlier.
+    for span in sorted(found, key=lambda s: (_KIND_ORDER[s.kind], s.start - s.end, s.start)):
+        if any(span.start < b and a < span.end for a, b in occupied):
+            continue
+        occupied.append((span.start, span.end))
+        chosen.append(span)
+    return sorted(chosen, key=lambda s: s.start)
+
+
+class PhraseEncoder:
+    """Target phrases as the search needs them, for one target vocabulary.
+
+    Args:
+        tokenizer: the model's target tokenizer.
+    """
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        pieces = tokenizer.id_to_piece(list(range(tokenizer.vocab_size)))
+        self.table = BoundaryTable.from_pieces(pieces)
+        self._ids = {piece: i for i, piece in enumerate(pieces)}
+
+    def term(self, target: str) -> RequiredPhrase:
+        """A glossary translation: its pieces, ending at a word boundary."""
+        return RequiredPhrase(tuple(self.tokenizer.encode(target)), Boundary.WORD)
+
+    def span(self, span: Span) -> RequiredPhrase | None:
+        """The phrase that makes the output copy ``span``; None when the target vocabulary
+        cannot spell it (``<unk>`` in its pieces)."""
+        ids = tuple(self.tokenizer.encode(span.target))
+        if not ids or UNK_ID in ids:
+            return None
+        starts: frozenset[int] = frozenset()
+        if span.kind == "number" and self.tokenizer.id_to_piece([ids[0]])[0] == "▁":
+            # SentencePiece wrote the word start as a piece of its own: the digits may also
+            # follow "▁(", "$", "-" ... (a number in brackets, an amount, a range).
+            starts = self.table.number_starts
+        return RequiredPhrase(ids, span.boundary, starts)
+
+
+def copied_report(
+    spans: Sequence[Span], text: str, output: str, required: Sequence[bool], note: str = ""
+) -> list[CopiedSpan]:
+    """What became of each span in ``output``.
+
+    Args:
+        spans: the spans found in the source ``text``.
+        text: the source sentence.
+        output: its translation (the best one).
+        required: per span, whether the search was made to write it.
+        note: said of the spans not required (unless a span's own reason is known).
+
+    Returns:
+        One :class:`CopiedSpan` per span, in order.
+    """
+    return [
+        CopiedSpan(
+            kind=span.kind,
+            source=text[span.start : span.end],
+            target=span.target,
+            start=span.start,
+            end=span.end,
+            required=need,
+            present=holds(output, span.target, span.boundary),
+            note="" if need else note,
+        )
+        for span, need in zip(spans, required, strict=True)
+    ]
+
+
+def per_text_policies(
+    verbatim: Verbatim | Sequence[Verbatim | None] | None, count: int
+) -> list[Verbatim | None]:
+    """One policy (or None) per text, from one for all or a list of one per text.
+
+    Raises:
+        ValueError: a list whose length is not ``count``.
+    """
+    if verbatim is None or isinstance(verbatim, Verbatim):
+        return [verbatim] * count
+    policies = list(verbatim)
+    if len(policies) != count:
+        raise ValueError(f"{len(policies)} verbatim policies for {count} texts")
+    return policies
+
+
+def report_unrequired(
+    results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None], note: str
+) -> None:
+    """Set each result's ``copied`` for an engine that cannot require phrases: every span
+    found in its source (by its policy, one for all or one per result), ``required`` False
+    with ``note``, and whether it arrived anyway."""
+    for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
+        if policy is None:
+            continue
+        spans = find_spans(result.source, policy)
+        result.copied = copied_report(spans, result.source, result.text, [False] * len(spans), note)

@@ -1,0 +1,54 @@
+"""Issue 34, items 3 and 4, on the shipped general English→Hindi model, with the sentences that
+went wrong at 56f2af0: a glossary term glued into a longer word ("भारतीय रेलमार्ग", reported as
+used), and numbers and a link invented ("250 trains" → "2500 रन", the URL replaced by another).
+Now the term is used as a whole word and every number and link reaches every output, at beam 4
+and at beam size 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anuvad.inference.glossary import Glossary, used_in
+from anuvad.inference.translator import Translator
+from anuvad.inference.verbatim import Verbatim
+
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "trained_models"
+GENERAL = sorted(SHIPPED.glob("enhi-general_*.pt"))
+
+pytestmark = [
+    pytest.mark.skipif(not GENERAL, reason="the shipped general model is not in this checkout"),
+    pytest.mark.usefixtures("one_thread"),
+]
+
+
+@pytest.fixture(scope="module")
+def translator() -> Translator:
+    return Translator.from_file(GENERAL[-1], device="cpu")
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_a_term_is_written_as_a_whole_word(translator: Translator, beam: int) -> None:
+    glossary = Glossary.from_pairs([("Indian Railways", "भारतीय रेल")])
+    text = "Indian Railways runs many trains."
+    settings = translator.settings(beam_size=beam, nbest=beam)
+    (result,) = translator.translate([text], settings, glossary=glossary)
+    for candidate in result.nbest:
+        assert used_in("भारतीय रेल", candidate.text), candidate.text
+    assert glossary.used(text, result.text) == [(glossary.entries[0], True)]
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_numbers_and_links_are_carried_through(translator: Translator, beam: int) -> None:
+    texts = [
+        "250 trains",
+        "₹80 per kg on 12 June 2024",
+        "Visit https://indianrail.gov.in or call 139",
+    ]
+    settings = translator.settings(beam_size=beam)
+    results = translator.translate(texts, settings, verbatim=Verbatim())
+    expected = [["250"], ["80", "12", "2024"], ["https://indianrail.gov.in", "139"]]
+    for result, targets in zip(results, expected, strict=True):
+        assert [c.target for c in result.copied] == targets
+        assert all(c.required and c.present for c in result.copied), (result.text, result.copied)

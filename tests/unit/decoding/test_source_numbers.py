@@ -1,0 +1,92 @@
+"""No number the source lacks: on random tiny models (greedy and beam, with the required phrases
+and repetition blocking), every digit of a restricted sentence's output lies inside an
+occurrence of one of its phrases, the phrases are still all there, and unrestricted sentences
+decode exactly as without."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+import torch
+from test_search import SOURCES
+from test_terms import PIECES, TABLE, bounded_phrases, held_whole
+
+from anuvad.decoding.constraints import AllOf, search_constraint
+from anuvad.decoding.source_numbers import SourceDigitsOnly
+from anuvad.decoding.terms import RequiredPhrase, TermConstraint
+from conftest import random_model, search_outputs
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def stray_digits(tokens: Sequence[int], phrases: Sequence[RequiredPhrase]) -> list[int]:
+    """Positions of digit pieces not covered by an occurrence of a phrase."""
+    covered: set[int] = set()
+    for phrase in phrases:
+        n = len(phrase.tokens)
+        for i in range(len(tokens) - n + 1):
+            if all(phrase.accepts(p, tokens[i + p]) for p in range(n)):
+                covered.update(range(i, i + n))
+    return [i for i, t in enumerate(tokens) if bool(TABLE.digits[t]) and i not in covered]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("no_repeat", [0, 2])
+def test_restricted_outputs_write_digits_only_inside_their_phrases(
+    seed: int, k: int, no_repeat: int
+) -> None:
+    rng = random.Random(seed * 11 + k)
+    model = random_model(seed, len(PIECES))
+    phrases = bounded_phrases(rng)
+    restricted = [bool(p) and rng.random() < 0.7 for p in phrases]
+    terms = TermConstraint(phrases, len(PIECES), TABLE)
+    digits = SourceDigitsOnly(
+        [p if r else None for p, r in zip(phrases, restricted, strict=True)], TABLE
+    )
+    constraint = search_constraint(no_repeat, len(PIECES), first=AllOf([terms, digits]))
+    results = search_outputs(model, SOURCES, k, constraint, max_len=(1.0, 6))
+    for wanted, limited, hypotheses in zip(phrases, restricted, results, strict=True):
+        for hypothesis in hypotheses:
+            assert all(held_whole(hypothesis.token_ids, p) for p in wanted)
+            if limited:
+                assert stray_digits(hypothesis.token_ids, wanted) == [], hypothesis.token_ids
+
+
+def test_the_check_bites_without_the_restriction() -> None:
+    """The same searches with the phrases alone write digits of their own somewhere."""
+    strays = 0
+    for seed in range(12):
+        rng = random.Random(seed * 11 + 3)
+        model = random_model(seed, len(PIECES))
+        phrases = bounded_phrases(rng)
+        terms = TermConstraint(phrases, len(PIECES), TABLE)
+        for wanted, hypotheses in zip(
+            phrases, search_outputs(model, SOURCES, 3, terms, max_len=(1.0, 6)), strict=True
+        ):
+            strays += sum(len(stray_digits(h.token_ids, wanted)) for h in hypotheses if wanted)
+    assert strays > 0
+
+
+def test_unrestricted_sentences_decode_as_without() -> None:
+    model = random_model(5, len(PIECES))
+    plain = search_outputs(model, SOURCES, 3, None, max_len=(1.0, 6))
+    none = SourceDigitsOnly([None] * len(SOURCES), TABLE)
+    same = search_outputs(model, SOURCES, 3, none, max_len=(1.0, 6))
+    assert [[h.token_ids for h in a] for a in plain] == [[h.token_ids for h in b] for b in same]
+
+
+def test_a_number_may_be_written_twice() -> None:
+    """After a full match the automaton goes on (KMP): "▁12 ▁12" is allowed, "▁122" is not."""
+    twelve = RequiredPhrase((4, 5, 6), starts=TABLE.number_starts)  # ▁ 1 2
+    rows = SourceDigitsOnly([[twelve]], TABLE).start(torch.zeros((1, 2), dtype=torch.bool), [20])
+    for token in (4, 5, 6, 4):
+        rows.advance([0], [token])
+    assert rows.mask()[0, 5] == 0.0  # the second "1"
+    rows.advance([0], [5])
+    rows.advance([0], [6])
+    mask = rows.mask()[0]
+    assert mask[5] == float("-inf") and mask[6] == float("-inf")  # no digit after "▁12"
+    assert mask[4] == 0.0 and mask[7] == 0.0  # anything else is free

@@ -1,0 +1,214 @@
+"""What must be copied (issue 34, item 4): the recogniser (numbers with separators, ordinals,
+amounts, URLs, e-mail addresses, marked names, overlaps), the settings' errors, and through the
+translator: every output holds every span whole, a text without spans translates exactly as
+without, a span the vocabulary cannot spell is reported instead of forced, beam size 1 searches
+sentences with phrases with a small beam, and CTranslate2 reports what it cannot guarantee."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anuvad.decoding.boundaries import holds
+from anuvad.errors import ConfigError
+from anuvad.inference.glossary import Glossary
+from anuvad.inference.required import PHRASE_BEAM
+from anuvad.inference.translator import Translator
+from anuvad.inference.verbatim import (
+    UNCONSTRAINED_ENGINE,
+    UNSPELLABLE_SPAN,
+    Verbatim,
+    boundary_of,
+    find_spans,
+    to_digits,
+)
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
+    return [(s.kind, s.target) for s in find_spans(text, verbatim or Verbatim())]
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("₹80 per kg on 12 June 2024", [("number", "80"), ("number", "12"), ("number", "2024")]),
+        (
+            "Visit https://indianrail.gov.in or call 139.",
+            [("url", "https://indianrail.gov.in"), ("number", "139")],
+        ),
+        ("250 trains", [("number", "250")]),
+        ("Mail ravi.kumar@example.com today.", [("email", "ravi.kumar@example.com")]),
+        (
+            "See indianrail.gov.in/enquiry, then www.irctc.co.in.",
+            [
+                ("url", "indianrail.gov.in/enquiry"),
+                ("url", "www.irctc.co.in"),
+            ],
+        ),
+        (
+            "(see https://en.wikipedia.org/wiki/Delhi_(city))",
+            [
+                ("url", "https://en.wikipedia.org/wiki/Delhi_(city)"),
+            ],
+        ),
+        (
+            "1,20,000 people paid 3.5 kg at 10:30 on 12/06/2024 in 2019-20.",
+            [
+                ("number", "1,20,000"),
+                ("number", "3.5"),
+                ("number", "10:30"),
+                ("number", "12/06/2024"),
+                ("number", "2019-20"),
+            ],
+        ),
+        (
+            "The 12th report: 45% paid $3,000.",
+            [
+                ("number", "12"),
+                ("number", "45"),
+                ("number", "3,000"),
+            ],
+        ),
+        ("It fell to -5 degrees in 2024.", [("number", "5"), ("number", "2024")]),
+        ("COVID-19 cases", [("number", "19")]),
+        ("G20, H1N1 and MP3 v1.2", []),  # parts of names and codes
+        ("http://x.in/page2 lists 7 items", [("url", "http://x.in/page2"), ("number", "7")]),
+        ("No numbers, e.g. none.", []),
+    ],
+)
+def test_what_must_be_copied_is_found(text: str, spans: list[tuple[str, str]]) -> None:
+    assert found(text) == spans
+
+
+def test_each_span_knows_where_it_is_in_the_source() -> None:
+    text = "Call 139 or visit https://indianrail.gov.in."
+    for span in find_spans(text, Verbatim()):
+        assert text[span.start : span.end] == span.target
+
+
+def test_numbers_are_written_in_the_readers_digits() -> None:
+    devanagari = Verbatim(digits="devanagari")
+    assert found("250 trains, 3.5 kg", devanagari) == [("number", "२५०"), ("number", "३.५")]
+    assert found("२५० trains") == [("number", "250")]  # Latin by default, whatever the source
+    assert to_digits("1,200", "devanagari") == "१,२००"
+
+
+def test_kinds_can_be_left_out_and_names_marked() -> None:
+    text = "Rohit Sharma scored 85 at rohit.sharma@example.com; rohit sharma smiled."
+    assert found(text, Verbatim(numbers=False, links=False)) == []
+    assert found(text, Verbatim(keep=("Rohit Sharma",))) == [
+        ("name", "Rohit Sharma"),  # case-sensitive: not "rohit sharma"
+        ("number", "85"),
+        ("email", "rohit.sharma@example.com"),
+    ]
+    assert found("Agent 47 left", Verbatim(keep=("Agent 47",))) == [("name", "Agent 47")]
+
+
+def test_glossary_terms_cover_the_numbers_in_them() -> None:
+    glossary = Glossary.from_pairs([("Section 144", "धारा 144")])
+    text = "Section 144 applies to 5 districts."
+    taken = glossary.match_spans(text)
+    assert taken == [(0, 11)]
+    assert [s.target for s in find_spans(text, Verbatim(), taken)] == ["5"]
+
+
+def test_bad_settings_are_named_together() -> None:
+    with pytest.raises(ConfigError) as error:
+        Verbatim(digits="roman", keep=("ok", " "))  # type: ignore[arg-type]
+    assert "digits: expected one of latin, devanagari, got 'roman'" in str(error.value)
+    assert "keep.1: an empty string" in str(error.value)
+
+
+# -- through the translator ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def translator() -> Translator:
+    """A random English→Hindi model whose character vocabulary has the Hindi side's digits
+    (1, 2, 9) but no "@" and no Devanagari digits; outputs of at most 8 pieces."""
+    from test_translator import EOS_BIAS, build_model_file
+
+    return Translator(build_model_file(EOS_BIAS))
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_a_text_without_spans_translates_exactly_as_without(
+    translator: Translator, beam: int
+) -> None:
+    texts = ["I am going home.", "Thank you very much.", "Where is the station?"]
+    settings = translator.settings(beam_size=beam, nbest=beam)
+    plain = translator.translate(texts, settings)
+    kept = translator.translate(texts, settings, verbatim=Verbatim(keep=("Rohit",)))
+    for a, b in zip(plain, kept, strict=True):
+        assert b.copied == []
+        assert [c.token_ids for c in a.nbest] == [c.token_ids for c in b.nbest]
+        assert [c.score for c in a.nbest] == [c.score for c in b.nbest]
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_every_output_holds_every_number_whole(translator: Translator, beam: int) -> None:
+    texts = ["There are 12 apples in the basket.", "The shop opens at 9 o'clock.", "Yes, 21."]
+    settings = translator.settings(beam_size=beam, nbest=min(beam, 2), no_repeat_ngram_size=3)
+    results = translator.translate(texts, settings, verbatim=Verbatim())
+    for result in results:
+        assert result.copied, result.source  # the recogniser found something to check
+        for span in result.copied:
+            assert span.required and span.present, (span, result.text)
+            for candidate in result.nbest:
+                assert holds(candidate.text, span.target, boundary_of(span.kind))
+
+
+def test_a_policy_per_text(translator: Translator) -> None:
+    """One policy per text (as the server's micro-batcher merges requests): None for a text
+    requires nothing there and reports nothing."""
+    texts = ["There are 12 apples in the basket.", "There are 12 apples in the basket."]
+    plain = translator.translate(texts[1:])
+    kept, free = translator.translate(texts, verbatim=[Verbatim(), None])
+    assert [c.target for c in kept.copied] == ["12"] and free.copied == []
+    assert free.token_ids == plain[0].token_ids
+    with pytest.raises(ValueError, match="1 verbatim policies for 2 texts"):
+        translator.translate(texts, verbatim=[Verbatim()])
+
+
+def test_a_span_the_vocabulary_cannot_spell_is_reported_not_forced(
+    translator: Translator,
+) -> None:
+    """The tiny vocabulary has no "@" and no Devanagari digits: nothing is forced (the output
+    is the plain one) and the result says why."""
+    texts = ["Write to ravi@example.com now.", "There are 12 apples in the basket."]
+    plain = translator.translate(texts)
+    results = translator.translate(texts, verbatim=Verbatim(digits="devanagari"))
+    assert [r.text for r in results] == [r.text for r in plain]
+    for result in results:
+        (span,) = result.copied
+        assert not span.required and span.note == UNSPELLABLE_SPAN
+        assert span.present is holds(result.text, span.target, boundary_of(span.kind))
+
+
+def test_at_beam_one_a_sentence_with_phrases_gets_a_small_beam(translator: Translator) -> None:
+    """Greedy search could only append a missing phrase at the limit: a sentence with phrases
+    is searched as at beam PHRASE_BEAM (n-best 1), the others greedily as before."""
+    texts = ["There are 12 apples in the basket.", "Thank you very much."]
+    verbatim = Verbatim()
+    greedy = translator.translate(texts, translator.settings(beam_size=1), verbatim=verbatim)
+    wide = translator.settings(beam_size=PHRASE_BEAM, nbest=1)
+    (beam,) = translator.translate(texts[:1], wide, verbatim=verbatim)
+    assert greedy[0].token_ids == beam.token_ids and len(greedy[0].nbest) == 1
+    plain = translator.translate(texts[1:], translator.settings(beam_size=1))
+    assert greedy[1].token_ids == plain[0].token_ids
+
+
+def test_the_ctranslate2_engine_reports_what_it_cannot_guarantee(tiny_enhi_model: Path) -> None:
+    pytest.importorskip("ctranslate2")
+    from anuvad.inference.engine import load_engine
+
+    engine = load_engine(tiny_enhi_model, engine="ctranslate2", device="cpu")
+    assert not engine.capabilities.verbatim and "verbatim" not in engine.capabilities.names()
+    (result,) = engine.translate(["There are 12 apples."], verbatim=Verbatim())
+    (span,) = result.copied
+    assert (span.kind, span.target, span.required) == ("number", "12", False)
+    assert span.note == UNCONSTRAINED_ENGINE
+    assert span.present is holds(result.text, "12", boundary_of("number"))
