@@ -5,21 +5,21 @@ results as unbatched)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import dataclasses
+import html
 import json
 import re
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from servers import CountingTranslator, StallingTranslator, running_server
 
 from anuvad.config import DecodeConfig
-from anuvad.inference.translation import Translation
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
 from anuvad.server.limits import (
@@ -41,24 +41,6 @@ from anuvad.server.state import app_state
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 SENTENCES = ["I am going home.", "What is your name?", "The sky is blue.", "Open the window."]
-
-
-class CountingTranslator(Translator):
-    """A real translator that records each ``translate`` call (its texts and its thread)."""
-
-    def __init__(self, other: Translator) -> None:
-        super().__init__(other.model_file)
-        self.model_path = other.model_path
-        self.calls: list[list[str]] = []
-        self.threads: set[str] = set()
-        self.fail_with: Exception | None = None
-
-    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:
-        self.calls.append(list(texts))
-        self.threads.add(threading.current_thread().name)
-        if self.fail_with is not None:
-            raise self.fail_with
-        return super().translate(texts, *args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -701,28 +683,6 @@ def test_metrics_count_requests_errors_and_model_work(
     assert 'anuvad_request_seconds_count{endpoint="/translate"}' in after
 
 
-class StallingTranslator(CountingTranslator):
-    """Decodes a text containing "STALL" until the server stops the search."""
-
-    def __init__(self, other: Translator) -> None:
-        super().__init__(other)
-        self.started = threading.Event()  # a stalling search is running
-        self.stopped = threading.Event()
-
-    def translate(self, texts: Sequence[str], *args: Any, **kwargs: Any) -> list[Translation]:
-        from anuvad.errors import SearchStoppedError
-
-        stop = kwargs.get("stop")
-        if any("STALL" in t for t in texts):
-            self.started.set()
-            for _ in range(5_000):  # 50 s at most: the test fails long before
-                if stop is not None and stop():
-                    self.stopped.set()
-                    raise SearchStoppedError("stopped")
-                threading.Event().wait(0.01)
-        return super().translate(texts, *args, **kwargs)
-
-
 def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
     tiny_enhi_model: Path,
 ) -> None:
@@ -735,34 +695,6 @@ def test_a_request_past_the_time_limit_gets_504_and_frees_the_model(
         assert stalling.stopped.wait(5)  # the search was stopped, the model thread is free
         fine = client.post("/translate", json={"text": SENTENCES[0]})
         assert fine.status_code == 200 and fine.json()["translations"][0]["text"]
-
-
-@contextlib.contextmanager
-def running_server(app: Any, config: Any = None) -> Iterator[tuple[Any, int, threading.Thread]]:
-    """``app`` served by uvicorn on a free loopback port in a thread, as ``anuvad serve`` runs
-    it (:class:`DrainingServer`): (server, port, thread)."""
-    import socket
-
-    import uvicorn
-
-    from anuvad.server.shutdown import DrainingServer
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    settings = config(port) if config else uvicorn.Config(app, host="127.0.0.1", port=port)
-    server = DrainingServer(settings, app_state(app))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 60
-        while not server.started:
-            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-            time.sleep(0.05)
-        yield server, port, thread
-    finally:
-        server.should_exit = True
-        thread.join(15)
 
 
 def send_translate(port: int, text: str) -> Any:
@@ -1022,3 +954,120 @@ def test_every_sentence_gets_its_word_probabilities_and_calibrated_confidence(
         ]
     assert sentence["confidence"] is None and sentence["likely_wrong"] is None
     assert sentence["words"] and sentence["tokens"]  # word probabilities need no calibration
+
+
+# ------------------------------------------------------------------------------ issue 34
+
+
+def test_the_attention_view_is_of_the_translation_translate_gives_with_a_glossary(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    """Issue 34, item 2: with the term "Rohit Sharma = रोहित शर्मा" the page showed the term's
+    translation and the heatmap of another (POST /attention refused `glossary`)."""
+    phrase = spellable_phrase(translator)
+    searches: list[dict[str, Any]] = [
+        {"decoding": "greedy"},
+        {"beam_size": 3, "length_penalty": 1.0},
+    ]
+    for settings in searches:
+        body = {"text": "I am going home.", "glossary": [{"source": "home", "target": phrase}]}
+        body |= settings
+        shown = client.post("/translate", json=body)
+        assert shown.status_code == 200, shown.text
+        view = client.post("/attention", json=body)
+        assert view.status_code == 200, view.text
+        text = shown.json()["translations"][0]["text"]
+        assert phrase in text
+        assert view.json()["text"] == text, settings
+        assert len(view.json()["tgt_tokens"]) == len(view.json()["cross_attention"][0][0])
+    bad = client.post(
+        "/attention", json={"text": "home", "glossary": [{"source": "home", "target": "ঘর"}]}
+    )
+    assert bad.status_code == 422 and "glossary.0.target: 'ঘর'" in bad.json()["error"]
+
+
+def test_models_are_named_in_words(tiny_enhi_model: Path) -> None:
+    """Issue 34, item 10: a title and the training data in plain words; the shipped names from
+    their table, another model's from its languages and corpus line, its file's own first."""
+    from servers import CountingTranslator as Counting
+
+    plain = Counting(Translator.from_file(tiny_enhi_model, device="cpu"))
+    shipped = Counting(Translator.from_file(tiny_enhi_model, device="cpu"))
+    config = shipped.model_file.config
+    shipped.model_file.config = dataclasses.replace(config, name="enhi_general_ft5_d256_L3")
+    own = Counting(Translator.from_file(tiny_enhi_model, device="cpu"))
+    own.model_file.metadata = {**own.model_file.metadata, "title": "Mine", "summary": "my data"}
+    with TestClient(create_app([plain, shipped, own, plain])) as client:
+        models = client.get("/models").json()["models"]
+    titles = [(m["id"], m["title"], m["summary"]) for m in models]
+    assert titles == [
+        ("tiny_enhi", "English → Hindi (tiny_enhi)", "trained on pairs"),
+        (
+            "enhi_general_ft5_d256_L3",
+            "English → Hindi, general text",
+            "trained on 154,000 sentence pairs of image captions, news, Wikipedia, government "
+            "and legal text, TED talks, speeches and dictionaries, and 48,000 Hindi news "
+            "sentences translated back into English",
+        ),
+        ("tiny_enhi-2", "Mine", "my data"),
+        ("tiny_enhi-3", "English → Hindi (tiny_enhi-3)", "trained on pairs"),
+    ]
+    assert models[0]["name"] == "tiny_enhi"  # kept for scripts
+    assert models[0]["trained_on"] == "trained on pairs"
+
+
+HTML = (
+    '<!DOCTYPE html>\n<html lang="en"><head><title>The sky</title><style>p{color:red}</style>'
+    '</head>\n<body><p class="x">I am going home. What is your name?</p>\n'
+    "<p>The sky &amp; the <b>window</b>.</p><code>Open the window.</code>\n"
+    '<img alt="The sky" src="a.png"></body></html>\n'
+)
+
+
+def test_an_html_document_comes_back_with_its_markup_untouched(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    """Issue 34: an uploaded .html document comes back as HTML: the text between the tags is
+    translated (as the same text sent plain), the markup byte for byte."""
+    from anuvad.inference.markup import html_texts, split_html
+
+    runs = html_texts(HTML)
+    assert runs == [
+        "The sky",
+        "I am going home. What is your name?",
+        "The sky & the",
+        "window",
+    ]
+    plain = client.post("/translate", json={"text": runs, "decoding": "greedy"})
+    assert plain.status_code == 200, plain.text
+    response = client.post(
+        "/translate", json={"text": [HTML, "<p>Open the window.</p>"], "format": "html",
+                            "decoding": "greedy"}
+    )  # fmt: skip
+    assert response.status_code == 200, response.text
+    out, other = response.json()["translations"]
+    assert out["source"] == HTML
+    # The markup is the source's, piece for piece; the text runs are translated.
+    source_pieces, out_pieces = split_html(HTML), split_html(out["text"])
+    markup = [p.raw for p in source_pieces if not p.translate]
+    assert [p.raw for p in out_pieces if not p.translate and p.raw.startswith("<")] == [
+        m for m in markup if m.startswith("<")
+    ]
+    assert "<code>Open the window.</code>" in out["text"]  # code is kept as written
+    assert 'alt="The sky"' in out["text"]
+    translated = [t["text"] for t in plain.json()["translations"]]
+    for run in translated:
+        assert html.escape(run, quote=False) in out["text"]
+    # Its sentences are those of the runs, each with its run and place in it.
+    sentences = out["sentences"]
+    assert [s["run"] for s in sentences] == [0, 1, 1, 2, 3]
+    assert [s["source"] for s in sentences] == [
+        "The sky", "I am going home.", "What is your name?", "The sky & the", "window"
+    ]  # fmt: skip
+    for s in sentences:
+        assert runs[s["run"]][s["start"] : s["end"]] == s["source"]
+    assert len(out["nbest"]) == 1 and out["nbest"][0]["text"] == out["text"]
+    assert other["text"].startswith("<p>") and other["text"].endswith("</p>")
+    # Plain text is the default: markup is translated as text there.
+    text = client.post("/translate", json={"text": "<p>Open the window.</p>"}).json()
+    assert text["translations"][0]["sentences"][0]["run"] is None

@@ -2,9 +2,12 @@
 
 Endpoints (OpenAPI docs at ``/docs``), one module each under :mod:`anuvad.server.routes`:
 
-- ``POST /translate``: one text or a list, each split into sentences and reassembled with its
-  layout (:mod:`anuvad.inference.documents`); greedy or beam search; n-best lists per sentence.
+- ``POST /translate``: one text or a list (plain text or HTML), each split into sentences and
+  reassembled with its layout (:mod:`anuvad.server.planning`); greedy or beam search; n-best
+  lists per sentence. ``POST /translate/stream``: the same, each sentence sent as it is done.
 - ``POST /attention``: tokens, cross-attention per layer and head, cosine similarities.
+- ``POST /detect``: which served source language a text is in (a text in another script than
+  its model's is routed or refused: :mod:`anuvad.server.routing`).
 - ``GET /health``, ``GET /models``, ``GET /metrics`` (Prometheus).
 - ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
 
@@ -30,13 +33,13 @@ from anuvad import __version__
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.server.auth import ApiKeyMiddleware
-from anuvad.server.body_limit import BodyLimitMiddleware, JsonOnlyMiddleware
+from anuvad.server.body_limit import JSON_PATHS, BodyLimitMiddleware, JsonOnlyMiddleware
 from anuvad.server.errors import add_error_handlers
 from anuvad.server.limits import MAX_BODY_BYTES, Limits
 from anuvad.server.metrics import RequestMetricsMiddleware
-from anuvad.server.routes import attention, info, translate
+from anuvad.server.openapi import publish_schema
+from anuvad.server.routes import attention, detect, info, stream, translate
 from anuvad.server.routes.page import add_page
-from anuvad.server.settings import publish_model_ids
 from anuvad.server.state import ServerState
 
 
@@ -100,11 +103,11 @@ def create_app(
         redoc_url=None,
     )
     app.state.server = state
-    publish_model_ids(app, list(state.models))
+    publish_schema(app, list(state.models))
 
     # The body limit holds for chunked bodies too (no Content-Length to check up front).
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
-    app.add_middleware(JsonOnlyMiddleware, paths=frozenset({"/translate", "/attention"}))
+    app.add_middleware(JsonOnlyMiddleware, paths=JSON_PATHS)
     if allowed_hosts is not None:  # a loopback server answers its own names only (DNS rebinding)
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     if api_keys is not None:
@@ -114,7 +117,7 @@ def create_app(
     # endpoints see the server's own receive channel and request.is_disconnected() works.
     app.add_middleware(RequestMetricsMiddleware, metrics=state.metrics)
     add_error_handlers(app)
-    for room in (translate, attention, info):
+    for room in (translate, stream, attention, detect, info):
         app.include_router(room.router)
     add_page(app)
     return app

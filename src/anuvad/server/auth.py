@@ -2,7 +2,8 @@
 
 ``anuvad serve --api-key-file keys.txt`` reads one key per line (blank lines and ``#`` comments
 ignored); a request to the API (``/translate``, ``/attention``, ``/models``, ``/metrics``) then
-needs ``Authorization: Bearer <key>`` with one of them, else 401. The web page, its assets, the
+needs ``Authorization: Bearer <key>`` with one of them, else 401 (the same for
+``/translate/stream`` and ``/detect``). The web page, its assets, the
 API docs and ``/health`` (for load balancers) stay open; the page asks for a key when the API
 answers 401. Keys are compared in constant time.
 """
@@ -19,7 +20,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from anuvad.errors import ConfigError
 
 MIN_KEY_CHARS = 16  # a shorter key is guessable; secrets.token_urlsafe() makes a good one
-PROTECTED_PATHS = frozenset({"/translate", "/attention", "/models", "/metrics"})
+PROTECTED_PATHS = frozenset(
+    {"/translate", "/translate/stream", "/attention", "/detect", "/models", "/metrics"}
+)
 
 
 def load_api_keys(path: Path) -> frozenset[str]:

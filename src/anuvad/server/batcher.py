@@ -53,6 +53,7 @@ from anuvad.server.jobs import (
     URGENT_ROWS,
     URGENT_SCAN,
     CallJob,
+    Progress,
     QueueEntry,
     TranslateJob,
 )
@@ -149,6 +150,7 @@ class MicroBatcher:
         timeout: float | None = None,
         glossary: Glossary | None = None,
         quality: bool = True,
+        progress: Progress | None = None,
     ) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
 
@@ -164,6 +166,9 @@ class MicroBatcher:
                 still share model calls).
             quality: give the translations their :class:`Quality` (requests with and without
                 it go to separate model calls).
+            progress: called on the model thread after each model call that translated some
+                of ``texts``, with the index of the first and their translations (a long
+                request is served in several calls of at most ``key.batch_size`` sentences).
 
         Raises:
             OverloadedError: too many requests are waiting.
@@ -174,7 +179,12 @@ class MicroBatcher:
             return []
         deadline = None if timeout is None else time.monotonic() + timeout
         job = TranslateJob(
-            key=key, texts=list(texts), deadline=deadline, glossary=glossary, quality=quality
+            key=key,
+            texts=list(texts),
+            deadline=deadline,
+            glossary=glossary,
+            quality=quality,
+            progress=progress,
         )
         self._submit(job)
         try:
@@ -349,7 +359,7 @@ class MicroBatcher:
             logger.exception("recording a model call failed")
         start = 0
         for job, count in taken:
-            job.results.extend(results[start : start + count])
+            job.add_results(results[start : start + count])
             start += count
             if not job.remaining():
                 job.future.set_result(job.results)

@@ -15,7 +15,10 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-__all__ = ["BodyLimitMiddleware"]
+__all__ = ["JSON_PATHS", "BodyLimitMiddleware", "JsonOnlyMiddleware"]
+
+# The API's POST endpoints that take JSON only (the LibreTranslate-compatible ones take forms too).
+JSON_PATHS = frozenset({"/translate", "/translate/stream", "/attention", "/detect"})
 
 
 class BodyLimitMiddleware:

@@ -86,6 +86,14 @@ class TextRefusedError(ApiError):
     field = "text"
 
 
+class WrongLanguageError(ApiError):
+    """A text mostly in another script than the source language of the model asked to translate
+    it (or of every served model): the model would write nonsense with confidence (issue 34)."""
+
+    status = 422
+    field = "text"
+
+
 class ClientGoneError(ApiError):
     """The client closed its connection before its translation was ready (nobody reads the
     answer; the metrics count it as 499)."""
@@ -153,16 +161,17 @@ async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
     return response
 
 
+def error_message(exc: ApiError) -> str:
+    """What the client reads: the message, after the field it is about (``field: message``)."""
+    return str(exc) if exc.field is None else f"{exc.field}: {exc}"
+
+
 async def api_error(_: Request, exc: ApiError) -> Response:
     """An :class:`ApiError` as its status, message, field and ``Retry-After``."""
     if isinstance(exc, ClientGoneError):
         return Response(status_code=exc.status)  # nobody reads it
-    message = str(exc)
-    if exc.field is None:
-        response = error_response(exc.status, message)
-    else:
-        details = [{"field": exc.field, "message": message}]
-        response = error_response(exc.status, f"{exc.field}: {message}", details)
+    details = [] if exc.field is None else [{"field": exc.field, "message": str(exc)}]
+    response = error_response(exc.status, error_message(exc), details)
     if exc.retry_after_s is not None:
         response.headers["Retry-After"] = str(exc.retry_after_s)
     return response

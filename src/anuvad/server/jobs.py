@@ -4,6 +4,7 @@ thread) and their queue entries."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -14,6 +15,12 @@ from typing import Any
 from anuvad.decode_config import DecodeConfig
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
+
+logger = logging.getLogger(__name__)
+
+# Called on the model thread after each model call that translated some of a job's sentences:
+# (index of the first of them in the job's texts, their translations in order).
+Progress = Callable[[int, list[Translation]], None]
 
 
 @dataclass
@@ -33,6 +40,21 @@ class TranslateJob:
     quality: bool = True
     results: list[Translation] = field(default_factory=list)  # of texts[: len(results)]
     started: bool = False  # its future is running (set once, by the first chunk)
+    # Told of each model call's translations as they are made (POST /translate/stream): the
+    # same queue and model calls as any request, the results handed out early.
+    progress: Progress | None = None
+
+    def add_results(self, translations: list[Translation]) -> None:
+        """Record the translations of the next ``len(translations)`` sentences and tell
+        :attr:`progress` (a failing callback is logged: it never costs the model call)."""
+        first = len(self.results)
+        self.results.extend(translations)
+        if self.progress is None or not translations:
+            return
+        try:
+            self.progress(first, translations)
+        except Exception:
+            logger.exception("a progress callback failed")
 
     def gone(self) -> bool:
         """Whether nobody will read this job's result any more."""

@@ -8,15 +8,15 @@ from typing import Any
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decode_config import settings_spec
 from anuvad.inference.confidence import document_confidence
-from anuvad.inference.documents import DocumentTranslation
+from anuvad.inference.documents import DocumentTranslation, Segment
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import AttentionView, Translation
+from anuvad.server.model_names import model_summary, model_title
+from anuvad.server.model_schemas import ConfidenceInfo, ModelInfo
 from anuvad.server.schemas import (
     AttentionResponse,
     CandidateOut,
-    ConfidenceInfo,
-    ModelInfo,
     SentenceOut,
     TermOut,
     TokenOut,
@@ -35,11 +35,15 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
         for key, value in translator.model_file.metadata.items()
         if isinstance(value, str | int | float | bool)
     }
+    trained_on = config.data.training_summary()
+    src_lang, tgt_lang = config.data.src_lang, config.data.tgt_lang
     return ModelInfo(
         id=model_id or config.name,
+        title=model_title(config.name, src_lang, tgt_lang, metadata),
+        summary=model_summary(config.name, trained_on, metadata),
         name=config.name,
-        src_lang=config.data.src_lang,
-        tgt_lang=config.data.tgt_lang,
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
         file=Path(path).name if path else None,
         engine=translator.engine,
         capabilities=translator.capabilities.names(),
@@ -55,7 +59,7 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
         defaults={
             f.name: getattr(translator.decode, f.name) for f, spec in settings_spec() if spec.api
         },
-        trained_on=config.data.training_summary(),
+        trained_on=trained_on,
         metadata=metadata,
         confidence=confidence_info(translator),
     )
@@ -123,40 +127,61 @@ def quality_out(result: Translation, tgt_tokenizer: Tokenizer | None) -> dict[st
     }
 
 
+def sentence_out(
+    segment: Segment,
+    result: Translation,
+    glossary: Glossary | None = None,
+    tgt_tokenizer: Tokenizer | None = None,
+    run: int | None = None,
+) -> SentenceOut:
+    """One translated sentence, where it stands (``run``: in which text run of an HTML text),
+    with its n-best list, glossary terms, confidence and word probabilities when the engine gave
+    them (``tgt_tokenizer`` spells the pieces)."""
+    return SentenceOut(
+        start=segment.start,
+        end=segment.end,
+        run=run,
+        source=segment.text,
+        text=result.text,
+        score=result.score,
+        finished=result.finished,
+        nbest=candidates_out(result),
+        terms=terms_out(glossary, segment.text, result.text),
+        **quality_out(result, tgt_tokenizer),
+    )
+
+
 def document_out(
     document: DocumentTranslation[Translation],
     glossary: Glossary | None = None,
     tgt_tokenizer: Tokenizer | None = None,
 ) -> TranslationOut:
-    """A translated text: assembled, with its sentences (with their confidence and word
-    probabilities when the engine gave them; ``tgt_tokenizer`` spells the pieces); one
-    sentence keeps its n-best list."""
+    """A translated text: assembled, with its sentences; one sentence keeps its n-best list."""
     sentences = [
-        SentenceOut(
-            start=segment.start,
-            end=segment.end,
-            source=segment.text,
-            text=result.text,
-            score=result.score,
-            finished=result.finished,
-            nbest=candidates_out(result),
-            terms=terms_out(glossary, segment.text, result.text),
-            **quality_out(result, tgt_tokenizer),
-        )
+        sentence_out(segment, result, glossary, tgt_tokenizer)
         for segment, result in zip(document.segments, document.sentences, strict=True)
     ]
+    return text_out(document.source, document.text, sentences, keep_nbest=True)
+
+
+def text_out(
+    source: str, text: str, sentences: list[SentenceOut], keep_nbest: bool
+) -> TranslationOut:
+    """A translated text from its sentences: their mean score, length-weighted confidence and
+    flags; the n-best list is the one sentence's (``keep_nbest`` and a text of one sentence),
+    else one candidate, ``text``."""
     confidence = document_confidence(
         [s.confidence for s in sentences], [s.end - s.start for s in sentences]
     )
     score = sum(s.score for s in sentences) / max(1, len(sentences))
     finished = all(s.finished for s in sentences)
-    if len(sentences) == 1:
+    if keep_nbest and len(sentences) == 1:
         nbest = sentences[0].nbest
     else:
         best = [s.nbest[0] for s in sentences if s.nbest]
         nbest = [
             CandidateOut(
-                text=document.text,
+                text=text,
                 score=score,
                 log_prob=sum(c.log_prob for c in best),
                 num_tokens=sum(c.num_tokens for c in best),
@@ -164,8 +189,8 @@ def document_out(
             )
         ]
     return TranslationOut(
-        source=document.source,
-        text=document.text,
+        source=source,
+        text=text,
         score=score,
         finished=finished,
         nbest=nbest,

@@ -23,7 +23,6 @@ from anuvad.server.limits import (
     MAX_TERM_CHARS,
     MAX_TEXT_CHARS,
     MAX_TEXTS,
-    Limits,
 )
 
 Decoding = Literal["greedy", "beam"]
@@ -41,13 +40,15 @@ WHOLE = BeforeValidator(_whole_number)
 WholeNumber = Annotated[int, WHOLE]
 
 
-def _text_schema(max_chars: int) -> dict[str, Any]:
+def text_schema(max_chars: int) -> dict[str, Any]:
     """The published schema of one text: what the validators below enforce (not blank, at most
     ``max_chars`` characters), so that a schema-valid text is never refused."""
     return {"type": "string", "minLength": 1, "maxLength": max_chars, "pattern": NOT_BLANK}
 
 
-class _Request(BaseModel):
+class StrictRequest(BaseModel):
+    """A request body: unknown fields and loosely typed values are refused (422)."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
@@ -60,7 +61,7 @@ NOT_BLANK = (
 )
 
 
-def _check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     if not re.search(NOT_BLANK, text):
         raise ValueError("text is empty; give at least one non-space character")
     if len(text) > limit:
@@ -91,7 +92,7 @@ def _setting_field(name: str) -> Any:
     return Field(None, description=f"{setting(name).help}; null: the model's own")
 
 
-class DecodeSettings(_Request):
+class DecodeSettings(StrictRequest):
     """How to search: greedy, or beam search with ``beam_size`` hypotheses. Every search field
     is a :class:`DecodeConfig` setting (help and range from its declaration; its ``api`` flag
     says it belongs here, which a test checks) and defaults to the served model's value."""
@@ -123,29 +124,46 @@ class DecodeSettings(_Request):
         return changes
 
 
-class GlossaryTerm(_Request):
+class GlossaryTerm(StrictRequest):
     """A term and the translation the output must use where it occurs."""
 
     source: str = Field(
         description="the term (matched in any case, whole words, inflected: 'court' also "
         "matches 'Courts' and 'court's')",
         examples=["Supreme Court"],
-        json_schema_extra=_text_schema(MAX_TERM_CHARS),
+        json_schema_extra=text_schema(MAX_TERM_CHARS),
     )
     target: str = Field(
         description="its required translation, used as given",
         examples=["सर्वोच्च न्यायालय"],
-        json_schema_extra=_text_schema(MAX_TERM_CHARS),
+        json_schema_extra=text_schema(MAX_TERM_CHARS),
     )
 
     @field_validator("source", "target")
     @classmethod
     def _check_term(cls, value: str) -> str:
-        return _check_text(value, MAX_TERM_CHARS)
+        return check_text(value, MAX_TERM_CHARS)
 
 
-class TranslateRequest(DecodeSettings):
-    """``POST /translate``: one text or a list of texts, translated with the same settings."""
+class TermsAndSearch(DecodeSettings):
+    """The search settings and the glossary: what decides a sentence's translation, so that
+    ``/attention`` shows the translation ``/translate`` gives for the same fields."""
+
+    glossary: list[GlossaryTerm] | None = Field(
+        None,
+        max_length=MAX_GLOSSARY_TERMS,
+        description=f"up to {MAX_GLOSSARY_TERMS} terms whose translations the output must use "
+        "(torch engine; merged with the server's --glossary, this one winning for a shared "
+        "term); each sentence's `terms` says which occurred and were used",
+    )
+
+
+Format = Literal["text", "html"]
+
+
+class TranslateRequest(TermsAndSearch):
+    """``POST /translate`` (and ``/translate/stream``): one text or a list of texts, translated
+    with the same settings."""
 
     text: str | list[str] = Field(
         description=f"one text, or a list of up to {MAX_TEXTS} texts (each 1-{MAX_TEXT_CHARS} "
@@ -153,10 +171,10 @@ class TranslateRequest(DecodeSettings):
         examples=["The weather is nice today. Let us go for a walk."],
         json_schema_extra={
             "anyOf": [
-                _text_schema(MAX_TEXT_CHARS),
+                text_schema(MAX_TEXT_CHARS),
                 {
                     "type": "array",
-                    "items": _text_schema(MAX_TEXT_CHARS),
+                    "items": text_schema(MAX_TEXT_CHARS),
                     "minItems": 1,
                     "maxItems": MAX_TEXTS,
                 },
@@ -171,19 +189,21 @@ class TranslateRequest(DecodeSettings):
         "at most the beam size: a larger value returns every candidate the search keeps "
         "(1 for greedy search)",
     )
-    glossary: list[GlossaryTerm] | None = Field(
-        None,
-        max_length=MAX_GLOSSARY_TERMS,
-        description=f"up to {MAX_GLOSSARY_TERMS} terms whose translations the output must use "
-        "(torch engine; merged with the server's --glossary, this one winning for a shared "
-        "term); each sentence's `terms` says which occurred and were used",
-    )
     split_sentences: bool = Field(
         True,
         description="split each text into sentences, translate them all and put the "
         "translations back in place (newlines and spacing kept); false: each text is translated "
         "as one sentence, and a text in which the sentence splitter finds several is refused "
         "(422 naming the text: the model would translate the first and stop)",
+    )
+    format: Format = Field(
+        "text",
+        description="'text': plain text; 'html': an HTML document or fragment whose text "
+        "between the tags is translated and whose markup comes back byte for byte (nothing "
+        'inside code, pre, script, style, or elements marked translate="no" or '
+        'class="notranslate"; attribute values are kept as written); each translation\'s '
+        "`text` is then the translated HTML, and its `sentences` are those of the text runs, "
+        "each with its `run` (see SentenceOut)",
     )
     scores: bool = Field(
         True,
@@ -196,7 +216,7 @@ class TranslateRequest(DecodeSettings):
     @classmethod
     def _check_texts(cls, value: str | list[str]) -> str | list[str]:
         if isinstance(value, str):
-            return _check_text(value)
+            return check_text(value)
         if not value:
             raise ValueError("the list of texts is empty; give at least one text")
         if len(value) > MAX_TEXTS:
@@ -206,7 +226,7 @@ class TranslateRequest(DecodeSettings):
             )
         for i, text in enumerate(value):
             try:
-                _check_text(text)
+                check_text(text)
             except ValueError as exc:
                 raise ValueError(f"text {i}: {exc}") from None
         total = sum(len(text) for text in value)
@@ -222,19 +242,21 @@ class TranslateRequest(DecodeSettings):
         return [self.text] if isinstance(self.text, str) else list(self.text)
 
 
-class AttentionRequest(DecodeSettings):
-    """``POST /attention``: the attention of one sentence and its best translation."""
+class AttentionRequest(TermsAndSearch):
+    """``POST /attention``: the attention of one sentence and its best translation: the
+    translation ``POST /translate`` gives the sentence with the same search fields and
+    glossary."""
 
     text: str = Field(
         description=f"one sentence (1-{MAX_SENTENCE_CHARS} characters)",
         examples=["The weather is nice today."],
-        json_schema_extra=_text_schema(MAX_SENTENCE_CHARS),
+        json_schema_extra=text_schema(MAX_SENTENCE_CHARS),
     )
 
     @field_validator("text")
     @classmethod
     def _check_one_text(cls, value: str) -> str:
-        return _check_text(value, MAX_SENTENCE_CHARS)
+        return check_text(value, MAX_SENTENCE_CHARS)
 
 
 class CandidateOut(BaseModel):
@@ -274,8 +296,17 @@ class TokenOut(BaseModel):
 class SentenceOut(BaseModel):
     """One sentence of a text: where it stands in the text, and its translation."""
 
-    start: int = Field(description="offset of the sentence's first character in the text")
+    start: int = Field(
+        description="offset of the sentence's first character in the text (format 'html': in "
+        "the text of its run)"
+    )
     end: int = Field(description="offset just after its last character")
+    run: int | None = Field(
+        None,
+        description="format 'html': which text run (the text between two tags, counted from 0 "
+        "in document order, unescaped and stripped of surrounding white space) the sentence is "
+        "in; `source` and `text` are then plain text; null for format 'text'",
+    )
     source: str
     text: str
     score: float
@@ -329,7 +360,13 @@ class TranslateResponse(BaseModel):
     """The translations, in request order, and what it took."""
 
     translations: list[TranslationOut]
-    model: str
+    model: str = Field(description="the id of the model that translated (GET /models)")
+    detected_language: str | None = Field(
+        None,
+        description="the language the texts are written in, among the served models' source "
+        "languages, told by their script (POST /detect); a request that names no model goes to "
+        "a model that translates from it; null when the texts have no letters",
+    )
     decoding: Decoding
     beam_size: int
     elapsed_ms: float = Field(description="server time for the whole request")
@@ -358,79 +395,52 @@ class AttentionResponse(BaseModel):
     elapsed_ms: float
 
 
-class ConfidenceInfo(BaseModel):
-    """A served model's confidence calibration and how well it ranked held-out dev sentences."""
-
-    good_chrf: float = Field(description="sentence chrF++ that counted as a good translation")
-    threshold: float = Field(description="confidence below this flags a sentence likely wrong")
-    features: list[str]
-    reverse_model: str = Field(description="the reverse model it uses ('' = none)")
-    held_out_auroc: dict[str, float | None] = Field(
-        description="per domain (and pooled): AUROC for finding bad held-out sentences"
-    )
-
-
-class ModelInfo(BaseModel):
-    """What ``GET /models`` says about a served model."""
-
-    id: str = Field(description="what a request's `model` field names")
-    name: str
-    src_lang: str
-    tgt_lang: str
-    file: str | None = Field(description="the model file's name (not its folder)")
-    engine: str = Field(description="torch (anuvad's own search) or ctranslate2")
-    capabilities: list[str] = Field(
-        default_factory=list,
-        description="what the engine can do beyond plain translation, by name (the fields of "
-        "anuvad.inference.translation.Capabilities), e.g. glossary, bound_stopping "
-        "(early_stopping 'bound'), quality (word probabilities and confidence), full_attention "
-        "(every layer and head, cosines)",
-    )
-    num_parameters: int
-    d_model: int
-    num_heads: int
-    num_encoder_layers: int
-    num_decoder_layers: int
-    src_vocab_size: int
-    tgt_vocab_size: int
-    default_beam_size: int
-    default_length_penalty: float
-    defaults: dict[str, int | float | str] = Field(
-        default_factory=dict,
-        description="the model's own value of every search setting a request may set (what "
-        "a request's null means)",
-    )
-    trained_on: str = Field(
-        description="one line naming the training corpora and their weights (the model card in "
-        "data/trained_models/README.md has the details)"
-    )
-    metadata: dict[str, Any]
-    confidence: ConfidenceInfo | None = Field(
-        None, description="how sentence confidence was calibrated; null: no confidence"
-    )
-
-
-class ModelsResponse(BaseModel):
-    """``GET /models``: the served model(s) and the request limits."""
-
-    models: list[ModelInfo]
-    limits: Limits
-
-
-class HealthResponse(BaseModel):
-    """``GET /health``."""
-
-    status: Literal["ok"]
-    model: str = Field(description="the default model's id")
-    models: list[str] = Field(description="every served model's id, the default first")
-    uptime_s: float
-    batching: bool
-    requests: int = Field(description="translation and attention requests answered")
-    model_calls: int = Field(description="calls into the model (batching merges requests)")
-
-
 class ErrorResponse(BaseModel):
     """Every 4xx/5xx body: a readable message, and per-field details for validation errors."""
 
     error: str
     details: list[dict[str, Any]] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------ POST /translate/stream lines
+
+
+class StreamStart(BaseModel):
+    """The first line: what the stream will hold."""
+
+    event: Literal["start"] = "start"
+    total: int = Field(description="sentences to translate (all texts together)")
+    sentences: list[int] = Field(description="how many of them each text holds, in order")
+    model: str = Field(description="the id of the model that translates")
+    detected_language: str | None = Field(description="as in TranslateResponse")
+
+
+class StreamSentence(BaseModel):
+    """One sentence translated (in the order they finish: a long request is translated a
+    model call at a time, and the sentences of one call arrive together, in order)."""
+
+    event: Literal["sentence"] = "sentence"
+    text: int = Field(description="which text of the request (0 for a single text)")
+    sentence: int = Field(description="which sentence of that text (its index in `sentences`)")
+    done: int = Field(description="sentences translated so far, this one included")
+    total: int = Field(description="sentences to translate in all")
+    result: SentenceOut
+
+
+class StreamDone(BaseModel):
+    """The last line of a stream that succeeded: the whole answer, as POST /translate gives."""
+
+    event: Literal["done"] = "done"
+    response: TranslateResponse
+
+
+class StreamError(BaseModel):
+    """The last line of a stream that failed after it began (before it began, the request is
+    answered with the status and an ErrorResponse body, as POST /translate)."""
+
+    event: Literal["error"] = "error"
+    status: int = Field(description="the HTTP status the request would have had, e.g. 504")
+    error: str
+
+
+StreamEvent = StreamStart | StreamSentence | StreamDone | StreamError

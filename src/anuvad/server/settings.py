@@ -1,11 +1,7 @@
 """What a request asks of the model, within the server's budget: its search settings (one
-value the micro-batcher groups requests by) and the served model ids in the published schema."""
+value the micro-batcher groups requests by)."""
 
 from __future__ import annotations
-
-from typing import Any
-
-from fastapi import FastAPI
 
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import ConfigError
@@ -55,20 +51,3 @@ def search_settings(
     except ConfigError as exc:
         raise ModelFailedError(str(exc), 422) from exc
     return settings
-
-
-def publish_model_ids(app: FastAPI, ids: list[str]) -> None:
-    """Make ``/openapi.json`` list the served model ids as the values of every request's
-    ``model`` field, so that the schema allows exactly what the server answers."""
-    build = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            spec = build()
-            for name in ("TranslateRequest", "AttentionRequest"):
-                field = spec["components"]["schemas"][name]["properties"]["model"]
-                field["anyOf"] = [{"type": "string", "enum": ids}, {"type": "null"}]
-            app.openapi_schema = spec
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]

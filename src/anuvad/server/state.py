@@ -12,9 +12,9 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Request
 
@@ -30,11 +30,12 @@ from anuvad.server.errors import (
 )
 from anuvad.server.limits import MAX_PENDING_SENTENCES, Limits
 from anuvad.server.metrics import ServerMetrics
+from anuvad.server.model_schemas import ModelInfo
 from anuvad.server.responses import model_info
-from anuvad.server.schemas import ModelInfo
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+U = TypeVar("U")
 
 # How often a waiting request checks that its client is still there and the server is not
 # shutting down: a SIGTERM answers the requests in flight within this time (issue 33).
@@ -117,6 +118,10 @@ class ServerState:
             metrics.watch_queue(model_id, batcher.pending)
             info = model_info(engine, model_id)
             models[model_id] = ServedModel(model_id, engine, batcher, info, source_fits(engine))
+        titles = [m.info.title for m in models.values()]
+        for model in models.values():  # never a choice between two equal names
+            if titles.count(model.info.title) > 1:
+                model.info.title += f" ({model.id})"
         return cls(models, metrics, limits, glossary, batching)
 
     @property
@@ -177,23 +182,54 @@ class ServerState:
             ModelFailedError: anything else ``work`` raised (400 or 500).
         """
         task = asyncio.ensure_future(work)
+        async for _ in self.watch(request, task):
+            pass
+        return task.result()
+
+    async def watch(
+        self, request: Request, task: asyncio.Future[Any], updates: asyncio.Queue[U] | None = None
+    ) -> AsyncGenerator[U, None]:
+        """Wait for ``task`` (a request's model work), yielding what arrives in ``updates``
+        meanwhile (e.g. the sentences a stream sends as they are translated), in order, the
+        last ones before it returns; ``task`` is done (with a result) when it returns. If the
+        client disconnects, the server shuts down, or the caller stops iterating first,
+        ``task`` is cancelled (a translation stops at its next decoding step).
+
+        Raises:
+            ClientGoneError: the client went away.
+            ShuttingDownError: the server is shutting down (503).
+            ApiError: what ``task`` raised for the client (e.g. 503 queue full, 504 too slow).
+            ModelFailedError: anything else ``task`` raised (400 or 500).
+        """
+        getter: asyncio.Future[U] | None = None
         try:
             while True:
-                done, _ = await asyncio.wait({task}, timeout=POLL_S)
-                if done:
-                    return task.result()
+                if updates is not None and getter is None:
+                    getter = asyncio.ensure_future(updates.get())
+                waiting: set[asyncio.Future[Any]] = {task} if getter is None else {task, getter}
+                await asyncio.wait(waiting, timeout=POLL_S, return_when=asyncio.FIRST_COMPLETED)
+                if getter is not None and getter.done():
+                    yield getter.result()
+                    getter = None
+                    continue  # the updates first: they were put before the task finished
+                if task.done():
+                    break
                 if self.closing.is_set():
-                    task.cancel()
                     raise ShuttingDownError(
                         "the server is shutting down; this request was stopped (retry shortly)"
                     )
                 if await request.is_disconnected():
-                    task.cancel()
                     logger.info("client went away; its translation was stopped")
                     raise ClientGoneError
-        except asyncio.CancelledError:  # the server cancelling the request at shutdown
-            task.cancel()
-            raise
+            while updates is not None and not updates.empty():
+                yield updates.get_nowait()
+        finally:  # also when the request is cancelled, or the stream's reader goes away
+            if getter is not None:
+                getter.cancel()
+            if not task.done():
+                task.cancel()
+        try:
+            task.result()
         except ApiError:
             raise
         except Exception as exc:

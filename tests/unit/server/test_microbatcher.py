@@ -454,3 +454,36 @@ def test_the_worker_never_calls_the_model_with_no_sentences_nor_requeues_an_empt
     finally:
         batcher.stop(timeout=1)
     assert engine.calls == [["a"]] and batcher.model_calls == 1
+
+
+def test_progress_tells_each_model_call_s_translations_as_it_ends() -> None:
+    """POST /translate/stream's hook (issue 34): a request served in several model calls is
+    told each call's translations (the index of the first, in order) on the model thread, before
+    the request's answer; one whose callback fails still gets its answer."""
+    engine = BarrierEngine(parties=1)
+    batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
+    key = DecodeConfig(beam_size=1, batch_size=3)
+    texts = [f"t{i}" for i in range(7)]
+    told: list[tuple[int, list[str], str]] = []
+
+    def progress(first: int, translations: list[Translation]) -> None:
+        told.append((first, [t.text for t in translations], threading.current_thread().name))
+
+    def failing(first: int, translations: list[Translation]) -> None:
+        raise RuntimeError("a reader's bug")
+
+    async def scenario() -> tuple[list[Translation], list[Translation]]:
+        told_first = await batcher.translate(texts, key, progress=progress)
+        return told_first, await batcher.translate(["x"], key, progress=failing)
+
+    try:
+        results, failed = asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert [t.text for t in results] == [t.upper() for t in texts]
+    assert told == [
+        (0, ["T0", "T1", "T2"], "anuvad-model-0"),
+        (3, ["T3", "T4", "T5"], "anuvad-model-0"),
+        (6, ["T6"], "anuvad-model-0"),
+    ]
+    assert [t.text for t in failed] == ["X"]

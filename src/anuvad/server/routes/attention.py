@@ -1,5 +1,6 @@
 """``POST /attention``: cross-attention (every layer and head) and cosine similarities for one
-sentence and its best translation, for the web page's heatmap."""
+sentence and its best translation, for the web page's heatmap: the translation
+``POST /translate`` gives the sentence with the same search fields and glossary."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from fastapi import APIRouter, Request, Response
 
 from anuvad.server.errors import ERRORS
 from anuvad.server.limits import MAX_ATTENTION_TOKENS
+from anuvad.server.planning import request_glossary
 from anuvad.server.responses import attention_out
+from anuvad.server.routing import choose_model
 from anuvad.server.schemas import AttentionRequest, AttentionResponse
 from anuvad.server.settings import search_settings
 from anuvad.server.state import State
@@ -19,16 +22,20 @@ router = APIRouter()
 
 @router.post("/attention", response_model=AttentionResponse, responses=ERRORS)
 async def attention(body: AttentionRequest, request: Request, state: State) -> Response:
-    """Cross-attention (every layer and head) and cosine similarities for one sentence."""
+    """Cross-attention (every layer and head) and cosine similarities for one sentence, of the
+    translation `/translate` gives it with the same search fields and glossary."""
     start = time.perf_counter()
     state.check_open()
-    model = state.pick(body.model)
-    # A bad setting: 422 here. The view is capped (a sentence, MAX_ATTENTION_TOKENS output
-    # pieces) and built and serialised on the model thread, never on the event loop.
+    model, _ = choose_model(state, body.model, [body.text])  # as /translate would
+    # A bad setting or term: 422 here. The view is capped (a sentence, MAX_ATTENTION_TOKENS
+    # output pieces) and built and serialised on the model thread, never on the event loop.
     settings = search_settings(model.engine, body, max_output_tokens=MAX_ATTENTION_TOKENS)
+    # Issue 34: with a term the page showed one translation and the heatmap of another.
+    terms = request_glossary(state, model, body)
 
     def compute() -> bytes:
-        view = model.engine.attention(body.text, settings)
+        (result,) = model.engine.translate([body.text], settings, glossary=terms)
+        view = model.engine.attention_of(result)
         elapsed_ms = (time.perf_counter() - start) * 1000
         return attention_out(view, model.id, elapsed_ms).model_dump_json().encode()
 

@@ -8,7 +8,7 @@ import time
 from fastapi import APIRouter, Response
 
 from anuvad.server.metrics import CONTENT_TYPE_LATEST
-from anuvad.server.schemas import HealthResponse, ModelsResponse
+from anuvad.server.model_schemas import HealthResponse, ModelsResponse
 from anuvad.server.state import State
 
 router = APIRouter()

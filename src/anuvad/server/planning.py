@@ -1,0 +1,250 @@
+"""What a ``/translate`` request asks of the model, and its answer put together.
+
+:func:`plan_request` turns a request into a :class:`RequestPlan`: the model (the one named, or
+the one that reads the texts' language: :mod:`anuvad.server.routing`), its search settings, the
+glossary, and the sentences to translate with their places. A plain text is split into
+sentences (:mod:`anuvad.inference.documents`); an HTML text (``format: "html"``) into its text
+runs first (:mod:`anuvad.inference.markup`), each split in turn. All sentences of all texts go
+to the model's micro-batcher as one list; :meth:`RequestPlan.response` puts the translations
+back: into each text's layout, or between the HTML's tags. ``POST /translate`` and
+``POST /translate/stream`` share both, so they answer alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from anuvad.data.tokenizer import Tokenizer
+from anuvad.decode_config import DecodeConfig
+from anuvad.errors import InputTooLongError
+from anuvad.inference.documents import (
+    Segment,
+    assemble_documents,
+    split_document,
+    whole_text,
+)
+from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.markup import html_texts, translate_html
+from anuvad.inference.translation import Translation
+from anuvad.server.errors import ModelFailedError, TextRefusedError
+from anuvad.server.responses import document_out, sentence_out, text_out
+from anuvad.server.routing import choose_model
+from anuvad.server.schemas import (
+    Decoding,
+    SentenceOut,
+    TermsAndSearch,
+    TranslateRequest,
+    TranslateResponse,
+    TranslationOut,
+)
+from anuvad.server.settings import search_settings
+from anuvad.server.state import ServedModel, ServerState
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What is split into sentences and put back together: a plain text, or one text run of an
+    HTML text (unescaped and stripped).
+
+    Attributes:
+        text: which text of the request it belongs to.
+        run: its index among that text's runs (None: a plain text).
+        source: the text or run.
+        segments: its sentences and their places in ``source``.
+        first: the index of its first sentence among its text's sentences.
+    """
+
+    text: int
+    run: int | None
+    source: str
+    segments: list[Segment]
+    first: int
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    """A ``/translate`` request ready for the model: who translates what, and how."""
+
+    model: ServedModel
+    settings: DecodeConfig
+    texts: list[str]
+    html: bool
+    units: list[Unit]
+    terms: Glossary | None
+    detected_language: str | None
+    decoding: Decoding
+
+    def sentences(self) -> list[str]:
+        """Every sentence to translate, all texts' in order."""
+        return [segment.text for unit in self.units for segment in unit.segments]
+
+    @functools.cached_property
+    def places(self) -> list[tuple[Unit, int, Segment]]:
+        """Per sentence (in :meth:`sentences` order): its unit, its index in its text, its
+        segment."""
+        return [
+            (unit, unit.first + j, segment)
+            for unit in self.units
+            for j, segment in enumerate(unit.segments)
+        ]
+
+    def sentence_counts(self) -> list[int]:
+        """How many sentences each text holds."""
+        counts = [0] * len(self.texts)
+        for unit in self.units:
+            counts[unit.text] += len(unit.segments)
+        return counts
+
+    def sentence(self, index: int, result: Translation) -> SentenceOut:
+        """The answer for sentence ``index`` (of :meth:`sentences`)."""
+        unit, _, segment = self.places[index]
+        return sentence_out(segment, result, self.terms, self.tokenizer, unit.run)
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The model's target tokenizer (spells the pieces of word probabilities)."""
+        return self.model.engine.tgt_tokenizer
+
+    def response(self, results: Sequence[Translation], elapsed_ms: float) -> TranslateResponse:
+        """The answer: each text with its translation, in request order."""
+        documents = assemble_documents(
+            [u.source for u in self.units], [u.segments for u in self.units], results
+        )
+        outs: list[TranslationOut] = []
+        for i, text in enumerate(self.texts):
+            mine = [(u, d) for u, d in zip(self.units, documents, strict=True) if u.text == i]
+            if not self.html:
+                document = mine[0][1]  # a plain text is one unit
+                outs.append(document_out(document, self.terms, self.tokenizer))
+                continue
+            out = translate_html(text, _given([d.text for _, d in mine]))
+            sentences = [
+                sentence_out(segment, result, self.terms, self.tokenizer, unit.run)
+                for unit, document in mine
+                for segment, result in zip(document.segments, document.sentences, strict=True)
+            ]
+            outs.append(text_out(text, out, sentences, keep_nbest=False))
+        return TranslateResponse(
+            translations=outs,
+            model=self.model.id,
+            detected_language=self.detected_language,
+            decoding=self.decoding,
+            beam_size=self.settings.beam_size,
+            elapsed_ms=elapsed_ms,
+        )
+
+
+def _given(translations: list[str]) -> Callable[[Sequence[str]], list[str]]:
+    """A ``translate`` for :func:`translate_html` that hands out ``translations`` (made
+    already, one per text run)."""
+
+    def translate(runs: Sequence[str]) -> list[str]:
+        assert len(runs) == len(translations), "the runs are split_html's both times"
+        return translations
+
+    return translate
+
+
+async def plan_request(state: ServerState, body: TranslateRequest) -> RequestPlan:
+    """What ``body`` asks of the model (the checks that need no model, done before it).
+
+    Raises:
+        UnknownModelError, WrongLanguageError, TextRefusedError, ModelFailedError: 422s naming
+            the field (:func:`choose_model`, :func:`plan_units`, :func:`request_glossary`,
+            :func:`search_settings`).
+    """
+    texts = body.texts()
+    html = body.format == "html"
+    # Sentence splitting and markup parsing are CPU work: off the event loop.
+    pieces = await asyncio.to_thread(_pieces, texts, html)
+    readable = ["\n".join(p for i, _, p in pieces if i == n) for n in range(len(texts))]
+    model, detected = choose_model(state, body.model, readable)
+    settings = search_settings(model.engine, body)
+    units = await asyncio.to_thread(plan_units, pieces, model, body.split_sentences)
+    terms = request_glossary(state, model, body)
+    return RequestPlan(model, settings, texts, html, units, terms, detected, body.decoding)
+
+
+def _pieces(texts: Sequence[str], html: bool) -> list[tuple[int, int | None, str]]:
+    """(text index, run index or None, the text or run) of what is to be translated."""
+    if not html:
+        return [(i, None, text) for i, text in enumerate(texts)]
+    return [(i, r, run) for i, text in enumerate(texts) for r, run in enumerate(html_texts(text))]
+
+
+def plan_units(
+    pieces: Sequence[tuple[int, int | None, str]], model: ServedModel, split_sentences: bool
+) -> list[Unit]:
+    """Each piece's sentences, with their places in it: split (a sentence too long for the
+    model cut at its clauses), or, with ``split_sentences`` false, the whole piece as one
+    sentence.
+
+    Raises:
+        TextRefusedError: a sentence the model cannot take even cut; or, unsplit, a piece that
+            is too long or holds several sentences (the model would translate the first and
+            stop: text is never dropped silently, issue 33).
+    """
+    lang, fits = model.info.src_lang, model.fits
+    units: list[Unit] = []
+    counts: dict[int, int] = {}
+    for i, run, source in pieces:
+        which = f"text {i}" if run is None else f"text {i} (its text run {run})"
+        if split_sentences:
+            try:
+                segments = split_document(source, lang, fits=fits)
+            except InputTooLongError as exc:
+                raise TextRefusedError(f"{which}: {exc}") from exc
+        else:
+            sentences = len(split_document(source, lang))
+            if sentences > 1:
+                raise TextRefusedError(
+                    f"{which} holds {sentences} sentences, but with split_sentences false a "
+                    "text is translated as one sentence and the model stops after the first; "
+                    "send split_sentences true, or one sentence per text"
+                )
+            segments = whole_text(source)
+            if not all(fits(segment.text) for segment in segments):
+                raise TextRefusedError(
+                    f"{which} is longer than the model can translate as one sentence; send it "
+                    "with split_sentences true, or shorter"
+                )
+        units.append(Unit(i, run, source, segments, counts.get(i, 0)))
+        counts[i] = counts.get(i, 0) + len(segments)
+    return units
+
+
+def request_glossary(
+    state: ServerState, model: ServedModel, body: TermsAndSearch
+) -> Glossary | None:
+    """The terms a request's translations must use: the server's (default model only) merged
+    with the request's own (which wins for a shared term).
+
+    Raises:
+        ModelFailedError: 422 when a target cannot be spelled with the model's vocabulary, or
+            the model's engine cannot use a glossary.
+    """
+    own = Glossary.from_pairs((t.source, t.target) for t in body.glossary or [])
+    bad = own.unspellable(model.engine.tgt_tokenizer)
+    if bad:  # a 422 naming the field, before the model
+        i = bad[0]
+        raise ModelFailedError(
+            f"glossary.{i}.target: {own.entries[i].target!r} {UNSPELLABLE}; use other words for it",
+            422,
+        )
+    base = state.glossary if model is state.default else None
+    terms = base.merged(own) if base else own
+    if not terms:
+        return None
+    if not model.engine.capabilities.glossary:
+        raise ModelFailedError(
+            f"glossary: this model is served by {model.engine.engine}, which cannot use a "
+            "glossary; serve it with the torch engine (anuvad serve --engine torch)",
+            422,
+        )
+    return terms
+
+
+__all__ = ["RequestPlan", "Unit", "plan_request", "plan_units", "request_glossary"]
