@@ -65,12 +65,14 @@ format: $(STAMP)
 	$(BIN)/ruff format src tests bench
 	$(BIN)/ruff check --fix src tests bench
 
-# The web page's browser test drives Debian's chromium; install it when missing and we may (root
-# with apt-get). Otherwise that one test skips and says why.
+# The web page's browser tests drive Debian's chromium, with a Devanagari font (Lohit) so that
+# Hindi is readable in their screenshots; install both when missing and we may (root with
+# apt-get). Otherwise the browser tests skip and say why (and Hindi shows as boxes).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
-		|| echo "note: chromium not installed; the browser test will be skipped"; }
+	@{ command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "lohit devanagari"; } || \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-lohit-deva >/dev/null; } \
+		|| echo "note: chromium or fonts-lohit-deva not installed; browser tests skip or show Hindi as boxes"; }
 
 test: lint chromium
 	$(BIN)/pytest -q
