@@ -1071,3 +1071,36 @@ def test_an_html_document_comes_back_with_its_markup_untouched(
     # Plain text is the default: markup is translated as text there.
     text = client.post("/translate", json={"text": "<p>Open the window.</p>"}).json()
     assert text["translations"][0]["sentences"][0]["run"] is None
+
+
+def test_numbers_links_and_kept_names_are_copied_and_reported(
+    client: TestClient, translator: CountingTranslator
+) -> None:
+    """Issue 34, item 4 (numbers, links and names were invented): by default the search must
+    copy them (a name the tiny vocabulary can spell arrives; what it cannot spell is reported,
+    never forced), the digits in the reader's script; /attention shows that translation."""
+    text = "I am going home hasta with 12 friends, see www.ab.in"
+    body: dict[str, Any] = {"text": text, "keep": ["hasta"], "decoding": "greedy"}
+    response = client.post("/translate", json=body)
+    assert response.status_code == 200, response.text
+    (sentence,) = response.json()["translations"][0]["sentences"]
+    copied = {c["kind"]: c for c in sentence["copied"]}
+    assert set(copied) == {"name", "number", "url"}
+    name = copied["name"]
+    assert (name["source"], name["target"], name["required"], name["present"]) == (
+        "hasta", "hasta", True, True
+    )  # fmt: skip
+    assert "hasta" in sentence["text"]
+    assert text[name["start"] : name["end"]] == "hasta"
+    number = copied["number"]  # the tiny vocabulary has no digits: reported, not forced
+    assert number["target"] == "12" and not number["required"] and "cannot spell" in number["note"]
+    devanagari = client.post("/translate", json=body | {"digits": "devanagari"}).json()
+    numbers = [c for c in devanagari["translations"][0]["sentences"][0]["copied"]]
+    assert [c["target"] for c in numbers if c["kind"] == "number"] == ["१२"]
+    view = client.post("/attention", json=body)
+    assert view.status_code == 200 and view.json()["text"] == sentence["text"]
+    off = client.post("/translate", json=body | {"verbatim": False}).json()
+    assert off["translations"][0]["sentences"][0]["copied"] == []
+    bad = client.post("/translate", json=body | {"keep": [" "]})
+    assert bad.status_code == 422 and "keep" in bad.json()["error"]
+    assert client.post("/translate", json=body | {"digits": "roman"}).status_code == 422

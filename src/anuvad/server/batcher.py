@@ -46,6 +46,7 @@ from anuvad.errors import AnuvadError, SearchStoppedError
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
+from anuvad.inference.verbatim import Verbatim
 from anuvad.server.errors import OverloadedError, RequestTimeoutError
 from anuvad.server.jobs import (
     LAST,
@@ -151,6 +152,7 @@ class MicroBatcher:
         glossary: Glossary | None = None,
         quality: bool = True,
         progress: Progress | None = None,
+        verbatim: Verbatim | None = None,
     ) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
 
@@ -169,6 +171,8 @@ class MicroBatcher:
             progress: called on the model thread after each model call that translated some
                 of ``texts``, with the index of the first and their translations (a long
                 request is served in several calls of at most ``key.batch_size`` sentences).
+            verbatim: what the translations must copy (numbers, links, kept names); like the
+                glossary, requests with different policies still share model calls.
 
         Raises:
             OverloadedError: too many requests are waiting.
@@ -185,6 +189,7 @@ class MicroBatcher:
             glossary=glossary,
             quality=quality,
             progress=progress,
+            verbatim=verbatim,
         )
         self._submit(job)
         try:
@@ -323,7 +328,10 @@ class MicroBatcher:
             return
         texts = [t for job, n in taken for t in job.remaining()[:n]]
         glossaries = [job.glossary for job, n in taken for _ in range(n)]
+        policies = [job.verbatim for job, n in taken for _ in range(n)]
         extra: dict[str, Any] = {"glossary": glossaries} if any(glossaries) else {}
+        if any(policies):
+            extra["verbatim"] = policies
         self._taken(len(texts))
         calling = [job for job, _ in taken]
         started = time.perf_counter()

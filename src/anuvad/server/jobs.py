@@ -15,6 +15,7 @@ from typing import Any
 from anuvad.decode_config import DecodeConfig
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
+from anuvad.inference.verbatim import Verbatim
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class TranslateJob:
     future: Future[list[Translation]] = field(default_factory=Future)
     abandoned: threading.Event = field(default_factory=threading.Event)  # the caller gave up
     glossary: Glossary | None = None  # terms this request's translations must use
+    verbatim: Verbatim | None = None  # what they must copy (numbers, links, kept names)
     # Word probabilities and confidence: from the signals the search records as it goes, plus
     # a forced pass of the reverse model where the calibration uses one; requests with and
     # without it get separate model calls, so one that asked for none pays nothing for it.

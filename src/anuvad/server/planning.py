@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
-from anuvad.errors import InputTooLongError
+from anuvad.errors import ConfigError, InputTooLongError
 from anuvad.inference.documents import (
     Segment,
     assemble_documents,
@@ -29,6 +29,7 @@ from anuvad.inference.documents import (
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.markup import html_texts, translate_html
 from anuvad.inference.translation import Translation
+from anuvad.inference.verbatim import Verbatim
 from anuvad.server.errors import ModelFailedError, TextRefusedError
 from anuvad.server.responses import document_out, sentence_out, text_out
 from anuvad.server.routing import choose_model
@@ -74,6 +75,7 @@ class RequestPlan:
     html: bool
     units: list[Unit]
     terms: Glossary | None
+    verbatim: Verbatim | None
     detected_language: str | None
     decoding: Decoding
 
@@ -165,7 +167,8 @@ async def plan_request(state: ServerState, body: TranslateRequest) -> RequestPla
     settings = search_settings(model.engine, body)
     units = await asyncio.to_thread(plan_units, pieces, model, body.split_sentences)
     terms = request_glossary(state, model, body)
-    return RequestPlan(model, settings, texts, html, units, terms, detected, body.decoding)
+    policy = verbatim_policy(body)
+    return RequestPlan(model, settings, texts, html, units, terms, policy, detected, body.decoding)
 
 
 def _pieces(texts: Sequence[str], html: bool) -> list[tuple[int, int | None, str]]:
@@ -247,4 +250,25 @@ def request_glossary(
     return terms
 
 
-__all__ = ["RequestPlan", "Unit", "plan_request", "plan_units", "request_glossary"]
+def verbatim_policy(body: TermsAndSearch) -> Verbatim | None:
+    """What the request's translations must copy exactly (None: ``verbatim`` false).
+
+    Raises:
+        ModelFailedError: 422 for a ``keep`` list the policy refuses, naming the field.
+    """
+    if not body.verbatim:
+        return None
+    try:
+        return Verbatim(digits=body.digits, keep=tuple(body.keep or ()))
+    except ConfigError as exc:
+        raise ModelFailedError(str(exc), 422) from exc
+
+
+__all__ = [
+    "RequestPlan",
+    "Unit",
+    "plan_request",
+    "plan_units",
+    "request_glossary",
+    "verbatim_policy",
+]

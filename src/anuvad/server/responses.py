@@ -10,13 +10,14 @@ from anuvad.decode_config import settings_spec
 from anuvad.inference.confidence import document_confidence
 from anuvad.inference.documents import DocumentTranslation, Segment
 from anuvad.inference.engine import TranslationEngine
-from anuvad.inference.glossary import Glossary
+from anuvad.inference.glossary import Glossary, used_in
 from anuvad.inference.translation import AttentionView, Translation
 from anuvad.server.model_names import model_summary, model_title
 from anuvad.server.model_schemas import ConfidenceInfo, ModelInfo
 from anuvad.server.schemas import (
     AttentionResponse,
     CandidateOut,
+    CopiedOut,
     SentenceOut,
     TermOut,
     TokenOut,
@@ -100,7 +101,7 @@ def terms_out(glossary: Glossary | None, source: str, translation: str) -> list[
     if not glossary:
         return []
     return [
-        TermOut(source=e.source, target=e.target, used=e.target in translation)
+        TermOut(source=e.source, target=e.target, used=used_in(e.target, translation))
         for e in glossary.matches(source)
     ]
 
@@ -147,6 +148,7 @@ def sentence_out(
         finished=result.finished,
         nbest=candidates_out(result),
         terms=terms_out(glossary, segment.text, result.text),
+        copied=[CopiedOut.model_validate(span, from_attributes=True) for span in result.copied],
         **quality_out(result, tgt_tokenizer),
     )
 

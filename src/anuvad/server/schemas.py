@@ -26,6 +26,7 @@ from anuvad.server.limits import (
 )
 
 Decoding = Literal["greedy", "beam"]
+Digits = Literal["latin", "devanagari"]
 
 
 def _whole_number(value: Any) -> Any:
@@ -156,6 +157,35 @@ class TermsAndSearch(DecodeSettings):
         "(torch engine; merged with the server's --glossary, this one winning for a shared "
         "term); each sentence's `terms` says which occurred and were used",
     )
+    verbatim: bool = Field(
+        True,
+        description="copy numbers, links (URLs), e-mail addresses and the `keep` names into "
+        "the translation exactly: the torch engine's search is made to write them "
+        "(anuvad.inference.verbatim); each sentence's `copied` says what was found and whether "
+        "it arrived; false: the model translates them like any other words",
+    )
+    digits: Digits = Field(
+        "latin",
+        description="the digits copied numbers are written in: 'latin' (0-9, as Hindi news "
+        "mostly writes them) or 'devanagari' (०-९)",
+    )
+    keep: list[Annotated[str, Field(json_schema_extra=text_schema(MAX_TERM_CHARS))]] | None = Field(
+        None,
+        max_length=MAX_GLOSSARY_TERMS,
+        description=f"up to {MAX_GLOSSARY_TERMS} names (or other strings) copied exactly "
+        "wherever they occur in a sentence as whole words (case-sensitive), e.g. "
+        "['Rohit Sharma']; with `verbatim`",
+    )
+
+    @field_validator("keep")
+    @classmethod
+    def _check_keep(cls, value: list[str] | None) -> list[str] | None:
+        for i, name in enumerate(value or []):
+            try:
+                check_text(name, MAX_TERM_CHARS)
+            except ValueError as exc:
+                raise ValueError(f"{i}: {exc}") from None
+        return value
 
 
 Format = Literal["text", "html"]
@@ -274,7 +304,24 @@ class TermOut(BaseModel):
 
     source: str
     target: str
-    used: bool = Field(description="the translation holds the target phrase")
+    used: bool = Field(
+        description="the translation holds the target phrase as whole words (not glued into a "
+        "longer word)"
+    )
+
+
+class CopiedOut(BaseModel):
+    """A number, link, e-mail address or kept name of the sentence that the translation must
+    copy, and what became of it."""
+
+    kind: Literal["number", "url", "email", "name"]
+    source: str = Field(description="as it is in the sentence")
+    target: str = Field(description="what the translation must hold (a number in `digits`)")
+    start: int = Field(description="offset in the sentence")
+    end: int
+    required: bool = Field(description="the search was made to write it (false: see `note`)")
+    present: bool = Field(description="the translation holds `target` whole")
+    note: str = Field("", description="why it was not required ('' when it was)")
 
 
 class WordOut(BaseModel):
@@ -314,6 +361,11 @@ class SentenceOut(BaseModel):
     nbest: list[CandidateOut]
     terms: list[TermOut] = Field(
         default_factory=list, description="the glossary terms that occur in this sentence"
+    )
+    copied: list[CopiedOut] = Field(
+        default_factory=list,
+        description="the numbers, links, e-mail addresses and kept names found in the sentence "
+        "(request field `verbatim`), each with whether it reached the translation",
     )
     confidence: float | None = Field(
         None,

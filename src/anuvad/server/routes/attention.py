@@ -1,6 +1,7 @@
 """``POST /attention``: cross-attention (every layer and head) and cosine similarities for one
 sentence and its best translation, for the web page's heatmap: the translation
-``POST /translate`` gives the sentence with the same search fields and glossary."""
+``POST /translate`` gives the sentence with the same search fields, glossary and verbatim
+fields."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from fastapi import APIRouter, Request, Response
 
 from anuvad.server.errors import ERRORS
 from anuvad.server.limits import MAX_ATTENTION_TOKENS
-from anuvad.server.planning import request_glossary
+from anuvad.server.planning import request_glossary, verbatim_policy
 from anuvad.server.responses import attention_out
 from anuvad.server.routing import choose_model
 from anuvad.server.schemas import AttentionRequest, AttentionResponse
@@ -32,9 +33,10 @@ async def attention(body: AttentionRequest, request: Request, state: State) -> R
     settings = search_settings(model.engine, body, max_output_tokens=MAX_ATTENTION_TOKENS)
     # Issue 34: with a term the page showed one translation and the heatmap of another.
     terms = request_glossary(state, model, body)
+    policy = verbatim_policy(body)
 
     def compute() -> bytes:
-        (result,) = model.engine.translate([body.text], settings, glossary=terms)
+        (result,) = model.engine.translate([body.text], settings, glossary=terms, verbatim=policy)
         view = model.engine.attention_of(result)
         elapsed_ms = (time.perf_counter() - start) * 1000
         return attention_out(view, model.id, elapsed_ms).model_dump_json().encode()

@@ -114,6 +114,7 @@ async def stream_lines(
         plan.terms,
         quality=quality,
         progress=progress,
+        verbatim=plan.verbatim,
     )
     task = asyncio.ensure_future(work)
     done = 0

@@ -31,7 +31,12 @@ async def translate(body: TranslateRequest, request: Request, state: State) -> T
     timeout = state.limits.request_timeout_s
     model = plan.model
     work = model.batcher.translate(
-        plan.sentences(), plan.settings, timeout, plan.terms, quality=body.scores
+        plan.sentences(),
+        plan.settings,
+        timeout,
+        plan.terms,
+        quality=body.scores,
+        verbatim=plan.verbatim,
     )
     results = await state.model_work(request, work)
     state.requests += 1
