@@ -14,8 +14,9 @@ A glossary phrase is in an output only as a whole word: "भारतीय र�
 * ``NONE``: the tokens alone (phrases given as bare ids).
 
 SentencePiece splits digits into single pieces and puts the word-start mark on a piece of its
-own ("250" → ``▁ 2 5 0``; "(250)" → ``▁( 2 5 0 )``), so a number may also begin after any piece
-that does not end in a letter, mark or digit: :attr:`BoundaryTable.number_starts`.
+own ("250" → ``▁ 2 5 0``; "(250)" → ``▁( 2 5 0 )``), so a number may also begin after a piece
+that ends in an opening bracket or quote, a currency sign, a sign, a dash or a slash
+(:attr:`BoundaryTable.number_starts`).
 
 The same rules on text (:func:`holds`) decide whether an output *uses* a term or *kept* a number,
 so the search's guarantee and the report agree.
@@ -37,6 +38,7 @@ from anuvad.data.tokenizer import SPECIAL_IDS
 WORD_START = "▁"  # SentencePiece's mark on a piece that begins a word
 SEPARATORS = ".,:"  # inside numbers: 3.5, 1,200, 10:30
 CLOSERS = frozenset(".,;:!?)]}'\"”’।॥|")  # may end a sentence right after a link
+NUMBER_OPENERS = frozenset(WORD_START + "([{'\"“‘«$€£¥₹+-−–/#")  # a number may follow these
 
 
 class Boundary(Enum):
@@ -87,9 +89,10 @@ def passes(piece: str, boundary: Boundary) -> bool:
 
 
 def starts_number_after(piece: str) -> bool:
-    """Whether a number may begin right after ``piece`` without joining something: the piece
-    ends in neither a letter, mark or digit ("जी" + "20") nor is a bare separator ("3." + "5")."""
-    return bool(piece) and not is_word_char(piece[-1]) and piece not in tuple(SEPARATORS)
+    """Whether a number may begin right after ``piece``: it ends in a word start, an opening
+    bracket or quote, a currency sign, a sign, a dash or a slash ("▁", "▁(", "$", "-"); not in a
+    letter or digit ("जी" + "20"), a separator ("3." + "5") or other punctuation ("%" + "3")."""
+    return bool(piece) and piece[-1] in NUMBER_OPENERS
 
 
 @dataclass(frozen=True)

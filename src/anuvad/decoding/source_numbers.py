@@ -2,21 +2,27 @@
 
 Requiring the source's numbers (:mod:`anuvad.decoding.terms`) puts them in the output, but a
 small model still writes digits of its own around them ("80 जून 2024 को 2424 12" for "₹80 per
-kg on 12 June 2024"; issue 34, item 4). :class:`SourceDigitsOnly` forbids, in a sentence where
-every digit of the source is inside a required phrase, every target piece with a digit unless it
-continues one of those phrases from where the row is (a KMP automaton per phrase that keeps
-matching after a full match, so a number may be written twice). Sentences given no phrases are
-not restricted at all.
+kg on 12 June 2024"; issue 34, item 4). :class:`SourceDigitsOnly`, in a sentence where every
+digit of the source is inside a required phrase:
+
+* forbids every target piece with a digit unless it continues one of those phrases from where
+  the row is (a KMP automaton per phrase), and a phrase only as many times as it is given (as
+  often as the source has it: "2024 को 2024" is not a translation of one "2024");
+* once a number is begun (a digit, or a separator right after one) and no phrase is complete,
+  allows only the pieces that continue it: "85" cannot stop at "8", "1,200" not at "1,".
+
+Sentences given no phrases are not restricted at all.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import torch
 from torch import Tensor
 
-from anuvad.decoding.boundaries import BoundaryTable
+from anuvad.decoding.boundaries import Boundary, BoundaryTable
 from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 from anuvad.decoding.terms import RequiredPhrase, failure_table, next_partial
 
@@ -24,55 +30,91 @@ NEG_INF = float("-inf")
 
 
 class _SourceDigitRows(ConstraintRows):
-    """Per row, its sentence's phrases (None: unrestricted) and the matched prefix of each."""
+    """Per row, its sentence's distinct phrases (None: unrestricted) and how often each may be
+    written, the matched prefix of each, how often each was written, and whether the row is
+    inside a number no phrase completes yet (``open``)."""
 
     def __init__(
         self,
         phrases: list[tuple[RequiredPhrase, ...] | None],
+        allowed: list[tuple[int, ...] | None],
         table: BoundaryTable,
+        pieces_after_digits: Tensor,
         device: torch.device,
     ) -> None:
         self.phrases = phrases  # per row
+        self.allowed = allowed  # per row, per phrase: how many times
         self.tables = [None if p is None else tuple(failure_table(q) for q in p) for p in phrases]
         self.partial = [None if p is None else (0,) * len(p) for p in phrases]
+        self.written = [None if p is None else (0,) * len(p) for p in phrases]
+        self.open = [False] * len(phrases)
         self.table = table
+        self.inside = pieces_after_digits  # (V,) bool: a separator, still inside a number
         self.device = device
 
-    def mask(self) -> Tensor:
-        vocab = self.table.vocab_size
-        mask = torch.zeros((len(self.phrases), vocab))
-        digits = self.table.digits  # (V,) bool
-        for row, (phrases, tables, partial) in enumerate(
-            zip(self.phrases, self.tables, self.partial, strict=True)
+    def _continuations(self, row: int, first: int) -> set[int]:
+        """The tokens that continue a phrase of ``row`` at a matched prefix of at least
+        ``first`` tokens (every prefix the row may be in the middle of: the KMP chain)."""
+        phrases, tables, partial = self.phrases[row], self.tables[row], self.partial[row]
+        allowed, written = self.allowed[row], self.written[row]
+        assert phrases is not None and tables is not None and partial is not None
+        assert allowed is not None and written is not None
+        tokens = set()
+        for phrase, kmp, q, most, done in zip(
+            phrases, tables, partial, allowed, written, strict=True
         ):
-            if phrases is None or tables is None or partial is None:
+            if done >= most:
+                continue  # written as often as the source has it
+            q = kmp[q] if q == len(phrase.tokens) else q
+            while q >= first:
+                tokens.add(phrase.tokens[q])
+                if q == 0:
+                    break
+                q = kmp[q]
+        return tokens
+
+    def mask(self) -> Tensor:
+        mask = torch.zeros((len(self.phrases), self.table.vocab_size))
+        for row, phrases in enumerate(self.phrases):
+            if phrases is None:
                 continue
-            allowed = digits.clone()  # (V,) True where the row may not write the piece
-            for phrase, kmp, q in zip(phrases, tables, partial, strict=True):
-                q = kmp[q] if q == len(phrase.tokens) else q
-                while True:  # every prefix the row may be in the middle of
-                    allowed[phrase.tokens[q]] = False
-                    if q == 0:
-                        break
-                    q = kmp[q]
-            mask[row, allowed] = NEG_INF
+            if self.open[row]:
+                going_on = sorted(self._continuations(row, 1))
+                if going_on:  # inside a number: only its continuations
+                    mask[row] = NEG_INF
+                    mask[row, going_on] = 0.0
+                    continue
+            forbidden = self.table.digits.clone()  # (V,) bool
+            forbidden[sorted(self._continuations(row, 0))] = False
+            mask[row, forbidden] = NEG_INF
         return mask.to(self.device)
 
     def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
         self.keep(rows)
         for i, token in enumerate(tokens):
             phrases, tables, partial = self.phrases[i], self.tables[i], self.partial[i]
-            if phrases is None or tables is None or partial is None:
+            written = self.written[i]
+            if phrases is None or tables is None or partial is None or written is None:
                 continue
-            self.partial[i] = tuple(
+            after = tuple(
                 next_partial(p, kmp, kmp[q] if q == len(p.tokens) else q, token)
                 for p, kmp, q in zip(phrases, tables, partial, strict=True)
             )
+            ended = [q == len(p.tokens) for p, q in zip(phrases, after, strict=True)]
+            complete = any(ended)
+            self.written[i] = tuple(n + e for n, e in zip(written, ended, strict=True))
+            digit = bool(self.table.digits[token])
+            separator = bool(self.inside[token]) and self.open[i]
+            self.partial[i] = after
+            self.open[i] = (digit or separator) and not complete
 
     def keep(self, rows: Sequence[int]) -> None:
         self.phrases = [self.phrases[r] for r in rows]
+        self.allowed = [self.allowed[r] for r in rows]
         self.tables = [self.tables[r] for r in rows]
         self.partial = [self.partial[r] for r in rows]
+        self.written = [self.written[r] for r in rows]
+        self.open = [self.open[r] for r in rows]
 
 
 class SourceDigitsOnly(OutputConstraint):
@@ -80,16 +122,23 @@ class SourceDigitsOnly(OutputConstraint):
 
     Args:
         phrases: per sentence of the batch (in batch order), the phrases whose digits it may
-            write (its numbers, and any other required phrase: a link or term may hold digits);
-            None: the sentence is not restricted.
+            write (its numbers, and any other required phrase: a link or term may hold digits),
+            each as many times as it may be written; None: the sentence is not restricted.
         table: the target pieces' classes (:attr:`BoundaryTable.digits`).
     """
 
     def __init__(
         self, phrases: Sequence[Sequence[RequiredPhrase] | None], table: BoundaryTable
     ) -> None:
-        self.phrases = [None if p is None else tuple(q for q in p if q.tokens) for p in phrases]
+        self.phrases: list[tuple[RequiredPhrase, ...] | None] = []
+        self.allowed: list[tuple[int, ...] | None] = []
+        for given in phrases:
+            counts = Counter(p for p in given if p.tokens) if given is not None else None
+            self.phrases.append(None if counts is None else tuple(counts))
+            self.allowed.append(None if counts is None else tuple(counts.values()))
         self.table = table
+        # (V,) bool: bare separators ("," in "1,200"): after a digit, the number goes on.
+        self.separators = table.passing[Boundary.NUMBER]
 
     def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
         rows = src_pad_mask.size(0)
@@ -98,5 +147,11 @@ class SourceDigitsOnly(OutputConstraint):
                 f"{rows} search rows do not fit the phrases of {len(self.phrases)} sentences"
             )
         per_sentence = rows // len(self.phrases)  # the beam size (1 for greedy search)
-        per_row = [self.phrases[row // per_sentence] for row in range(rows)]
-        return _SourceDigitRows(per_row, self.table, src_pad_mask.device)
+        sentence = [row // per_sentence for row in range(rows)]
+        return _SourceDigitRows(
+            [self.phrases[i] for i in sentence],
+            [self.allowed[i] for i in sentence],
+            self.table,
+            self.separators,
+            src_pad_mask.device,
+        )

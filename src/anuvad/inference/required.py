@@ -34,14 +34,15 @@ class Requirements:
             target once).
         spans: what ``verbatim`` found, outside the glossary's terms.
         spelled: per span, whether it is required (False: the vocabulary cannot spell it).
-        digits_only: the output may write digits only inside ``phrases``
-            (:attr:`Verbatim.only_source_numbers`, and every source digit is in a phrase).
+        digits_from: where :attr:`Verbatim.only_source_numbers` applies (every source digit
+            is in a phrase), the phrases whose digits the output may write, each once per
+            occurrence in the source; None: digits are not restricted.
     """
 
     phrases: tuple[RequiredPhrase, ...] = ()
     spans: tuple[Span, ...] = ()
     spelled: tuple[bool, ...] = ()
-    digits_only: bool = False
+    digits_from: tuple[RequiredPhrase, ...] | None = None
 
 
 def requirements(
@@ -56,15 +57,13 @@ def requirements(
         verbatim: what must be copied (None: nothing).
         encoder: the target vocabulary's phrases.
     """
-    phrases = [encoder.term(e.target) for e in glossary.matches(text)] if glossary else []
+    terms = [encoder.term(e.target) for e in glossary.matches(text)] if glossary else []
     if verbatim is None:
-        return Requirements(tuple(phrases))
+        return Requirements(tuple(terms))
     taken = glossary.match_spans(text) if glossary else []
     spans = find_spans(text, verbatim, taken)
     kept = [encoder.span(span) for span in spans]
-    for phrase in kept:
-        if phrase is not None and phrase not in phrases:
-            phrases.append(phrase)
+    spelled = [k for k in kept if k is not None]
     covered = taken + [(s.start, s.end) for s, k in zip(spans, kept, strict=True) if k]
     digits_only = (
         verbatim.only_source_numbers
@@ -74,7 +73,11 @@ def requirements(
         )
     )
     return Requirements(
-        tuple(phrases), tuple(spans), tuple(k is not None for k in kept), digits_only
+        phrases=tuple(dict.fromkeys([*terms, *spelled])),  # each target required once
+        spans=tuple(spans),
+        spelled=tuple(k is not None for k in kept),
+        # A term may be written once (it is required once), a span once per occurrence.
+        digits_from=(*terms, *spelled) if digits_only else None,
     )
 
 
@@ -82,15 +85,15 @@ def phrase_constraint(
     batch: Sequence[Requirements], encoder: PhraseEncoder, vocab_size: int
 ) -> OutputConstraint | None:
     """The constraint a batch of sentences is searched under: each holds its phrases whole
-    (:class:`~anuvad.decoding.terms.TermConstraint`), and where ``digits_only``, writes no
-    other digits (:class:`~anuvad.decoding.source_numbers.SourceDigitsOnly`); None when no
-    sentence of the batch has a phrase (it searches exactly as without)."""
+    (:class:`~anuvad.decoding.terms.TermConstraint`), and where ``digits_from`` is given,
+    writes no other digits (:class:`~anuvad.decoding.source_numbers.SourceDigitsOnly`); None
+    when no sentence of the batch has a phrase (it searches exactly as without)."""
     if not any(r.phrases for r in batch):
         return None
     terms = TermConstraint([r.phrases for r in batch], vocab_size, encoder.table)
-    if not any(r.digits_only for r in batch):
+    if all(r.digits_from is None for r in batch):
         return terms
-    digits = SourceDigitsOnly([r.phrases if r.digits_only else None for r in batch], encoder.table)
+    digits = SourceDigitsOnly([r.digits_from for r in batch], encoder.table)
     return AllOf([terms, digits])  # the terms first: they decide where both leave nothing
 
 

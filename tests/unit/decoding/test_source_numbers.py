@@ -78,15 +78,37 @@ def test_unrestricted_sentences_decode_as_without() -> None:
     assert [[h.token_ids for h in a] for a in plain] == [[h.token_ids for h in b] for b in same]
 
 
-def test_a_number_may_be_written_twice() -> None:
-    """After a full match the automaton goes on (KMP): "▁12 ▁12" is allowed, "▁122" is not."""
+def test_a_number_is_written_as_often_as_the_source_has_it_and_finished_once_begun() -> None:
+    """Given twice, "▁12 ▁12" is allowed but "▁122" is not; once "▁1" is written only "2" may
+    follow ("12" cannot stop at "1"); given once, no third "1" after the second "12"."""
     twelve = RequiredPhrase((4, 5, 6), starts=TABLE.number_starts)  # ▁ 1 2
-    rows = SourceDigitsOnly([[twelve]], TABLE).start(torch.zeros((1, 2), dtype=torch.bool), [20])
-    for token in (4, 5, 6, 4):
+    rows = SourceDigitsOnly([[twelve, twelve]], TABLE).start(
+        torch.zeros((1, 2), dtype=torch.bool), [20]
+    )
+    for token in (4, 5):
+        rows.advance([0], [token])
+    mask = rows.mask()[0]
+    assert mask[6] == 0.0 and int((mask == 0).sum()) == 1  # inside "12": only its "2"
+    for token in (6, 4):
         rows.advance([0], [token])
     assert rows.mask()[0, 5] == 0.0  # the second "1"
     rows.advance([0], [5])
     rows.advance([0], [6])
     mask = rows.mask()[0]
-    assert mask[5] == float("-inf") and mask[6] == float("-inf")  # no digit after "▁12"
-    assert mask[4] == 0.0 and mask[7] == 0.0  # anything else is free
+    assert mask[5] == float("-inf") and mask[6] == float("-inf")  # twice written: no digit
+    assert mask[4] == 0.0 and mask[7] == 0.0 and mask[9] == 0.0  # anything else is free
+    once = SourceDigitsOnly([[twelve]], TABLE).start(torch.zeros((1, 2), dtype=torch.bool), [20])
+    for token in (4, 5, 6, 4):
+        once.advance([0], [token])
+    assert once.mask()[0, 5] == float("-inf")  # "12" is written: no second one
+
+
+def test_a_number_goes_on_through_its_separators() -> None:
+    """ "▁1.2" required: after "▁1" only "."; after "▁1." only "2" (not a stop at "1.")."""
+    number = RequiredPhrase((4, 5, 9, 6), starts=TABLE.number_starts)  # ▁ 1 . 2
+    rows = SourceDigitsOnly([[number]], TABLE).start(torch.zeros((1, 2), dtype=torch.bool), [20])
+    for token, only in ((4, None), (5, 9), (9, 6)):
+        rows.advance([0], [token])
+        mask = rows.mask()[0]
+        if only is not None:
+            assert mask[only] == 0.0 and int((mask == 0).sum()) == 1, token
