@@ -1,7 +1,8 @@
 """The web page in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright
 against the real server (uvicorn on a free 127.0.0.1 port) serving a tiny model.
 
-Set ``ANUVAD_SCREENSHOTS=DIR`` to keep desktop and phone screenshots of the page.
+Set ``ANUVAD_SCREENSHOTS=DIR`` to keep screenshots of the page with the shipped models (the
+README's, in docs/screenshots/).
 """
 
 from __future__ import annotations
@@ -108,11 +109,17 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-def screenshot(page: Any, name: str) -> None:
+def screenshot(page: Any, name: str, selector: str = "") -> None:
+    """Keep a PNG of the page (or of the element ``selector``) as DIR/name.png when
+    ANUVAD_SCREENSHOTS=DIR is set."""
     folder = os.environ.get("ANUVAD_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        path = str(Path(folder) / f"{name}.png")
+        if selector:
+            page.locator(selector).screenshot(path=path)
+        else:
+            page.screenshot(path=path, full_page=True)
 
 
 def open_page(browser: Any, url: str, **options: Any) -> Any:
@@ -194,7 +201,6 @@ def test_translate_with_beam_4_shows_output_nbest_and_heatmap(browser: Any, base
     assert "cosine" in page.inner_text("#readout")
     page.click("label[for=view-cross]")
     page.select_option("#head", "avg")
-    screenshot(page, "desktop")
 
     assert errors == []
     assert all(url.startswith(base_url) for url in requests)  # nothing fetched elsewhere
@@ -484,7 +490,6 @@ def test_the_page_fits_a_phone_with_the_panes_stacked(browser: Any, base_url: st
     # Stacked: the text, the Translate button (full width, for thumbs), then the translation.
     assert source["y"] + source["height"] <= button["y"] < output["y"]
     assert button["width"] > 300 and output["width"] > 300
-    screenshot(page, "phone")
     page.close()
 
 
@@ -655,6 +660,64 @@ def test_documents_come_back_in_their_own_format(browser: Any, base_url: str) ->
     assert "Open the window." in back and "code &amp; more" in back  # marked untranslatable
     assert "I am going" not in back  # the rest translated
     page.close()
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "trained_models"
+DEVANAGARI = re.compile(r"[\u0900-\u097F]")
+DEMO_TEXT = (
+    "The weather is nice today. Children are playing in the park.\n\n"
+    "The train to Delhi is late. Please keep your ticket with you."
+)
+
+
+@pytest.mark.slow
+def test_the_page_with_the_shipped_models(browser: Any) -> None:
+    """What `make demo` shows: the shipped models named in words, real Hindi in the pane, the
+    heatmap of the sentence chosen. With ANUVAD_SCREENSHOTS=docs/screenshots it writes the
+    README's screenshots (desktop.png, detail.png, phone.png; `make chromium` installs the
+    Devanagari font they need)."""
+    from anuvad.cli.serve import shipped_models
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    engines = [Translator.from_file(path, device="cpu") for path in shipped_models(SHIPPED)]
+    with serving(create_app(engines)) as url:
+        page = browser.new_page(viewport={"width": 1200, "height": 760})
+        page.goto(url)
+        page.wait_for_function(
+            "document.getElementById('model-info').textContent.includes('About')"
+        )
+        titles = page.eval_on_selector_all(
+            "#model-select option", "os => os.map(o => o.textContent)"
+        )
+        assert "English → Hindi, general text" in titles and "Hindi → English" in titles
+        general = page.eval_on_selector(
+            "#model-select", "s => [...s.options].find(o => o.text.endsWith('general text')).value"
+        )
+        page.select_option("#model-select", general)
+        page.fill("#source", DEMO_TEXT)
+        (doc,) = streamed(translated(page))["translations"]
+        assert len(DEVANAGARI.findall(doc["text"])) > 40 and doc["text"].count("\n\n") == 1
+        assert page.text_content("#document") == doc["text"]
+        screenshot(page, "desktop")
+        page.click("#detail > summary")
+        page.wait_for_selector("#heatmap rect.cell", timeout=60_000)
+        screenshot(page, "detail", "#detail")
+        page.close()
+
+        phone = browser.new_page(
+            viewport={"width": 375, "height": 740}, device_scale_factor=2, is_mobile=True
+        )
+        phone.goto(url)
+        phone.wait_for_function(
+            "document.getElementById('model-info').textContent.includes('About')"
+        )
+        phone.select_option("#model-select", general)
+        phone.fill("#source", DEMO_TEXT.split("\n\n")[0])
+        translated(phone)
+        assert DEVANAGARI.search(phone.text_content("#document") or "")
+        screenshot(phone, "phone")
+        phone.close()
 
 
 def test_the_page_asks_for_the_api_key_of_a_protected_server(browser: Any, enhi: Any) -> None:
