@@ -77,10 +77,11 @@ chromium:
 test: lint chromium
 	$(BIN)/pytest -q
 
-# The unit tier alone, without the slow tests: under a minute on 2 cores, for the edit-test loop.
-# `make test` (lint, then unit + integration + system tiers) stays the gate.
+# The unit tier alone, without the tests that train a model (tests/unit/training) or take
+# seconds each (marked slow): about a minute on 2 cores, for the edit-test loop. `make test`
+# (lint, then the unit, integration and system tiers, slow tests included) stays the gate.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not slow" tests/unit
+	$(BIN)/pytest -q -p no:cacheprovider -m "not slow" tests/unit --ignore=tests/unit/training
 
 clean:
 	rm -rf $(VENV) runs data/prepared data/demo .pytest_cache .mypy_cache .ruff_cache

@@ -139,6 +139,7 @@ def test_greedy_equals_the_full_model_reference(seed: int, eos_bias: float) -> N
         assert hyp.score == pytest.approx(want.score, abs=1e-4)
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 def test_the_reference_cases_cover_the_ways_a_sentence_ends() -> None:
     """Guard for the test above: its models stop sentences early, late, and at the limit."""
     outcomes = [
@@ -276,5 +277,5 @@ def test_sampled_tokens_come_from_the_top_k_and_score_as_the_model_does(top_k: i
 def test_sampling_needs_beam_size_1() -> None:
     from anuvad.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="decode.sample_top_k needs beam_size 1"):
+    with pytest.raises(ConfigError, match=r"decode\.sample_top_k needs beam_size 1"):
         DecodeConfig().with_overrides(sample_top_k=5)

@@ -65,6 +65,7 @@ def test_a_search_stops_at_the_step_it_is_told_to(beam: int) -> None:
     assert stop.asked == 5  # asked once per step: the 5th step was never computed
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 @pytest.mark.parametrize("beam", [1, 3])
 def test_a_stop_that_never_fires_changes_nothing(beam: int) -> None:
     model = looping_model()
@@ -84,6 +85,7 @@ def test_a_stop_that_never_fires_changes_nothing(beam: int) -> None:
     assert never.asked > 20  # it was asked at every step (outputs here run to the 20+ limit)
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 def test_outputs_are_capped_at_max_output_tokens() -> None:
     """The server's work budget reaches the search: no output longer than the cap."""
     torch.manual_seed(2)

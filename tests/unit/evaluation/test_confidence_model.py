@@ -84,6 +84,7 @@ def synthetic(count: int, seed: int) -> tuple[list[dict[str, float]], list[bool]
     return rows, good
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 def test_the_fit_recovers_known_weights_and_is_calibrated() -> None:
     rows, good = synthetic(6000, seed=3)
     model = fit_confidence(rows, good, ["a", "b", "c"], l2=0.0)

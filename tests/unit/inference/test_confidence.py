@@ -105,6 +105,7 @@ def test_words_multiply_their_pieces_and_point_into_the_text(model_file: ModelFi
             assert w.start < 0 or result.text[w.start : w.end] == w.text
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 def test_the_confidence_file_is_loaded_beside_its_model_and_refused_for_another(
     tiny_enhi_model: Path, tmp_path: Path
 ) -> None:

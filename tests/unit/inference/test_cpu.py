@@ -96,6 +96,7 @@ def test_accelerate_keeps_parameters_keys_and_training_untouched(tmp_path: Path)
     assert model.tgt_embed.weight.grad is not None
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 @pytest.mark.parametrize("tie", [True, False])
 def test_an_accelerated_model_decodes_as_the_plain_one(tmp_path: Path, tie: bool) -> None:
     plain, fast = tiny_model(tie), tiny_model(tie)

@@ -204,6 +204,7 @@ def test_ptb_config_is_validated() -> None:
     assert "ptb needs path" in str(info.value) and "tree_leaves" in str(info.value)
 
 
+@pytest.mark.slow  # several seconds: left out of make test-fast
 @pytest.mark.skipif(not PTB.is_dir(), reason="no treebank sample")
 def test_every_sample_tree_survives_the_round_trip() -> None:
     trees = read_treebank(PTB)
