@@ -9,6 +9,8 @@ Endpoints (OpenAPI docs at ``/docs``), one module each under :mod:`anuvad.server
 - ``POST /detect``: which served source language a text is in (a text in another script than
   its model's is routed or refused: :mod:`anuvad.server.routing`).
 - ``GET /health``, ``GET /models``, ``GET /metrics`` (Prometheus).
+- ``/libretranslate/...``: LibreTranslate's API on the same models, for its clients
+  (:mod:`anuvad.server.libretranslate`).
 - ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
 
 A sentence's path: the page (or any client) posts JSON → the middleware checks its size, type
@@ -38,7 +40,7 @@ from anuvad.server.errors import add_error_handlers
 from anuvad.server.limits import MAX_BODY_BYTES, Limits
 from anuvad.server.metrics import RequestMetricsMiddleware
 from anuvad.server.openapi import publish_schema
-from anuvad.server.routes import attention, detect, info, stream, translate
+from anuvad.server.routes import attention, detect, info, libretranslate, stream, translate
 from anuvad.server.routes.page import add_page
 from anuvad.server.state import ServerState
 
@@ -102,6 +104,7 @@ def create_app(
         docs_url=None,  # served by routes.page from local files
         redoc_url=None,
     )
+    state.api_keys = frozenset(api_keys or ())
     app.state.server = state
     publish_schema(app, list(state.models))
 
@@ -117,7 +120,7 @@ def create_app(
     # endpoints see the server's own receive channel and request.is_disconnected() works.
     app.add_middleware(RequestMetricsMiddleware, metrics=state.metrics)
     add_error_handlers(app)
-    for room in (translate, stream, attention, detect, info):
+    for room in (translate, stream, attention, detect, info, libretranslate):
         app.include_router(room.router)
     add_page(app)
     return app

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
@@ -31,6 +32,7 @@ from anuvad.inference.markup import html_texts, translate_html
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim
 from anuvad.server.errors import ModelFailedError, TextRefusedError
+from anuvad.server.jobs import Progress
 from anuvad.server.responses import document_out, sentence_out, text_out
 from anuvad.server.routing import choose_model
 from anuvad.server.schemas import (
@@ -78,6 +80,22 @@ class RequestPlan:
     verbatim: Verbatim | None
     detected_language: str | None
     decoding: Decoding
+
+    def work(
+        self, state: ServerState, quality: bool, progress: Progress | None = None
+    ) -> Coroutine[Any, Any, list[Translation]]:
+        """The model work: every sentence through the model's micro-batcher, within the
+        server's time limit (``quality``: scores; ``progress``: told each model call's
+        translations, for a stream). Await it through :meth:`ServerState.model_work`."""
+        return self.model.batcher.translate(
+            self.sentences(),
+            self.settings,
+            state.limits.request_timeout_s,
+            self.terms,
+            quality=quality,
+            progress=progress,
+            verbatim=self.verbatim,
+        )
 
     def sentences(self) -> list[str]:
         """Every sentence to translate, all texts' in order."""

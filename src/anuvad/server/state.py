@@ -70,6 +70,8 @@ class ServerState:
         started: ``time.monotonic()`` when the app was built.
         requests: translation and attention requests answered.
         closing: set when the server shuts down; requests then get 503 (:meth:`close`).
+        api_keys: the keys the API asks for (:mod:`anuvad.server.auth`; empty: open), read by
+            the routes that also take a key in the body (the LibreTranslate-compatible API).
     """
 
     models: dict[str, ServedModel]
@@ -80,6 +82,7 @@ class ServerState:
     started: float = field(default_factory=time.monotonic)
     requests: int = 0
     closing: threading.Event = field(default_factory=threading.Event)
+    api_keys: frozenset[str] = frozenset()
 
     @classmethod
     def build(

@@ -107,15 +107,7 @@ async def stream_lines(
     def progress(first: int, translations: list[Translation]) -> None:  # on the model thread
         loop.call_soon_threadsafe(updates.put_nowait, (first, translations))
 
-    work = plan.model.batcher.translate(
-        plan.sentences(),
-        plan.settings,
-        state.limits.request_timeout_s,
-        plan.terms,
-        quality=quality,
-        progress=progress,
-        verbatim=plan.verbatim,
-    )
+    work = plan.work(state, quality, progress)
     task = asyncio.ensure_future(work)
     done = 0
     try:

@@ -28,16 +28,6 @@ async def translate(body: TranslateRequest, request: Request, state: State) -> T
     start = time.perf_counter()
     state.check_open()
     plan = await plan_request(state, body)
-    timeout = state.limits.request_timeout_s
-    model = plan.model
-    work = model.batcher.translate(
-        plan.sentences(),
-        plan.settings,
-        timeout,
-        plan.terms,
-        quality=body.scores,
-        verbatim=plan.verbatim,
-    )
-    results = await state.model_work(request, work)
+    results = await state.model_work(request, plan.work(state, quality=body.scores))
     state.requests += 1
     return plan.response(results, (time.perf_counter() - start) * 1000)

@@ -1,0 +1,204 @@
+"""The LibreTranslate-compatible API under ``/libretranslate/`` (beside anuvad's own, which it
+does not clash with): ``POST translate``, ``POST detect``, ``GET languages``, ``GET
+frontend/settings``. Bodies as JSON or forms; answers and errors in LibreTranslate's shapes
+(:mod:`anuvad.server.libretranslate` maps them onto anuvad's requests)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from anuvad.server.errors import ApiError, ClientGoneError
+from anuvad.server.libretranslate import (
+    AUTO,
+    LibreTranslateError,
+    LtDetectBody,
+    LtDetected,
+    LtError,
+    LtLanguage,
+    LtTranslateBody,
+    LtTranslation,
+    alternatives_of,
+    anuvad_request,
+    check_key,
+    detections,
+    from_api_error,
+    languages,
+    pick_model,
+    read_body,
+    required,
+)
+from anuvad.server.limits import MAX_REQUEST_CHARS
+from anuvad.server.planning import plan_request
+from anuvad.server.routing import detect_served
+from anuvad.server.schemas import TranslateResponse
+from anuvad.server.state import ServerState, State
+
+router = APIRouter(prefix="/libretranslate", tags=["LibreTranslate-compatible"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": LtError, "description": "invalid request (missing field, unknown language)"},
+    403: {"model": LtError, "description": "invalid API key"},
+    429: {"model": LtError, "description": "the server is busy; retry"},
+    500: {"model": LtError, "description": "translation failed"},
+}
+
+
+def body_doc(model: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAPI request body of a route that reads JSON or a form itself."""
+    schema = {"schema": model.model_json_schema()}
+    kinds = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+    return {"requestBody": {"required": True, "content": dict.fromkeys(kinds, schema)}}
+
+
+def lt_error(exc: LibreTranslateError) -> JSONResponse:
+    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+
+@router.post(
+    "/translate",
+    response_model=LtTranslation,
+    response_model_exclude_none=True,
+    responses=ERRORS,
+    openapi_extra=body_doc(LtTranslateBody),
+)
+async def translate(request: Request, state: State) -> Any:
+    """Translate a text or a list of texts (LibreTranslate's `/translate`): `q`, `source` (a
+    code or `auto`), `target`, `format` (`text` or `html`), `alternatives`, `api_key`."""
+    try:
+        fields = await read_body(request)
+        check_key(state, request, fields)
+        return await translate_fields(state, request, fields)
+    except LibreTranslateError as exc:
+        return lt_error(exc)
+    except ClientGoneError:
+        raise
+    except ApiError as exc:
+        return lt_error(from_api_error(exc))
+
+
+async def translate_fields(
+    state: ServerState, request: Request, fields: dict[str, Any]
+) -> LtTranslation:
+    """The answer to a LibreTranslate translate request's ``fields``.
+
+    Raises:
+        LibreTranslateError: what LibreTranslate answers with an error.
+        ApiError: what anuvad refused or failed at (:func:`from_api_error` maps it).
+    """
+    q, source, target = (required(fields, name) for name in ("q", "source", "target"))
+    text_format = fields.get("format") or "text"
+    if text_format not in ("text", "html"):
+        raise LibreTranslateError(400, f"{text_format} format is not supported")
+    try:
+        alternatives = int(fields.get("alternatives") or 0)
+    except (TypeError, ValueError):
+        alternatives = -1
+    if alternatives < 0:
+        raise LibreTranslateError(400, "Invalid request: alternatives must be a whole number >= 0")
+    texts = q if isinstance(q, list) else [q]
+    if not all(isinstance(t, str) for t in texts):
+        raise LibreTranslateError(400, "Invalid request: q must be a string or a list of strings")
+    chars = sum(len(t) for t in texts)
+    if chars > MAX_REQUEST_CHARS:
+        raise LibreTranslateError(
+            400, f"Invalid request: request ({chars}) exceeds text limit ({MAX_REQUEST_CHARS})"
+        )
+    # Each text's language: as given, or (auto) told by its script among the served sources.
+    found = [detect_served(state, text) for text in texts] if source == AUTO else []
+    if found:  # a text without letters: the request's language, else a source of `target`
+        readers = [m.info.src_lang for m in state.models.values() if m.info.tgt_lang == target]
+        fallback = detect_served(state, "\n".join(texts)).language or next(
+            iter(readers), state.default.info.src_lang
+        )
+        sources = [f.language or fallback for f in found]
+    else:
+        sources = [str(source)] * len(texts)
+    groups: dict[str, list[int]] = {}
+    for i, language in enumerate(sources):
+        groups.setdefault(pick_model(state, language, target), []).append(i)
+    translated: list[str] = [""] * len(texts)
+    others: list[list[str]] = [[] for _ in texts]
+    for model_id, indices in groups.items():
+        mine = [texts[i] for i in indices] if isinstance(q, list) else q
+        body = anuvad_request(state, model_id, mine, text_format, alternatives)
+        response = await translated_by(state, request, body)
+        for k, i in enumerate(indices):
+            translated[i] = response.translations[k].text
+            others[i] = alternatives_of(response, k, alternatives)
+    batch = isinstance(q, list)
+    detected: list[LtDetected] = [
+        LtDetected(
+            confidence=round(100 * (f.candidates[0].confidence if f.candidates else 0), 1),
+            language=language,
+        )
+        for f, language in zip(found, sources, strict=False)
+    ]
+    return LtTranslation(
+        translatedText=translated if batch else translated[0],
+        detectedLanguage=(detected if batch else detected[0]) if detected else None,
+        alternatives=(others if batch else others[0]) if alternatives else None,
+    )
+
+
+async def translated_by(state: ServerState, request: Request, body: Any) -> TranslateResponse:
+    """``body`` (a :class:`TranslateRequest`) answered as ``POST /translate`` answers it."""
+    start = time.perf_counter()
+    state.check_open()
+    plan = await plan_request(state, body)
+    results = await state.model_work(request, plan.work(state, quality=body.scores))
+    state.requests += 1
+    return plan.response(results, (time.perf_counter() - start) * 1000)
+
+
+@router.post(
+    "/detect",
+    response_model=list[LtDetected],
+    responses=ERRORS,
+    openapi_extra=body_doc(LtDetectBody),
+)
+async def detect(request: Request, state: State) -> Any:
+    """The languages a text may be in, best first (LibreTranslate's `/detect`); confidence
+    0-100 is the share of the text's letters in the language's script."""
+    try:
+        fields = await read_body(request)
+        check_key(state, request, fields)
+        text = required(fields, "q")
+        if not isinstance(text, str):
+            raise LibreTranslateError(400, "Invalid request: q must be a string")
+        return detections(state, text)
+    except LibreTranslateError as exc:
+        return lt_error(exc)
+
+
+@router.get("/languages", response_model=list[LtLanguage])
+async def supported_languages(state: State) -> list[LtLanguage]:
+    """The served languages and the targets each translates to (LibreTranslate's
+    `/languages`)."""
+    return languages(state)
+
+
+@router.get("/frontend/settings")
+async def frontend_settings(state: State) -> dict[str, Any]:
+    """What LibreTranslate's web front-end and some clients read before translating."""
+    served = languages(state)
+    source = next((lang for lang in served if lang.targets), served[0])
+    target = source.targets[0] if source.targets else source.code
+    return {
+        "charLimit": MAX_REQUEST_CHARS,
+        "frontendTimeout": 500,
+        "apiKeys": state.limits.api_key_required,
+        "keyRequired": state.limits.api_key_required,
+        "suggestions": False,
+        "filesTranslation": False,
+        "supportedFilesFormat": [],
+        "language": {
+            "source": {"code": AUTO, "name": "Auto Detect"},
+            "target": {"code": target, "name": next(lang.name for lang in served
+                                                     if lang.code == target)},
+        },
+    }  # fmt: skip

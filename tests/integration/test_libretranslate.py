@@ -1,0 +1,213 @@
+"""The LibreTranslate-compatible API (issue 34): a real LibreTranslate client from the package
+index (``libretranslatepy``) against ``anuvad serve``, and the API's shapes, bodies (JSON, forms),
+``auto`` source, ``alternatives``, HTML, API keys and errors against the app."""
+
+from __future__ import annotations
+
+import dataclasses
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from servers import anuvad_serve, running_server
+
+from anuvad.inference.translator import Translator
+from anuvad.server.app import create_app
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+ENGLISH = "The sky is blue."
+HINDI = "कप्तान ने 85 रन बनाए।"
+KEY = "k" * 20
+
+
+def labelled(model: Path, name: str, src: str, tgt: str) -> Translator:
+    translator = Translator.from_file(model, device="cpu")
+    config = translator.model_file.config
+    data = dataclasses.replace(config.data, src_lang=src, tgt_lang=tgt)
+    translator.model_file.config = dataclasses.replace(config, name=name, data=data)
+    return translator
+
+
+@pytest.fixture(scope="module")
+def client(tiny_enhi_model: Path) -> Iterator[TestClient]:
+    engines = [
+        labelled(tiny_enhi_model, "tiny_enhi", "en", "hi"),
+        labelled(tiny_enhi_model, "tiny_hien", "hi", "en"),
+    ]
+    with TestClient(create_app(engines)) as test_client:
+        yield test_client
+
+
+def ours(client: TestClient, text: Any, model: str, **fields: Any) -> dict[str, Any]:
+    """anuvad's own answer for the same text and model."""
+    response = client.post("/translate", json={"text": text, "model": model, **fields})
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def test_a_libretranslate_client_works_with_anuvad_serve(tiny_enhi_model: Path) -> None:
+    from libretranslatepy import LibreTranslateAPI
+
+    with anuvad_serve(tiny_enhi_model) as url:
+        lt = LibreTranslateAPI(f"{url}/libretranslate/")
+        assert lt.languages() == [
+            {"code": "en", "name": "English", "targets": ["hi"]},
+            {"code": "hi", "name": "Hindi", "targets": []},
+        ]
+        translated = lt.translate(ENGLISH, "en", "hi")
+        expected = Translator.from_file(tiny_enhi_model, device="cpu").translate([ENGLISH])
+        assert translated == expected[0].text
+        assert lt.translate(ENGLISH, "auto", "hi") == translated
+        assert lt.detect(ENGLISH) == [{"confidence": 100.0, "language": "en"}]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            lt.translate(ENGLISH, "en", "fr")
+        assert refused.value.code == 400
+        assert refused.value.read() == b'{"error":"fr is not supported"}'
+
+
+def test_the_api_key_travels_in_the_body_or_the_header(tiny_enhi_model: Path) -> None:
+    from libretranslatepy import LibreTranslateAPI
+
+    app = create_app(Translator.from_file(tiny_enhi_model, device="cpu"), api_keys=[KEY])
+    with running_server(app) as (_, port, _thread):
+        base = f"http://127.0.0.1:{port}/libretranslate/"
+        assert LibreTranslateAPI(base, api_key=KEY).translate(ENGLISH, "en", "hi")
+        for key, status in ((None, 400), ("x" * 20, 403)):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                LibreTranslateAPI(base, api_key=key).translate(ENGLISH, "en", "hi")
+            assert refused.value.code == status
+        assert LibreTranslateAPI(base).languages()  # open, as in LibreTranslate
+    with TestClient(app) as client:
+        header = {"Authorization": f"Bearer {KEY}"}
+        body = {"q": ENGLISH, "source": "en", "target": "hi"}
+        assert (
+            client.post("/libretranslate/translate", json=body, headers=header).status_code == 200
+        )
+        # The body key is for these routes only: anuvad's own API takes the header.
+        mine = client.post("/translate", json={"text": ENGLISH, "api_key": KEY})
+        assert mine.status_code == 401
+
+
+def test_json_and_form_bodies_translate_as_anuvad_does(client: TestClient) -> None:
+    expected = ours(client, ENGLISH, "tiny_enhi")["translations"][0]["text"]
+    body = {"q": ENGLISH, "source": "en", "target": "hi"}
+    as_json = client.post("/libretranslate/translate", json=body)
+    assert as_json.status_code == 200, as_json.text
+    assert as_json.json() == {"translatedText": expected}
+    as_form = client.post("/libretranslate/translate", data=body)
+    assert as_form.json() == {"translatedText": expected}
+    multipart = client.post(
+        "/libretranslate/translate", data=body, files={"unused": ("a.txt", b"x")}
+    )
+    assert multipart.json() == {"translatedText": expected}
+
+
+def test_auto_tells_each_text_s_language_and_lists_answer_lists(client: TestClient) -> None:
+    body = {"q": [ENGLISH, HINDI], "source": "auto", "target": "hi"}
+    refused = client.post("/libretranslate/translate", json=body)  # Hindi → Hindi: none
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "error": "Hindi (hi) is not available as a target language from Hindi (hi)"
+    }
+    english = ours(client, ENGLISH, "tiny_enhi")["translations"][0]["text"]
+    hindi = ours(client, HINDI, "tiny_hien")["translations"][0]["text"]
+    one = client.post("/libretranslate/translate", json={**body, "q": HINDI, "target": "en"})
+    assert one.json() == {
+        "translatedText": hindi,
+        "detectedLanguage": {"confidence": 100.0, "language": "hi"},
+    }
+    both = client.post(
+        "/libretranslate/translate", json={"q": [ENGLISH], "source": "auto", "target": "hi"}
+    )
+    assert both.json() == {
+        "translatedText": [english],
+        "detectedLanguage": [{"confidence": 100.0, "language": "en"}],
+    }
+
+
+def test_alternatives_are_the_search_s_other_candidates(client: TestClient) -> None:
+    body = {"q": ENGLISH, "source": "en", "target": "hi", "alternatives": 2}
+    answer = client.post("/libretranslate/translate", json=body).json()
+    beam = client.get("/models").json()["models"][0]["defaults"]["beam_size"]
+    mine = ours(client, ENGLISH, "tiny_enhi", nbest=3, beam_size=max(beam, 3))["translations"][0]
+    assert answer["translatedText"] == mine["text"]
+    assert answer["alternatives"] == [c["text"] for c in mine["nbest"][1:3]]
+    two = f"{ENGLISH} {ENGLISH}"
+    listed = client.post("/libretranslate/translate", json={**body, "q": [two]}).json()
+    assert len(listed["alternatives"]) == 1 and len(listed["alternatives"][0]) <= 2
+
+
+def test_html_keeps_its_markup(client: TestClient) -> None:
+    page = f"<p>{ENGLISH}</p><code>x = 1</code>"
+    answer = client.post(
+        "/libretranslate/translate",
+        json={"q": page, "source": "en", "target": "hi", "format": "html"},
+    ).json()
+    assert answer == {
+        "translatedText": ours(client, page, "tiny_enhi", format="html")["translations"][0]["text"]
+    }
+    assert answer["translatedText"].startswith("<p>")
+    assert answer["translatedText"].endswith("</p><code>x = 1</code>")
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "error"),
+    [
+        ({"source": "en", "target": "hi"}, 400, "Invalid request: missing q parameter"),
+        ({"q": "x", "target": "hi"}, 400, "Invalid request: missing source parameter"),
+        ({"q": "x", "source": "en", "target": "de"}, 400, "de is not supported"),
+        (
+            {"q": "x", "source": "en", "target": "en"},
+            400,
+            "English (en) is not available as a target language from English (en)",
+        ),
+        ({"q": "x", "source": "en", "target": "hi", "format": "pdf"}, 400,
+         "pdf format is not supported"),
+        ({"q": "x", "source": "en", "target": "hi", "alternatives": "many"}, 400,
+         "Invalid request: alternatives must be a whole number >= 0"),
+        ({"q": [1], "source": "en", "target": "hi"}, 400,
+         "Invalid request: q must be a string or a list of strings"),
+        (
+            {"q": HINDI, "source": "en", "target": "hi"},
+            400,
+            "Invalid request: text: the text is written in Hindi, but model 'tiny_enhi' "
+            "translates from English; send it with model 'tiny_hien' (Hindi → English), or "
+            "leave `model` out to have the server choose",
+        ),
+        ({"q": " ", "source": "en", "target": "hi"}, 400,
+         "Invalid request: text is empty; give at least one non-space character"),
+    ],
+)  # fmt: skip
+def test_errors_are_libretranslate_s(
+    client: TestClient, body: Any, status: int, error: str
+) -> None:
+    response = client.post("/libretranslate/translate", json=body)
+    assert (response.status_code, response.json()) == (status, {"error": error})
+
+
+def test_detect_languages_and_settings(client: TestClient) -> None:
+    assert client.post("/libretranslate/detect", data={"q": HINDI}).json() == [
+        {"confidence": 100.0, "language": "hi"},
+        {"confidence": 0.0, "language": "en"},
+    ]
+    assert client.post("/libretranslate/detect", json={}).status_code == 400
+    assert client.post("/libretranslate/translate", json=[1]).json() == {
+        "error": "Invalid JSON format"
+    }
+    assert client.get("/libretranslate/languages").json() == [
+        {"code": "en", "name": "English", "targets": ["hi"]},
+        {"code": "hi", "name": "Hindi", "targets": ["en"]},
+    ]
+    settings = client.get("/libretranslate/frontend/settings").json()
+    assert settings["language"] == {
+        "source": {"code": "auto", "name": "Auto Detect"},
+        "target": {"code": "hi", "name": "Hindi"},
+    }
+    assert settings["keyRequired"] is False and settings["charLimit"] == 50_000
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/libretranslate/translate", "/libretranslate/detect"} <= set(paths)
