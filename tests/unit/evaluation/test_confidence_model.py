@@ -98,6 +98,7 @@ def test_the_fit_recovers_known_weights_and_is_calibrated() -> None:
     assert auroc(predicted, test_good) > 0.8
 
 
+@pytest.mark.slow  # several seconds (a fit / the tiny model's training): not in make test-fast
 def test_a_missing_feature_takes_the_mean() -> None:
     rows, good = synthetic(500, seed=5)
     model = fit_confidence(rows, good, ["a", "b"])

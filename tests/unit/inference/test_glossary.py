@@ -123,6 +123,7 @@ def test_empty_entries_are_refused() -> None:
         Glossary.from_pairs([("court", "  ")])
 
 
+@pytest.mark.slow  # several seconds (a fit / the tiny model's training): not in make test-fast
 def test_the_translator_uses_every_required_translation(tiny_enhi_model: Path) -> None:
     from anuvad.inference.translator import Translator
 
