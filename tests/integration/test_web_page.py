@@ -456,6 +456,48 @@ def test_the_heatmap_is_of_the_translation_shown_with_the_terms(
     page.close()
 
 
+def test_names_and_the_digits_chosen_are_sent_and_what_was_copied_is_shown(
+    browser: Any, base_url: str
+) -> None:
+    """Issue 34 item 4, the page side: names to keep and the digits of numbers go with the
+    translation and with its attention view; the detail says what was copied and whether it
+    arrived."""
+    page = open_page(browser, base_url)
+    page.fill("#source", "My name is Ravi. There are 12 apples in the basket.")
+    page.click("label[for=mode-greedy]")
+    page.click("#glossary-field summary")
+    page.fill("#keep", "\nRavi\n")
+    page.select_option("#digits", "devanagari")
+    response = translated(page)
+    sent = response.request.post_data_json
+    assert (sent["keep"], sent["digits"]) == (["Ravi"], "devanagari")
+    (doc,) = streamed(response)["translations"]
+    expected = []
+    for sentence in doc["sentences"]:
+        found = sentence["copied"]
+        assert found, sentence  # Ravi in the first, 12 in the second
+        expected.append(
+            "Copied as written: "
+            + ", ".join(
+                (c["source"] if c["target"] == c["source"] else f"{c['source']} → {c['target']}")
+                + (" ✓" if c["present"] else " ✗")
+                + (f" ({c['note']})" if c["note"] else "")
+                for c in found
+            )
+        )
+    assert page.eval_on_selector_all(
+        ".translation .copied", "cs => cs.map(c => c.textContent)"
+    ) == (expected)
+    assert "१२" in expected[1]  # 12 to be written in Devanagari digits
+    with page.expect_request("**/attention") as request:
+        open_detail(page)
+    assert (request.value.post_data_json["keep"], request.value.post_data_json["digits"]) == (
+        ["Ravi"],
+        "devanagari",
+    )
+    page.close()
+
+
 def test_detail_is_folded_until_asked_for(browser: Any, base_url: str) -> None:
     """Issue 34 item 10: n-best, scores and the heatmap wait in a folded detail; the attention
     view is asked for only when it is opened."""
@@ -561,12 +603,14 @@ def test_copy_puts_the_translation_on_the_clipboard(browser: Any, base_url: str)
 def test_settings_are_remembered_across_reloads(browser: Any, base_url: str) -> None:
     context = browser.new_context()
     page = open_page(context, base_url)
+    page.click("#glossary-field summary")
+    page.select_option("#digits", "devanagari")  # (offered into Hindi only)
     page.select_option("#model-select", "tiny_hien")
     page.click("label[for=mode-beam]")
     page.select_option("#beam-size", "3")
     page.select_option("#nbest", "2")
-    page.click("#glossary-field summary")
     page.fill("#glossary", "home = घर")
+    page.fill("#keep", "Ravi")
     page.check("#auto-translate")
     page.reload()
     page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
@@ -575,6 +619,7 @@ def test_settings_are_remembered_across_reloads(browser: Any, base_url: str) -> 
     assert page.is_checked("#mode-beam")
     assert (page.input_value("#beam-size"), page.input_value("#nbest")) == ("3", "2")
     assert page.input_value("#glossary") == "home = घर"
+    assert (page.input_value("#keep"), page.input_value("#digits")) == ("Ravi", "devanagari")
     assert page.is_checked("#auto-translate")
     page.click("label[for=mode-greedy]")
     page.uncheck("#auto-translate")

@@ -39,6 +39,8 @@ function rememberControls() {
     beam_size: Number($("beam-size").value),
     nbest: state.nbestWanted,
     glossary: $("glossary").value,
+    keep: $("keep").value,
+    digits: $("digits").value,
     auto: $("auto-translate").checked,
   });
 }
@@ -59,7 +61,11 @@ async function loadModels() {
     if (saved.decoding === "greedy" || saved.decoding === "beam") $(`mode-${saved.decoding}`).checked = true;
     if (saved.nbest) state.nbestWanted = saved.nbest;
     if (typeof saved.glossary === "string") $("glossary").value = saved.glossary;
-    if ($("glossary").value.trim()) $("glossary-field").open = true;
+    if (typeof saved.keep === "string") $("keep").value = saved.keep;
+    if (saved.digits === "latin" || saved.digits === "devanagari") $("digits").value = saved.digits;
+    if ($("glossary").value.trim() || $("keep").value.trim() || $("digits").value !== "latin") {
+      $("glossary-field").open = true;
+    }
     $("auto-translate").checked = saved.auto === true;
     syncControls();
     selectModel(model.id);
@@ -138,6 +144,8 @@ document.addEventListener("DOMContentLoaded", () => {
     rememberControls();
   });
   $("glossary").addEventListener("input", rememberControls);
+  $("keep").addEventListener("input", rememberControls);
+  $("digits").addEventListener("change", rememberControls);
   $("auto-translate").addEventListener("change", () => {
     rememberControls();
     scheduleAutoTranslate();

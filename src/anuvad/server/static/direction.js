@@ -57,8 +57,13 @@ export function selectModel(id) {
   $("source").lang = model.src_lang;
   $("source").placeholder = `Type or paste ${languageName(model.src_lang)} text here…`;
   document.title = `anuvad · ${modelTitle(model)}`;
-  // What the engine can do (GET /models): the Terms box only where a glossary is accepted.
-  $("glossary-field").hidden = !(model.capabilities || []).includes("glossary");
+  // What the engine can do (GET /models): Terms where a glossary is accepted, names and digits
+  // where numbers and names are copied (digits only into Hindi).
+  const can = new Set(model.capabilities || []);
+  $("terms-label").hidden = !can.has("glossary");
+  $("keep-label").hidden = !can.has("verbatim");
+  $("digits-label").hidden = !can.has("verbatim") || model.tgt_lang !== "hi";
+  $("glossary-field").hidden = !can.has("glossary") && !can.has("verbatim");
   const reverse = reverseOf(model);
   $("swap-button").hidden = !reverse;
   if (reverse) $("swap-button").title = `Swap: ${modelTitle(reverse)}; the translation becomes the text to translate`;

@@ -241,7 +241,5 @@ async function loadAttention(index) {
   if (limit && charCount(text) > limit) {
     throw new Error(`sentence ${index + 1} has ${charCount(text)} characters; the view takes up to ${limit}`);
   }
-  const body = { text, decoding: s.decoding, beam_size: s.beam_size, model: s.model };
-  if (s.glossary.length) body.glossary = s.glossary;
-  return api("/attention", body);
+  return api("/attention", { text, decoding: s.decoding, beam_size: s.beam_size, model: s.model, ...s.fields });
 }

@@ -156,6 +156,16 @@ export function renderSentenceList(sentences, tgtLang) {
       terms.textContent = "Terms: " + t.terms.map((x) => `${x.source} → ${x.target}${x.used ? " ✓" : " ✗"}`).join(", ");
       item.append(terms);
     }
+    if (t.copied && t.copied.length) {
+      // Numbers, links, e-mail addresses and names copied exactly: ✓ arrived, ✗ did not (why).
+      const copied = document.createElement("div");
+      copied.className = "copied";
+      copied.textContent = "Copied as written: " + t.copied.map((c) => {
+        const shown = c.target === c.source ? c.source : `${c.source} → ${c.target}`;
+        return `${shown}${c.present ? " ✓" : " ✗"}${c.note ? ` (${c.note})` : ""}`;
+      }).join(", ");
+      item.append(copied);
+    }
     // One sentence: its candidates open (the detail itself is folded); many: each on demand.
     item.append(nbestTable(t.nbest, tgtLang, count === 1));
     item.dataset.index = String(i);

@@ -49,12 +49,40 @@ function glossaryTerms() {
   return { terms, lines: numbers };
 }
 
-// "glossary.2.target: ..." (the server's 0-based index) → "Terms, line 4: ...".
-function nameTermLines(message, lines) {
-  return message.replace(/glossary\.(\d+)(\.\w+)?/g, (_, i) => `Terms, line ${lines[Number(i)] ?? Number(i) + 1}`);
+// The names box: one name per line (blank lines ignored); ``lines`` as for the terms.
+function keptNames() {
+  const names = [];
+  const numbers = [];
+  $("keep").value.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    names.push(line.trim());
+    numbers.push(i + 1);
+  });
+  return { names, lines: numbers };
 }
 
-function requestBody(text, request, glossary) {
+// The fields that decide the translation's words besides the search: Terms, names kept, the
+// digits of numbers (sent to /translate and, for the same translation, to /attention).
+function wordingFields() {
+  const fields = {};
+  const terms = $("terms-label").hidden ? { terms: [], lines: [] } : glossaryTerms();
+  const keep = $("keep-label").hidden ? { names: [], lines: [] } : keptNames();
+  if (terms.terms.length) fields.glossary = terms.terms;
+  if (keep.names.length) fields.keep = keep.names;
+  if (!$("digits-label").hidden) fields.digits = $("digits").value;
+  return { fields, termLines: terms.lines, nameLines: keep.lines };
+}
+
+// "glossary.2.target: ..." (the server's 0-based index) → "Terms, line 4: ..."; "keep.1: ..."
+// → "Names, line 2: ...".
+function nameLines(message, wording) {
+  const line = (lines, i) => lines[Number(i)] ?? Number(i) + 1;
+  return message
+    .replace(/glossary\.(\d+)(\.\w+)?/g, (_, i) => `Terms, line ${line(wording.termLines, i)}`)
+    .replace(/keep\.(\d+)/g, (_, i) => `Names, line ${line(wording.nameLines, i)}`);
+}
+
+function requestBody(text, request) {
   const body = {
     text,
     split_sentences: true,
@@ -63,7 +91,7 @@ function requestBody(text, request, glossary) {
     nbest: request.nbest,
     model: request.model,
   };
-  if (glossary.length) body.glossary = glossary;
+  Object.assign(body, request.fields);
   // HTML keeps its markup: only the text between the tags is translated.
   if (request.format === "html") body.format = "html";
   return body;
@@ -87,9 +115,9 @@ export async function translate({ auto = false } = {}) {
     showError(`The text has ${charCount(text)} characters; this server takes up to ${state.limits.max_text_chars} per request. Translate it in parts.`);
     return;
   }
-  let glossary;
+  let wording;
   try {
-    glossary = $("glossary-field").hidden ? { terms: [], lines: [] } : glossaryTerms();
+    wording = wordingFields();
   } catch (err) {
     showError(err.message);
     return;
@@ -100,7 +128,7 @@ export async function translate({ auto = false } = {}) {
     beam_size: greedy ? 1 : Number($("beam-size").value),
     nbest: greedy ? 1 : Number($("nbest").value),
     model: state.modelId,
-    glossary: glossary.terms,
+    fields: wording.fields,
     format: state.file ? state.file.format : "text",
   };
   const controller = new AbortController();
@@ -125,7 +153,7 @@ export async function translate({ auto = false } = {}) {
     setStatus(`${event.done} of ${plural(event.total, "sentence")}`);
   };
   try {
-    const result = await translateStreamed(requestBody(text, request, glossary.terms), controller.signal, onEvent);
+    const result = await translateStreamed(requestBody(text, request), controller.signal, onEvent);
     const roundTrip = performance.now() - started;
     showResult(result, text, { ...request, model: result.model }, roundTrip);
   } catch (err) {
@@ -139,7 +167,7 @@ export async function translate({ auto = false } = {}) {
     // Text in the other language is refused (422) when the page names the model: say so with
     // the switch rather than the API's message.
     if (err.status === 422 && request.format === "text" && (await checkScript())) return;
-    showError(nameTermLines(err.message, glossary.lines));
+    showError(nameLines(err.message, wording));
     return;
   } finally {
     if (state.controller === controller) {
