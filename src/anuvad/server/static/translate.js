@@ -160,6 +160,7 @@ export async function translate({ auto = false } = {}) {
     if (controller.signal.reason === "superseded") return; // a newer text is on its way
     if (err.stopped) {
       showStopped(arrived);
+      if (arrived.done > 0 && $("detail").open) showAttention(Number($("sentence").value));
       return;
     }
     setStatus("");
