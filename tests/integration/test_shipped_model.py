@@ -97,3 +97,39 @@ def test_the_shipped_hindi_english_model_translates_into_english(one_thread: Non
     assert results[0].finished
     assert re.search(r"[A-Za-z]{3,}", results[0].text), results[0].text
     assert not DEVANAGARI.search(results[0].text), results[0].text
+
+
+def test_capitals_and_title_case_translate_as_sentence_case_does(one_thread: None) -> None:
+    """Issue 34 item 8: "THE TRAIN IS LATE." came back "ट्रेन पार्क किया गया है।" ("the train has
+    been parked"); shouted and title-case sentences are now recased before the model sees them."""
+    translator = Translator.from_file(sorted(SHIPPED.glob("enhi-general_*.pt"))[-1], device="cpu")
+    settings = translator.settings(beam_size=4)
+    normal = ["The train is late.", "Indian Railways runs many trains to Mumbai."]
+    shouted = [s.upper() for s in normal]
+    titled = ["The Train Is Late.", "Indian Railways Runs Many Trains To Mumbai."]
+    want = [t.text for t in translator.translate(normal, settings)]
+    assert [t.text for t in translator.translate(shouted, settings)][0] == want[0]
+    assert [t.text for t in translator.translate(titled, settings)][0] == want[0]
+    # Names the vocabulary knows in capitals keep them: the second sentence is close, not equal.
+    for text in (t.text for t in translator.translate([shouted[1], titled[1]], settings)):
+        assert len(DEVANAGARI.findall(text)) >= 10, text
+
+
+def test_hindi_output_ends_with_a_danda_and_pairs_its_quotes(one_thread: None) -> None:
+    """Issue 34 item 7: sentence ends mixed "." and "।", n-best lists offered "|" as a danda, a
+    quotation mark was left open. Every candidate of a beam of 8 is checked."""
+    translator = Translator.from_file(sorted(SHIPPED.glob("enhi-general_*.pt"))[-1], device="cpu")
+    sentences = [
+        "The captain scored 85 runs.",
+        'He said, "The train is late."',
+        "The weather is nice today.",
+        "Two dogs are playing in the grass.",
+        "Prices rose by 5 percent this year.",
+    ]
+    results = translator.translate(sentences, translator.settings(beam_size=8, nbest=8))
+    for result in results:
+        for candidate in result.nbest:
+            text = candidate.text.rstrip()
+            assert not re.search(r"[\u0900-\u097F\w][.|]$", text), text
+            assert " | " not in text and not text.endswith(" |"), text
+            assert text.count('"') % 2 == 0, text

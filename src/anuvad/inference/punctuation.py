@@ -18,6 +18,9 @@ The candidates' word probabilities and offsets are computed on the text after th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
 DANDA = "।"
@@ -36,6 +39,18 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
         text = _LONE_PIPE.sub(" " + DANDA, text)
     text = _pair(text, source, '"', '"')
     return _pair(text, source, "“", "”")
+
+
+def punctuate_candidates(
+    found: list[list[Candidate]], sources: Sequence[str], tgt_lang: str
+) -> list[list[Candidate]]:
+    """:func:`punctuate` every candidate of every source (``found[i]`` translates
+    ``sources[i]``), in place; returns ``found``. Both engines call it on each batch's search
+    results, before the word probabilities and the checks on the text are computed."""
+    for candidates, source in zip(found, sources, strict=True):
+        for candidate in candidates:
+            candidate.text = punctuate(candidate.text, source, tgt_lang)
+    return found
 
 
 def _pair(text: str, source: str, opening: str, closing: str) -> str:
@@ -63,4 +78,4 @@ def _drop(text: str, index: int) -> str:
     return before + after
 
 
-__all__ = ["DANDA", "DANDA_LANGUAGES", "punctuate"]
+__all__ = ["DANDA", "DANDA_LANGUAGES", "punctuate", "punctuate_candidates"]

@@ -37,6 +37,7 @@ from anuvad.inference.confidence import (
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import BatchSearch, encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.required import (
     Requirements,
     phrase_constraint,
@@ -218,6 +219,7 @@ class Translator:
         if found:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
+        tgt_lang = self.model_file.config.data.tgt_lang
         required: list[Requirements] | None = None
         if glossary is not None or verbatim is not None:
             required = self._requirements(texts, glossary, verbatim)
@@ -230,11 +232,14 @@ class Translator:
                 batch = [required[i] for i in indices]
                 terms = phrase_constraint(batch, self.phrase_encoder, vocab_size)
             combined = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint, terms)
+            originals = [texts[i] for i in indices]
             if not quality:
-                return self._search(sources, d, use_cache, combined, stop)
+                found = self._search(sources, d, use_cache, combined, stop)
+                return punctuate_candidates(found, originals, tgt_lang)
             # The beam's other hypotheses are a confidence signal: the search keeps them anyway.
             wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
             candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
+            punctuate_candidates(candidates, originals, tgt_lang)
             self._assess([texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 

@@ -58,6 +58,7 @@ from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
+from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import UNCONSTRAINED_ENGINE, Verbatim, report_unrequired
 
@@ -259,11 +260,19 @@ class CT2Translator:
                 f"early_stopping={d.early_stopping!r} needs the torch engine (--engine torch); "
                 "CTranslate2 stops a beam once its hypotheses have finished"
             )
+        tgt_lang = self.model_file.config.data.tgt_lang
+
+        def search(
+            sources: list[list[int]], d: DecodeConfig, indices: list[int]
+        ) -> list[list[Candidate]]:
+            found = self._search_batch(sources, d, indices)
+            return punctuate_candidates(found, [texts[i] for i in indices], tgt_lang)
+
         results = translate_encoded(
             texts,
             self._encode(texts),
             d,
-            self._search_batch,
+            search,
             progress,
             engine_splits_tokens=True,
             stop=stop,
