@@ -108,8 +108,8 @@ def test_capitals_and_title_case_translate_as_sentence_case_does(one_thread: Non
     shouted = [s.upper() for s in normal]
     titled = ["The Train Is Late.", "Indian Railways Runs Many Trains To Mumbai."]
     want = [t.text for t in translator.translate(normal, settings)]
-    assert [t.text for t in translator.translate(shouted, settings)][0] == want[0]
-    assert [t.text for t in translator.translate(titled, settings)][0] == want[0]
+    assert translator.translate(shouted, settings)[0].text == want[0]
+    assert translator.translate(titled, settings)[0].text == want[0]
     # Names the vocabulary knows in capitals keep them: the second sentence is close, not equal.
     for text in (t.text for t in translator.translate([shouted[1], titled[1]], settings)):
         assert len(DEVANAGARI.findall(text)) >= 10, text
