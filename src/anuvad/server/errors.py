@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from anuvad.errors import AnuvadError
-from anuvad.server.schemas import ErrorResponse
+from anuvad.server.answer_schemas import ErrorResponse
 
 logger = logging.getLogger(__name__)
 

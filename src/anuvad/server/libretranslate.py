@@ -23,12 +23,13 @@ from fastapi import Request
 from pydantic import BaseModel, Field, ValidationError
 from starlette.datastructures import FormData
 
+from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.auth import bearer_token, key_matches
 from anuvad.server.errors import ApiError, error_message
 from anuvad.server.languages import language_name
 from anuvad.server.limits import MAX_BEAM_SIZE
 from anuvad.server.routing import detect_served
-from anuvad.server.schemas import TranslateRequest, TranslateResponse
+from anuvad.server.schemas import TranslateRequest
 from anuvad.server.state import ServerState
 
 # The name LibreTranslate's clients show for source "auto".

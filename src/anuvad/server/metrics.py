@@ -127,6 +127,6 @@ class RequestMetricsMiddleware:
             route = scope.get("route")
             endpoint = getattr(route, "path", None) or "other"  # templates only: bounded labels
             self.metrics.requests.labels(endpoint=endpoint, status=str(status)).inc()
-            if endpoint in ("/translate", "/attention"):
+            if endpoint in ("/translate", "/translate/stream", "/attention"):
                 elapsed = time.perf_counter() - started
                 self.metrics.latency.labels(endpoint=endpoint).observe(elapsed)

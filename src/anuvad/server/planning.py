@@ -31,18 +31,12 @@ from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.markup import html_texts, translate_html
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim
+from anuvad.server.answer_schemas import SentenceOut, TranslateResponse, TranslationOut
 from anuvad.server.errors import ModelFailedError, TextRefusedError
 from anuvad.server.jobs import Progress
 from anuvad.server.responses import document_out, sentence_out, text_out
 from anuvad.server.routing import choose_model
-from anuvad.server.schemas import (
-    Decoding,
-    SentenceOut,
-    TermsAndSearch,
-    TranslateRequest,
-    TranslateResponse,
-    TranslationOut,
-)
+from anuvad.server.schemas import Decoding, TermsAndSearch, TranslateRequest
 from anuvad.server.settings import search_settings
 from anuvad.server.state import ServedModel, ServerState
 

@@ -12,9 +12,7 @@ from anuvad.inference.documents import DocumentTranslation, Segment
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary, used_in
 from anuvad.inference.translation import AttentionView, Translation
-from anuvad.server.model_names import model_summary, model_title
-from anuvad.server.model_schemas import ConfidenceInfo, ModelInfo
-from anuvad.server.schemas import (
+from anuvad.server.answer_schemas import (
     AttentionResponse,
     CandidateOut,
     CopiedOut,
@@ -24,6 +22,8 @@ from anuvad.server.schemas import (
     TranslationOut,
     WordOut,
 )
+from anuvad.server.model_names import model_summary, model_title
+from anuvad.server.model_schemas import ConfidenceInfo, ModelInfo
 
 
 def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:

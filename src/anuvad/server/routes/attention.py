@@ -9,12 +9,13 @@ import time
 
 from fastapi import APIRouter, Request, Response
 
+from anuvad.server.answer_schemas import AttentionResponse
 from anuvad.server.errors import ERRORS
 from anuvad.server.limits import MAX_ATTENTION_TOKENS
 from anuvad.server.planning import request_glossary, verbatim_policy
 from anuvad.server.responses import attention_out
 from anuvad.server.routing import choose_model
-from anuvad.server.schemas import AttentionRequest, AttentionResponse
+from anuvad.server.schemas import AttentionRequest
 from anuvad.server.settings import search_settings
 from anuvad.server.state import State
 

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.errors import ApiError, ClientGoneError
 from anuvad.server.libretranslate import (
     AUTO,
@@ -35,7 +36,6 @@ from anuvad.server.libretranslate import (
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
 from anuvad.server.routing import detect_served
-from anuvad.server.schemas import TranslateResponse
 from anuvad.server.state import ServerState, State
 
 router = APIRouter(prefix="/libretranslate", tags=["LibreTranslate-compatible"])

@@ -21,16 +21,16 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, RootModel
 
 from anuvad.inference.translation import Translation
-from anuvad.server.errors import ERRORS, ApiError, ClientGoneError, error_message
-from anuvad.server.planning import RequestPlan, plan_request
-from anuvad.server.schemas import (
+from anuvad.server.answer_schemas import (
     StreamDone,
     StreamError,
     StreamEvent,
     StreamSentence,
     StreamStart,
-    TranslateRequest,
 )
+from anuvad.server.errors import ERRORS, ApiError, ClientGoneError, error_message
+from anuvad.server.planning import RequestPlan, plan_request
+from anuvad.server.schemas import TranslateRequest
 from anuvad.server.state import ServerState, State
 
 router = APIRouter()

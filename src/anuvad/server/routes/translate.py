@@ -8,9 +8,10 @@ import time
 
 from fastapi import APIRouter, Request
 
+from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.errors import ERRORS
 from anuvad.server.planning import plan_request
-from anuvad.server.schemas import TranslateRequest, TranslateResponse
+from anuvad.server.schemas import TranslateRequest
 from anuvad.server.state import State
 
 router = APIRouter()
