@@ -114,7 +114,8 @@ def plan_pack(files: Iterable[tuple[Path, Path]]) -> list[PackedFile]:
         raise DataError(
             f"cannot pack: {len(missing)} file(s) the recipes read do not exist: "
             f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}; download them "
-            "(anuvad data download NAME) or fix the config's paths"
+            "(anuvad data download NAME), generate them (make synthetic writes data/synthetic/), "
+            "or fix the config's paths"
         )
     planned = [PackedFile(path, _pack_name(path, root), *_checksum(path)) for path, root in files]
     return sorted(planned, key=lambda f: f.name)
