@@ -9,6 +9,8 @@ A glossary phrase is in an output only as a whole word: "भारतीय र�
 * ``NUMBER``: anything but a digit, or a separator followed by a digit (``250`` + ``0``,
   ``3`` + ``.5``); a letter may follow (Hindi writes ordinals as ``12वीं``). A bare ``.``, ``,``
   or ``:`` passes: the piece after it still may not be a digit.
+* ``CODE``: a number inside a name or code of the source (``SS19``, ``HER2``, ``G20``): as
+  ``NUMBER`` on the right, and it may follow a letter (``जी20``).
 * ``LINK`` (URLs, e-mail addresses): a piece that starts a new word, or EOS; closing punctuation
   passes (``https://a.in`` + ``.`` + ``▁``), anything else glued on would change the address.
 * ``NONE``: the tokens alone (phrases given as bare ids).
@@ -38,6 +40,7 @@ from anuvad.data.tokenizer import SPECIAL_IDS
 WORD_START = "▁"  # SentencePiece's mark on a piece that begins a word
 SEPARATORS = ".,:"  # inside numbers: 3.5, 1,200, 10:30
 CLOSERS = frozenset(".,;:!?)]}'\"”’।॥|")  # may end a sentence right after a link
+JOINERS = ".,:/-–−"  # between the digits of one number: 3.5, 1,200, 10:30, 12/06, 2019-20
 NUMBER_OPENERS = frozenset(WORD_START + "([{'\"“‘«$€£¥₹+-−–/#")  # a number may follow these
 
 
@@ -47,6 +50,7 @@ class Boundary(Enum):
     NONE = "none"
     WORD = "word"
     NUMBER = "number"
+    CODE = "code"
     LINK = "link"
 
 
@@ -71,7 +75,7 @@ def glues(piece: str, boundary: Boundary) -> bool:
         return False
     if boundary is Boundary.WORD:
         return is_word_char(piece[0])
-    if boundary is Boundary.NUMBER:
+    if boundary in (Boundary.NUMBER, Boundary.CODE):
         return is_digit(piece[0]) or (
             piece[0] in SEPARATORS and len(piece) > 1 and is_digit(piece[1])
         )
@@ -81,7 +85,7 @@ def glues(piece: str, boundary: Boundary) -> bool:
 def passes(piece: str, boundary: Boundary) -> bool:
     """Whether the boundary check moves on to the piece after ``piece`` (a separator after a
     number, closing punctuation after a link: what follows them could still glue)."""
-    if boundary is Boundary.NUMBER:
+    if boundary in (Boundary.NUMBER, Boundary.CODE):
         return piece in tuple(SEPARATORS)
     if boundary is Boundary.LINK:
         return bool(piece) and all(c in CLOSERS for c in piece)
@@ -95,6 +99,14 @@ def starts_number_after(piece: str) -> bool:
     return bool(piece) and piece[-1] in NUMBER_OPENERS
 
 
+def starts_code_after(piece: str) -> bool:
+    """Whether a number of a code ("SS19") may begin right after ``piece``: after what a number
+    may follow, or after a letter or mark ("एसएस" + "19"); not after a digit or separator."""
+    return starts_number_after(piece) or (
+        bool(piece) and is_word_char(piece[-1]) and not is_digit(piece[-1])
+    )
+
+
 @dataclass(frozen=True)
 class BoundaryTable:
     """Every target piece classified once, for the search's masks.
@@ -105,13 +117,18 @@ class BoundaryTable:
         passing: per boundary, (V,) bool: True where the check moves on to the next piece.
         number_starts: ids of the pieces a number may begin after (``▁`` among them); a
             number's first position accepts any of them.
+        code_starts: the same for a number of a code (letters too).
         digits: (V,) bool: True where a piece holds a digit (any script).
+        joiners: (V,) bool: True where a piece is one that joins digits into one number
+            (``.``, ``,``, ``:``, ``/``, a hyphen or dash: "2019-20", "10:30").
     """
 
     glue: dict[Boundary, Tensor]
     passing: dict[Boundary, Tensor]
     number_starts: frozenset[int]
+    code_starts: frozenset[int]
     digits: Tensor
+    joiners: Tensor
 
     @classmethod
     def from_pieces(cls, pieces: Sequence[str]) -> BoundaryTable:
@@ -132,11 +149,18 @@ class BoundaryTable:
         starts = frozenset(
             i for i, p in enumerate(pieces) if i not in special and starts_number_after(p)
         )
+        codes = frozenset(
+            i for i, p in enumerate(pieces) if i not in special and starts_code_after(p)
+        )
         digits = torch.tensor(
             [i not in special and any(is_digit(c) for c in p) for i, p in enumerate(pieces)],
             dtype=torch.bool,
         )
-        return cls(glue, passing, starts, digits)
+        joiners = torch.tensor(
+            [i not in special and p in tuple(JOINERS) for i, p in enumerate(pieces)],
+            dtype=torch.bool,
+        )
+        return cls(glue, passing, starts, codes, digits, joiners)
 
     @property
     def vocab_size(self) -> int:
@@ -174,15 +198,17 @@ def _clear_left(before: str, boundary: Boundary) -> bool:
     last = before[-1]
     if boundary is Boundary.LINK:
         return not is_word_char(last) and last not in "/@.:-_%+"
-    if boundary is Boundary.NUMBER and last in SEPARATORS:
+    if boundary in (Boundary.NUMBER, Boundary.CODE) and last in SEPARATORS:
         return len(before) < 2 or not is_digit(before[-2])
+    if boundary is Boundary.CODE:
+        return not is_digit(last)
     return not is_word_char(last)
 
 
 def _clear_right(after: str, boundary: Boundary) -> bool:
     if not after:
         return True
-    if boundary is Boundary.NUMBER:
+    if boundary in (Boundary.NUMBER, Boundary.CODE):
         if is_digit(after[0]):
             return False
         return not (after[0] in SEPARATORS and len(after) > 1 and is_digit(after[1]))

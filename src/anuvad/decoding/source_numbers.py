@@ -9,7 +9,10 @@ digit of the source is inside a required phrase:
   the row is (a KMP automaton per phrase), and a phrase only as many times as it is given (as
   often as the source has it: "2024 को 2024" is not a translation of one "2024");
 * once a number is begun (a digit, or a separator right after one) and no phrase is complete,
-  allows only the pieces that continue it: "85" cannot stop at "8", "1,200" not at "1,".
+  allows only the pieces that continue it: "85" cannot stop at "8", "1,200" not at "1,";
+* after a number and a joining piece ("-", "/", ".") begins no other number: "85-1-5-385" is
+  not a number of "85 mph, a Category 1 Hurricane, as of 5 a.m. ... 385 miles" (a range the
+  source has, "2019-20", is one phrase and goes on).
 
 Sentences given no phrases are not restricted at all.
 """
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from anuvad.decoding.boundaries import Boundary, BoundaryTable
+from anuvad.decoding.boundaries import BoundaryTable
 from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 from anuvad.decoding.terms import RequiredPhrase, failure_table, next_partial
 
@@ -39,7 +42,6 @@ class _SourceDigitRows(ConstraintRows):
         phrases: list[tuple[RequiredPhrase, ...] | None],
         allowed: list[tuple[int, ...] | None],
         table: BoundaryTable,
-        pieces_after_digits: Tensor,
         device: torch.device,
     ) -> None:
         self.phrases = phrases  # per row
@@ -48,8 +50,9 @@ class _SourceDigitRows(ConstraintRows):
         self.partial = [None if p is None else (0,) * len(p) for p in phrases]
         self.written = [None if p is None else (0,) * len(p) for p in phrases]
         self.open = [False] * len(phrases)
+        self.joined = [False] * len(phrases)  # the last pieces: a digit, then a joiner
+        self.last_digit = [False] * len(phrases)
         self.table = table
-        self.inside = pieces_after_digits  # (V,) bool: a separator, still inside a number
         self.device = device
 
     def _continuations(self, row: int, first: int) -> set[int]:
@@ -85,7 +88,8 @@ class _SourceDigitRows(ConstraintRows):
                     mask[row, going_on] = 0.0
                     continue
             forbidden = self.table.digits.clone()  # (V,) bool
-            forbidden[sorted(self._continuations(row, 0))] = False
+            # Right after "85-", a digit may only go on with a number begun before the "-".
+            forbidden[sorted(self._continuations(row, 2 if self.joined[row] else 0))] = False
             mask[row, forbidden] = NEG_INF
         return mask.to(self.device)
 
@@ -104,9 +108,11 @@ class _SourceDigitRows(ConstraintRows):
             complete = any(ended)
             self.written[i] = tuple(n + e for n, e in zip(written, ended, strict=True))
             digit = bool(self.table.digits[token])
-            separator = bool(self.inside[token]) and self.open[i]
+            joiner = bool(self.table.joiners[token])
             self.partial[i] = after
-            self.open[i] = (digit or separator) and not complete
+            self.open[i] = (digit or (joiner and self.open[i])) and not complete
+            self.joined[i] = joiner and self.last_digit[i]
+            self.last_digit[i] = digit
 
     def keep(self, rows: Sequence[int]) -> None:
         self.phrases = [self.phrases[r] for r in rows]
@@ -115,6 +121,8 @@ class _SourceDigitRows(ConstraintRows):
         self.partial = [self.partial[r] for r in rows]
         self.written = [self.written[r] for r in rows]
         self.open = [self.open[r] for r in rows]
+        self.joined = [self.joined[r] for r in rows]
+        self.last_digit = [self.last_digit[r] for r in rows]
 
 
 class SourceDigitsOnly(OutputConstraint):
@@ -137,8 +145,6 @@ class SourceDigitsOnly(OutputConstraint):
             self.phrases.append(None if counts is None else tuple(counts))
             self.allowed.append(None if counts is None else tuple(counts.values()))
         self.table = table
-        # (V,) bool: bare separators ("," in "1,200"): after a digit, the number goes on.
-        self.separators = table.passing[Boundary.NUMBER]
 
     def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
         rows = src_pad_mask.size(0)
@@ -152,6 +158,5 @@ class SourceDigitsOnly(OutputConstraint):
             [self.phrases[i] for i in sentence],
             [self.allowed[i] for i in sentence],
             self.table,
-            self.separators,
             src_pad_mask.device,
         )

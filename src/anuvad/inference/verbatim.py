@@ -14,8 +14,9 @@ search, which then guarantees it (together with the glossary's terms).
 * ``email``: ``name@domain.tld``;
 * ``number``: a run of digits (any script), with ``.``, ``,``, ``:``, ``/`` or ``-`` between
   digits kept inside one number (``3.5``, ``1,20,000``, ``10:30``, ``12/06/2024``, ``2019-20``).
-  A number glued to a letter on its left is part of a name or code (``G20``, ``H1N1``, ``MP3``)
-  and not taken. Only the digits are required: the unit, currency or ordinal suffix around
+  A number glued to a letter on its left is part of a name or code (``SS19``, ``HER2``,
+  ``G20``): it is taken too, and may stay glued to a letter in the output (``जी20``). Only the
+  digits are required: the unit, currency or ordinal suffix around
   them is the model's to translate (``12th`` → ``12वीं``, ``$3,000`` → ``3,000 डॉलर``, ``45%``
   → ``45 प्रतिशत``); the number must not be glued to other digits (``250`` is not in ``2500``).
   The digits are written in the reader's script (:attr:`Verbatim.digits`; Latin by default, as
@@ -74,16 +75,9 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = ".,;:!?)]}'\"”’"  # punctuation that ends a sentence or bracket, not an address
-# Digits, and separators only between digits; not right after a letter (G20) or inside a code
-# (v1.2: the "2" after "."); after a hyphen it is (-5, COVID-19: the model writes कोविड-19).
-_NUMBER = re.compile(r"(?<![^\W\d_])(?<![\d.,:/])\d+(?:[.,:/-]\d+)*")
+# Digits, and separators only between digits: a whole number, never the tail of one.
+_NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "number": 2}
-_BOUNDARY: dict[str, Boundary] = {
-    "number": Boundary.NUMBER,
-    "url": Boundary.LINK,
-    "email": Boundary.LINK,
-    "name": Boundary.WORD,
-}
 
 
 @dataclass(frozen=True)
@@ -136,26 +130,15 @@ class Span:
         start: offset of its first character in the source.
         end: offset just after it.
         target: what the output must hold (a number in the chosen digits; else the span).
+        boundary: where it must begin and end in the output (a number right after a letter
+            is part of a code: ``CODE``).
     """
 
     kind: Kind
     start: int
     end: int
     target: str
-
-    @property
-    def boundary(self) -> Boundary:
-        """Where the target must end in the output."""
-        return boundary_of(self.kind)
-
-
-def boundary_of(kind: str) -> Boundary:
-    """The boundary a span of ``kind`` ("number", "url", "email", "name") must end at.
-
-    Raises:
-        KeyError: an unknown kind.
-    """
-    return _BOUNDARY[kind]
+    boundary: Boundary
 
 
 def to_digits(number: str, digits: Digits) -> str:
@@ -183,19 +166,23 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
     for name in sorted(set(verbatim.keep), key=len, reverse=True):
         pattern = rf"(?<![^\W_]){re.escape(name.strip())}(?![^\W_])"
         found.extend(
-            Span("name", m.start(), m.end(), m.group()) for m in re.finditer(pattern, text)
+            Span("name", m.start(), m.end(), m.group(), Boundary.WORD)
+            for m in re.finditer(pattern, text)
         )
     if verbatim.links:
         for m in _EMAIL.finditer(text):
-            found.append(Span("email", m.start(), m.end(), m.group()))
+            found.append(Span("email", m.start(), m.end(), m.group(), Boundary.LINK))
         for m in _URL.finditer(text):
             url = m.group().rstrip(_TRAILING)
             if "(" in url and m.group()[len(url) : len(url) + 1] == ")":
                 url += ")"  # a bracket the address opened (Wikipedia paths) is its own
-            found.append(Span("url", m.start(), m.start() + len(url), url))
+            found.append(Span("url", m.start(), m.start() + len(url), url, Boundary.LINK))
     if verbatim.numbers:
         for m in _NUMBER.finditer(text):
-            found.append(Span("number", m.start(), m.end(), to_digits(m.group(), verbatim.digits)))
+            glued = m.start() > 0 and text[m.start() - 1].isalpha()  # SS19, HER2: a code
+            boundary = Boundary.CODE if glued else Boundary.NUMBER
+            target = to_digits(m.group(), verbatim.digits)
+            found.append(Span("number", m.start(), m.end(), target, boundary))
     chosen: list[Span] = []
     occupied = list(taken)
     # Names first, then links, then numbers; within a kind the longer, then the earlier.
@@ -233,8 +220,10 @@ class PhraseEncoder:
         starts: frozenset[int] = frozenset()
         if span.kind == "number" and self.tokenizer.id_to_piece([ids[0]])[0] == "▁":
             # SentencePiece wrote the word start as a piece of its own: the digits may also
-            # follow "▁(", "$", "-" ... (a number in brackets, an amount, a range).
-            starts = self.table.number_starts
+            # follow "▁(", "$", "-" ... (a number in brackets, an amount, a range), and a
+            # code's after a letter.
+            code = span.boundary is Boundary.CODE
+            starts = self.table.code_starts if code else self.table.number_starts
         return RequiredPhrase(ids, span.boundary, starts)
 
 

@@ -53,6 +53,9 @@ def test_the_table_classifies_every_piece_and_leaves_special_ids_alone() -> None
     # A number may start after a word start, a bracket or a currency sign; not after a letter,
     # a digit, a bare separator or a special id.
     assert {pieces[i] for i in table.number_starts} == {"▁", "▁(", "$"}
+    assert {pieces[i] for i in table.code_starts} == {"▁", "▁(", "$", "ल", "मार्ग", "▁कई"}
+    assert table.joiners.tolist() == [p == "." for p in pieces]
+    assert table.digits.tolist() == [p == "2" for p in pieces]
 
 
 @pytest.mark.parametrize(
@@ -72,6 +75,9 @@ def test_the_table_classifies_every_piece_and_leaves_special_ids_alone() -> None
         ("₹80 प्रति किलो", "80", NUMBER, True),
         ("(250)", "250", NUMBER, True),
         ("जी20 बैठक", "20", NUMBER, False),
+        ("जी20 बैठक", "20", Boundary.CODE, True),  # a number of a code may follow a letter
+        ("SS190", "19", Boundary.CODE, False),
+        ("2020", "20", Boundary.CODE, False),
         ("https://indianrail.gov.in पर जाएँ", "https://indianrail.gov.in", LINK, True),
         ("देखें https://indianrail.gov.in.", "https://indianrail.gov.in", LINK, True),
         ("https://indianrail.gov.in.com", "https://indianrail.gov.in", LINK, False),

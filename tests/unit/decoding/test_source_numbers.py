@@ -112,3 +112,17 @@ def test_a_number_goes_on_through_its_separators() -> None:
         mask = rows.mask()[0]
         if only is not None:
             assert mask[only] == 0.0 and int((mask == 0).sum()) == 1, token
+
+
+def test_no_number_is_begun_right_after_a_number_and_a_joiner() -> None:
+    """ "85" and "1" given: after "▁85-" no "1" (it would write "85-1", a number the source
+    lacks); after "▁85 -" it may start ("-" after a word start is a sign or a dash)."""
+    eighty_five = RequiredPhrase((4, 6, 5), starts=TABLE.number_starts)  # ▁ 2 1
+    one = RequiredPhrase((4, 5), starts=TABLE.number_starts)  # ▁ 1
+    for tokens, allowed in (((4, 6, 5, 13), False), ((4, 6, 5, 4, 13), True)):
+        rows = SourceDigitsOnly([[eighty_five, one]], TABLE).start(
+            torch.zeros((1, 2), dtype=torch.bool), [20]
+        )
+        for token in tokens:
+            rows.advance([0], [token])
+        assert bool(rows.mask()[0, 5] == 0.0) is allowed, tokens
