@@ -31,7 +31,6 @@ __all__ = [
     "CleaningConfig",
     "CorpusConfig",
     "DataConfig",
-    "DecodeConfig",
     "ExperimentConfig",
     "ModelConfig",
     "TokenizerConfig",

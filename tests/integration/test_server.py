@@ -19,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 from servers import CountingTranslator, StallingTranslator, running_server
 
-from anuvad.config import DecodeConfig
+from anuvad.decode_config import DecodeConfig
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
 from anuvad.server.limits import (

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from anuvad.config import DecodeConfig
+from anuvad.decode_config import DecodeConfig
 from anuvad.inference.translation import Translation
 from anuvad.server.batcher import MicroBatcher
 from anuvad.server.jobs import TranslateJob
