@@ -15,7 +15,6 @@ from anuvad.config import (
     DATA_ENV_VAR,
     CorpusConfig,
     DataConfig,
-    DecodeConfig,
     ExperimentConfig,
     ModelConfig,
     TokenizerConfig,
@@ -26,6 +25,7 @@ from anuvad.config import (
     load_config,
     save_config,
 )
+from anuvad.decode_config import DecodeConfig
 from anuvad.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -36,7 +36,7 @@ SOURCES: list[list[int]] = [
 
 def make_model(seed: int = 0, **changes: object) -> Transformer:
     torch.manual_seed(seed)
-    model = build_model(dataclasses.replace(CONFIG, **changes))
+    model = build_model(dataclasses.replace(CONFIG, **changes))  # type: ignore[arg-type]
     return model.eval()
 
 
