@@ -20,9 +20,8 @@ phrase appears, whole:
 Beam search allocates its beams by progress through the phrases (dynamic beam allocation, Post
 & Vilar 2018; candidates that start or continue a phrase are always considered, as in Hu et al.
 2019): :func:`allocate_beams`, called by :func:`anuvad.decoding.beam.beam_search`. Greedy
-search gets the guarantee alone: it learns that a phrase is missing only when it wants to end,
-then writes on until the limit forces the phrase in, so the translator searches a sentence with
-phrases with a small beam even at beam size 1 (:data:`anuvad.inference.translator.PHRASE_BEAM`).
+search gets the guarantee alone (measured against a small beam instead:
+:mod:`anuvad.inference.required`).
 """
 
 from __future__ import annotations

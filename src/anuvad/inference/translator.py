@@ -35,15 +35,10 @@ from anuvad.inference.confidence import (
     output_signals,
 )
 from anuvad.inference.cpu import accelerate
-from anuvad.inference.frontend import BatchSearch, encode_sources, translate_encoded
+from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.punctuation import punctuate_candidates
-from anuvad.inference.required import (
-    Requirements,
-    phrase_constraint,
-    requirements,
-    with_phrase_beam,
-)
+from anuvad.inference.required import Requirements, phrase_constraint, requirements
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
     UNSPELLABLE_SPAN,
@@ -201,10 +196,7 @@ class Translator:
                 addresses, marked names: :mod:`anuvad.inference.verbatim`), required like
                 glossary terms; one policy for all texts or one per text (None: nothing
                 required for that text, ``copied`` empty). A text in which nothing is found
-                translates exactly as without. At beam size 1, a sentence with required
-                phrases (glossary or verbatim) is searched with a small beam and dynamic beam
-                allocation (:func:`~anuvad.inference.required.with_phrase_beam`): greedy
-                search could only append them at the limit.
+                translates exactly as without.
             quality: also give each best output its word probabilities and (with a
                 :attr:`calibration`) its confidence (:class:`Quality`: the search records
                 what it needs; with a :attr:`reverse` model, one forced pass of it per batch).
@@ -243,11 +235,7 @@ class Translator:
             self._assess([texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 
-        searcher: BatchSearch = search
-        if required is not None:
-            searcher = with_phrase_beam(search, [bool(r.phrases) for r in required])
-        encoded = self._encode(texts)
-        results = translate_encoded(texts, encoded, d, searcher, progress, stop=stop)
+        results = translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
         if required is not None:
             for result, own in zip(results, required, strict=True):
                 result.copied = copied_report(

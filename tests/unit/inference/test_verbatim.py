@@ -1,8 +1,8 @@
 """What must be copied (issue 34, item 4): the recogniser (numbers with separators, ordinals,
 amounts, URLs, e-mail addresses, marked names, overlaps), the settings' errors, and through the
-translator: every output holds every span whole, a text without spans translates exactly as
-without, a span the vocabulary cannot spell is reported instead of forced, beam size 1 searches
-sentences with phrases with a small beam, and CTranslate2 reports what it cannot guarantee."""
+translator: every output holds every span whole (greedy and beam search), a text without spans
+translates exactly as without, a span the vocabulary cannot spell is reported instead of forced,
+and CTranslate2 reports what it cannot guarantee."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 from anuvad.decoding.boundaries import Boundary, holds
 from anuvad.errors import ConfigError
 from anuvad.inference.glossary import Glossary
-from anuvad.inference.required import PHRASE_BEAM
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import (
     UNCONSTRAINED_ENGINE,
@@ -196,19 +195,6 @@ def test_a_span_the_vocabulary_cannot_spell_is_reported_not_forced(
         (span,) = result.copied
         assert not span.required and span.note == UNSPELLABLE_SPAN
         assert span.present is holds(result.text, span.target, BOUNDARIES[span.kind])
-
-
-def test_at_beam_one_a_sentence_with_phrases_gets_a_small_beam(translator: Translator) -> None:
-    """Greedy search could only append a missing phrase at the limit: a sentence with phrases
-    is searched as at beam PHRASE_BEAM (n-best 1), the others greedily as before."""
-    texts = ["There are 12 apples in the basket.", "Thank you very much."]
-    verbatim = Verbatim()
-    greedy = translator.translate(texts, translator.settings(beam_size=1), verbatim=verbatim)
-    wide = translator.settings(beam_size=PHRASE_BEAM, nbest=1)
-    (beam,) = translator.translate(texts[:1], wide, verbatim=verbatim)
-    assert greedy[0].token_ids == beam.token_ids and len(greedy[0].nbest) == 1
-    plain = translator.translate(texts[1:], translator.settings(beam_size=1))
-    assert greedy[1].token_ids == plain[0].token_ids
 
 
 def test_the_ctranslate2_engine_reports_what_it_cannot_guarantee(tiny_enhi_model: Path) -> None:
