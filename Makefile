@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo train-demo test test-fast lint format install clean chromium synthetic calibrate
+.PHONY: demo train-demo test test-fast test-system lint format install clean chromium synthetic calibrate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,8 +74,15 @@ chromium:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-lohit-deva >/dev/null; } \
 		|| echo "note: chromium or fonts-lohit-deva not installed; browser tests skip or show Hindi as boxes"; }
 
+# The gate (under 10 minutes on 2 cores): lint, then the unit and integration tiers.
 test: lint chromium
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --ignore=tests/system
+
+# The system tier: real processes killed, served and trained end to end (SIGKILL trials, SIGTERM
+# with a request in flight, 600 silent connections, a task learned from scratch); a few
+# minutes. CI runs it after `make test` (.ci/run).
+test-system: $(STAMP)
+	$(BIN)/pytest -q tests/system
 
 # The unit tier alone, without the tests that train a model (tests/unit/training) or take
 # seconds each (marked slow): about a minute on 2 cores, for the edit-test loop. `make test`
