@@ -47,7 +47,7 @@ synthetic: $(STAMP)
 SHIPPED := data/trained_models
 DEV := $(ANUVAD_DATA)/en-hi
 calibrate: $(STAMP)
-	for model in $(SHIPPED)/enhi_*.pt $(SHIPPED)/enhi-general_*.pt; do \
+	for model in $(SHIPPED)/enhi_*.pt; do \
 		$(BIN)/anuvad calibrate --model $$model --reverse-model $$(ls $(SHIPPED)/hien_*.pt | tail -1) \
 			--beam-size 4 --no-repeat-ngram-size 3 --no-progress \
 			--dev captions=$(DEV)/hvg/hindi-visual-genome-dev.txt@5,6 \

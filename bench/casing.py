@@ -38,7 +38,7 @@ def main() -> None:
     from anuvad.inference.translator import Translator
 
     if args.model is None:
-        args.model = sorted(Path("data/trained_models").glob("enhi-general_*.pt"))[-1]
+        args.model = sorted(Path("data/trained_models").glob("enhi_*.pt"))[-1]
     sources = args.src.read_text(encoding="utf-8").splitlines()
     references = args.ref.read_text(encoding="utf-8").splitlines()
     if args.limit:

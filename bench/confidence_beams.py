@@ -25,7 +25,7 @@ def main() -> None:
 
     from anuvad.inference.translator import Translator
 
-    model = args.model or sorted(Path("data/trained_models").glob("enhi-general_*.pt"))[-1]
+    model = args.model or sorted(Path("data/trained_models").glob("enhi_*.pt"))[-1]
     translator = Translator.from_file(model, device="cpu")
     calibration = translator.calibration
     assert calibration is not None, f"{model} has no confidence file"

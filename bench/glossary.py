@@ -11,7 +11,7 @@ Prints: sentences with terms, term use rate with and without the glossary, BLEU 
 whole set without and with the glossary, and the decoding time of both (same process, same
 batches).
 
-    python bench/glossary.py --model data/trained_models/enhi-general_<...>.pt --lines 500
+    python bench/glossary.py --model data/trained_models/enhi_<...>.pt --lines 500
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ search), and prints:
   with numbers; sentences without a span must come out identical (counted);
 * the decoding time of both runs (same process, same batches).
 
-    nice python bench/verbatim.py --model data/trained_models/enhi-general_<...>.pt --threads 2
+    nice python bench/verbatim.py --model data/trained_models/enhi_<...>.pt --threads 2
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def test_the_shipped_hindi_english_model_translates_into_english(one_thread: Non
 def test_capitals_and_title_case_translate_as_sentence_case_does(one_thread: None) -> None:
     """Issue 34 item 8: "THE TRAIN IS LATE." came back "ट्रेन पार्क किया गया है।" ("the train has
     been parked"); shouted and title-case sentences are now recased before the model sees them."""
-    translator = Translator.from_file(sorted(SHIPPED.glob("enhi-general_*.pt"))[-1], device="cpu")
+    translator = Translator.from_file(sorted(SHIPPED.glob("enhi_*.pt"))[-1], device="cpu")
     settings = translator.settings(beam_size=4)
     normal = ["The train is late.", "Indian Railways runs many trains to Mumbai."]
     shouted = [s.upper() for s in normal]
@@ -118,7 +118,7 @@ def test_capitals_and_title_case_translate_as_sentence_case_does(one_thread: Non
 def test_hindi_output_ends_with_a_danda_and_pairs_its_quotes(one_thread: None) -> None:
     """Issue 34 item 7: sentence ends mixed "." and "।", n-best lists offered "|" as a danda, a
     quotation mark was left open. Every candidate of a beam of 8 is checked."""
-    translator = Translator.from_file(sorted(SHIPPED.glob("enhi-general_*.pt"))[-1], device="cpu")
+    translator = Translator.from_file(sorted(SHIPPED.glob("enhi_*.pt"))[-1], device="cpu")
     sentences = [
         "The captain scored 85 runs.",
         'He said, "The train is late."',

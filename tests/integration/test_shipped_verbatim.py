@@ -15,7 +15,7 @@ from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim
 
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "trained_models"
-GENERAL = sorted(SHIPPED.glob("enhi-general_*.pt"))
+GENERAL = sorted(SHIPPED.glob("enhi_*.pt"))
 
 pytestmark = [
     pytest.mark.skipif(not GENERAL, reason="the shipped general model is not in this checkout"),
