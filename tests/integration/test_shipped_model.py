@@ -133,3 +133,27 @@ def test_hindi_output_ends_with_a_danda_and_pairs_its_quotes(one_thread: None) -
             assert not re.search(r"[\u0900-\u097F\w][.|]$", text), text
             assert " | " not in text and not text.endswith(" |"), text
             assert text.count('"') % 2 == 0, text
+
+
+@pytest.mark.parametrize("pair", ["enhi", "hien"])
+def test_the_same_output_gets_the_same_confidence_at_any_beam(pair: str, one_thread: None) -> None:
+    """Issue 34 item 6: "कप्तान ने 85 रन बनाए." got 24 % at beam 4 and 9 % at beam 12, because
+    the beam's agreement was a feature. Both shipped directions are calibrated on signals of the
+    source and the output alone, so an output found by two beams gets one confidence."""
+    translator = Translator.from_file(sorted(SHIPPED.glob(f"{pair}_*.pt"))[-1], device="cpu")
+    assert translator.calibration is not None, "every shipped direction has a confidence file"
+    assert "nbest_agreement" not in translator.calibration.features
+    sources = (
+        ["The captain scored 85 runs.", "The weather is nice today.", "I like to read books."]
+        if pair == "enhi"
+        else ["कप्तान ने 85 रन बनाए।", "आज मौसम अच्छा है।", "मुझे किताबें पढ़ना पसंद है।"]
+    )
+    runs = [
+        translator.translate(sources, translator.settings(beam_size=k), quality=True)
+        for k in (4, 12)
+    ]
+    same = [(a, b) for a, b in zip(*runs, strict=True) if a.text == b.text]
+    assert same, "no sentence kept its output from beam 4 to beam 12"
+    for a, b in same:
+        assert a.quality is not None and b.quality is not None
+        assert a.quality.confidence == pytest.approx(b.quality.confidence, abs=1e-5)

@@ -120,8 +120,9 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--features",
         default="certainty",
-        help="certainty (default: the model's own certainty signals: mean entropy and token "
-        "log-probability, the beam's agreement, the reverse model's log-probability), all "
+        help="certainty (default: the model's own certainty of each output: mean entropy and "
+        "token log-probability, the reverse model's log-probability; the same output then gets "
+        "the same confidence at any beam size), all "
         "(every feature, domain cues such as sentence length included), or a comma list",
     )
     p.add_argument(

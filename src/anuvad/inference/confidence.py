@@ -64,12 +64,14 @@ REVERSE_FEATURES: tuple[str, ...] = ("reverse_mean_log_prob", "reverse_min_log_p
 # Those that need the cross-attention (the forced pass skips it when no feature in use does).
 ATTENTION_FEATURES = ("uncovered_share", "max_coverage", "eos_attention", "attention_entropy")
 ALL_FEATURES = (*FEATURES, *NBEST_FEATURES, *REVERSE_FEATURES)
-# What ``anuvad calibrate`` fits by default: how sure the model itself is (forward, reverse,
-# beam), not cues of the input's domain such as sentence length or word splitting, which a fit
-# over several domains learns to tell the domains apart instead of good from bad translations.
-CERTAINTY_FEATURES = (
-    "mean_entropy", "mean_log_prob", "nbest_agreement", "reverse_mean_log_prob",
-)  # fmt: skip
+# What ``anuvad calibrate`` fits by default: how sure the model itself is of this output
+# (forward and reverse), not cues of the input's domain such as sentence length or word
+# splitting, which a fit over several domains learns to tell the domains apart instead of good
+# from bad translations. Each is a function of the source and the output alone, so the same
+# output gets the same confidence whatever search found it (issue 34: with the beam's agreement
+# one output got 24 % at beam 4 and 9 % at beam 12); ``nbest_agreement`` stays available to a
+# fit that names it, for one fixed beam.
+CERTAINTY_FEATURES = ("mean_entropy", "mean_log_prob", "reverse_mean_log_prob")
 SCORE_ALPHA = 0.6  # the ``score`` feature's length penalty: the paper's, whatever the search used
 LOW_PROB = 0.1  # a token below this probability counts as unlikely
 MAX_LOGIT_ELEMENTS = 1 << 24  # output tokens x vocabulary per forced pass (64 MiB of float32)
