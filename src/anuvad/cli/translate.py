@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
     from anuvad.inference.translation import Translation
+    from anuvad.inference.verbatim import Verbatim
+
+# anuvad.inference.verbatim.DIGITS (a test keeps them equal): importing it here would load torch
+# for every ``anuvad --help``.
+DIGITS = ("latin", "devanagari")
 
 
 def read_input_lines(path: str | None) -> list[str]:
@@ -48,6 +53,46 @@ def _add_split_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_verbatim_args(p: argparse.ArgumentParser) -> None:
+    """``--keep``, ``--digits``, ``--no-verbatim``: what the translation copies exactly, as a
+    ``/translate`` request's ``keep``, ``digits`` and ``verbatim`` fields say."""
+    p.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a name or phrase copied exactly wherever it occurs as whole words (case-sensitive), "
+        "e.g. --keep 'Rohit Sharma'; repeat for more (torch engine)",
+    )
+    p.add_argument(
+        "--digits",
+        choices=DIGITS,
+        default="latin",
+        help="the digits copied numbers are written in: latin (0-9, as Hindi news mostly writes "
+        "them) or devanagari (०-९)",
+    )
+    p.add_argument(
+        "--no-verbatim",
+        action="store_true",
+        help="do not copy numbers, links (URLs) and e-mail addresses exactly: the model "
+        "translates them like any other words (--keep names are still copied)",
+    )
+
+
+def read_verbatim(args: argparse.Namespace) -> Verbatim:
+    """What the translations must copy (:mod:`anuvad.inference.verbatim`), from ``--keep``,
+    ``--digits`` and ``--no-verbatim``; without them, the server's default (numbers and links
+    in Latin digits).
+
+    Raises:
+        ConfigError: an empty, too long or too many ``--keep`` strings (each one named).
+    """
+    from anuvad.inference.verbatim import Verbatim
+
+    copy = not args.no_verbatim
+    return Verbatim(numbers=copy, links=copy, digits=args.digits, keep=tuple(args.keep))
+
+
 def _translator(options: EngineOptions, model: str) -> TranslationEngine:
     from anuvad.inference.engine import load_engine
 
@@ -66,6 +111,7 @@ class _Run:
     progress: bool = False  # a progress bar on stderr
     glossary: Glossary | None = None
     quality: bool = False
+    verbatim: Verbatim | None = None  # what the outputs must copy from their sources
 
     def sentences(self, lines: Sequence[str]) -> list[Translation]:
         """Translate each line as one sentence."""
@@ -79,6 +125,7 @@ class _Run:
                 progress=bar.update,
                 glossary=self.glossary,
                 quality=self.quality,
+                verbatim=self.verbatim,
             )
 
     def documents(self, lines: Sequence[str]) -> list[DocumentTranslation[Translation]]:
@@ -161,11 +208,12 @@ def cmd_translate(args: argparse.Namespace) -> int:
         return 2
     lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
     glossary = read_glossary(args.glossary)
+    verbatim = read_verbatim(args)
     search = SearchOptions.from_args(args)
     translator = _translator(EngineOptions.from_args(args), args.model)
     settings = search.settings(translator.decode, nbest=args.nbest)
     progress = bool(args.input) and not args.no_progress
-    run = _Run(translator, settings, search.use_cache, progress, glossary, args.scores)
+    run = _Run(translator, settings, search.use_cache, progress, glossary, args.scores, verbatim)
     if args.split_sentences:
         documents = run.documents(lines)
         if args.scores:
@@ -339,6 +387,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     add_engine_options(p)
     add_search_options(p)
     add_glossary_option(p)
+    _add_verbatim_args(p)
     p.set_defaults(func=cmd_translate)
 
     p = add("evaluate", "Score translations (sacreBLEU BLEU, chrF++, the paper's BLEU) or parses.")
