@@ -115,7 +115,7 @@ def save_model(
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "config": config_to_dict(config),
         "state_dict": state,
-        "tokenizers": {"src": src_tokenizer.model_proto, "tgt": tgt_tokenizer.model_proto},
+        "tokenizers": {"src": src_tokenizer.state(), "tgt": tgt_tokenizer.state()},
         "metadata": {"num_parameters": count_parameters(model), **(metadata or {})},
     }
     return atomic_save(payload, path)
@@ -218,8 +218,8 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> ModelFil
         raise CheckpointError(f"{path}: weights do not match its config: {exc}") from exc
     tokenizers = payload["tokenizers"]
     try:
-        src_tokenizer = Tokenizer(tokenizers["src"])
-        tgt_tokenizer = Tokenizer(tokenizers["tgt"])
+        src_tokenizer = Tokenizer.from_state(tokenizers["src"])
+        tgt_tokenizer = Tokenizer.from_state(tokenizers["tgt"])
     except (KeyError, CheckpointError) as exc:
         raise CheckpointError(f"{path}: stored tokenizer is unusable: {exc}") from exc
     model.to(device).eval()

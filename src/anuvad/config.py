@@ -27,6 +27,7 @@ from anuvad.decode_config import DecodeConfig
 from anuvad.errors import ConfigError
 
 __all__ = [
+    "ACTIVATIONS",
     "DATA_ENV_VAR",
     "CleaningConfig",
     "CorpusConfig",
@@ -41,6 +42,9 @@ __all__ = [
     "load_config",
     "save_config",
 ]
+
+
+ACTIVATIONS = ("relu", "swish", "gelu")
 
 
 @dataclass
@@ -62,6 +66,9 @@ class ModelConfig:
     max_positions: int = 1024
     # "post" = LayerNorm(x + Dropout(Sublayer(x))) as in the paper; "pre" is the common variant.
     norm_position: str = "post"
+    # The feed-forward network's non-linearity: "relu" (section 3.3), "swish" (SiLU, as in
+    # Marian / OPUS-MT models) or "gelu".
+    activation: str = "relu"
     layer_norm_eps: float = 1e-6
     # Vocabulary sizes; 0 means "fill in from the trained tokenizers" (anuvad prepare does it).
     src_vocab_size: int = 0
@@ -70,6 +77,8 @@ class ModelConfig:
     # vocabulary the source embedding shares the same matrix (three-way tying).
     tie_output_embedding: bool = True
     share_source_embedding: bool = False
+    # A learned bias on the output logits (Marian's final_logits_bias); the paper has none.
+    output_bias: bool = False
     # 0.0: Xavier-uniform projections and N(0, d_model^-0.5) embeddings (fairseq's choice).
     # > 0: every projection and embedding N(0, init_std) (BERT / Hugging Face Marian use 0.02):
     # small residual branches make a post-LN model leave its early plateau sooner.
@@ -167,6 +176,10 @@ class ExperimentConfig:
             f"got {m.positional_encoding!r}",
         )
         need(
+            m.activation in ACTIVATIONS,
+            f"model.activation must be one of {', '.join(ACTIVATIONS)}, got {m.activation!r}",
+        )
+        need(
             m.norm_position in ("post", "pre"),
             f"model.norm_position must be 'post' or 'pre', got {m.norm_position!r}",
         )
@@ -178,10 +191,6 @@ class ExperimentConfig:
                 m.src_vocab_size == m.tgt_vocab_size,
                 f"model.share_source_embedding needs one joint vocabulary, but "
                 f"src_vocab_size={m.src_vocab_size} and tgt_vocab_size={m.tgt_vocab_size}",
-            )
-            need(
-                m.tie_output_embedding,
-                "model.share_source_embedding (three-way tying) needs tie_output_embedding",
             )
 
         problems.extend(self.data.problems())

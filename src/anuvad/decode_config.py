@@ -16,7 +16,8 @@ from typing import Any
 
 from anuvad.errors import ConfigError
 
-EARLY_STOPPING = ("finished", "bound")
+EARLY_STOPPING = ("finished", "bound", "heuristic")
+LENGTH_NORMALIZATIONS = ("gnmt", "power")
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,8 @@ class DecodeConfig:
     ``early_stopping``: "finished" (the default) stops a sentence's beam search once K
     hypotheses have ended, as fairseq and CTranslate2 do; "bound" goes on while an unfinished
     hypothesis could still overtake the best finished one under the length penalty (the
-    tensor2tensor rule of the paper's code; slower, rarely a different output).
+    tensor2tensor rule of the paper's code; slower, rarely a different output); "heuristic" is
+    Hugging Face generate's default rule, which imported Marian models keep.
 
     ``no_repeat_ngram_size`` is 3 by default for every door (CLI, server, config files): it
     costs no BLEU or chrF++ on the caption and news dev sets (docs/benchmarks.md) and stops
@@ -85,6 +87,12 @@ class DecodeConfig:
         maximum=5.0,
         api=True,
     )
+    length_normalization: str = _setting(
+        "gnmt",
+        "gnmt: a hypothesis scores log_prob / ((5+|Y|)/6)^alpha (Wu et al. 2016); power: log_prob "
+        "/ |Y|^alpha (Marian's and Hugging Face generate's, which imported models keep)",
+        choices=LENGTH_NORMALIZATIONS,
+    )
     max_len_a: float = _setting(1.0, "output limit a * source_length + b tokens: a", minimum=0.0)
     max_len_b: int = _setting(50, "output limit a * source_length + b tokens: b", minimum=0)
     nbest: int = _setting(
@@ -93,7 +101,9 @@ class DecodeConfig:
     early_stopping: str = _setting(
         "finished",
         "finished: a beam stops once K hypotheses have ended; bound: it goes on while an "
-        "unfinished one could still win (the paper code's rule)",
+        "unfinished one could still win (the paper code's rule); heuristic: while the best "
+        "unfinished one, scored at its current length, beats the K-th finished (Hugging Face "
+        "generate's early_stopping=False)",
         choices=EARLY_STOPPING,
         api=True,
     )
@@ -171,4 +181,11 @@ def setting(name: str) -> Setting:
     raise KeyError(name)
 
 
-__all__ = ["EARLY_STOPPING", "DecodeConfig", "Setting", "setting", "settings_spec"]
+__all__ = [
+    "EARLY_STOPPING",
+    "LENGTH_NORMALIZATIONS",
+    "DecodeConfig",
+    "Setting",
+    "setting",
+    "settings_spec",
+]

@@ -1,5 +1,5 @@
 """``anuvad export``: rewrite a model file for release (16-bit weights) or another engine
-(a CTranslate2 model folder)."""
+(a CTranslate2 model folder, a Hugging Face Marian folder)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ def _size_mb(path: Path) -> float:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the exported model (file or folder) and say where it went and how large it is."""
     before_mb = _size_mb(Path(args.model))
+    if args.format == "huggingface":
+        from anuvad.interop.exporter import export_huggingface
+
+        folder = export_huggingface(args.model, args.out, force=args.force)
+        print(
+            f"wrote {folder}/ (Hugging Face Marian: MarianMTModel.from_pretrained and "
+            f"pipeline('translation') load it; {_size_mb(folder):.1f} MB, model card README.md)"
+        )
+        return 0
     if args.format == "ctranslate2":
         from anuvad.inference.ct2.export import export_ctranslate2
 
@@ -52,9 +61,10 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--format",
         default="anuvad",
-        choices=["anuvad", "ctranslate2"],
-        help="anuvad (a .pt model file; default) or ctranslate2 (a folder for "
-        "anuvad translate/serve --engine ctranslate2, or CTranslate2 itself)",
+        choices=["anuvad", "ctranslate2", "huggingface"],
+        help="anuvad (a .pt model file; default), ctranslate2 (a folder for "
+        "anuvad translate/serve --engine ctranslate2, or CTranslate2 itself) or huggingface "
+        "(a Marian folder for transformers, with its model card)",
     )
     p.add_argument(
         "--dtype",
@@ -71,6 +81,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "float32 activations on the CPU)",
     )
     p.add_argument(
-        "--force", action="store_true", help="ctranslate2 format: replace an existing folder"
+        "--force",
+        action="store_true",
+        help="ctranslate2 and huggingface formats: replace an existing folder",
     )
     p.set_defaults(func=cmd_export)

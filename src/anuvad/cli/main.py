@@ -21,6 +21,7 @@ from anuvad import __version__
 from anuvad.cli import calibrate as cli_calibrate
 from anuvad.cli import data as cli_data
 from anuvad.cli import export as cli_export
+from anuvad.cli import interop as cli_interop
 from anuvad.cli import parsing as cli_parsing
 from anuvad.cli import serve as cli_serve
 from anuvad.cli import translate as cli_translate
@@ -42,7 +43,9 @@ EXAMPLES = {
     "demo": "anuvad demo --steps 800",
     "serve": "anuvad serve --model data/trained_models/enhi.pt --port 8000",
     "data": "anuvad data download hvg  (or: anuvad data list; anuvad data pack --config C --out P)",
-    "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/",
+    "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/"
+    "\n  anuvad export data/trained_models/enhi.pt --format huggingface --out enhi-marian/",
+    "import": "anuvad import Helsinki-NLP/opus-mt-en-hi --out data/opus/opus-mt-en-hi.pt",
     "backtranslate": (
         "anuvad backtranslate --model data/trained_models/hien.pt "
         "--input mono.hi.gz --out-prefix data/synthetic/bt"
@@ -249,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     cli_export.register(add)
+    cli_interop.register(add)
     cli_serve.register(add)
     cli_data.register(add)
     cli_translate.register(add)

@@ -57,7 +57,7 @@ from anuvad.data.prepared_folder import (
     load_prepared,
     write_lines,
 )
-from anuvad.data.tokenizer import Tokenizer, train_tokenizer
+from anuvad.data.tokenizer import Tokenizer, train_tokenizer, vocab_path
 from anuvad.errors import DataError
 
 logger = logging.getLogger(__name__)
@@ -145,7 +145,7 @@ def _data_fingerprint(
     if tokenizers is not None:  # given, not trained: the files depend on their exact bytes
         del settings["tokenizer"]
         settings["given_tokenizers"] = [
-            hashlib.sha256(tok.model_proto).hexdigest() for tok in tokenizers
+            hashlib.sha256(tok.fingerprint_bytes()).hexdigest() for tok in tokenizers
         ]
     result: dict[str, Any] = json.loads(json.dumps(settings))
     return result
@@ -346,8 +346,13 @@ def _write_folder(out_dir: Path, prepared: PreparedData) -> None:
     """Write the prepared folder, every file atomically and ``report.json`` last (a folder
     with a report is complete)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(out_dir / SRC_MODEL, prepared.src_tokenizer.model_proto)
-    write_atomic(out_dir / TGT_MODEL, prepared.tgt_tokenizer.model_proto)
+    for name, tokenizer in (
+        (SRC_MODEL, prepared.src_tokenizer),
+        (TGT_MODEL, prepared.tgt_tokenizer),
+    ):
+        write_atomic(out_dir / name, tokenizer.model_proto)
+        if tokenizer.vocab is not None:  # an imported model's own ids (read by Tokenizer.load)
+            write_atomic(vocab_path(out_dir / name), tokenizer.vocab_json())
     prepared.train.save(out_dir / TRAIN_FILE)
     prepared.valid.save(out_dir / VALID_FILE)
     write_lines(out_dir / VALID_SRC_TEXT, prepared.valid_src_text)

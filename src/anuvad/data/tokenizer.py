@@ -7,9 +7,11 @@ without passing them around: ``PAD_ID`` 0, ``UNK_ID`` 1, ``BOS_ID`` 2, ``EOS_ID`
 from __future__ import annotations
 
 import io
+import json
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import sentencepiece as spm
 
@@ -32,44 +34,108 @@ class Tokenizer:
 
     Args:
         model_proto: the serialized SentencePiece model (the bytes of a ``.model`` file).
+        vocab: the model's own vocabulary, id → piece, when its ids are not SentencePiece's
+            (an imported Marian model: SentencePiece only segments, and each piece is looked up
+            here, unknown pieces becoming ``<unk>``, as Marian's tokenizer does). Its entries
+            ``PAD_ID``, ``UNK_ID`` and ``EOS_ID`` must be ``<pad>``, ``<unk>`` and ``</s>``.
+            None: the ids are SentencePiece's, which must then reserve anuvad's special ids.
 
     Raises:
-        CheckpointError: the bytes are not a SentencePiece model, or its special ids differ
-            from anuvad's.
+        CheckpointError: the bytes are not a SentencePiece model, or its special ids (or the
+            vocabulary's) differ from anuvad's.
     """
 
-    def __init__(self, model_proto: bytes) -> None:
+    def __init__(self, model_proto: bytes, vocab: Sequence[str] | None = None) -> None:
         processor = spm.SentencePieceProcessor()
         try:
             processor.LoadFromSerializedProto(model_proto)
         except (RuntimeError, OSError, TypeError) as exc:
             raise CheckpointError(f"not a SentencePiece model: {exc}") from exc
-        found = (processor.pad_id(), processor.unk_id(), processor.bos_id(), processor.eos_id())
-        if found != SPECIAL_IDS:
-            raise CheckpointError(
-                f"SentencePiece model has special ids pad/unk/bos/eos = {found}, anuvad needs "
-                f"{SPECIAL_IDS}; retrain it with anuvad prepare (train_tokenizer)"
+        if vocab is None:
+            found = (
+                processor.pad_id(),
+                processor.unk_id(),
+                processor.bos_id(),
+                processor.eos_id(),
             )
+            if found != SPECIAL_IDS:
+                raise CheckpointError(
+                    f"SentencePiece model has special ids pad/unk/bos/eos = {found}, anuvad "
+                    f"needs {SPECIAL_IDS}; retrain it with anuvad prepare (train_tokenizer)"
+                )
+        else:
+            vocab = [str(piece) for piece in vocab]
+            named = {PAD_ID: "<pad>", UNK_ID: "<unk>", EOS_ID: "</s>"}
+            wrong = {i: vocab[i] if i < len(vocab) else None for i in named}
+            if any(wrong[i] != piece for i, piece in named.items()) or len(set(vocab)) != len(
+                vocab
+            ):
+                raise CheckpointError(
+                    f"a tokenizer vocabulary needs distinct pieces with <pad>, <unk> and </s> at "
+                    f"ids {PAD_ID}, {UNK_ID} and {EOS_ID}; found {wrong}"
+                )
         self._sp = processor
         self.model_proto = bytes(model_proto)
+        self.vocab: tuple[str, ...] | None = tuple(vocab) if vocab is not None else None
+        self._ids = {piece: i for i, piece in enumerate(vocab)} if vocab is not None else {}
         self.word_level = _is_word_model(self.model_proto)
+
+    def state(self) -> bytes | dict[str, Any]:
+        """What a model file stores: the SentencePiece bytes, with the vocabulary when it has
+        its own (read back by :meth:`from_state`)."""
+        if self.vocab is None:
+            return self.model_proto
+        return {"sentencepiece": self.model_proto, "vocab": list(self.vocab)}
+
+    def vocab_json(self) -> bytes:
+        """The vocabulary as :meth:`load` reads it beside the ``.model`` file (a JSON list)."""
+        return json.dumps(list(self.vocab or ()), ensure_ascii=False).encode("utf-8")
+
+    def fingerprint_bytes(self) -> bytes:
+        """Bytes that change whenever the tokenization does (SentencePiece model + vocabulary)."""
+        return self.model_proto + (self.vocab_json() if self.vocab is not None else b"")
+
+    @classmethod
+    def from_state(cls, state: bytes | dict[str, Any]) -> Tokenizer:
+        """The tokenizer :meth:`state` described.
+
+        Raises:
+            CheckpointError: ``state`` is neither form.
+        """
+        if isinstance(state, bytes):
+            return cls(state)
+        if isinstance(state, dict) and isinstance(state.get("sentencepiece"), bytes):
+            return cls(state["sentencepiece"], state.get("vocab"))
+        raise CheckpointError(f"not a stored tokenizer: {type(state).__name__}")
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
-        """Load a ``.model`` file written by SentencePiece."""
+        """Load a ``.model`` file written by SentencePiece (and the vocabulary :meth:`save`
+        wrote beside it, ``<file>.vocab.json``, when there is one)."""
         path = Path(path)
         if not path.is_file():
             raise CheckpointError(f"tokenizer model {path} does not exist")
-        return cls(path.read_bytes())
+        vocab_file = vocab_path(path)
+        vocab = None
+        if vocab_file.is_file():
+            try:
+                vocab = json.loads(vocab_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise CheckpointError(f"{vocab_file}: not a JSON list of pieces: {exc}") from exc
+        return cls(path.read_bytes(), vocab)
 
     def save(self, path: str | Path) -> None:
-        """Write the ``.model`` file."""
-        Path(path).write_bytes(self.model_proto)
+        """Write the ``.model`` file (and ``<file>.vocab.json`` when the ids are not
+        SentencePiece's)."""
+        path = Path(path)
+        path.write_bytes(self.model_proto)
+        if self.vocab is not None:
+            vocab_path(path).write_bytes(self.vocab_json())
 
     @property
     def vocab_size(self) -> int:
         """Number of pieces, special ids included."""
-        return int(self._sp.GetPieceSize())
+        return len(self.vocab) if self.vocab is not None else int(self._sp.GetPieceSize())
 
     def encode(self, text: str) -> list[int]:
         """Text → piece ids, without BOS/EOS."""
@@ -82,6 +148,10 @@ class Tokenizer:
         alone would merge a run of unknown words into one ``<unk>``, and a parsing model could
         then not tell how many leaves its tree needs.
         """
+        if self.vocab is not None:
+            coded = [self._language_code(t) for t in texts]
+            pieces = self._sp.Encode([rest for _, rest in coded], out_type=str)
+            return [self._lookup([*code, *p]) for (code, _), p in zip(coded, pieces, strict=True)]
         if not self.word_level:
             return [list(ids) for ids in self._sp.Encode(list(texts), out_type=int)]
         split = [text.split() for text in texts]
@@ -105,29 +175,55 @@ class Tokenizer:
         # One thread: SentencePiece's sampling is reproducible for a seed only in one thread.
         ids = self._sp.encode(
             list(texts),
-            out_type=int,
+            out_type=int if self.vocab is None else str,
             enable_sampling=True,
             alpha=alpha,
             nbest_size=-1,
             num_threads=1,
         )
+        if self.vocab is not None:
+            return [self._lookup(row) for row in ids]
         return [list(row) for row in ids]
+
+    def _language_code(self, text: str) -> tuple[list[str], str]:
+        """A leading ``>>xx<<`` (the target language of a multilingual Marian model) as one
+        piece, and the text after it; Marian's tokenizer does the same."""
+        if text.startswith(">>") and (end := text.find("<<")) != -1:
+            return [text[: end + 2]], text[end + 2 :]
+        return [], text
+
+    def _lookup(self, pieces: Sequence[str]) -> list[int]:
+        """SentencePiece pieces → this tokenizer's own ids (``<unk>`` for a piece it lacks)."""
+        return [self._ids.get(piece, UNK_ID) for piece in pieces]
 
     def pieces(self, text: str) -> list[str]:
         """Text → the pieces themselves (for attention heatmaps), one per id of :meth:`encode`."""
         if self.word_level:
             return self.id_to_piece(self.encode(text))
+        if self.vocab is not None:
+            code, rest = self._language_code(text)
+            return [*code, *self._sp.EncodeAsPieces(rest)]
         return list(self._sp.EncodeAsPieces(text))
 
     def id_to_piece(self, ids: Sequence[int]) -> list[str]:
         """Ids → pieces, special ids shown as ``<pad>``, ``<s>``, ``</s>``, ``<unk>``."""
+        if self.vocab is not None:
+            return [self.vocab[int(i)] for i in ids]
         return [str(self._sp.IdToPiece(int(i))) for i in ids]
 
     def decode(self, ids: Sequence[int]) -> str:
         """Piece ids → detokenized text. Padding, BOS and EOS are dropped; an ``<unk>`` shows as
         SentencePiece's ``⁇`` (:data:`UNK_SURFACE`), so that a reader sees that something
         the vocabulary lacks was there instead of a silent gap."""
+        if self.vocab is not None:  # as Marian's tokenizer decodes: no space at either end
+            kept = [self.vocab[int(i)] for i in ids if int(i) not in _DROPPED_IDS]
+            return str(self._sp.DecodePieces(kept)).strip()
         return str(self._sp.DecodeIds([int(i) for i in ids if int(i) not in _DROPPED_IDS]))
+
+
+def vocab_path(model_path: Path) -> Path:
+    """Where :meth:`Tokenizer.save` writes the vocabulary of a tokenizer with its own ids."""
+    return model_path.with_name(model_path.name + ".vocab.json")
 
 
 def _is_word_model(model_proto: bytes) -> bool:

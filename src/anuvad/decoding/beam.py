@@ -19,13 +19,18 @@ cache, constraint state and recorded signals are reordered together by its one `
   non-EOS continuations become the next step's beams (2K candidates guarantee K);
 * **advance**: every row follows the beam it continues, and the new tokens are appended.
 
-lp(Y) = ((5 + |Y|) / 6) ** length_penalty (:func:`anuvad.decoding.search.length_normalizer`).
+lp(Y) = ((5 + |Y|) / 6) ** length_penalty, or |Y| ** length_penalty with
+``length_normalization="power"`` (:func:`anuvad.decoding.search.length_normalizer`).
 
 Early stopping, two rules (``early_stopping``):
 
 * ``"finished"`` (the default; fairseq's rule and Hugging Face's ``early_stopping=True``): a
   sentence is done once it holds K finished hypotheses. Beam size 1 is then exactly greedy
   search, whatever the length penalty.
+* ``"heuristic"`` (Hugging Face generate's default, ``early_stopping=False``, kept by imported
+  Marian models): a sentence is done once it holds K finished hypotheses and its best active
+  beam, scored at its current length, is no better than the worst of them. Not exact: a beam
+  that would have won later can be cut.
 * ``"bound"`` (tensor2tensor's, the paper's code): log-probabilities only fall as a hypothesis
   grows, so the best score an active beam can still reach is its log-probability divided by the
   largest lp it can still get (lp(limit) for a length penalty >= 0). A sentence is done once
@@ -80,6 +85,7 @@ class _Sentence:
         self.beam_size = settings.beam_size
         self.early_stopping = settings.early_stopping
         self.length_penalty = settings.length_penalty
+        self.form = settings.length_normalization
         self.limit = limit
         self.finished: list[Hypothesis] = []
 
@@ -88,7 +94,7 @@ class _Sentence:
     ) -> None:
         """Keep a hypothesis (``signals``: its token log-probabilities and entropies)."""
         length = len(token_ids) + (1 if finished else 0)
-        score = log_prob / length_normalizer(length, self.length_penalty)
+        score = log_prob / length_normalizer(length, self.length_penalty, self.form)
         token_log_probs, entropies = signals if signals is not None else (None, None)
         self.finished.append(
             Hypothesis(token_ids, score, finished, log_prob, token_log_probs, entropies)
@@ -109,10 +115,15 @@ class _Sentence:
             return False
         if self.early_stopping == "finished":
             return True
+        if self.early_stopping == "heuristic":  # generate's: the best active as it stands now
+            return (
+                best_active_log_prob / length_normalizer(num_tokens, self.length_penalty, self.form)
+                <= worst
+            )
         # Reachable |Y|: num_tokens (limit hit) .. limit (EOS or limit); lp is monotonic.
         largest_lp = max(
-            length_normalizer(num_tokens, self.length_penalty),
-            length_normalizer(self.limit, self.length_penalty),
+            length_normalizer(num_tokens, self.length_penalty, self.form),
+            length_normalizer(self.limit, self.length_penalty, self.form),
         )
         return best_active_log_prob / largest_lp <= worst
 

@@ -63,14 +63,17 @@ class Hypothesis:
 NEG_INF = float("-inf")
 
 
-def length_normalizer(length: int, length_penalty: float) -> float:
+def length_normalizer(length: int, length_penalty: float, form: str = "gnmt") -> float:
     """lp(Y) = ((5 + |Y|) / 6) ** length_penalty (Wu et al. 2016, eq. 14, where the exponent is
-    alpha; the paper's section 6.1); a beam hypothesis scores ``log_prob / lp(Y)``.
+    alpha; the paper's section 6.1); a beam hypothesis scores ``log_prob / lp(Y)``. ``form``
+    "power": lp(Y) = |Y| ** length_penalty (Marian's and Hugging Face generate's).
 
-    ``length`` counts output tokens *including* EOS when the hypothesis finished (as fairseq
-    and tensor2tensor do); an unfinished hypothesis counts its tokens only. A
+    ``length`` counts output tokens *including* EOS when the hypothesis finished (as fairseq,
+    tensor2tensor and generate do); an unfinished hypothesis counts its tokens only. A
     ``length_penalty`` (the setting) of 0 gives 1.
     """
+    if form == "power":
+        return float(max(length, 1) ** length_penalty)
     return float(((5.0 + length) / 6.0) ** length_penalty)
 
 

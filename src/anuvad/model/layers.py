@@ -8,6 +8,8 @@ that must not be attended to, everywhere).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -97,18 +99,29 @@ class LinearProduct(nn.Module):
 # --------------------------------------------------------------------------------------------
 
 
-class FeedForward(nn.Module):
-    """FFN(x) = max(0, x W1 + b1) W2 + b2: D → F → D."""
+_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
+    "relu": F.relu,
+    "swish": F.silu,
+    "gelu": F.gelu,
+}
 
-    def __init__(self, d_model: int, d_ff: int, activation_dropout: float) -> None:
+
+class FeedForward(nn.Module):
+    """FFN(x) = max(0, x W1 + b1) W2 + b2: D → F → D (section 3.3; ``activation`` may replace
+    the max(0, ·) by swish or GELU, as imported Marian models need)."""
+
+    def __init__(
+        self, d_model: int, d_ff: int, activation_dropout: float, activation: str = "relu"
+    ) -> None:
         super().__init__()
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
         self.activation_dropout = nn.Dropout(activation_dropout)
+        self.activation = _ACTIVATIONS[activation]
 
     def forward(self, x: Tensor) -> Tensor:
         """(B, L, D) → (B, L, D)."""
-        out: Tensor = self.linear2(self.activation_dropout(F.relu(self.linear1(x))))
+        out: Tensor = self.linear2(self.activation_dropout(self.activation(self.linear1(x))))
         return out
 
 
@@ -149,7 +162,9 @@ class EncoderLayer(nn.Module):
         super().__init__()
         pre, eps = config.norm_position == "pre", config.layer_norm_eps
         self.self_attn = SelfAttention(config.d_model, config.num_heads, config.attention_dropout)
-        self.ffn = FeedForward(config.d_model, config.d_ff, config.activation_dropout)
+        self.ffn = FeedForward(
+            config.d_model, config.d_ff, config.activation_dropout, config.activation
+        )
         self.attn_sublayer = SublayerConnection(config.d_model, config.dropout, pre, eps)
         self.ffn_sublayer = SublayerConnection(config.d_model, config.dropout, pre, eps)
 
@@ -170,7 +185,7 @@ class DecoderLayer(nn.Module):
         d, h, p = config.d_model, config.num_heads, config.attention_dropout
         self.self_attn = SelfAttention(d, h, p)
         self.cross_attn = CrossAttention(d, h, p)
-        self.ffn = FeedForward(d, config.d_ff, config.activation_dropout)
+        self.ffn = FeedForward(d, config.d_ff, config.activation_dropout, config.activation)
         self.self_sublayer = SublayerConnection(d, config.dropout, pre, eps)
         self.cross_sublayer = SublayerConnection(d, config.dropout, pre, eps)
         self.ffn_sublayer = SublayerConnection(d, config.dropout, pre, eps)

@@ -95,6 +95,10 @@ class Transformer(nn.Module):
         self.output_proj: nn.Linear | None = (
             None if config.tie_output_embedding else nn.Linear(d, config.tgt_vocab_size, bias=False)
         )
+        # Marian's final_logits_bias (imported models); the paper's output layer has none.
+        self.output_bias: nn.Parameter | None = (
+            nn.Parameter(torch.zeros(config.tgt_vocab_size)) if config.output_bias else None
+        )
         self.output_product = LinearProduct()  # hidden states x output matrix (no parameters)
         self._reset_parameters()
 
@@ -138,10 +142,10 @@ class Transformer(nn.Module):
         return out
 
     def output_matrix(self) -> tuple[Tensor, Tensor | None]:
-        """The output layer's weight (V, D) and bias (None: the paper's has none)."""
+        """The output layer's weight (V, D) and bias (V,) (None: the paper's has none)."""
         if self.output_proj is not None:
-            return self.output_proj.weight, self.output_proj.bias
-        return self.tgt_embed.weight, None  # tied with the target embedding (section 3.4)
+            return self.output_proj.weight, self.output_bias
+        return self.tgt_embed.weight, self.output_bias  # tied with the target embedding (3.4)
 
     def project(self, hidden: Tensor) -> Tensor:
         """Decoder states (..., D) → vocabulary logits (..., V)."""

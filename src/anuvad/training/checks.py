@@ -58,7 +58,7 @@ def check_same_data(
     Raises:
         TrainingError: which tokenizers, or which parts of the data, differ.
     """
-    ours = {"src": prepared.src_tokenizer.model_proto, "tgt": prepared.tgt_tokenizer.model_proto}
+    ours = {"src": prepared.src_tokenizer.state(), "tgt": prepared.tgt_tokenizer.state()}
     differ = [side for side in ("src", "tgt") if tokenizers.get(side) != ours[side]]
     if differ:
         sides = " and ".join({"src": "source", "tgt": "target"}[side] for side in differ)

@@ -75,7 +75,7 @@ class TrainingState:
     scaler: dict[str, Any]
     progress: Progress
     rng: dict[str, Any]
-    tokenizers: dict[str, bytes]
+    tokenizers: dict[str, Any]  # Tokenizer.state() of each side
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -344,8 +344,8 @@ def average_into_model_file(paths: Sequence[Path], out: Path) -> Path:
         out,
         model,
         config,
-        Tokenizer(newest.tokenizers["src"]),
-        Tokenizer(newest.tokenizers["tgt"]),
+        Tokenizer.from_state(newest.tokenizers["src"]),
+        Tokenizer.from_state(newest.tokenizers["tgt"]),
         metadata={
             "steps": newest.progress.step,
             "averaged_checkpoints": [p.name for p in paths],

@@ -135,8 +135,8 @@ class Trainer:
             progress=dataclasses.replace(self.progress),
             rng=gather_rng_states(self.context),
             tokenizers={
-                "src": self.prepared.src_tokenizer.model_proto,
-                "tgt": self.prepared.tgt_tokenizer.model_proto,
+                "src": self.prepared.src_tokenizer.state(),
+                "tgt": self.prepared.tgt_tokenizer.state(),
             },
             extra={"data": self.data_fingerprint},
         )

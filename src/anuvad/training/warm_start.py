@@ -74,7 +74,7 @@ def init_weights(
         ("source", src_tokenizer, loaded.src_tokenizer),
         ("target", tgt_tokenizer, loaded.tgt_tokenizer),
     ):
-        if mine.model_proto != stored.model_proto:
+        if mine.state() != stored.state():
             raise TrainingError(
                 f"the prepared data's {side} tokenizer is not the one in train.init_from={path} "
                 "(data prepared before init_from was set?); delete the prepared-data folder so "

@@ -59,15 +59,11 @@ def test_a_seed_gives_the_same_random_model_whatever_the_object_addresses(
 
 
 def with_output_bias(model: Transformer, bias: dict[int, float]) -> Transformer:
-    """Give the pre-softmax projection a bias (same weights as the tied embedding)."""
-    vocab, d_model = model.tgt_embed.weight.shape
-    projection = nn.Linear(d_model, vocab, bias=True)
-    with torch.no_grad():
-        projection.weight.copy_(model.tgt_embed.weight)
-        projection.bias.zero_()
-        for token, value in bias.items():
-            projection.bias[token] = value
-    model.output_proj = projection
+    """Give the output layer a bias (model.output_bias; the weights stay tied)."""
+    vector = torch.zeros(model.tgt_embed.weight.size(0))
+    for token, value in bias.items():
+        vector[token] = value
+    model.output_bias = nn.Parameter(vector)
     return model
 
 

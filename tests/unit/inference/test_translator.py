@@ -55,12 +55,9 @@ def build_model_file(eos_bias: float) -> ModelFile:
     config.data.src_lang, config.data.tgt_lang = "en", "hi"
     torch.manual_seed(3)
     model = build_model(model_config).eval()
-    projection = nn.Linear(32, tgt.vocab_size, bias=True)
-    with torch.no_grad():
-        projection.weight.copy_(model.tgt_embed.weight)
-        projection.bias.zero_()
-        projection.bias[EOS_ID] = eos_bias
-    model.output_proj = projection
+    bias = torch.zeros(tgt.vocab_size)
+    bias[EOS_ID] = eos_bias
+    model.output_bias = nn.Parameter(bias)  # as model.output_bias=true builds it
     return ModelFile(model, config, src, tgt)
 
 

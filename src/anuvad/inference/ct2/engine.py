@@ -290,7 +290,7 @@ class CT2Translator:
         outputs = self._search_within(pieces, limits, d.beam_size, d)
         candidates = []
         for hypotheses in outputs:
-            ranked = self._rank(hypotheses, d.beam_size, d.length_penalty, d.nbest)
+            ranked = self._rank(hypotheses, d, d.nbest)
             candidates.append(ranked or [Candidate("", [], 0.0, 0.0, False)])  # a 0-token limit
         return candidates
 
@@ -349,7 +349,7 @@ class CT2Translator:
         return outputs
 
     def _rank(
-        self, hypotheses: list[tuple[list[str], float]], k: int, length_penalty: float, count: int
+        self, hypotheses: list[tuple[list[str], float]], d: DecodeConfig, count: int
     ) -> list[Candidate]:
         """anuvad's ``count`` best candidates, best first by anuvad's score (stable for ties);
         only those are detokenized."""
@@ -359,7 +359,11 @@ class CT2Translator:
             finished = bool(pieces) and pieces[-1] == eos
             token_ids = [self._tgt_ids[p] for p in (pieces[:-1] if finished else pieces)]
             length = len(token_ids) + int(finished)
-            score = log_prob if k == 1 else log_prob / length_normalizer(length, length_penalty)
+            score = (
+                log_prob
+                if d.beam_size == 1
+                else log_prob / length_normalizer(length, d.length_penalty, d.length_normalization)
+            )
             ranked.append((score, log_prob, finished, token_ids))
         ranked.sort(key=lambda c: -c[0])
         return [

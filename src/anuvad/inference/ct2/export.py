@@ -82,6 +82,8 @@ _HANDLED_FIELDS = {
     "positional_encoding": "explicit position table",
     "max_positions": "position table rows",
     "norm_position": "spec pre_norm",
+    "activation": "spec activation",
+    "output_bias": "projection bias",
     "layer_norm_eps": "config layer_norm_epsilon",
     "src_vocab_size": "source vocabulary",
     "tgt_vocab_size": "target vocabulary",
@@ -90,6 +92,11 @@ _HANDLED_FIELDS = {
     "init_std": "training only",
 }
 _POSITIONS = ("sinusoidal", "learned")
+_ACTIVATION_SPECS = {
+    "relu": common_spec.Activation.RELU,
+    "swish": common_spec.Activation.SWISH,
+    "gelu": common_spec.Activation.GELU,
+}
 _NORMS = ("post", "pre")
 
 
@@ -215,8 +222,8 @@ def _fill_decoder(
         weights.take("tgt_embed.weight") if tied else weights.take("output_proj.weight")
     )
     bias = torch.zeros(vocab_size)
-    if "output_proj.bias" in weights:
-        bias += weights.take("output_proj.bias")
+    if "output_bias" in weights:
+        bias += weights.take("output_bias")
     bias[[PAD_ID, BOS_ID]] = float("-inf")  # never generated, as in anuvad's search
     spec.projection.bias = bias
 
@@ -247,7 +254,7 @@ class AnuvadConverter(Converter):  # type: ignore[misc]  # ctranslate2 ships no 
             (config.num_encoder_layers, config.num_decoder_layers),
             config.num_heads,
             pre_norm=pre_norm,
-            activation=common_spec.Activation.RELU,
+            activation=_ACTIVATION_SPECS[config.activation],
             # return_attention gives the last decoder layer averaged over all heads.
             alignment_layer=-1,
             alignment_heads=config.num_heads,

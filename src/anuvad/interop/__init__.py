@@ -1,0 +1,1 @@
+"""Other toolkits' model formats: Hugging Face Marian import and export."""

@@ -1,0 +1,213 @@
+"""``anuvad import``: a Hugging Face Marian model (hub id or folder) → an anuvad model file.
+
+The written file is an ordinary anuvad model: every command takes it (translate, serve,
+evaluate, calibrate, export to CTranslate2 or back to Hugging Face). Its search settings are
+those ``MarianMTModel.generate`` would use (the model's ``generation_config.json``), written into
+the file's ``decode`` section, so ``anuvad translate`` gives what ``generate`` gives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from anuvad.checkpoint import default_model_path, save_model
+from anuvad.config import ExperimentConfig
+from anuvad.data.tokenizer import SPECIAL_IDS, Tokenizer
+from anuvad.data_config import DataConfig
+from anuvad.decode_config import DecodeConfig
+from anuvad.errors import CheckpointError, ConfigError
+from anuvad.interop.hf_folder import (
+    MarianFolder,
+    download_marian,
+    looks_like_hub_id,
+    read_marian_folder,
+)
+from anuvad.interop.marian import MarianShape, VocabOrder, marian_to_anuvad
+from anuvad.model.transformer import build_model
+
+logger = logging.getLogger(__name__)
+
+# opus-mt-en-hi, opus-mt-tc-big-en-hi, opus-mt-en-ROMANCE: the languages a name gives
+_PAIR = re.compile(r"opus-mt-(?:tc-(?:big|base)-)?([A-Za-z]+)-([A-Za-z_]+)$")
+
+
+@dataclass(frozen=True)
+class ImportedModel:
+    """What an import wrote and what it read."""
+
+    path: Path
+    source: str
+    src_lang: str
+    tgt_lang: str
+    parameters: int
+
+
+def languages_of(name: str) -> tuple[str, str] | None:
+    """(source, target) language codes an OPUS-MT name gives (``opus-mt-en-hi`` → en, hi)."""
+    match = _PAIR.search(name.rstrip("/").split("/")[-1])
+    return (match.group(1), match.group(2)) if match else None
+
+
+def card_license(card: str) -> str | None:
+    """The ``license:`` of a model card's YAML front matter (None when it names none)."""
+    front = re.match(r"---\s*\n(.*?)\n---", card, re.DOTALL)
+    if not front:
+        return None
+    found = re.search(r"^license:\s*(\S+)", front.group(1), re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def vocab_orders(folder: MarianFolder, shape: MarianShape) -> tuple[VocabOrder, VocabOrder]:
+    """The source and target vocabularies reordered for anuvad's special ids.
+
+    Raises:
+        CheckpointError: a vocabulary lacks ``<unk>`` or ``</s>``, or the config's special ids
+            do not fit it.
+    """
+    where = folder.name
+    unk_piece = str(folder.tokenizer_config.get("unk_token") or "<unk>")
+    eos_piece = str(folder.tokenizer_config.get("eos_token") or "</s>")
+
+    def index(vocab: list[str], piece: str, side: str) -> int:
+        try:
+            return vocab.index(piece)
+        except ValueError:
+            raise CheckpointError(f"{where}: the {side} vocabulary has no {piece!r}") from None
+
+    tgt = folder.tgt_vocab
+    for name, value in (("pad", shape.pad), ("eos", shape.eos), ("decoder_start", shape.start)):
+        if not 0 <= value < len(tgt):
+            raise CheckpointError(
+                f"{where}: config.json's {name}_token_id {value} is outside the target "
+                f"vocabulary (0 .. {len(tgt) - 1})"
+            )
+    tgt_order = VocabOrder.from_marian(
+        tgt, pad=shape.pad, unk=index(tgt, unk_piece, "target"), eos=shape.eos, start=shape.start
+    )
+    if folder.src_vocab is tgt:
+        return tgt_order, tgt_order
+    src = folder.src_vocab
+    pad = index(src, tgt[shape.pad], "source")
+    start_piece = tgt[shape.start]
+    src_order = VocabOrder.from_marian(
+        src,
+        pad=pad,
+        unk=index(src, unk_piece, "source"),
+        eos=index(src, eos_piece, "source"),
+        start=src.index(start_piece) if start_piece in src else pad,
+    )
+    return src_order, tgt_order
+
+
+def tokenizer_for(model_proto: bytes, pieces: tuple[str, ...]) -> Tokenizer:
+    """A tokenizer whose ids are ``pieces``; a plain one when those are SentencePiece's own ids
+    (an exported anuvad model coming back), so that a round trip gives the same file."""
+    plain: Tokenizer | None = None
+    with contextlib.suppress(CheckpointError):  # Marian's models have their own special ids
+        plain = Tokenizer(model_proto)
+    if plain is not None and plain.id_to_piece(range(plain.vocab_size)) == list(pieces):
+        return plain
+    return Tokenizer(model_proto, vocab=pieces)
+
+
+def decode_settings(folder: MarianFolder) -> DecodeConfig:
+    """The search ``generate`` runs by default for this model (its generation config, then its
+    config, then Hugging Face's defaults), as anuvad settings.
+
+    ``generate`` scores a finished beam hypothesis by log-probability / length^alpha, anuvad's
+    ``length_normalization="power"``; it blocks no repeated n-grams unless asked.
+    """
+    settings: dict[str, Any] = {**folder.config, **folder.generation}
+    beam = int(settings.get("num_beams") or 1)
+    early = settings.get("early_stopping", False)
+    return DecodeConfig(
+        beam_size=beam,
+        nbest=1,
+        length_penalty=float(settings.get("length_penalty", 1.0)),
+        length_normalization="power",
+        early_stopping="finished" if early is True else "heuristic",
+        no_repeat_ngram_size=int(settings.get("no_repeat_ngram_size") or 0),
+    )
+
+
+def import_marian(
+    source: str,
+    out: str | Path | None = None,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    revision: str | None = None,
+) -> ImportedModel:
+    """Import a Marian model into one anuvad model file.
+
+    Args:
+        source: a Hugging Face model id (``Helsinki-NLP/opus-mt-en-hi``; downloaded) or a local
+            folder in Hugging Face's Marian layout.
+        out: the file to write, or a folder for the default name
+            (``<pair>_d<D>_L<layers>_V<vocab>_<time>.pt``); None: ``data/trained_models/``.
+        src_lang, tgt_lang: language codes (default: from an ``opus-mt-xx-yy`` name).
+        revision: a hub revision (branch, tag or commit).
+
+    Raises:
+        CheckpointError: one line naming what is wrong; nothing is written then.
+    """
+    folder_path = download_marian(source, revision) if looks_like_hub_id(source) else Path(source)
+    folder = read_marian_folder(folder_path, name=source)
+    shape = MarianShape.from_config(folder.config, source)
+    named = languages_of(source) or languages_of(str(folder_path.resolve()))
+    if src_lang is None or tgt_lang is None:
+        if named is None:
+            raise CheckpointError(
+                f"{source}: cannot tell its languages from the name; give --src-lang and "
+                "--tgt-lang (e.g. --src-lang en --tgt-lang hi)"
+            )
+        src_lang, tgt_lang = src_lang or named[0], tgt_lang or named[1]
+    src_order, tgt_order = vocab_orders(folder, shape)
+    model_config, state = marian_to_anuvad(shape, folder.state, src_order, tgt_order, source)
+    model = build_model(model_config)
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as exc:
+        first = str(exc).splitlines()[1 if "\n" in str(exc) else 0].strip()
+        raise CheckpointError(f"{source}: its weights do not fit its config.json: {first}") from exc
+    config = ExperimentConfig(
+        name=f"import of {source}",
+        model=model_config,
+        data=DataConfig(src_lang=src_lang, tgt_lang=tgt_lang),
+        decode=decode_settings(folder),
+    )
+    try:
+        config.validate()
+    except ConfigError as exc:
+        raise CheckpointError(f"{source}: {exc}") from exc
+    src_tokenizer = tokenizer_for(folder.source_spm, src_order.pieces)
+    tgt_tokenizer = (
+        src_tokenizer
+        if folder.source_spm == folder.target_spm and src_order is tgt_order
+        else tokenizer_for(folder.target_spm, tgt_order.pieces)
+    )
+    assert all(tgt_tokenizer.id_to_piece([i]) for i in SPECIAL_IDS)
+    target = Path(out) if out is not None else Path("data/trained_models")
+    if target.is_dir() or target.suffix != ".pt":
+        target = default_model_path(config, target)
+    metadata = {
+        "imported_from": source,
+        "revision": revision,
+        "import_format": "marian",
+        "weights_file": folder.files.get("weights"),
+        "license": card_license(folder.card),
+        "model_card": folder.card,
+        "hf_config": folder.config,
+        "hf_generation_config": folder.generation,
+    }
+    with torch.no_grad():
+        path = save_model(target, model, config, src_tokenizer, tgt_tokenizer, metadata)
+    parameters = sum(p.numel() for p in model.parameters())
+    logger.info("imported %s into %s (%d parameters)", source, path, parameters)
+    return ImportedModel(path, source, src_lang, tgt_lang, parameters)
