@@ -88,9 +88,10 @@ def _marian_vocab(*pieces_lists: list[str], pad_last: bool = True) -> dict[str, 
     return {piece: i for i, piece in enumerate([*ordered, "<pad>"] if pad_last else ordered)}
 
 
-def write_marian_folder(folder: Path, shape: Shape) -> Path:
+def write_marian_folder(folder: Path, shape: Shape, tune_eos: bool = True) -> Path:
     """Write a random-weight Marian model of ``shape`` to ``folder`` as ``save_pretrained`` and
-    ``MarianTokenizer.save_pretrained`` do; returns the folder."""
+    ``MarianTokenizer.save_pretrained`` do (``tune_eos``: with an EOS bias that ends greedy
+    outputs at varied lengths); returns the folder."""
     from transformers import MarianConfig, MarianMTModel, MarianTokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -129,7 +130,8 @@ def write_marian_folder(folder: Path, shape: Shape) -> Path:
     )  # fmt: skip
     torch.manual_seed(shape.seed)
     model = MarianMTModel(MarianConfig(**settings)).eval()
-    _tune_eos_bias(model, tokenizer)
+    if tune_eos:
+        _tune_eos_bias(model, tokenizer)
     # What OPUS-MT's generation_config.json holds (its conversion writes these).
     model.generation_config.num_beams = 4
     model.generation_config.max_length = 512
@@ -145,12 +147,12 @@ def _tune_eos_bias(model: Any, tokenizer: Any) -> None:
     batch = tokenizer(TEXTS, return_tensors="pt", padding=True)
     best: tuple[int, int, float] = (-1, -1, 0.0)
     with torch.no_grad():
-        for step in range(80):
-            model.final_logits_bias[0, 0] = step * 0.1
+        for step in range(40):
+            model.final_logits_bias[0, 0] = step * 0.2
             out = model.generate(**batch, num_beams=1, max_new_tokens=24)
             rows = [row.tolist()[1:] for row in out]
             ended = [row.index(0) for row in rows if 0 in row and 2 <= row.index(0) <= 20]
-            best = max(best, (len(ended), len(set(ended)), -step * 0.1))
+            best = max(best, (len(ended), len(set(ended)), -step * 0.2))
         model.final_logits_bias[0, 0] = -best[2]  # (deep random models may still never end)
 
 

@@ -10,11 +10,14 @@ two SentencePiece models ``source.spm`` and ``target.spm``, ``vocab.json`` (piec
 from __future__ import annotations
 
 import json
+import logging
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import torch
 from torch import Tensor
@@ -202,6 +205,17 @@ def looks_like_hub_id(source: str) -> bool:
     )
 
 
+def reachable(url: str, timeout: float = 5.0) -> bool:
+    """Whether a TCP connection to ``url``'s host and port opens within ``timeout`` seconds."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def download_marian(repo_id: str, revision: str | None = None) -> Path:
     """Fetch a Marian model's files from the Hugging Face hub (``HF_ENDPOINT``, ``HF_HOME`` /
     the hub cache and ``HF_HUB_OFFLINE`` are respected) and return the local folder.
@@ -224,7 +238,12 @@ def download_marian(repo_id: str, revision: str | None = None) -> Path:
             f"downloading {repo_id} needs huggingface_hub (pip install huggingface_hub), or give "
             "a local Marian folder"
         ) from exc
-    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    endpoint = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    # Unreachable (offline, a firewall): answer from the hub cache at once rather than after the
+    # client's retries, and say so when the cache lacks the model.
+    cache_only = not reachable(endpoint)
+    for chatty in ("huggingface_hub", "httpx", "httpx2", "httpcore", "httpcore2"):
+        logging.getLogger(chatty).setLevel(logging.ERROR)  # retries and every request
     folder: Path | None = None
 
     def fetch(filename: str) -> Path | None:
@@ -237,8 +256,15 @@ def download_marian(repo_id: str, revision: str | None = None) -> Path:
                     revision=revision,
                     endpoint=os.environ.get("HF_ENDPOINT") or None,
                     cache_dir=os.environ.get("HF_HUB_CACHE") or None,
+                    local_files_only=cache_only,
                 )
             )
+        except LocalEntryNotFoundError as exc:  # before EntryNotFoundError: its subclass
+            raise CheckpointError(
+                f"{repo_id}: cannot reach {endpoint} to download {filename} and it is not in "
+                "the hub cache; connect (or set HF_ENDPOINT to a mirror), or import a local "
+                "Marian folder"
+            ) from exc
         except EntryNotFoundError:
             return None
         except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
@@ -246,13 +272,7 @@ def download_marian(repo_id: str, revision: str | None = None) -> Path:
                 f"{repo_id}: no such model{f' revision {revision}' if revision else ''} on "
                 f"{endpoint} ({type(exc).__name__})"
             ) from exc
-        except LocalEntryNotFoundError as exc:
-            raise CheckpointError(
-                f"{repo_id}: cannot reach {endpoint} to download {filename} and it is not in "
-                "the hub cache; connect (or set HF_ENDPOINT to a mirror), or import a local "
-                "Marian folder"
-            ) from exc
-        except (OSError, ValueError) as exc:  # connection reset, short read, disk full, ...
+        except Exception as exc:  # connection reset, short read, disk full: the client's types
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise CheckpointError(
                 f"{repo_id}: downloading {filename} from {endpoint} failed ({first}); run the "

@@ -316,7 +316,20 @@ def marian_to_anuvad(
     """
 
     def get(name: str) -> Tensor:
-        return _need(state, name, where).float()
+        tensor = _need(state, name, where).float()
+        if tensor.dim() == 0 or (name.endswith("norm.weight") and tensor.shape != (d,)):
+            raise CheckpointError(
+                f"{where}: its weights do not fit its config.json: {name} "
+                f"has shape {tuple(tensor.shape)}, d_model is {d}"
+            )
+        if tensor.dim() == 2 and d not in tensor.shape:
+            raise CheckpointError(
+                f"{where}: its weights do not fit its config.json: {name} "
+                f"has shape {tuple(tensor.shape)}, d_model is {d}"
+            )
+        return tensor
+
+    d = shape.d_model
 
     order = torch.argsort(residual_order(shape.d_model))  # anuvad coordinate → Marian's
     out: dict[str, Tensor] = {}
