@@ -259,3 +259,85 @@ def test_the_shipped_model_exports_and_decodes_alike(tmp_path: Path) -> None:
     translator = Translator.from_file(path, device="cpu")
     mine = translator.translate(texts, translator.settings(beam_size=1, no_repeat_ngram_size=0))
     assert [r.text for r in mine] == [tokenizer.decode(r, skip_special_tokens=True) for r in out]
+
+
+def test_an_imported_model_is_served_with_terms_and_heatmaps(pair: Any) -> None:
+    """anuvad serve --model <imported.pt>: the API, a term through the search, the heatmap of
+    the translation shown, the model listed with its licence, the page."""
+    from fastapi.testclient import TestClient
+
+    from anuvad.server.app import create_app
+
+    shape, _, _, _, path = pair
+    if shape != SHAPES[0]:
+        pytest.skip("one shape is enough for the server")
+    translator = Translator.from_file(path, device="cpu")
+    with TestClient(create_app(translator)) as client:
+        body = {"text": "I am going home.", "glossary": [{"source": "home", "target": "घर"}]}
+        shown = client.post("/translate", json=body)
+        assert shown.status_code == 200, shown.text
+        sentence = shown.json()["translations"][0]["sentences"][0]
+        assert sentence["terms"] == [{"source": "home", "target": "घर", "used": True}]
+        assert "घर" in sentence["text"]
+        view = client.post("/attention", json=body)
+        assert view.status_code == 200, view.text
+        assert view.json()["text"] == shown.json()["translations"][0]["text"]
+        models = client.get("/models").json()
+        assert models["models"][0]["src_lang"] == "en", models
+        assert client.get("/").status_code == 200
+
+
+def test_two_imported_models_give_each_other_confidence(tmp_path: Path) -> None:
+    """An imported model's confidence with an imported reverse model (the OPUS-MT pair served
+    together): `anuvad calibrate` reads the reverse model's log-probability of every source,
+    and the served confidence is computed from the very same features."""
+    import json
+
+    import marian_folders
+
+    from anuvad.data.download import sha256_of
+    from anuvad.evaluation.confidence_model import fit_confidence
+    from anuvad.inference.confidence import calibration_path
+
+    forward = write_marian_folder(tmp_path / "fwd", Shape(), tune_eos=False)
+    source_spm, target_spm = marian_folders.spm_models()
+    marian_folders._SPM_CACHE["pair"] = (target_spm, source_spm)  # the other direction
+    try:
+        reverse = write_marian_folder(tmp_path / "rev", Shape(seed=7), tune_eos=False)
+    finally:
+        marian_folders._SPM_CACHE["pair"] = (source_spm, target_spm)
+    models = tmp_path / "models"
+    enhi = import_marian(str(forward), models / "enhi.pt", src_lang="en", tgt_lang="hi").path
+    hien = import_marian(str(reverse), models / "hien.pt", src_lang="hi", tgt_lang="en").path
+    from conftest import EN_HI_PAIRS
+
+    (tmp_path / "dev.en").write_text("".join(f"{en}\n" for en, _ in EN_HI_PAIRS))
+    (tmp_path / "dev.hi").write_text("".join(f"{hi}\n" for _, hi in EN_HI_PAIRS))
+    rows_file = tmp_path / "rows.jsonl"
+    run = subprocess.run(
+        [sys.executable, "-m", "anuvad", "calibrate", "--model", str(enhi), "--reverse-model",
+         str(hien), "--dev", f"dev={tmp_path / 'dev.en'},{tmp_path / 'dev.hi'}", "--no-progress",
+         "--save-rows", str(rows_file), "--beam-size", "1", "--max-len-b", "8"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
+    assert len(rows) == len(EN_HI_PAIRS), run.stderr
+    reverse = [r["features"]["reverse_mean_log_prob"] for r in rows]
+    assert all(value < 0.0 for value in reverse)
+    # Random models translate badly everywhere, so fit on labels of our own choosing: the fit
+    # is not what is tested here, the features the served confidence reads are.
+    middle = sorted(reverse)[len(reverse) // 2]
+    features = ["mean_entropy", "mean_log_prob", "reverse_mean_log_prob"]
+    calibration = fit_confidence(
+        [r["features"] for r in rows], [v >= middle for v in reverse], features
+    )
+    calibration.model_sha256 = sha256_of(enhi)
+    calibration.reverse_model, calibration.reverse_sha256 = hien.name, sha256_of(hien)
+    calibration.save(calibration_path(enhi))
+    translator = Translator.from_file(enhi, device="cpu")
+    first = EN_HI_PAIRS[0][0]
+    (result,) = translator.translate(
+        [first], translator.settings(beam_size=1, max_len_b=8), quality=True
+    )
+    assert result.quality is not None and result.quality.confidence is not None
+    assert result.quality.features["reverse_mean_log_prob"] == pytest.approx(reverse[0], abs=1e-4)
