@@ -322,14 +322,14 @@ def test_two_imported_models_give_each_other_confidence(tmp_path: Path) -> None:
     )  # fmt: skip
     rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
     assert len(rows) == len(EN_HI_PAIRS), run.stderr
-    reverse = [r["features"]["reverse_mean_log_prob"] for r in rows]
-    assert all(value < 0.0 for value in reverse)
+    scored = [r["features"]["reverse_mean_log_prob"] for r in rows]
+    assert all(value < 0.0 for value in scored)
     # Random models translate badly everywhere, so fit on labels of our own choosing: the fit
     # is not what is tested here, the features the served confidence reads are.
-    middle = sorted(reverse)[len(reverse) // 2]
+    middle = sorted(scored)[len(scored) // 2]
     features = ["mean_entropy", "mean_log_prob", "reverse_mean_log_prob"]
     calibration = fit_confidence(
-        [r["features"] for r in rows], [v >= middle for v in reverse], features
+        [r["features"] for r in rows], [v >= middle for v in scored], features
     )
     calibration.model_sha256 = sha256_of(enhi)
     calibration.reverse_model, calibration.reverse_sha256 = hien.name, sha256_of(hien)
@@ -340,4 +340,4 @@ def test_two_imported_models_give_each_other_confidence(tmp_path: Path) -> None:
         [first], translator.settings(beam_size=1, max_len_b=8), quality=True
     )
     assert result.quality is not None and result.quality.confidence is not None
-    assert result.quality.features["reverse_mean_log_prob"] == pytest.approx(reverse[0], abs=1e-4)
+    assert result.quality.features["reverse_mean_log_prob"] == pytest.approx(scored[0], abs=1e-4)
