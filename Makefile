@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo train-demo test test-fast test-system lint format install clean chromium synthetic calibrate
+.PHONY: demo demo-opus train-demo test test-fast test-system lint format install clean chromium synthetic calibrate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,26 @@ install: $(STAMP)
 # http://127.0.0.1:8000 (no data, no network needed).
 demo: $(STAMP)
 	$(BIN)/anuvad serve --host 127.0.0.1 --port 8000
+
+# OPUS-MT English<->Hindi (needs internet once; the hub cache keeps them): import both, calibrate
+# each with the other as its reverse model on the first 300 lines of NTREX-128 dev (when
+# $(ANUVAD_DATA) has it), then serve them with the page. Offline, the import says in one line what
+# it needs.
+OPUS := data/opus
+OPUS_DEV := $(ANUVAD_DATA)/en-hi/dev-general
+demo-opus: $(STAMP)
+	mkdir -p $(OPUS)
+	test -f $(OPUS)/opus-mt-en-hi.pt || $(BIN)/anuvad import Helsinki-NLP/opus-mt-en-hi --out $(OPUS)/opus-mt-en-hi.pt
+	test -f $(OPUS)/opus-mt-hi-en.pt || $(BIN)/anuvad import Helsinki-NLP/opus-mt-hi-en --out $(OPUS)/opus-mt-hi-en.pt
+	if [ -f $(OPUS_DEV)/ntrex128.en ] && [ ! -f $(OPUS)/opus-mt-en-hi.confidence.json ]; then \
+		head -n 300 $(OPUS_DEV)/ntrex128.en > $(OPUS)/dev.en; head -n 300 $(OPUS_DEV)/ntrex128.hi > $(OPUS)/dev.hi; \
+		$(BIN)/anuvad calibrate --model $(OPUS)/opus-mt-en-hi.pt --reverse-model $(OPUS)/opus-mt-hi-en.pt \
+			--dev general=$(OPUS)/dev.en,$(OPUS)/dev.hi && \
+		$(BIN)/anuvad calibrate --model $(OPUS)/opus-mt-hi-en.pt --reverse-model $(OPUS)/opus-mt-en-hi.pt \
+			--dev general=$(OPUS)/dev.hi,$(OPUS)/dev.en; \
+	fi
+	$(BIN)/anuvad serve --model $(OPUS)/opus-mt-en-hi.pt --model $(OPUS)/opus-mt-hi-en.pt \
+		--host 127.0.0.1 --port 8000
 
 # A tiny Transformer trained from scratch in about a minute on a built-in task.
 train-demo: $(STAMP)
