@@ -85,15 +85,23 @@ def edit_config(**changes: Any) -> Any:
     ],
 )  # fmt: skip
 def test_bad_folders_get_one_line_exit_2_and_no_file(
-    marian_folder: Path, tmp_path: Path, change: Any, message: str
+    marian_folder: Path,
+    tmp_path: Path,
+    change: Any,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    from anuvad.cli.main import main
+
     folder = broken_copy(marian_folder, tmp_path, change)
     out = tmp_path / "out" / "model.pt"
-    run = run_import(str(folder), out, "--src-lang", "en", "--tgt-lang", "de")
-    assert run.returncode == 2, run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], run.stderr
-    assert not out.exists() and not any(out.parent.glob("*")) if out.parent.exists() else True
+    code = main(["import", str(folder), "--out", str(out), "--src-lang", "en", "--tgt-lang", "de"])
+    stderr = capsys.readouterr().err
+    assert code == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], stderr
+    assert not out.exists()
+    assert not (out.parent.exists() and any(out.parent.iterdir()))
 
 
 def test_languages_come_from_the_name_or_must_be_given(marian_folder: Path, tmp_path: Path) -> None:
@@ -227,28 +235,50 @@ def test_a_hub_model_is_downloaded_cached_and_imported(hub: FakeHub, tmp_path: P
     assert files_fetched() == fetched
 
 
-def test_an_unknown_model_and_an_offline_hub_are_named(hub: FakeHub, tmp_path: Path) -> None:
-    env = hub_env(hub.url, tmp_path / "hf-home")
-    run = run_import("Helsinki-NLP/opus-mt-xx-yy", tmp_path / "x.pt", env=env)
-    assert run.returncode == 2 and "no such model" in run.stderr, run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1
-    closed = hub_env("http://127.0.0.1:9", tmp_path / "empty-home")  # nothing listens there
-    run = run_import("Helsinki-NLP/opus-mt-en-de", tmp_path / "y.pt", env=closed)
-    assert run.returncode == 2 and "cannot reach http://127.0.0.1:9" in run.stderr, run.stderr
+class InProcess:
+    """``anuvad import`` run in this process (no interpreter start-up) with a hub environment;
+    the hub cache is named by HF_HUB_CACHE, which the import passes on at call time."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+        self.monkeypatch, self.capsys = monkeypatch, capsys
+
+    def __call__(self, source: str, out: Path, url: str, home: Path) -> tuple[int, str]:
+        from anuvad.cli.main import main
+
+        self.monkeypatch.setenv("HF_ENDPOINT", url)
+        self.monkeypatch.setenv("HF_HUB_CACHE", str(home / "hub"))
+        code = main(["import", source, "--out", str(out)])
+        return code, self.capsys.readouterr().err
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> InProcess:
+    return InProcess(monkeypatch, capsys)
+
+
+def test_an_unknown_model_and_an_offline_hub_are_named(
+    hub: FakeHub, tmp_path: Path, in_process: InProcess
+) -> None:
+    code, err = in_process("Helsinki-NLP/opus-mt-xx-yy", tmp_path / "x.pt", hub.url, tmp_path)
+    assert code == 2 and "no such model" in err and len(err.strip().splitlines()) == 1, err
+    closed = "http://127.0.0.1:9"  # nothing listens there
+    code, err = in_process("Helsinki-NLP/opus-mt-en-de", tmp_path / "y.pt", closed, tmp_path)
+    assert code == 2 and "cannot reach http://127.0.0.1:9" in err, err
+    assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.pt").exists() and not (tmp_path / "y.pt").exists()
 
 
 def test_a_download_cut_halfway_leaves_nothing_and_says_run_again(
-    hub: FakeHub, tmp_path: Path
+    hub: FakeHub, tmp_path: Path, in_process: InProcess
 ) -> None:
     hub.cut.add("model.safetensors")
-    env = hub_env(hub.url, tmp_path / "hf-home")
     out = tmp_path / "cut.pt"
-    run = run_import("Helsinki-NLP/opus-mt-en-de", out, env=env)
-    assert run.returncode == 2, run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1
-    assert "model.safetensors" in run.stderr, run.stderr
+    code, err = in_process("Helsinki-NLP/opus-mt-en-de", out, hub.url, tmp_path)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "model.safetensors" in err and "run the import again" in err, err
     assert not out.exists()
-    assert not list((tmp_path / "hf-home").rglob("model.safetensors")), "no half file is cached"
-    hub.cut.clear()  # the next try completes
-    assert run_import("Helsinki-NLP/opus-mt-en-de", out, env=env).returncode == 0
+    assert not list(tmp_path.rglob("model.safetensors")), "no half file is cached"
+    hub.cut.clear()  # the next try completes, from the files already cached and the rest
+    code, err = in_process("Helsinki-NLP/opus-mt-en-de", out, hub.url, tmp_path)
+    assert code == 0, err
+    assert load_model(out).metadata["imported_from"] == "Helsinki-NLP/opus-mt-en-de"
