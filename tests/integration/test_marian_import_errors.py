@@ -282,3 +282,25 @@ def test_a_download_cut_halfway_leaves_nothing_and_says_run_again(
     code, err = in_process("Helsinki-NLP/opus-mt-en-de", out, hub.url, tmp_path)
     assert code == 0, err
     assert load_model(out).metadata["imported_from"] == "Helsinki-NLP/opus-mt-en-de"
+
+
+def test_export_on_the_command_line_writes_a_folder_once(
+    marian_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anuvad.cli.main import main
+
+    model = import_marian(str(marian_folder), tmp_path / "m.pt").path
+    out = tmp_path / "hf"
+    assert main(["export", str(model), "--format", "huggingface", "--out", str(out)]) == 0
+    assert "MarianMTModel.from_pretrained" in capsys.readouterr().out
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted(
+        ["README.md", "config.json", "generation_config.json", "model.safetensors",
+         "source.spm", "target.spm", "tokenizer_config.json", "vocab.json"]
+    )  # fmt: skip
+    assert main(["export", str(model), "--format", "huggingface", "--out", str(out)]) == 2
+    assert "add --force" in capsys.readouterr().err
+    assert (
+        main(["export", str(model), "--format", "huggingface", "--out", str(out), "--force"]) == 0
+    )
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hf.")], "no build folder left"

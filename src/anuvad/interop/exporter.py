@@ -189,7 +189,9 @@ def export_huggingface(model_path: str | Path, out: str | Path, force: bool = Fa
     if out.exists() and not force:
         raise CheckpointError(f"{out} exists; choose another --out or add --force to replace it")
     config = hf_config(loaded)
-    separate = loaded.src_tokenizer.state() != loaded.tgt_tokenizer.state()
+    # One vocabulary (ids → pieces) for both sides, even with two SentencePiece models (as in
+    # Marian's own shared-vocabulary models), needs no target_vocab.json.
+    separate = _vocab(loaded.src_tokenizer) != _vocab(loaded.tgt_tokenizer)
     out.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
