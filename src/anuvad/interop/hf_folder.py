@@ -148,7 +148,7 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
             f"{', '.join(REQUIRED)} and {SAFETENSORS_FILE} or {PYTORCH_FILE}"
         )
     config = _read_json(folder / CONFIG_FILE, "the model config")
-    from anuvad.interop.marian import MarianShape
+    from anuvad.interop.marian_config import MarianShape
 
     shape = MarianShape.from_config(config, str(folder))  # refuses other architectures first
     if missing:

@@ -29,7 +29,8 @@ from anuvad.interop.hf_folder import (
     looks_like_hub_id,
     read_marian_folder,
 )
-from anuvad.interop.marian import MarianShape, VocabOrder, marian_to_anuvad
+from anuvad.interop.marian import VocabOrder, marian_to_anuvad
+from anuvad.interop.marian_config import MarianShape
 from anuvad.model.transformer import build_model
 
 logger = logging.getLogger(__name__)
