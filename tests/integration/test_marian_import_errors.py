@@ -57,6 +57,34 @@ def edit_config(**changes: Any) -> Any:
     return change
 
 
+def with_positions(altered: bool) -> Any:
+    """Store position tables in the weights, as older conversions did (Marian's own, or not)."""
+
+    def change(folder: Path) -> None:
+        from safetensors.torch import load_file, save_file
+        from transformers.models.marian.modeling_marian import (
+            MarianSinusoidalPositionalEmbedding,
+        )
+
+        state = load_file(str(folder / "model.safetensors"))
+        config = json.loads((folder / "config.json").read_text())
+        table = MarianSinusoidalPositionalEmbedding(
+            config["max_position_embeddings"], config["d_model"]
+        ).create_weight()
+        if altered:
+            table = table + 0.01
+        for stack in ("encoder", "decoder"):
+            state[f"model.{stack}.embed_positions.weight"] = table.clone()
+        save_file(state, str(folder / "model.safetensors"), {"format": "pt"})
+
+    return change
+
+
+def test_stored_marian_positions_import(marian_folder: Path, tmp_path: Path) -> None:
+    folder = broken_copy(marian_folder, tmp_path, with_positions(altered=False))
+    assert load_model(import_marian(str(folder), tmp_path / "p.pt").path).model is not None
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -78,10 +106,11 @@ def edit_config(**changes: Any) -> Any:
             "2 pieces, but the model's embedding has",
         ),
         (edit_config(d_model=48), "its weights do not fit its config.json"),
+        (with_positions(altered=True), "is not the sinusoid table Marian computes"),
     ],
     ids=[
         "no-config", "bart", "pre-ln", "unscaled", "activation", "no-spm", "no-weights",
-        "truncated-weights", "wrong-vocab", "wrong-shape",
+        "truncated-weights", "wrong-vocab", "wrong-shape", "altered-positions",
     ],
 )  # fmt: skip
 def test_bad_folders_get_one_line_exit_2_and_no_file(

@@ -38,6 +38,7 @@ from anuvad.config import ModelConfig
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from anuvad.errors import CheckpointError
 from anuvad.interop.marian_config import MarianShape
+from anuvad.model.layers import sinusoidal_table
 
 NEVER_LOGIT = -1e4  # the added start row's logit bias: no probability (exp underflows to 0)
 
@@ -232,6 +233,7 @@ def marian_to_anuvad(
     for ours, parts in _fused_names(shape.encoder_layers, shape.decoder_layers):
         out[f"{ours}.weight"] = torch.cat([get(f"{p}.weight")[:, order] for p in parts])
         out[f"{ours}.bias"] = torch.cat([get(f"{p}.bias") for p in parts])
+    _check_positions(shape, state, where)
     src_embed, tgt_embed, lm_head = _embeddings(shape, state, where)
     shared = src_order is tgt_order and torch.equal(src_embed, tgt_embed)
     tied = torch.equal(lm_head, tgt_embed)
@@ -255,6 +257,24 @@ def marian_to_anuvad(
     config = shape.model_config(len(src_order.pieces), len(tgt_order.pieces), output_bias)
     config.share_source_embedding, config.tie_output_embedding = shared, tied
     return config, out
+
+
+def _check_positions(shape: MarianShape, state: Mapping[str, Tensor], where: str) -> None:
+    """Position tables stored in a checkpoint (older conversions kept them; transformers then
+    loads them as they are) must be the sinusoids anuvad computes, in Marian's layout."""
+    expected = sinusoidal_table(shape.max_positions, shape.d_model)[
+        :, residual_order(shape.d_model)
+    ]
+    for stack in ("encoder", "decoder"):
+        table = state.get(f"model.{stack}.embed_positions.weight")
+        if table is None:
+            continue
+        rows = min(len(table), len(expected))
+        if table.dim() != 2 or float((table[:rows].float() - expected[:rows]).abs().max()) > 1e-4:
+            raise CheckpointError(
+                f"{where}: model.{stack}.embed_positions.weight is not the sinusoid table "
+                "Marian computes (learned or altered positions); anuvad cannot import it exactly"
+            )
 
 
 def _embeddings(
