@@ -359,3 +359,29 @@ def test_an_imported_model_exported_again_decodes_as_the_original(
     again_tokenizer = MarianTokenizer.from_pretrained(str(folder))
     expected = generated(marian, tokenizer, TEXTS, num_beams=1)
     assert generated(again, again_tokenizer, TEXTS, num_beams=1) == expected
+
+
+def test_an_imported_model_runs_on_ctranslate2_as_on_torch(pair: Any, tmp_path: Path) -> None:
+    """export --format ctranslate2 of an imported model: the same greedy pieces as the torch
+    engine; its default search is CTranslate2's stopping rule (generate's heuristic is the
+    torch engine's), and a request for the heuristic is refused with the reason."""
+    pytest.importorskip("ctranslate2")
+    from anuvad.errors import ConfigError
+    from anuvad.inference.ct2.engine import CT2Translator
+    from anuvad.inference.ct2.export import export_ctranslate2
+
+    shape, _, _, _, path = pair
+    if shape not in (SHAPES[2], SHAPES[3]):
+        # a shared and a separate vocabulary; not OPUS-MT's shape, whose EOS bias is tuned to
+        # the edge where float differences between two libraries may flip a token
+        pytest.skip("a shared and a separate vocabulary are enough")
+    engine = CT2Translator(export_ctranslate2(path, tmp_path / "ct2"), device="cpu")
+    settings = engine.settings(beam_size=1, max_len_a=0.0, max_len_b=LIMIT)
+    pieces = [
+        engine.tgt_tokenizer.id_to_piece(r.token_ids) for r in engine.translate(TEXTS, settings)
+    ]
+    assert pieces == ours(path, TEXTS, beam_size=1)
+    assert engine.decode.early_stopping == "finished" and engine.decode.beam_size == 4
+    engine.translate(TEXTS[:2])  # the model's own beam, CTranslate2's rule
+    with pytest.raises(ConfigError, match="needs the torch engine"):
+        engine.translate(TEXTS[:1], engine.settings(early_stopping="heuristic"))

@@ -175,6 +175,15 @@ class CT2Translator:
         self.src_tokenizer = self.model_file.src_tokenizer
         self.tgt_tokenizer = self.model_file.tgt_tokenizer
         self.decode = decode or self.model_file.config.decode
+        if self.decode.early_stopping != "finished":
+            # CTranslate2 has one stopping rule: a model whose own is another (an imported
+            # Marian model keeps generate's heuristic) gets CTranslate2's as its default here;
+            # asking for another in a request is still refused.
+            logger.info(
+                "early_stopping %r is not CTranslate2's; this engine uses 'finished'",
+                self.decode.early_stopping,
+            )
+            self.decode = self.decode.with_overrides(early_stopping="finished")
         self.model_path: Path | None = Path(folder)
         self.max_src_tokens = self.model_file.config.model.max_positions - 1
         self.calibration: ConfidenceModel | None = None  # confidence needs the torch engine
