@@ -107,7 +107,9 @@ class DecodeSettings(StrictRequest):
     length_penalty: Annotated[float, _setting_range("length_penalty")] | None = _setting_field(
         "length_penalty"
     )
-    early_stopping: Literal["finished", "bound"] | None = _setting_field("early_stopping")
+    early_stopping: Literal["finished", "bound", "heuristic"] | None = _setting_field(
+        "early_stopping"
+    )
     no_repeat_ngram_size: Annotated[int, _setting_range("no_repeat_ngram_size"), WHOLE] | None = (
         _setting_field("no_repeat_ngram_size")
     )
