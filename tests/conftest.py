@@ -17,7 +17,8 @@ from anuvad.data.batching import collate_source
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint
-from anuvad.decoding.search import Hypothesis, greedy_search
+from anuvad.decoding.greedy import greedy_search
+from anuvad.decoding.search import Hypothesis
 from anuvad.model.transformer import Transformer, build_model
 
 REPO = Path(__file__).resolve().parents[1]

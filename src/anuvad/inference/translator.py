@@ -22,7 +22,8 @@ from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
-from anuvad.decoding.search import BetweenSteps, Hypothesis, greedy_search
+from anuvad.decoding.greedy import greedy_search
+from anuvad.decoding.search import BetweenSteps, Hypothesis
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
 from anuvad.evaluation.confidence_model import ConfidenceModel

@@ -16,7 +16,8 @@ from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.search import Hypothesis, greedy_search, length_normalizer
+from anuvad.decoding.greedy import greedy_search
+from anuvad.decoding.search import Hypothesis, length_normalizer
 from anuvad.errors import ConfigError
 from anuvad.model.transformer import Transformer
 

@@ -16,7 +16,7 @@ from anuvad.decoding.constraints import (
     OutputConstraint,
     search_constraint,
 )
-from anuvad.decoding.search import greedy_search
+from anuvad.decoding.greedy import greedy_search
 from conftest import random_model, search_outputs
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -13,7 +13,8 @@ from torch import nn
 from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from anuvad.decode_config import DecodeConfig
-from anuvad.decoding.search import Hypothesis, greedy_search
+from anuvad.decoding.greedy import greedy_search
+from anuvad.decoding.search import Hypothesis
 from anuvad.model.transformer import Transformer, build_model
 from conftest import small_model_config
 

@@ -12,7 +12,7 @@ from anuvad.config import ModelConfig
 from anuvad.data.batching import collate_source
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.search import greedy_search
+from anuvad.decoding.greedy import greedy_search
 from anuvad.errors import SearchStoppedError
 from anuvad.model.transformer import Transformer, build_model
 

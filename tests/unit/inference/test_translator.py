@@ -17,7 +17,7 @@ from anuvad.data.tokenizer import BOS_ID, EOS_ID, train_tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
-from anuvad.decoding.search import greedy_search
+from anuvad.decoding.greedy import greedy_search
 from anuvad.errors import ConfigError
 from anuvad.evaluation.metrics import (
     corpus_scores,

@@ -9,7 +9,7 @@ from anuvad.data.batching import collate_source
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.search import greedy_search
+from anuvad.decoding.greedy import greedy_search
 from anuvad.parsing.constraint import TreeConstraint
 from anuvad.parsing.trees import delinearize
 from conftest import random_model, search_outputs
