@@ -67,11 +67,6 @@ class MarianFolder:
     card: str = ""
     files: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def separate_vocabs(self) -> bool:
-        """Whether source and target have their own vocabularies."""
-        return bool(self.tokenizer_config.get("separate_vocabs", False))
-
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
     try:

@@ -19,7 +19,7 @@ import torch
 
 from anuvad.checkpoint import default_model_path, save_model
 from anuvad.config import ExperimentConfig
-from anuvad.data.tokenizer import SPECIAL_IDS, Tokenizer
+from anuvad.data.tokenizer import Tokenizer
 from anuvad.data_config import DataConfig
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import CheckpointError, ConfigError
@@ -193,7 +193,6 @@ def import_marian(
         if folder.source_spm == folder.target_spm and src_order is tgt_order
         else tokenizer_for(folder.target_spm, tgt_order.pieces)
     )
-    assert all(tgt_tokenizer.id_to_piece([i]) for i in SPECIAL_IDS)
     target = Path(out) if out is not None else Path("data/trained_models")
     if target.is_dir() or target.suffix != ".pt":
         target = default_model_path(config, target)
