@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "anuvad"
 # Lower number = lower layer. Top-level modules and packages by their first name component.
 LAYERS: dict[str, int] = {
     "errors": 0, "atomic": 0, "dataclass_io": 1, "decode_config": 1, "data_config": 1, "config": 2,
-    "device": 2,
+    "device": 2, "distributed": 2,
     "model": 3, "data": 3, "evaluation": 3,
     "decoding": 4, "checkpoint": 4,
     "parsing": 5, "inference": 5, "interop": 5,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anuvad.atomic import write_atomic
 from anuvad.cli.options import (
     EngineOptions,
     SearchOptions,
@@ -24,6 +25,7 @@ from anuvad.cli.options import (
 
 if TYPE_CHECKING:
     from anuvad.decode_config import DecodeConfig
+    from anuvad.distributed import DistributedContext
     from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
@@ -108,25 +110,22 @@ class _Run:
     translator: TranslationEngine
     settings: DecodeConfig
     use_cache: bool = True
-    progress: bool = False  # a progress bar on stderr
+    progress: Callable[[int], object] | None = None  # told the sentences each batch finished
     glossary: Glossary | None = None
     quality: bool = False
     verbatim: Verbatim | None = None  # what the outputs must copy from their sources
 
     def sentences(self, lines: Sequence[str]) -> list[Translation]:
         """Translate each line as one sentence."""
-        from tqdm import tqdm
-
-        with tqdm(total=len(lines), unit="sent", disable=not self.progress, file=sys.stderr) as bar:
-            return self.translator.translate(
-                lines,
-                self.settings,
-                use_cache=self.use_cache,
-                progress=bar.update,
-                glossary=self.glossary,
-                quality=self.quality,
-                verbatim=self.verbatim,
-            )
+        return self.translator.translate(
+            lines,
+            self.settings,
+            use_cache=self.use_cache,
+            progress=self.progress,
+            glossary=self.glossary,
+            quality=self.quality,
+            verbatim=self.verbatim,
+        )
 
     def documents(self, lines: Sequence[str]) -> list[DocumentTranslation[Translation]]:
         """``--split-sentences``: each line is a document; its sentences are translated (all
@@ -186,15 +185,49 @@ def _scores_lines(
     )
 
 
-def _write_attention(
-    translator: TranslationEngine, results: Sequence[Translation], path: str
-) -> None:
-    views = [dataclasses.asdict(translator.attention_of(r)) for r in results]
-    Path(path).write_text(json.dumps(views, ensure_ascii=False), encoding="utf-8")
+def _render(
+    run: _Run, args: argparse.Namespace, offset: int, lines: Sequence[str]
+) -> list[tuple[str, dict[str, Any] | None]]:
+    """Translate ``lines`` (input lines ``offset``, ``offset + 1``, ...) into what the command
+    writes for each: its output text (newline included) and its attention view (``--attention``,
+    else None)."""
+    translator = run.translator
+    if args.split_sentences:
+        documents = run.documents(lines)
+        if args.scores:
+            return [
+                (_scores_lines(translator, [line], [d], run.glossary), None)
+                for line, d in zip(lines, documents, strict=True)
+            ]
+        return [(d.text + "\n", None) for d in documents]
+    results = run.sentences(lines)
+    views = [
+        dataclasses.asdict(translator.attention_of(r)) if args.attention else None for r in results
+    ]
+    if args.scores:
+        texts = [
+            _scores_lines(translator, [line], [r], run.glossary)
+            for line, r in zip(lines, results, strict=True)
+        ]
+    elif args.nbest == 1:
+        texts = [r.text + "\n" for r in results]
+    else:  # fairseq / Moses style: sentence index ||| output ||| score
+        texts = [
+            "".join(f"{offset + i} ||| {c.text} ||| {c.score:.4f}\n" for c in r.nbest)
+            for i, r in enumerate(results)
+        ]
+    return list(zip(texts, views, strict=True))
 
 
 def cmd_translate(args: argparse.Namespace) -> int:
-    """Translate stdin or ``--input``, one sentence per line, into stdout or ``--output``."""
+    """Translate stdin or ``--input``, one sentence per line, into stdout or ``--output``; in
+    chunks of ``--chunk-lines`` lines, shared among the workers when started by ``torchrun``
+    (rank 0 writes every line's output in input order)."""
+    from tqdm import tqdm
+
+    from anuvad.distributed import shutdown_distributed
+    from anuvad.inference.sharding import map_chunks
+
     if args.scores and args.nbest > 1:
         print("error: --scores writes one JSON object per line; use --nbest 1", file=sys.stderr)
         return 2
@@ -206,41 +239,49 @@ def cmd_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.chunk_lines < 1:
+        print(f"error: --chunk-lines must be at least 1, got {args.chunk_lines}", file=sys.stderr)
+        return 2
     lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
     glossary = read_glossary(args.glossary)
     verbatim = read_verbatim(args)
     search = SearchOptions.from_args(args)
-    translator = _translator(EngineOptions.from_args(args), args.model)
+    context, options = _join_workers(EngineOptions.from_args(args))
+    translator = _translator(options, args.model)
     settings = search.settings(translator.decode, nbest=args.nbest)
-    progress = bool(args.input) and not args.no_progress
-    run = _Run(translator, settings, search.use_cache, progress, glossary, args.scores, verbatim)
-    if args.split_sentences:
-        documents = run.documents(lines)
-        if args.scores:
-            text = _scores_lines(translator, lines, documents, glossary)
-        else:
-            text = "".join(d.text + "\n" for d in documents)
-        if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
-        else:
-            sys.stdout.write(text)
-        return 0
-    _refuse_overlong(translator, lines, args.input)
-    results = run.sentences(lines)
-    if args.scores:
-        text = _scores_lines(translator, lines, results, glossary)
-    elif args.nbest == 1:
-        text = "".join(r.text + "\n" for r in results)
-    else:  # fairseq / Moses style: sentence index ||| output ||| score
-        text = "".join(
-            f"{i} ||| {c.text} ||| {c.score:.4f}\n" for i, r in enumerate(results) for c in r.nbest
+    if not args.split_sentences:
+        _refuse_overlong(translator, lines, args.input)
+    show_bar = bool(args.input) and not args.no_progress and context.is_main
+    texts: list[str] = []
+    views: list[dict[str, Any] | None] = []
+    with tqdm(total=len(lines), unit="line", disable=not show_bar, file=sys.stderr) as bar:
+        # Sentence by sentence within rank 0's own chunk; whole rounds for the others' and for
+        # documents (whose sentences are not lines).
+        per_batch = None if args.split_sentences else bar.update
+        run = _Run(
+            translator, settings, search.use_cache, per_batch, glossary, args.scores, verbatim
         )
+        for finished in map_chunks(
+            lines,
+            lambda offset, chunk: _render(run, args, offset, chunk),
+            context,
+            chunk_size=args.chunk_lines,
+        ):
+            for text, view in finished.results:
+                texts.append(text)
+                views.append(view)
+                if not args.output:
+                    sys.stdout.write(text)
+            if not args.output:
+                sys.stdout.flush()
+            bar.update(finished.done - bar.n)
+    shutdown_distributed(context)
+    if not context.is_main:
+        return 0
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+        write_atomic(Path(args.output), "".join(texts).encode("utf-8"))
     if args.attention:
-        _write_attention(translator, results, args.attention)
+        Path(args.attention).write_text(json.dumps(views, ensure_ascii=False), encoding="utf-8")
     return 0
 
 
@@ -255,6 +296,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _evaluate_translation(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from anuvad.evaluation.metrics import default_tokenize, evaluate_translations
 
     references = read_input_lines(args.references)
@@ -269,12 +312,13 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
         used = search.settings(translator.decode)
         tgt_lang = translator.model_file.config.data.tgt_lang
         sources = read_input_lines(args.source)
-        progress = not args.no_progress
-        run = _Run(translator, used, search.use_cache, progress, glossary)
-        if args.split_sentences:
-            hypotheses = [d.text for d in run.documents(sources)]
-        else:
-            hypotheses = [r.text for r in run.sentences(sources)]
+        total = None if args.split_sentences else len(sources)  # documents: sentences unknown
+        with tqdm(total=total, unit="sent", disable=args.no_progress, file=sys.stderr) as bar:
+            run = _Run(translator, used, search.use_cache, bar.update, glossary)
+            if args.split_sentences:
+                hypotheses = [d.text for d in run.documents(sources)]
+            else:
+                hypotheses = [r.text for r in run.sentences(sources)]
         settings = {
             "model": str(args.model),
             **{
@@ -306,17 +350,32 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
     return 0
 
 
+def _join_workers(options: EngineOptions) -> tuple[DistributedContext, EngineOptions]:
+    """This process' place among the workers ``torchrun`` started (one process without it),
+    and the engine options with each worker on its own device (a GPU per local rank)."""
+    from anuvad.distributed import init_distributed
+
+    context = init_distributed(options.device)
+    if context.enabled:
+        options = dataclasses.replace(options, device=str(context.device))
+    return context, options
+
+
 def cmd_backtranslate(args: argparse.Namespace) -> int:
-    """Translate monolingual files with a reverse model into synthetic pairs (resumable)."""
+    """Translate monolingual files with a reverse model into synthetic pairs (resumable; shared
+    among the workers when started by ``torchrun``)."""
     from tqdm import tqdm
 
+    from anuvad.distributed import shutdown_distributed
     from anuvad.inference.backtranslate import backtranslate
 
     search = SearchOptions.from_args(args)
-    translator = _translator(EngineOptions.from_args(args), args.model)
+    context, options = _join_workers(EngineOptions.from_args(args))
+    translator = _translator(options, args.model)
     # Greedy unless asked otherwise: fast, and tagged training copes with its monotony.
     settings = search.settings(translator.decode, beam_size=search.get("beam_size") or 1)
-    with tqdm(unit="line", disable=args.no_progress, file=sys.stderr) as bar:
+    show_bar = not args.no_progress and context.is_main
+    with tqdm(unit="line", disable=not show_bar, file=sys.stderr) as bar:
 
         def show(done: int, total: int) -> None:
             bar.total = total
@@ -331,12 +390,16 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
             chunk_lines=args.chunk_lines,
             progress=show,
             use_cache=search.use_cache,
+            context=context,
         )
-    print(
-        f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "
-        f"({result.read} lines read, {result.skipped} skipped as empty, "
-        f"{result.resumed_from} done by an earlier run, {result.seconds:.0f} s)"
-    )
+    shutdown_distributed(context)
+    if context.is_main:
+        print(
+            f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "
+            f"({result.read} lines read, {result.skipped} skipped as empty, "
+            f"{result.resumed_from} done by an earlier run, {result.seconds:.0f} s"
+            + (f", {context.world_size} workers)" if context.enabled else ")")
+        )
     return 0
 
 
@@ -365,7 +428,11 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     add_search_options(p)
     p.set_defaults(func=cmd_backtranslate)
 
-    p = add("translate", "Translate sentences (one per line) from stdin or a file.")
+    p = add(
+        "translate",
+        "Translate sentences (one per line) from stdin or a file; under torchrun the workers "
+        "share the lines (rank 0 writes them in order).",
+    )
     p.add_argument(
         "--model", required=True, help="a model file (.pt), or an exported CTranslate2 folder"
     )
@@ -373,6 +440,13 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--output", help="output file (default stdout)")
     p.add_argument(
         "--nbest", type=int, default=1, help="outputs per sentence ('i ||| text ||| score')"
+    )
+    p.add_argument(
+        "--chunk-lines",
+        type=int,
+        default=2000,
+        help="lines translated together (and the unit the workers share under torchrun; the "
+        "output does not depend on the number of workers)",
     )
     p.add_argument("--attention", metavar="FILE", help="write attention matrices as JSON")
     p.add_argument(

@@ -11,7 +11,8 @@ codes from the reverse model: its target language is the forward source). It wor
 can be killed at any moment: the finished chunks live in ``.partial`` files with a progress
 record, a second call continues after the last finished chunk, and the final files appear only
 when everything is done (renamed into place, never half-written). Lines that are empty, or
-whose translation is empty, are skipped and counted.
+whose translation is empty, are skipped and counted. Under ``torchrun`` the chunks are shared
+among the workers and the files are the ones a single process writes (issue 39).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from typing import TYPE_CHECKING
 
 from anuvad.atomic import write_atomic
 from anuvad.data.corpora import read_text_lines
+from anuvad.distributed import DistributedContext, from_main
 from anuvad.errors import DataError
+from anuvad.inference.sharding import map_chunks
 
 if TYPE_CHECKING:
     from anuvad.decode_config import DecodeConfig
@@ -131,6 +134,7 @@ def backtranslate(
     chunk_lines: int = 2000,
     progress: Callable[[int, int], object] | None = None,
     use_cache: bool = True,
+    context: DistributedContext | None = None,
 ) -> BacktranslationResult:
     """Translate monolingual text with a reverse model into aligned synthetic pairs.
 
@@ -147,9 +151,12 @@ def backtranslate(
         chunk_lines: input lines per finished chunk (what a kill can lose).
         progress: called with (input lines done, input lines in all) after every chunk.
         use_cache: the key/value cache (False: re-run the decoder each step, for benchmarks).
+        context: this process' place among the workers ``torchrun`` started (None: one
+            process): each rank translates whole chunks (:mod:`anuvad.inference.sharding`),
+            rank 0 writes them in input order; the files equal one process' files.
 
     Returns:
-        What was read, written and skipped.
+        What was read, written and skipped (``written`` and ``skipped`` counted on rank 0).
 
     Raises:
         DataError: an input file is missing or not UTF-8 (naming the line), or the progress
@@ -157,52 +164,68 @@ def backtranslate(
     """
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
+    context = context or DistributedContext()
     settings = settings or engine.settings(beam_size=1)
     data = engine.model_file.config.data
     synthetic_path, real_path = output_paths(out_prefix, data.tgt_lang, data.src_lang)
     source_names = [str(path) for path in inputs]
     lines = [line for path in inputs for line in read_text_lines(path, max_lines)]
-    if synthetic_path.exists() and real_path.exists():
-        written = sum(1 for _ in synthetic_path.open("rb"))
-        logger.info("%s and %s exist; nothing to do", synthetic_path, real_path)
+    progress_path = out_prefix.with_name(f"{out_prefix.name}.progress.json")
+
+    def begin() -> tuple[int, int, bool]:
+        """(input lines done, pairs written, finished) on rank 0, which alone writes."""
+        if synthetic_path.exists() and real_path.exists():
+            logger.info("%s and %s exist; nothing to do", synthetic_path, real_path)
+            return len(lines), sum(1 for _ in synthetic_path.open("rb")), True
+        out_prefix.parent.mkdir(parents=True, exist_ok=True)
+        done, written = _read_progress(progress_path, source_names)
+        for path in (synthetic_path, real_path):
+            if done and path.exists() and not _partial(path).exists():
+                os.replace(path, _partial(path))  # killed between the two final renames
+            _truncate_lines(_partial(path), written)
+        return done, written, False
+
+    done, written, finished = from_main(begin, context)
+    if finished:
         return BacktranslationResult(
             synthetic_path, real_path, len(lines), written, 0, len(lines), 0.0
         )
-    out_prefix.parent.mkdir(parents=True, exist_ok=True)
-    progress_path = out_prefix.with_name(f"{out_prefix.name}.progress.json")
-    done, written = _read_progress(progress_path, source_names)
     resumed_from = done
-    for path in (synthetic_path, real_path):
-        if done and path.exists() and not _partial(path).exists():
-            os.replace(path, _partial(path))  # killed between the two final renames
-        _truncate_lines(_partial(path), written)
     started = time.monotonic()
-    while done < len(lines):
-        chunk = lines[done : done + chunk_lines]
-        todo = [line for line in chunk if line]
-        translated = engine.translate(todo, settings, use_cache=use_cache)
-        outputs = [t.text.strip() for t in translated]
-        pairs = [(out, real) for out, real in zip(outputs, todo, strict=True) if out]
-        _append(_partial(synthetic_path), [out for out, _ in pairs])
-        _append(_partial(real_path), [real for _, real in pairs])
-        done += len(chunk)
-        written += len(pairs)
-        record = {"inputs": source_names, "done": done, "written": written}
-        write_atomic(progress_path, json.dumps(record).encode("utf-8"))
+
+    def work(_offset: int, chunk: Sequence[str]) -> list[str]:
+        """One translation per line of ``chunk``; "" for an empty line."""
+        translated = iter(
+            engine.translate([line for line in chunk if line], settings, use_cache=use_cache)
+        )
+        return [next(translated).text.strip() if line else "" for line in chunk]
+
+    for finished_round in map_chunks(lines, work, context, chunk_size=chunk_lines, start=done):
+        if context.is_main:
+            real = lines[done : finished_round.done]
+            pairs = [
+                (out, src) for out, src in zip(finished_round.results, real, strict=True) if out
+            ]
+            _append(_partial(synthetic_path), [out for out, _ in pairs])
+            _append(_partial(real_path), [src for _, src in pairs])
+            written += len(pairs)
+            record = {"inputs": source_names, "done": finished_round.done, "written": written}
+            write_atomic(progress_path, json.dumps(record).encode("utf-8"))
+        done = finished_round.done
         if progress is not None:
             progress(done, len(lines))
-    os.replace(_partial(real_path), real_path)
-    os.replace(_partial(synthetic_path), synthetic_path)
-    progress_path.unlink(missing_ok=True)
-    seconds = time.monotonic() - started
-    logger.info(
-        "back-translated %d lines into %d pairs (%s, %s) in %.0f s",
-        len(lines) - resumed_from,
-        written,
-        synthetic_path,
-        real_path,
-        seconds,
-    )
+    if context.is_main:
+        os.replace(_partial(real_path), real_path)
+        os.replace(_partial(synthetic_path), synthetic_path)
+        progress_path.unlink(missing_ok=True)
+        logger.info(
+            "back-translated %d lines into %d pairs (%s, %s) in %.0f s",
+            len(lines) - resumed_from,
+            written,
+            synthetic_path,
+            real_path,
+            time.monotonic() - started,
+        )
     return BacktranslationResult(
         synthetic_path,
         real_path,
@@ -210,5 +233,5 @@ def backtranslate(
         written,
         len(lines) - written,
         resumed_from,
-        seconds,
+        time.monotonic() - started,
     )

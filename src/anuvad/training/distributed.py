@@ -1,108 +1,12 @@
-"""Multi-process training with PyTorch DistributedDataParallel, launched by ``torchrun``.
-
-``torchrun`` sets ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE``; without them training runs in one
-process. NCCL is used between GPUs and gloo between CPU processes.
-
-Single node, 4 GPUs::
-
-    torchrun --standalone --nproc-per-node 4 -m anuvad.cli.main train --config configs/base.yaml
-
-Two nodes, 8 GPUs each (run on both, with node 0's address)::
-
-    torchrun --nnodes 2 --nproc-per-node 8 --node-rank {0|1} \\
-        --rdzv-backend c10d --rdzv-endpoint HOST0:29500 \\
-        -m anuvad.cli.main train --config configs/big.yaml
-"""
+"""Multi-process training with PyTorch DistributedDataParallel, launched by ``torchrun`` (the
+process group itself: :mod:`anuvad.distributed`)."""
 
 from __future__ import annotations
 
-import ctypes
-import datetime as _dt
-import logging
-import os
-import signal
-import sys
-from dataclasses import dataclass, field
-
-import torch
-import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from anuvad.errors import TrainingError
-
-logger = logging.getLogger(__name__)
-
-# How long a rank waits in a collective (or for the others to join) before it fails: a rank that
-# died without its launcher noticing ends the others within this time.
-COLLECTIVE_TIMEOUT = _dt.timedelta(minutes=10)
-PR_SET_PDEATHSIG = 1  # prctl(2)
-
-
-@dataclass(frozen=True)
-class DistributedContext:
-    """This process' place in the job."""
-
-    rank: int = 0
-    world_size: int = 1
-    local_rank: int = 0
-    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
-
-    @property
-    def is_main(self) -> bool:
-        """Only rank 0 writes checkpoints, logs and the model file."""
-        return self.rank == 0
-
-    @property
-    def enabled(self) -> bool:
-        """Whether more than one process takes part."""
-        return self.world_size > 1
-
-
-def init_distributed(device: str = "auto") -> DistributedContext:
-    """Join the process group ``torchrun`` set up, or describe a single process.
-
-    Args:
-        device: "auto" (one GPU per local rank when CUDA is there, else the CPU), "cpu", or
-            "cuda" / "cuda:N" (N is ignored under torchrun: each rank takes its local GPU).
-    """
-    world_size = int(os.environ.get("WORLD_SIZE", "1"))
-    rank = int(os.environ.get("RANK", "0"))
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    use_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
-    if use_cuda:
-        if world_size > 1 and local_rank >= torch.cuda.device_count():
-            raise TrainingError(
-                f"local rank {local_rank} has no GPU of its own: this machine has "
-                f"{torch.cuda.device_count()} and NCCL needs one per process; start torchrun "
-                f"with --nproc-per-node {torch.cuda.device_count()} or set train.device=cpu"
-            )
-        if world_size > 1 or device in ("auto", "cuda"):
-            chosen = torch.device("cuda", local_rank if world_size > 1 else 0)
-        else:
-            chosen = torch.device(device)
-        torch.cuda.set_device(chosen)
-    else:
-        chosen = torch.device("cpu")
-    if world_size > 1 and not dist.is_initialized():
-        exit_with_launcher()
-        backend = "nccl" if use_cuda else "gloo"
-        dist.init_process_group(backend=backend, timeout=COLLECTIVE_TIMEOUT)
-        logger.info("rank %d of %d joined (%s, %s)", rank, world_size, backend, chosen)
-    return DistributedContext(rank, world_size, local_rank, chosen)
-
-
-def exit_with_launcher() -> None:
-    """Have the kernel end this worker when its launcher (torchrun's agent, the parent) dies,
-    so that a killed launcher leaves no orphans holding the run folder (Linux: the parent-death
-    signal; elsewhere the collective timeout below ends them)."""
-    if not sys.platform.startswith("linux"):
-        return
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        logger.warning("could not ask to end with the launcher (errno %d)", ctypes.get_errno())
-    if os.getppid() == 1:  # the launcher died before the request: end now
-        raise TrainingError("the launcher (torchrun) is gone; this worker stops")
+from anuvad.distributed import DistributedContext
 
 
 def wrap_model(model: nn.Module, context: DistributedContext) -> nn.Module:
@@ -111,24 +15,3 @@ def wrap_model(model: nn.Module, context: DistributedContext) -> nn.Module:
         return model
     device_ids = [context.device.index] if context.device.type == "cuda" else None
     return DistributedDataParallel(model, device_ids=device_ids)
-
-
-def barrier(context: DistributedContext) -> None:
-    """Wait for every rank (no-op in a single process)."""
-    if context.enabled:
-        dist.barrier()
-
-
-def any_rank(flag: bool, context: DistributedContext) -> bool:
-    """True on every rank only if ``flag`` is True on any rank (e.g. "stop now")."""
-    if not context.enabled:
-        return flag
-    tensor = torch.tensor([1.0 if flag else 0.0], device=context.device)
-    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
-    return bool(tensor.item() > 0)
-
-
-def shutdown_distributed(context: DistributedContext) -> None:
-    """Leave the process group."""
-    if context.enabled and dist.is_initialized():
-        dist.destroy_process_group()

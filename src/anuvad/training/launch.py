@@ -11,8 +11,8 @@ from pathlib import Path
 
 from anuvad.config import ExperimentConfig, load_config
 from anuvad.data.prepare import load_prepared, prepare_or_load
+from anuvad.distributed import barrier, init_distributed, shutdown_distributed
 from anuvad.errors import TrainingError
-from anuvad.training.distributed import barrier, init_distributed, shutdown_distributed
 from anuvad.training.run_lock import hold_run_folder
 from anuvad.training.run_log import RUN_INFO_FILE, read_run_history
 from anuvad.training.trainer import Trainer, TrainResult

@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -25,12 +25,11 @@ from torch import nn
 from anuvad.checkpoint import atomic_save, read_payload, save_model
 from anuvad.config import config_from_dict
 from anuvad.data.tokenizer import Tokenizer
+from anuvad.distributed import DistributedContext
 from anuvad.errors import CheckpointError, ConfigError, TrainingError
 from anuvad.model.transformer import build_model
-from anuvad.training.distributed import DistributedContext
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 STATE_FORMAT = "anuvad-training-state"
 STATE_FORMAT_VERSION = 1
@@ -127,16 +126,6 @@ def restore_rank_rng_state(state: dict[str, Any], context: DistributedContext) -
             context.world_size,
         )
     restore_rng_state(state)
-
-
-def broadcast_from_main(value: T | None, context: DistributedContext) -> T:
-    """Rank 0's ``value`` on every rank (pickled; a collective). In one process: ``value``."""
-    if context.enabled:
-        box: list[Any] = [value if context.is_main else None]
-        dist.broadcast_object_list(box, src=0, device=context.device)
-        value = box[0]
-    assert value is not None, "rank 0 sends a value"
-    return value
 
 
 def checkpoint_path(run_dir: Path, step: int) -> Path:

@@ -27,11 +27,12 @@ from anuvad.data.batching import Batch, collate, rank_share
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
 from anuvad.data.prepared_folder import data_fingerprint
 from anuvad.device import resolve_device
+from anuvad.distributed import DistributedContext, any_rank, barrier, broadcast_from_main
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention
 from anuvad.model.transformer import Transformer, build_model, count_parameters
 from anuvad.training.checks import check_same_data, check_settings, prepare_run_folder
-from anuvad.training.distributed import DistributedContext, any_rank, barrier, wrap_model
+from anuvad.training.distributed import wrap_model
 from anuvad.training.epochs import EpochData
 from anuvad.training.loss import label_smoothed_loss, label_smoothed_nll
 from anuvad.training.optim import build_optimizer, noam_learning_rate, set_learning_rate
@@ -40,7 +41,6 @@ from anuvad.training.run_log import RunLogger, ThroughputWindow, peak_memory_mib
 from anuvad.training.state import (
     Progress,
     TrainingState,
-    broadcast_from_main,
     checkpoint_path,
     gather_rng_states,
     latest_training_state,

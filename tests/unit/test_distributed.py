@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from anuvad.distributed import init_distributed
 from anuvad.errors import TrainingError
-from anuvad.training.distributed import init_distributed
 
 
 def test_more_gpu_ranks_than_gpus_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
