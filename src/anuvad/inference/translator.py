@@ -150,7 +150,9 @@ class Translator:
         """Trainable parameters of the model, each shared matrix counted once."""
         return count_parameters(self.model)
 
-    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+    def encode(self, texts: Sequence[str]) -> list[list[int]]:
+        """Source ids per text, as the search gets them (prepared, tokenised, cut to the
+        model's length; no EOS)."""
         return encode_sources(
             texts, self.model_file.config.data, self.src_tokenizer, self.max_src_tokens
         )
@@ -236,7 +238,7 @@ class Translator:
             self._assess([texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 
-        results = translate_encoded(texts, self._encode(texts), d, search, progress, stop=stop)
+        results = translate_encoded(texts, self.encode(texts), d, search, progress, stop=stop)
         if required is not None:
             for result, own in zip(results, required, strict=True):
                 result.copied = copied_report(
@@ -335,7 +337,7 @@ class Translator:
         backward: list[OutputSignals | None] = [None] * len(best)
         if self.reverse is not None:
             reverse = self.reverse
-            written = reverse._encode([c.text for c in best])
+            written = reverse.encode([c.text for c in best])
             top = reverse.model_file.config.model.max_positions - 1  # room for EOS
             normalize = source_normalizer(reverse.model_file.config.data)
             originals = [(reverse.tgt_tokenizer.encode(normalize(t))[:top], True) for t in texts]
@@ -380,7 +382,7 @@ class Translator:
     def attention_of(self, result: Translation) -> AttentionView:
         """The attention view of a translation :meth:`translate` returned (its best output)."""
         text = result.source
-        src = [*self._encode([text])[0], EOS_ID]
+        src = [*self.encode([text])[0], EOS_ID]
         src_ids = torch.tensor(src, device=self.device)  # (S,)
         matrices = attention_matrices(self.model, src_ids, result.token_ids, result.finished)
         tgt = result.token_ids + ([EOS_ID] if result.finished else [])

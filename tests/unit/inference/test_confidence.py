@@ -73,7 +73,7 @@ def test_asking_for_quality_changes_no_translation(
 
 def test_padding_changes_no_signal(model_file: ModelFile) -> None:
     t = translator(model_file)
-    sources = t._encode(["Yes.", "The children are playing in the garden."])
+    sources = t.encode(["Yes.", "The children are playing in the garden."])
     outputs = [([5, 6, 7], True), ([8, 9, 10, 11, 12, 13, 14], False)]
     together = output_signals(t.model, sources, outputs)
     for i in range(2):

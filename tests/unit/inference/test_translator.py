@@ -119,7 +119,7 @@ def test_beam_one_is_greedy_search(model_file: ModelFile) -> None:
     t = translator(model_file)
     settings = t.settings(beam_size=1)
     results = t.translate(SENTENCES[:2], settings)
-    src_ids, src_pad_mask = collate_source(t._encode(SENTENCES[:2]))
+    src_ids, src_pad_mask = collate_source(t.encode(SENTENCES[:2]))
     greedy = greedy_search(
         t.model, src_ids, src_pad_mask, settings, constraint=repetition_blocking(t, settings)
     )
@@ -189,7 +189,7 @@ def test_attention_view_shapes_tokens_and_normalisation(
     view = t.attention(text, t.settings(beam_size=beam_size))
     (result,) = t.translate([text], t.settings(beam_size=beam_size))
     assert view.text == result.text and view.score == pytest.approx(result.score)
-    src_ids = t._encode([text])[0]
+    src_ids = t.encode([text])[0]
     assert view.src_tokens[-1] == "</s>" and len(view.src_tokens) == len(src_ids) + 1
     assert view.tgt_tokens == model_file.tgt_tokenizer.id_to_piece(
         result.token_ids + ([EOS_ID] if result.finished else [])
@@ -209,7 +209,7 @@ def test_attention_is_what_incremental_decoding_saw(model_file: ModelFile) -> No
     t = translator(model_file)
     view = t.attention("Where is the station?", t.settings(beam_size=1))
     (result,) = t.translate(["Where is the station?"], t.settings(beam_size=1))
-    src_ids, src_pad_mask = collate_source(t._encode(["Where is the station?"]))
+    src_ids, src_pad_mask = collate_source(t.encode(["Where is the station?"]))
     model = t.model
     with torch.no_grad():
         cache = model.init_cache(model.encode(src_ids, src_pad_mask))
@@ -300,7 +300,7 @@ def test_the_bound_rule_reaches_the_beam_search(model_file: ModelFile) -> None:
     bound = t.translate(SENTENCES, settings)
     nbest_ids = [[c.token_ids for c in r.nbest] for r in bound]
     assert nbest_ids != [[c.token_ids for c in r.nbest] for r in t.translate(SENTENCES, finished)]
-    encoded = t._encode(SENTENCES)
+    encoded = t.encode(SENTENCES)
     src_ids, pad = collate_source([ids for ids in encoded if ids])
     constraint = repetition_blocking(t, settings)
     want = beam_search(t.model, src_ids, pad, settings, constraint=constraint)

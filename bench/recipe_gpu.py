@@ -1,0 +1,210 @@
+"""Issue 39's whole recipe in one command, for a lent GPU (``make train-gpu``): each call runs
+the stages it can within ``--minutes`` and stops; the next call on the same machine continues
+(finished stages are skipped, an interrupted training run resumes exactly from its last
+checkpoint). Every finished model and its dev scores land in ``--out`` ($OUT).
+
+Stages (each one an ``anuvad`` command; a stage is done when its marker file exists):
+
+1. ``bt-en``: English news (WMT newstest, BBC) back-translated into Hindi by the shipped
+   English→Hindi model (greedy, no 4-gram twice) → ``data/synthetic/bt-{wmt,bbc}.*``.
+2. ``hien``: configs/hien_bt_d256_L3.yaml (Reuters left out: the pack that travels stays small),
+   trained ``--hien-minutes`` of GPU time (the recipe's CPU limit does not apply), averaged.
+3. ``hien-eval``: the averaged model exported (float16) into ``--out`` and scored on NTREX-128.
+4. ``bt-hi``: all punctuated monolingual Hindi back-translated by that model →
+   ``data/synthetic/bt-hi.*``.
+5. ``enhi`` and ``enhi-eval``: configs/enhi_bt_d256_L3.yaml in the same way.
+
+On the device (its python3 has torch; the wheels and data pack travel in .gpu/, ``make
+gpu-pack`` builds them here)::
+
+    make train-gpu          # = python3 bench/recipe_gpu.py --minutes 8.5 --out $OUT
+
+The stages are plain commands, so on a CPU machine the same script runs the recipe slowly
+(``--device cpu``); tests/integration/test_recipe_gpu.py runs it there on tiny configs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+MONO_EN = ("wmt-newstest-en", "bbc-news-2005")
+MONO_HI = (
+    "bbc-news", "covid-news-2020", "discourse-stories", "hdtb-full-news-conv",
+    "hdtb-ssf-news-tourism", "hdtb-wx-pos-general", "hiner-news-tourism", "hiwiki-40articles",
+    "hiwiki-sample", "ijcnlp08-ner-general", "ilci-health-tourism", "ilner-general",
+    "mann-ki-baat-speech",
+)  # fmt: skip
+SHIPPED = Path("data/trained_models")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What one call runs, and where."""
+
+    data: Path  # the data root (ANUVAD_DATA)
+    work: Path  # run folders and stage markers (kept between calls on the same machine)
+    out: Path  # finished models and scores
+    device: str
+    deadline: float  # time.monotonic() by which this call ends
+    hien_config: str
+    enhi_config: str
+    hien_minutes: float
+    enhi_minutes: float
+    mono_lines: int  # lines per monolingual file (0: all)
+    overrides: tuple[str, ...]  # applied to both training runs (e.g. a tiny test's)
+    hien_extra: tuple[str, ...]  # applied to the Hindi->English run only
+
+    def left(self) -> float:
+        """Seconds left in this call."""
+        return self.deadline - time.monotonic()
+
+
+def anuvad(*args: str, timeout: float | None = None) -> bool:
+    """Run one ``anuvad`` command; False when it ran out of ``timeout`` (killed; it resumes)."""
+    command = [sys.executable, "-m", "anuvad.cli.main", *args]
+    print("+ anuvad " + " ".join(args), flush=True)
+    try:
+        subprocess.run(command, check=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print("  stopped at this call's deadline; the next call continues", flush=True)
+        return False
+    return True
+
+
+def shipped(pair: str) -> Path:
+    """The newest shipped model of ``pair`` ("enhi", "hien")."""
+    return sorted(SHIPPED.glob(f"{pair}_*.pt"))[-1]
+
+
+def backtranslate(recipe: Recipe, model: Path, files: list[Path], prefix: str) -> bool:
+    lines = ["--max-lines", str(recipe.mono_lines)] if recipe.mono_lines else []
+    return anuvad(
+        "backtranslate", "--model", str(model), "--device", recipe.device, "--no-progress",
+        "--input", *map(str, files), "--out-prefix", f"data/synthetic/{prefix}",
+        "--beam-size", "1", "--no-repeat-ngram-size", "4", *lines,
+        timeout=recipe.left(),
+    )  # fmt: skip
+
+
+def train(recipe: Recipe, config: str, name: str, minutes: float, extra: tuple[str, ...]) -> bool:
+    """Train ``config`` (its data prepared first) for ``minutes`` of training time in all,
+    resuming the run an earlier call on this machine left."""
+    run_dir, data_dir = recipe.work / name, recipe.work / f"{name}-data"
+    settings = (
+        f"train.device={recipe.device}", f"train.max_minutes={minutes}", "train.max_steps=0",
+        *recipe.overrides, *extra,
+    )  # fmt: skip
+    where = ["--data", str(data_dir), "--no-progress"]
+    if (run_dir / "checkpoints").is_dir():
+        return anuvad("train", "--resume", str(run_dir), *where, *settings, timeout=recipe.left())
+    return anuvad(
+        "train", "--config", config, "--run-dir", str(run_dir), *where, *settings,
+        timeout=recipe.left(),
+    )  # fmt: skip
+
+
+def export_and_score(recipe: Recipe, name: str, source: str, reference: str) -> bool:
+    """The run's averaged model into ``out`` (float16) and its NTREX-128 dev scores beside it."""
+    folder = recipe.out / name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    if not anuvad(
+        "export", str(recipe.work / name / "model.pt"), "--dtype", "float16", "--out", str(folder)
+    ):
+        return False
+    (model,) = folder.glob("*.pt")
+    dev = recipe.data / "en-hi/dev-general"
+    return anuvad(
+        "evaluate", "--model", str(model), "--source", str(dev / source), "--references",
+        str(dev / reference), "--device", recipe.device, "--json", "--no-progress",
+        "--write-hypotheses", str(folder / "ntrex128.hyp"), timeout=recipe.left(),
+    )  # fmt: skip
+
+
+def exported(recipe: Recipe, name: str) -> Path:
+    (model,) = (recipe.out / name).glob("*.pt")
+    return model
+
+
+def stages(recipe: Recipe) -> list[tuple[str, Callable[[], bool]]]:
+    """The recipe in order: (name, run it → finished?)."""
+    en = [recipe.data / f"en-hi/mono-en/{name}.en.gz" for name in MONO_EN]
+    hi = [recipe.data / f"en-hi/mono-hi/{name}.hi.gz" for name in MONO_HI]
+    return [
+        ("bt-en-wmt", lambda: backtranslate(recipe, shipped("enhi"), en[:1], "bt-wmt")),
+        ("bt-en-bbc", lambda: backtranslate(recipe, shipped("enhi"), en[1:], "bt-bbc")),
+        (
+            "hien",
+            lambda: train(
+                recipe, recipe.hien_config, "hien", recipe.hien_minutes, recipe.hien_extra
+            ),
+        ),
+        ("hien-eval", lambda: export_and_score(recipe, "hien", "ntrex128.hi", "ntrex128.en")),
+        ("bt-hi", lambda: backtranslate(recipe, exported(recipe, "hien"), hi, "bt-hi")),
+        ("enhi", lambda: train(recipe, recipe.enhi_config, "enhi", recipe.enhi_minutes, ())),
+        ("enhi-eval", lambda: export_and_score(recipe, "enhi", "ntrex128.en", "ntrex128.hi")),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=8.5, help="this call's wall clock")
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "runs/gpu-out")))
+    parser.add_argument("--work", type=Path, default=Path("runs/gpu"))
+    parser.add_argument(
+        "--data", type=Path, default=Path(os.environ.get("ANUVAD_DATA", "../shared/data"))
+    )
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--hien-config", default="configs/hien_bt_d256_L3.yaml")
+    parser.add_argument("--enhi-config", default="configs/enhi_bt_d256_L3.yaml")
+    parser.add_argument("--hien-minutes", type=float, default=3.0, help="training time in all")
+    parser.add_argument("--enhi-minutes", type=float, default=3.0, help="training time in all")
+    parser.add_argument("--mono-lines", type=int, default=0, help="lines per mono file (0: all)")
+    parser.add_argument(
+        "--hien-extra",
+        nargs="*",
+        default=["data.train.16.weight=0"],
+        help="settings for the Hindi->English run (default: Reuters left out of the pack)",
+    )
+    parser.add_argument("overrides", nargs="*", help="key=value settings for both trainings")
+    args = parser.parse_args()
+    os.environ["ANUVAD_DATA"] = str(args.data.resolve())
+    recipe = Recipe(
+        args.data, args.work, args.out, args.device, time.monotonic() + 60 * args.minutes,
+        args.hien_config, args.enhi_config, args.hien_minutes, args.enhi_minutes,
+        args.mono_lines, tuple(args.overrides), tuple(args.hien_extra),
+    )  # fmt: skip
+    recipe.work.mkdir(parents=True, exist_ok=True)
+    recipe.out.mkdir(parents=True, exist_ok=True)
+    report: dict[str, float | str] = {}
+    for name, run in stages(recipe):
+        marker = recipe.work / f"{name}.done"
+        if marker.exists():
+            report[name] = "done earlier"
+            continue
+        if recipe.left() < 20:
+            report[name] = "not started: the call's time is spent"
+            break
+        started = time.monotonic()
+        if not run():
+            report[name] = f"stopped after {time.monotonic() - started:.0f} s (resumes next call)"
+            break
+        marker.write_text("done\n", encoding="utf-8")
+        report[name] = round(time.monotonic() - started, 1)
+    (recipe.out / "recipe.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
