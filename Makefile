@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-opus train-demo test test-fast test-system lint format install clean chromium synthetic calibrate
+.PHONY: demo demo-opus train-demo test test-fast test-system lint format install clean chromium synthetic calibrate synthetic-en gpu-pack train-gpu
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,44 @@ synthetic: $(STAMP)
 		--input $(foreach f,$(MONO_HI),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
 		--out-prefix data/synthetic/bt-mono --beam-size 1 --max-tokens 6000 \
 		--no-repeat-ngram-size 4
+
+# Back-translated English news for configs/hien_bt_d256_L3.yaml: the shipped English->Hindi model
+# translates WMT newstest, BBC 2004-05 and the first 25,000 lines of Reuters-21578 into
+# data/synthetic/bt-{wmt,bbc,reuters}.{hi,en}: CTranslate2 int8, one thread each in two worker
+# processes started by torchrun (two single-thread workers translate this d256 model about 4x
+# faster than one process on both cores). Resumable; does nothing when the files exist.
+MONO_EN := $(ANUVAD_DATA)/en-hi/mono-en
+BT_EN = $(BIN)/python -m torch.distributed.run --standalone --nproc-per-node 2 -m anuvad.cli.main \
+	backtranslate --model "$$(ls $(SHIPPED)/enhi_*.pt | tail -1)" --engine ctranslate2 \
+	--compute-type int8 --beam-size 1 --no-repeat-ngram-size 4 --no-progress
+synthetic-en: $(STAMP)
+	$(BT_EN) --input $(MONO_EN)/wmt-newstest-en.en.gz --out-prefix data/synthetic/bt-wmt
+	$(BT_EN) --input $(MONO_EN)/bbc-news-2005.en.gz --out-prefix data/synthetic/bt-bbc
+	$(BT_EN) --input $(MONO_EN)/reuters21578.en.gz --max-lines 25000 --out-prefix data/synthetic/bt-reuters
+
+# Issue 39's recipe on a lent GPU, where nothing can be downloaded. Here: `make gpu-pack` writes
+# .gpu/ (the corpora and monolingual files both round-2 recipes read, as a checksummed data pack,
+# and the wheels the device's python3 lacks); carry .gpu to the device. There, in calls of at
+# most 9 minutes, each continuing the last on the same machine: `make train-gpu` (models and dev
+# scores into $$OUT; bench/recipe_gpu.py says what each stage does).
+GPU := .gpu
+GPU_WHEELS := indic-nlp-library==0.92 morfessor==2.0.6 sacremoses==0.2.0 sentence-splitter==1.4
+MONO_FILES := $(foreach f,wmt-newstest-en bbc-news-2005,--file en-hi/mono-en/$(f).en.gz) \
+	$(foreach f,bbc-news covid-news-2020 discourse-stories hdtb-full-news-conv hdtb-ssf-news-tourism \
+	hdtb-wx-pos-general hiner-news-tourism hiwiki-40articles hiwiki-sample ijcnlp08-ner-general \
+	ilci-health-tourism ilner-general mann-ki-baat-speech,--file en-hi/mono-hi/$(f).hi.gz)
+gpu-pack: $(STAMP)
+	mkdir -p $(GPU)/wheels
+	$(BIN)/pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+		--implementation py -d $(GPU)/wheels $(GPU_WHEELS)
+	$(BIN)/anuvad data pack --config configs/hien_bt_d256_L3.yaml --config configs/enhi_bt_d256_L3.yaml \
+		--data-root-only $(MONO_FILES) --out $(GPU)/data.tar.xz
+	du -sh $(GPU)
+train-gpu:
+	python3 -m pip install --quiet --no-index --no-deps --target /tmp/anuvad-site $(GPU)/wheels/*.whl
+	test -d /tmp/anuvad-data || PYTHONPATH=src:/tmp/anuvad-site python3 -m anuvad.cli.main \
+		data unpack $(GPU)/data.tar.xz --to /tmp/anuvad-data
+	PYTHONPATH=src:/tmp/anuvad-site python3 bench/recipe_gpu.py --minutes 8.5 --data /tmp/anuvad-data
 
 # The confidence files beside the shipped models (data/trained_models/*.confidence.json), each
 # direction with the other as its reverse model: fitted on the first halves of the caption and

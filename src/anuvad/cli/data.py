@@ -112,6 +112,10 @@ def cmd_data_pack(args: argparse.Namespace) -> int:
     configs = [load_config(path) for path in args.config]
     root = configs[0].data.resolve_root() if configs else Path(os.environ.get(DATA_ENV_VAR, "."))
     files = recipe_files(configs) + [(resolve_path(f, root), root) for f in args.file]
+    if args.data_root_only:  # e.g. ./data/synthetic/: the machine that unpacks makes them
+        files = [
+            (path, base) for path, base in files if path.resolve().is_relative_to(base.resolve())
+        ]
     planned = plan_pack(files)
     digest = write_pack(planned, Path(args.out), preset=args.level)
     raw = sum(f.size for f in planned)
@@ -175,6 +179,12 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         action="append",
         default=[],
         help="one more file, relative to the data root (e.g. en-hi/mono-hi/bbc-news.hi.gz); repeat",
+    )
+    pack.add_argument(
+        "--data-root-only",
+        action="store_true",
+        help="leave out the recipes' files outside the data root (./data/synthetic/...: made by "
+        "back-translation on the machine that unpacks)",
     )
     pack.add_argument("--out", required=True, help="the pack to write (e.g. enhi.pack.tar.xz)")
     pack.add_argument("--level", type=int, default=6, choices=range(10), help="xz level (6)")

@@ -121,3 +121,27 @@ def test_the_cli_packs_unpacks_and_names_a_missing_file(
     assert main(["data", "pack", "--config", "r.yaml", "--out", "q.tar.xz"]) == 2
     err = capsys.readouterr().err
     assert "a.hi" in err and "do not exist" in err and not (tmp_path / "q.tar.xz").exists()
+
+
+def test_data_root_only_leaves_out_what_the_unpacking_machine_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recipe reading ./data/synthetic/ (back-translations not made yet): --data-root-only
+    packs the corpora without it instead of refusing the missing file."""
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    write_root(tmp_path / "data-root")
+    config = recipe(tmp_path / "data-root")
+    synthetic = {"name": "bt", "src": "./data/synthetic/bt.en", "tgt": "./data/synthetic/bt.hi"}
+    config["data"]["train"].append(synthetic)  # type: ignore[index]
+    (tmp_path / "r.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    pack = ["data", "pack", "--config", "r.yaml", "--out", "p.tar.xz", "--level", "1"]
+    assert main(pack) == 2
+    assert "bt.en" in capsys.readouterr().err
+    assert main([*pack, "--data-root-only"]) == 0
+    assert "p.tar.xz: 5 files" in capsys.readouterr().out
+    assert main(["data", "unpack", "p.tar.xz", "--to", "copy"]) == 0
+    assert sorted(p.name for p in (tmp_path / "copy" / "en-hi").iterdir()) == [
+        "a.en", "a.hi", "b.tsv", "dev.en", "dev.hi",
+    ]  # fmt: skip
