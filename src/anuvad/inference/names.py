@@ -68,6 +68,8 @@ _EDGE_PUNCT = "\"'“”‘’()[]{},.;:!?"
 # The Devanagari block and the joiners: what a Hindi spelling of a name may hold besides spaces.
 _DEVANAGARI = re.compile(r"^[\u0900-\u097F\u200C\u200D\s-]+$")
 MAX_NAME_WORDS = 4
+# Words a translation with its names required may grow by, beyond the names' own words.
+SLACK_WORDS = 4
 
 
 class Speller(Protocol):
@@ -269,6 +271,11 @@ def translate_with_names(
     """Translate ``sentences``, then again those with a name the first translation missed, with
     the name required in ``speller``'s spelling (:func:`name_glossaries`).
 
+    A second translation that grew by more than the names' own words and ``SLACK_WORDS`` is
+    dropped for the first: a search that cannot place a name goes on writing until the name
+    appears ("भारतीय रेल पर भारतीय रेल गाड़ियों को ..."), and a sentence with its name missing
+    reads better than that.
+
     Args:
         sentences: English sentences.
         translate: sentences and a glossary per sentence → one result (with ``.text``) each.
@@ -281,8 +288,12 @@ def translate_with_names(
     first = [r.text for r in results]
     glossaries = name_glossaries(sentences, speller, given, first=first, own=own, keep=keep)
     again = [i for i, g in enumerate(glossaries) if g is not given]
-    if again:
-        redone = translate([sentences[i] for i in again], [glossaries[i] for i in again])
-        for i, result in zip(again, redone, strict=True):
+    if not again:
+        return results
+    redone = translate([sentences[i] for i in again], [glossaries[i] for i in again])
+    for i, result in zip(again, redone, strict=True):
+        glossary = glossaries[i]
+        added = sum(len(e.target.split()) for e in glossary.entries) if glossary else 0
+        if len(result.text.split()) <= len(first[i].split()) + added + SLACK_WORDS:
             results[i] = result
     return results

@@ -120,3 +120,17 @@ def test_xlit_candidates_are_ranked_by_the_scorer(monkeypatch: pytest.MonkeyPatc
     preferred = {"शर्मा": 0.0, "रोहित": 0.0}
     scorer = lambda _word, options: [preferred.get(o, -5.0) for o in options]  # noqa: E731
     assert XlitSpeller(scorer)(["Rohit Sharma", "Sharma"]) == ["रोहित शर्मा", "शर्मा"]
+
+
+def test_a_second_translation_that_runs_on_is_dropped_for_the_first() -> None:
+    def translate(texts: Sequence[str], glossaries: Sequence[Glossary | None]) -> list[Result]:
+        if glossaries[0] is None:
+            return [Result("पहला अनुवाद।") for _ in texts]
+        # The search could not place the name: it wrote on until the name came.
+        return [Result("रेल " * 8 + "केरल रोहित शर्मा।") for _ in texts]
+
+    results = translate_with_names(
+        ["We saw Kerala.", "Rohit Sharma scored."], translate, speller, speller
+    )
+    # 11 words against 2 + 1 (केरल) + 4 = 7 and 2 + 2 (रोहित शर्मा) + 4 = 8 at most: both dropped
+    assert [r.text for r in results] == ["पहला अनुवाद।", "पहला अनुवाद।"]
