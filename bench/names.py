@@ -92,11 +92,10 @@ def main() -> None:
     print()
     print("| system | BLEU / chrF++ | names written as the reference | seconds (both passes) |")
     print("|---|---:|---:|---:|")
-    alone: list[str] = []
     for label, (chosen_speller, missed_only) in runs.items():
         start = time.perf_counter()
         if chosen_speller is None:
-            outputs = alone = [t.text for t in translator.translate(sources, settings)]
+            outputs = [t.text for t in translator.translate(sources, settings)]
         elif missed_only:  # the product's path (--names): both passes, the run-on guard
             results = translate_with_names(
                 sources,
