@@ -7,12 +7,14 @@ Stages (each one an ``anuvad`` command; a stage is done when its marker file exi
 
 1. ``bt-en``: English news (WMT newstest, BBC) back-translated into Hindi by the shipped
    English→Hindi model (greedy, no 4-gram twice) → ``data/synthetic/bt-{wmt,bbc}.*``.
-2. ``hien``: configs/hien_bt_d256_L3.yaml (Reuters left out: the pack that travels stays small),
-   trained ``--hien-minutes`` of GPU time (the recipe's CPU limit does not apply), averaged.
+2. ``hien``: configs/hien_bt_d256_L3.yaml continued from the newest shipped Hindi→English model
+   (Reuters left out: the pack that travels stays small), trained ``--hien-minutes`` of GPU time
+   (the recipe's CPU limit does not apply), averaged.
 3. ``hien-eval``: the averaged model exported (float16) into ``--out`` and scored on NTREX-128.
 4. ``bt-hi``: all punctuated monolingual Hindi back-translated by that model →
    ``data/synthetic/bt-hi.*``.
-5. ``enhi`` and ``enhi-eval``: configs/enhi_bt_d256_L3.yaml in the same way.
+5. ``enhi`` and ``enhi-eval``: configs/enhi_bt_d256_L3.yaml in the same way, continued from the
+   newest shipped English→Hindi model.
 
 On the device (its python3 has torch; the wheels and data pack travel in .gpu/, ``make
 gpu-pack`` builds them here)::
@@ -85,6 +87,13 @@ def shipped(pair: str) -> Path:
     return sorted(SHIPPED.glob(f"{pair}_*.pt"))[-1]
 
 
+def continue_shipped(pair: str) -> tuple[str, ...]:
+    """``train.init_from`` = the newest shipped model of ``pair``, where there is one: a run
+    continues the last committed weights (on a fresh machine, those are all there is)."""
+    found = sorted(SHIPPED.glob(f"{pair}_*.pt"))
+    return (f"train.init_from={found[-1]}",) if found else ()
+
+
 def backtranslate(recipe: Recipe, model: Path, files: list[Path], prefix: str) -> bool:
     lines = ["--max-lines", str(recipe.mono_lines)] if recipe.mono_lines else []
     return anuvad(
@@ -146,12 +155,21 @@ def stages(recipe: Recipe) -> list[tuple[str, Callable[[], bool]]]:
         (
             "hien",
             lambda: train(
-                recipe, recipe.hien_config, "hien", recipe.hien_minutes, recipe.hien_extra
+                recipe,
+                recipe.hien_config,
+                "hien",
+                recipe.hien_minutes,
+                (*continue_shipped("hien"), *recipe.hien_extra),
             ),
         ),
         ("hien-eval", lambda: export_and_score(recipe, "hien", "ntrex128.hi", "ntrex128.en")),
         ("bt-hi", lambda: backtranslate(recipe, exported(recipe, "hien"), hi, "bt-hi")),
-        ("enhi", lambda: train(recipe, recipe.enhi_config, "enhi", recipe.enhi_minutes, ())),
+        (
+            "enhi",
+            lambda: train(
+                recipe, recipe.enhi_config, "enhi", recipe.enhi_minutes, continue_shipped("enhi")
+            ),
+        ),
         ("enhi-eval", lambda: export_and_score(recipe, "enhi", "ntrex128.en", "ntrex128.hi")),
     ]
 
