@@ -294,7 +294,7 @@ def print_report(
         f"{'; BOS embedding row zeroed (--zero-bos)' if args.zero_bos else ''}\n"
     )
     if marian is not None:
-        difference = logit_difference(translator.model, marian, translator._encode(lines[:32]))
+        difference = logit_difference(translator.model, marian, translator.encode(lines[:32]))
         print(f"marian vs anuvad, largest logit difference: {difference:.2e}\n")
     print("| decoder | search | batch | seconds | sentences/s | target tokens/s | BLEU | chrF++ |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")

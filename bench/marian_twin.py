@@ -209,7 +209,7 @@ def encoded_batches(
 ) -> Iterator[tuple[list[int], list[list[int]]]]:
     """(line indices, their source ids) sorted by length, ``size`` per batch, as the Translator
     batches."""
-    encoded = translator._encode(lines)
+    encoded = translator.encode(lines)
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
     for start in range(0, len(order), size):
         group = order[start : start + size]
