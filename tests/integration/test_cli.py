@@ -138,6 +138,17 @@ def test_errors_exit_2_with_a_clear_message(
     assert "train.tgt" in err and "line" in err
 
 
+def test_translate_refuses_bad_chunks_and_stdin_under_torchrun(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = str(tmp_path / "never-loaded.pt")
+    assert main(["translate", "--model", model, "--chunk-lines", "0"]) == 2
+    assert "--chunk-lines must be at least 1" in capsys.readouterr().err
+    monkeypatch.setenv("WORLD_SIZE", "2")  # as torchrun sets it: the workers cannot share stdin
+    assert main(["translate", "--model", model]) == 2
+    assert "give it as --input FILE" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", sorted(EXAMPLES))
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = subprocess.run(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -289,6 +290,13 @@ def cmd_translate(args: argparse.Namespace) -> int:
         return 2
     if args.chunk_lines < 1:
         print(f"error: --chunk-lines must be at least 1, got {args.chunk_lines}", file=sys.stderr)
+        return 2
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not args.input:
+        print(
+            "error: under torchrun every worker reads the input: give it as --input FILE, "
+            "not on stdin",
+            file=sys.stderr,
+        )
         return 2
     lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
     glossary = read_glossary(args.glossary)
