@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from anuvad import __version__
+from anuvad.cli import backtranslate as cli_backtranslate
 from anuvad.cli import calibrate as cli_calibrate
 from anuvad.cli import data as cli_data
 from anuvad.cli import export as cli_export
@@ -256,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_serve.register(add)
     cli_data.register(add)
     cli_translate.register(add)
+    cli_backtranslate.register(add)
     cli_parsing.register(add)
     cli_calibrate.register(add)
     return parser

@@ -7,15 +7,20 @@ them, typed, to the library; nothing below the command reads ``args``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from anuvad.decode_config import DecodeConfig, settings_spec
 from anuvad.decode_config import setting as setting_of
 from anuvad.errors import ConfigError
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
+    from anuvad.distributed import DistributedContext
     from anuvad.inference.glossary import Glossary
 
 
@@ -129,3 +134,24 @@ def read_glossary(path: Path | None) -> Glossary | None:
     from anuvad.inference.glossary import Glossary
 
     return Glossary.from_tsv(path) if path is not None else None
+
+
+def join_workers(options: EngineOptions) -> tuple[DistributedContext, EngineOptions]:
+    """This process' place among the workers ``torchrun`` started (one process without it),
+    and the engine options with each worker on its own device (a GPU per local rank)."""
+    from anuvad.distributed import init_distributed
+
+    context = init_distributed(options.device)
+    if context.enabled:
+        options = dataclasses.replace(options, device=str(context.device))
+    return context, options
+
+
+def load_in_turn(context: DistributedContext, load: Callable[[], T]) -> T:
+    """``load()`` on rank 0 first, then on the other ranks: the first load fills what they share
+    (the CTranslate2 export a ``.pt`` gets in the user cache): no two workers write it at once."""
+    from anuvad.distributed import barrier
+
+    loaded = load() if context.is_main else None
+    barrier(context)
+    return loaded if loaded is not None else load()

@@ -21,12 +21,13 @@ from anuvad.cli.options import (
     add_engine_options,
     add_glossary_option,
     add_search_options,
+    join_workers,
+    load_in_turn,
     read_glossary,
 )
 
 if TYPE_CHECKING:
     from anuvad.decode_config import DecodeConfig
-    from anuvad.distributed import DistributedContext
     from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
@@ -97,7 +98,8 @@ def read_verbatim(args: argparse.Namespace) -> Verbatim:
     return Verbatim(numbers=copy, links=copy, digits=args.digits, keep=tuple(args.keep))
 
 
-def _translator(options: EngineOptions, model: str) -> TranslationEngine:
+def load_translator(options: EngineOptions, model: str) -> TranslationEngine:
+    """The engine ``options`` name, with ``model`` loaded."""
     from anuvad.inference.engine import load_engine
 
     return load_engine(
@@ -302,8 +304,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
     glossary = read_glossary(args.glossary)
     verbatim = read_verbatim(args)
     search = SearchOptions.from_args(args)
-    context, options = _join_workers(EngineOptions.from_args(args))
-    translator = _translator(options, args.model)
+    context, options = join_workers(EngineOptions.from_args(args))
+    translator = load_in_turn(context, lambda: load_translator(options, args.model))
     settings = search.settings(translator.decode, nbest=args.nbest)
     if not args.split_sentences:
         _refuse_overlong(translator, lines, args.input)
@@ -372,7 +374,7 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
     elif args.model and args.source:
         glossary = read_glossary(args.glossary)
         search = SearchOptions.from_args(args)
-        translator = _translator(EngineOptions.from_args(args), args.model)
+        translator = load_translator(EngineOptions.from_args(args), args.model)
         used = search.settings(translator.decode)
         tgt_lang = translator.model_file.config.data.tgt_lang
         sources = read_input_lines(args.source)
@@ -414,84 +416,8 @@ def _evaluate_translation(args: argparse.Namespace) -> int:
     return 0
 
 
-def _join_workers(options: EngineOptions) -> tuple[DistributedContext, EngineOptions]:
-    """This process' place among the workers ``torchrun`` started (one process without it),
-    and the engine options with each worker on its own device (a GPU per local rank)."""
-    from anuvad.distributed import init_distributed
-
-    context = init_distributed(options.device)
-    if context.enabled:
-        options = dataclasses.replace(options, device=str(context.device))
-    return context, options
-
-
-def cmd_backtranslate(args: argparse.Namespace) -> int:
-    """Translate monolingual files with a reverse model into synthetic pairs (resumable; shared
-    among the workers when started by ``torchrun``)."""
-    from tqdm import tqdm
-
-    from anuvad.distributed import shutdown_distributed
-    from anuvad.inference.backtranslate import backtranslate
-
-    search = SearchOptions.from_args(args)
-    context, options = _join_workers(EngineOptions.from_args(args))
-    translator = _translator(options, args.model)
-    # Greedy unless asked otherwise: fast, and tagged training copes with its monotony.
-    settings = search.settings(translator.decode, beam_size=search.get("beam_size") or 1)
-    show_bar = not args.no_progress and context.is_main
-    with tqdm(unit="line", disable=not show_bar, file=sys.stderr) as bar:
-
-        def show(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
-
-        result = backtranslate(
-            translator,
-            [Path(p) for p in args.input],
-            Path(args.out_prefix),
-            settings=settings,
-            max_lines=args.max_lines,
-            chunk_lines=args.chunk_lines,
-            progress=show,
-            use_cache=search.use_cache,
-            context=context,
-        )
-    shutdown_distributed(context)
-    if context.is_main:
-        print(
-            f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "
-            f"({result.read} lines read, {result.skipped} skipped as empty, "
-            f"{result.resumed_from} done by an earlier run, {result.seconds:.0f} s"
-            + (f", {context.world_size} workers)" if context.enabled else ")")
-        )
-    return 0
-
-
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Add ``anuvad translate``, ``evaluate`` and ``backtranslate`` to the command-line parser."""
-    p = add(
-        "backtranslate",
-        "Translate monolingual target-language text with a reverse model into synthetic "
-        "training pairs (resumable).",
-    )
-    p.add_argument("--model", required=True, help="the reverse model (e.g. Hindi->English)")
-    p.add_argument(
-        "--input", required=True, nargs="+", help="monolingual files, one sentence a line (.gz ok)"
-    )
-    p.add_argument(
-        "--out-prefix",
-        required=True,
-        help="writes PREFIX.<reverse target lang> (synthetic) and PREFIX.<reverse source lang>",
-    )
-    p.add_argument("--max-lines", type=int, default=0, help="first N lines of each input file")
-    p.add_argument(
-        "--chunk-lines", type=int, default=2000, help="lines per saved chunk (what a kill loses)"
-    )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_engine_options(p)
-    add_search_options(p)
-    p.set_defaults(func=cmd_backtranslate)
-
+    """Add ``anuvad translate`` and ``evaluate`` to the command-line parser."""
     p = add(
         "translate",
         "Translate sentences (one per line) from stdin or a file; under torchrun the workers "
