@@ -296,4 +296,6 @@ def translate_with_names(
         added = sum(len(e.target.split()) for e in glossary.entries) if glossary else 0
         if len(result.text.split()) <= len(first[i].split()) + added + SLACK_WORDS:
             results[i] = result
+        else:
+            logger.debug("sentence %d: the names' translation ran on; the first one kept", i)
     return results
