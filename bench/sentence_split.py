@@ -10,6 +10,9 @@ Two measurements, no model downloads:
    paragraphs (news, social, speech, literary); their Hindi references end sentences with
    "।", "?" or "!". Reported: the share of paragraphs where the splitter finds as many sentences
    as the Hindi reference has (a proxy: translators sometimes merge or split sentences).
+3. **The same NTREX paragraphs in capitals and in lower case** (as typed in chats): the share
+   split exactly right; and NTREX's Hindi paragraphs with "|" typed for the danda, split by
+   anuvad's Hindi rule.
 
 Usage::
 
@@ -70,6 +73,13 @@ def _syntok() -> Splitter:
     return split
 
 
+def _anuvad() -> Splitter:
+    """What anuvad uses: Moses' rules on a sentence-case view of the text."""
+    from anuvad.inference.documents import sentence_splitter
+
+    return sentence_splitter("en")
+
+
 def _regex() -> Splitter:
     """The naive baseline: split after . ! ? followed by a space and a capital letter."""
     pattern = re.compile(r"(?<=[.!?])\s+(?=[\"'“A-Z0-9])")
@@ -83,6 +93,7 @@ SPLITTERS: dict[str, Callable[[], Splitter]] = {
     "blingfire": _blingfire,
     "moses": _moses,
     "syntok": _syntok,
+    "anuvad": _anuvad,
 }
 _HINDI_END = re.compile(r"[।?!]+[\"'”’)]*(?:\s+|$)")
 
@@ -149,6 +160,39 @@ def main() -> None:
             f"| {name} | {precision:.3f} | {recall:.3f} | {f1:.3f} | "
             f"{exact / len(paragraphs):.1%} | {agree / len(wmt_en):.1%} | {ms:.0f} |"
         )
+    _cases(args.splitters, paragraphs)
+    ntrex_hi = (dev / "ntrex128.hi").read_text(encoding="utf-8").splitlines()
+    _danda(ntrex_paragraphs(ntrex_hi))
+
+
+def _exact(split: Splitter, paragraphs: list[list[str]]) -> float:
+    """The share of paragraphs whose sentence boundaries ``split`` finds exactly."""
+    right = sum(boundaries(split(" ".join(p))) == boundaries(p) for p in paragraphs)
+    return right / len(paragraphs)
+
+
+def _cases(names: list[str], paragraphs: list[list[str]]) -> None:
+    print("\n| splitter | exact as written | in capitals | in lower case |\n|---|---:|---:|---:|")
+    upper = [[s.upper() for s in p] for p in paragraphs]
+    lower = [[s.lower() for s in p] for p in paragraphs]
+    for name in names:
+        try:
+            split = SPLITTERS[name]()
+        except ImportError:
+            continue
+        cells = " | ".join(f"{_exact(split, ps):.1%}" for ps in (paragraphs, upper, lower))
+        print(f"| {name} | {cells} |")
+
+
+def _danda(paragraphs: list[list[str]]) -> None:
+    from anuvad.inference.documents import sentence_splitter
+
+    split = sentence_splitter("hi")
+    typed = [[s.replace("।", "|") for s in p] for p in paragraphs]
+    print(
+        f"\nHindi NTREX paragraphs, anuvad's rule: exact with '।' {_exact(split, paragraphs):.1%}, "
+        f"with '|' typed for it {_exact(split, typed):.1%}"
+    )
 
 
 if __name__ == "__main__":

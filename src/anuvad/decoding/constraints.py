@@ -59,13 +59,16 @@ class _NGramRows(ConstraintRows):
         rows, steps = self.history.shape
         mask = torch.zeros((rows, self.vocab_size), device=self.history.device)
         n = self.size
-        if steps < n:
-            return mask
-        windows = self.history.unfold(1, n, 1)  # (N, t - n + 1, n): every n-gram so far
-        suffix = self.history[:, steps - (n - 1) :]  # (N, n - 1): what the next n-gram extends
-        repeats = (windows[:, :, : n - 1] == suffix[:, None, :]).all(dim=-1)  # (N, t - n + 1)
-        row, start = repeats.nonzero(as_tuple=True)
-        mask[row, windows[row, start, n - 1]] = NEG_INF
+        if steps >= n:
+            windows = self.history.unfold(1, n, 1)  # (N, t - n + 1, n): every n-gram so far
+            suffix = self.history[:, steps - (n - 1) :]  # (N, n - 1): what the next one extends
+            repeats = (windows[:, :, : n - 1] == suffix[:, None, :]).all(dim=-1)  # (N, t-n+1)
+            row, start = repeats.nonzero(as_tuple=True)
+            mask[row, windows[row, start, n - 1]] = NEG_INF
+        if n > 2 and steps >= 2:  # no piece a third time in a row ("टो टो टो" is a new 3-gram)
+            last = self.history[:, -1]  # (N,)
+            twice = (last == self.history[:, -2]).nonzero(as_tuple=True)[0]
+            mask[twice, last[twice]] = NEG_INF
         mask[:, EOS_ID] = 0.0  # ending is always allowed
         return mask
 
@@ -83,6 +86,8 @@ class NoRepeatNGram(OutputConstraint):
     """No n-gram of ``size`` tokens twice in one output (``no_repeat_ngram_size`` of fairseq
     and Hugging Face): a token that would complete an n-gram the row already wrote is
     forbidden. Stops the loops a weak model falls into on unfamiliar input ("चम चम चम ...").
+    With n > 2 a piece is also never written a third time in a row: "x x x" is a new n-gram,
+    and greedy search wrote such runs ("ऑटोटोटो", runs of quotes) where n-grams alone let it.
 
     Args:
         size: n, in target pieces (>= 1; 1 forbids repeating any piece).

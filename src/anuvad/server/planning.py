@@ -209,7 +209,7 @@ def plan_units(
         which = f"text {i}" if run is None else f"text {i} (its text run {run})"
         if split_sentences:
             try:
-                segments = split_document(source, lang, fits=fits)
+                segments = split_document(source, lang, fits=model.fits_well, must_fit=fits)
             except InputTooLongError as exc:
                 raise TextRefusedError(f"{which}: {exc}") from exc
         else:

@@ -55,6 +55,7 @@ class ServedModel:
     batcher: MicroBatcher
     info: ModelInfo
     fits: Callable[[str], bool]  # whether the model takes a sentence whole
+    fits_well: Callable[[str], bool]  # whether it translates one well whole (else cut it)
 
 
 @dataclass
@@ -120,7 +121,9 @@ class ServerState:
             )
             metrics.watch_queue(model_id, batcher.pending)
             info = model_info(engine, model_id)
-            models[model_id] = ServedModel(model_id, engine, batcher, info, source_fits(engine))
+            models[model_id] = ServedModel(
+                model_id, engine, batcher, info, source_fits(engine), source_fits(engine, well=True)
+            )
         titles = [m.info.title for m in models.values()]
         for model in models.values():  # never a choice between two equal names
             if titles.count(model.info.title) > 1:

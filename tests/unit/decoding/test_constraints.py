@@ -64,6 +64,25 @@ def test_no_repeat_ngram_mask_forbids_exactly_the_repeating_continuations() -> N
         NoRepeatNGram(0, 12)
 
 
+@pytest.mark.parametrize("beam", [1, 3])
+def test_from_trigram_blocking_on_no_piece_is_written_three_times_in_a_row(beam: int) -> None:
+    """ "x x x" is a new 3-gram, so n-gram blocking alone let greedy search write runs
+    ("ऑटोटोटो"); with n > 2 the third piece in a row is forbidden too."""
+    from anuvad.decoding.constraints import NoRepeatNGram
+
+    rows = NoRepeatNGram(3, 12).start(torch.zeros((2, 3), dtype=torch.bool), [20, 20])
+    for step in ([5, 4], [6, 4]):  # row 0: 5 6 ; row 1: 4 4
+        rows.advance([0, 1], step)
+    mask = rows.mask()
+    assert torch.isinf(mask[0]).sum() == 0
+    assert torch.isinf(mask[1]).nonzero().flatten().tolist() == [4]
+    model = random_model(5, VOCAB)
+    for hyps in search_outputs(model, SOURCES, beam, NoRepeatNGram(3, VOCAB)):
+        for hyp in hyps:
+            ids = hyp.token_ids
+            assert not any(ids[i] == ids[i + 1] == ids[i + 2] for i in range(len(ids) - 2)), ids
+
+
 class BanRows(ConstraintRows):
     """Test constraint state: one token forbidden on every row, rows tracked by count."""
 

@@ -114,3 +114,95 @@ def test_a_sentence_too_long_for_the_model_is_cut_at_clause_boundaries() -> None
     assert assemble(text, segments, [s.text for s in segments]) == text
     with pytest.raises(InputTooLongError, match=r"line 2: .* longer than the model can"):
         split_document("ok\n" + "x" * 40 + ", y.", "en", fits=lambda s: len(s) <= 30)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The train to Delhi was late by two hours. Passengers waited on the platform in the heat. "
+        "The railway apologised for the delay.",
+        "the train to delhi was late by two hours. passengers waited on the platform in the heat. "
+        "the railway apologised for the delay.",
+        "THE TRAIN TO DELHI WAS LATE BY TWO HOURS. PASSENGERS WAITED ON THE PLATFORM IN THE HEAT. "
+        "THE RAILWAY APOLOGISED FOR THE DELAY.",
+    ],
+)
+def test_lower_case_and_capitals_split_like_sentence_case(text: str) -> None:
+    segments = split_document(text, "en")
+    assert [s.text.lower() for s in segments] == [
+        "the train to delhi was late by two hours.",
+        "passengers waited on the platform in the heat.",
+        "the railway apologised for the delay.",
+    ]
+    assert all(text[s.start : s.end] == s.text for s in segments)  # as written, case kept
+
+
+def test_capitals_split_after_an_address_and_abbreviations_hold_in_any_case() -> None:
+    text = "FOR REFUNDS WRITE TO CARE@IRCTC.CO.IN. THE PRIME MINISTER WILL SPEAK AT 8 PM."
+    assert [s.text for s in split_document(text, "en")] == [
+        "FOR REFUNDS WRITE TO CARE@IRCTC.CO.IN.",
+        "THE PRIME MINISTER WILL SPEAK AT 8 PM.",
+    ]
+    chat = "i met dr. sharma at 5 p.m. in the u.s. embassy. what now? ok... fine."
+    assert [s.text for s in split_document(chat, "en")] == [
+        "i met dr. sharma at 5 p.m. in the u.s. embassy.",
+        "what now?",
+        "ok... fine.",
+    ]
+    quoted = '"Why not?" she asked. "Do they think I get a discount?" she wondered.'
+    assert len(split_document(quoted, "en")) == 2  # sentence case: Moses' own rules
+
+
+def test_a_typed_bar_is_a_danda() -> None:
+    text = "आज मौसम अच्छा है| हम पार्क जाएंगे | बच्चे वहाँ खेलेंगे|"
+    assert [s.text for s in split_document(text, "hi")] == [
+        "आज मौसम अच्छा है|",
+        "हम पार्क जाएंगे |",
+        "बच्चे वहाँ खेलेंगे|",
+    ]
+
+
+def test_list_markers_are_layout_and_stay_as_written() -> None:
+    text = "To do:\n- buy milk\n  * call the doctor\n• pay the rent\n1. book tickets\n(b) rest"
+    segments = split_document(text, "en")
+    assert [s.text for s in segments] == [
+        "To do:",
+        "buy milk",
+        "call the doctor",
+        "pay the rent",
+        "book tickets",
+        "rest",
+    ]
+    out = assemble(text, segments, [s.text.upper() for s in segments])
+    assert out == (
+        "TO DO:\n- BUY MILK\n  * CALL THE DOCTOR\n• PAY THE RENT\n1. BOOK TICKETS\n(b) REST"
+    )
+    numbers = split_document("2024 was a good year. 3.5 million came.", "en")
+    assert [s.text for s in numbers] == ["2024 was a good year.", "3.5 million came."]
+
+
+def test_a_long_sentence_without_punctuation_is_cut_before_conjunctions_then_at_spaces() -> None:
+    clause = "the farmers of the village planted rice in the fields near the river"
+    text = " and ".join([clause] * 12) + "."
+    segments = split_document(text, "en", fits=lambda s: len(s.split()) <= 30)
+    assert len(segments) > 1 and all(len(s.text.split()) <= 30 for s in segments)
+    assert all(s.text.startswith("and the farmers") for s in segments[1:])
+    assert assemble(text, segments, [s.text for s in segments]) == text  # nothing lost
+    words = " ".join(f"w{i}" for i in range(100))
+    pieces = split_document(words, "en", fits=lambda s: len(s.split()) <= 30)
+    assert [len(s.text.split()) for s in pieces] == [30, 30, 30, 10]
+    hindi = " और ".join(["किसानों ने नदी के पास खेतों में धान लगाया"] * 6) + "।"
+    cut = split_document(hindi, "hi", fits=lambda s: len(s.split()) <= 20)
+    assert len(cut) > 1 and all(s.text.startswith("और") for s in cut[1:])
+
+
+def test_a_word_the_model_cannot_take_is_refused_only_by_the_hard_limit() -> None:
+    from anuvad.errors import InputTooLongError
+
+    text = "see " + "x" * 50 + " now"
+    segments = split_document(
+        text, "en", fits=lambda s: len(s) <= 30, must_fit=lambda s: len(s) <= 60
+    )
+    assert [s.text for s in segments] == ["see", "x" * 50, "now"]
+    with pytest.raises(InputTooLongError, match=r"line 1: .* longer than the model can"):
+        split_document(text, "en", fits=lambda s: len(s) <= 30, must_fit=lambda s: len(s) <= 40)
