@@ -86,6 +86,19 @@ def empty_translation(source: str) -> Translation:
     return Translation(source, "", [], 0.0, True, [Candidate("", [], 0.0, 0.0, True)])
 
 
+def distinct(candidates: Sequence[Candidate], count: int) -> list[Candidate]:
+    """The first ``count`` candidates with different texts, best first: two token sequences
+    can spell one string ("▁a" "b" and "▁ab"; "." and "।" made one by punctuation), and an
+    n-best list that shows a string twice offers the reader nothing."""
+    seen: set[str] = set()
+    kept: list[Candidate] = []
+    for candidate in candidates:
+        if candidate.text not in seen:
+            seen.add(candidate.text)
+            kept.append(candidate)
+    return kept[:count]
+
+
 def translation_of(source: str, candidates: list[Candidate]) -> Translation:
     """A :class:`Translation` whose best output is ``candidates[0]``."""
     best = candidates[0]
@@ -104,8 +117,9 @@ def translate_encoded(
     stop: BetweenSteps | None = None,
 ) -> list[Translation]:
     """Translate ``texts`` (with their source ids ``encoded``) batch by batch; results in input
-    order. ``progress`` is called with the number of sentences each finished batch held;
-    ``stop`` is asked before every batch (the engine's search asks it between steps too).
+    order, each n-best list of distinct texts (:func:`distinct`). ``progress`` is called with
+    the number of sentences each finished batch held; ``stop`` is asked before every batch (the
+    engine's search asks it between steps too).
 
     Raises:
         SearchStoppedError: ``stop`` said so.
@@ -115,12 +129,17 @@ def translate_encoded(
     for i in set(range(len(texts))) - set(todo):
         results[i] = empty_translation(texts[i])
     lengths = [len(encoded[i]) for i in todo]
+    # An n-best list asks the search for the whole beam, so that it still has ``nbest``
+    # candidates once those that repeat a better one's text are left out.
+    wide = settings
+    if 1 < settings.nbest < settings.beam_size:
+        wide = settings.with_overrides(nbest=settings.beam_size)
     for group in length_groups(lengths, settings, engine_splits_tokens):
         check_stop(stop)
         indices = [todo[j] for j in group]
-        outputs = search([encoded[i] for i in indices], settings, indices)
+        outputs = search([encoded[i] for i in indices], wide, indices)
         for index, candidates in zip(indices, outputs, strict=True):
-            results[index] = translation_of(texts[index], candidates)
+            results[index] = translation_of(texts[index], distinct(candidates, settings.nbest))
         if progress is not None:
             progress(len(indices))
     return [r for r in results if r is not None]

@@ -136,13 +136,48 @@ def test_nbest_lists_are_best_first(model_file: ModelFile) -> None:
     ):
         if not result.source.strip():
             continue
-        assert len(result.nbest) == 3
+        assert 1 <= len(result.nbest) <= 3
         assert result.text == result.nbest[0].text and result.score == result.nbest[0].score
         scores = [c.score for c in result.nbest]
         assert scores == sorted(scores, reverse=True)
         for c in result.nbest:
             length = len(c.token_ids) + c.finished
             assert c.score == pytest.approx(c.log_prob / ((5 + length) / 6) ** 0.6)
+
+
+def test_nbest_lists_hold_distinct_texts_and_keep_the_best() -> None:
+    """Two candidates spelling one string ("." and "।" after punctuation, or two tokenizations)
+    count once: the search is asked for the whole beam and the list keeps the first ``nbest``
+    distinct texts, best first."""
+    from anuvad.inference.frontend import translate_encoded
+    from anuvad.inference.translation import Candidate
+
+    asked: list[int] = []
+
+    def search(
+        sources: list[list[int]], d: DecodeConfig, indices: list[int]
+    ) -> list[list[Candidate]]:
+        asked.append(d.nbest)
+        texts = ["a b", "a b", "a c", "a b", "a d", "a e"][: d.nbest]
+        return [[Candidate(t, [k], -float(k), -float(k), True) for k, t in enumerate(texts)]]
+
+    settings = DecodeConfig(beam_size=6, nbest=3)
+    (result,) = translate_encoded(["x"], [[5]], settings, search)
+    assert [c.text for c in result.nbest] == ["a b", "a c", "a d"] and asked == [6]
+    assert result.text == "a b" and result.score == 0.0
+    (single,) = translate_encoded(["x"], [[5]], DecodeConfig(beam_size=6, nbest=1), search)
+    assert [c.text for c in single.nbest] == ["a b"] and asked[-1] == 1  # nothing widened
+
+
+def test_a_real_beams_nbest_is_distinct_and_its_best_is_the_one_best(model_file: ModelFile) -> None:
+    t = translator(model_file)
+    decode = model_file.config.decode
+    lists = t.translate(SENTENCES, decode.with_overrides(beam_size=4, nbest=3))
+    ones = t.translate(SENTENCES, decode.with_overrides(beam_size=4, nbest=1))
+    for many, one in zip(lists, ones, strict=True):
+        texts = [c.text for c in many.nbest]
+        assert len(texts) == len(set(texts))
+        assert many.text == one.text and many.token_ids == one.token_ids
 
 
 @pytest.mark.parametrize("beam_size", [1, 4])
