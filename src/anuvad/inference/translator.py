@@ -46,7 +46,9 @@ from anuvad.inference.verbatim import (
     PhraseEncoder,
     Verbatim,
     copied_report,
+    in_latin,
     per_text_policies,
+    write_digits,
 )
 from anuvad.model.transformer import count_parameters
 
@@ -217,7 +219,8 @@ class Translator:
         tgt_lang = self.model_file.config.data.tgt_lang
         required: list[Requirements] | None = None
         if glossary is not None or verbatim is not None:
-            required = self._requirements(texts, glossary, verbatim)
+            latin = in_latin(verbatim, len(texts)) if verbatim is not None else None
+            required = self._requirements(texts, glossary, latin)
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
@@ -244,6 +247,7 @@ class Translator:
                 result.copied = copied_report(
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )
+            write_digits(results, verbatim)
         return results
 
     @property

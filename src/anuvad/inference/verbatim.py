@@ -20,7 +20,9 @@ search, which then guarantees it (together with the glossary's terms).
   them is the model's to translate (``12th`` → ``12वीं``, ``$3,000`` → ``3,000 डॉलर``, ``45%``
   → ``45 प्रतिशत``); the number must not be glued to other digits (``250`` is not in ``2500``).
   The digits are written in the reader's script (:attr:`Verbatim.digits`; Latin by default, as
-  Hindi news mostly writes them);
+  Hindi news mostly writes them). The search always writes Latin digits and the output's digits
+  are transliterated after it (:func:`in_latin`, :func:`write_digits`): forcing "८" into the
+  search changed the model's words around it ("at 8 pm" → "८ मई को", 8 May);
 * ``name``: every whole-word, case-sensitive occurrence of a string in :attr:`Verbatim.keep`
   (names the user marks; a glossary entry whose translation is its own term does the same with
   the glossary's matching rule).
@@ -45,7 +47,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from anuvad.data.tokenizer import UNK_ID, Tokenizer
@@ -148,6 +150,43 @@ def to_digits(number: str, digits: Digits) -> str:
         chr(ord(zero) + unicodedata.digit(c)) if unicodedata.category(c) == "Nd" else c
         for c in number
     )
+
+
+def in_latin(
+    verbatim: Verbatim | Sequence[Verbatim | None] | None, count: int
+) -> list[Verbatim | None]:
+    """One policy per text (:func:`per_text_policies`), each searching with Latin digits: the
+    search runs on those and :func:`write_digits` writes the chosen digits afterwards."""
+    return [
+        None if policy is None else replace(policy, digits="latin")
+        for policy in per_text_policies(verbatim, count)
+    ]
+
+
+def write_digits(
+    results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None] | None
+) -> None:
+    """Write every digit of each result (its text, n-best candidates, words and copied
+    targets) in its policy's :attr:`Verbatim.digits`, in place. The digits change, nothing
+    else: one character for one, so word offsets stay right."""
+    policies = per_text_policies(verbatim, len(results))
+    for result, policy in zip(results, policies, strict=True):
+        if policy is None or policy.digits == "latin":
+            continue
+        digits = policy.digits
+        result.text = to_digits(result.text, digits)
+        for candidate in result.nbest:
+            candidate.text = to_digits(candidate.text, digits)
+            if candidate.quality is not None:
+                for word in candidate.quality.words:
+                    word.text = to_digits(word.text, digits)
+        if result.quality is not None and result.quality is not result.nbest[0].quality:
+            for word in result.quality.words:
+                word.text = to_digits(word.text, digits)
+        result.copied = [
+            replace(span, target=to_digits(span.target, digits)) if span.kind == "number" else span
+            for span in result.copied
+        ]
 
 
 def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] = ()) -> list[Span]:

@@ -185,16 +185,37 @@ def test_a_policy_per_text(translator: Translator) -> None:
 def test_a_span_the_vocabulary_cannot_spell_is_reported_not_forced(
     translator: Translator,
 ) -> None:
-    """The tiny vocabulary has no "@" and no Devanagari digits: nothing is forced (the output
-    is the plain one) and the result says why."""
-    texts = ["Write to ravi@example.com now.", "There are 12 apples in the basket."]
+    """The tiny vocabulary has no "@": nothing is forced (the output is the plain one) and the
+    result says why."""
+    texts = ["Write to ravi@example.com now."]
     plain = translator.translate(texts)
-    results = translator.translate(texts, verbatim=Verbatim(digits="devanagari"))
+    results = translator.translate(texts, verbatim=Verbatim())
     assert [r.text for r in results] == [r.text for r in plain]
-    for result in results:
-        (span,) = result.copied
-        assert not span.required and span.note == UNSPELLABLE_SPAN
-        assert span.present is holds(result.text, span.target, BOUNDARIES[span.kind])
+    (span,) = results[0].copied
+    assert not span.required and span.note == UNSPELLABLE_SPAN
+    assert span.present is holds(results[0].text, span.target, BOUNDARIES[span.kind])
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_the_digit_choice_changes_digits_only(translator: Translator, beam: int) -> None:
+    """The search writes Latin digits and they are transliterated after it: the words are the
+    ones Latin digits give (forcing "८" into the search changed them: "at 8 pm" → "८ मई"), even
+    with a vocabulary that has no Devanagari digits."""
+    texts = ["There are 12 apples in the basket.", "He scored 85 runs in 2024.", "No number."]
+    settings = translator.settings(beam_size=beam, nbest=beam)
+    latin = translator.translate(texts, settings, verbatim=Verbatim())
+    deva = translator.translate(texts, settings, verbatim=Verbatim(digits="devanagari"))
+    assert "1" in latin[0].text and "१२" in deva[0].text
+    for one, other in zip(latin, deva, strict=True):
+        assert other.text == to_digits(one.text, "devanagari")
+        assert [c.text for c in other.nbest] == [to_digits(c.text, "devanagari") for c in one.nbest]
+        assert other.token_ids == one.token_ids
+        for a, b in zip(one.copied, other.copied, strict=True):
+            assert (b.target, b.present, b.required) == (
+                to_digits(a.target, "devanagari"),
+                a.present,
+                a.required,
+            )
 
 
 def test_the_ctranslate2_engine_reports_what_it_cannot_guarantee(tiny_enhi_model: Path) -> None:

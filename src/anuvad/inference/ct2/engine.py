@@ -60,7 +60,13 @@ from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
-from anuvad.inference.verbatim import UNCONSTRAINED_ENGINE, Verbatim, report_unrequired
+from anuvad.inference.verbatim import (
+    UNCONSTRAINED_ENGINE,
+    Verbatim,
+    in_latin,
+    report_unrequired,
+    write_digits,
+)
 
 try:
     import ctranslate2
@@ -287,7 +293,8 @@ class CT2Translator:
             stop=stop,
         )
         if verbatim is not None:
-            report_unrequired(results, verbatim, UNCONSTRAINED_ENGINE)
+            report_unrequired(results, in_latin(verbatim, len(results)), UNCONSTRAINED_ENGINE)
+            write_digits(results, verbatim)
         return results
 
     def _search_batch(
