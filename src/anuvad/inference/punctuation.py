@@ -12,7 +12,9 @@ quotation it never closes. Every candidate a search returns goes through :func:`
   removed otherwise (the source had no quotation to carry). Curly quotes are paired the same
   way.
 
-The candidates' word probabilities and offsets are computed on the text after this step.
+Then :func:`anuvad.inference.links.carry_links` gives the output each of the source's links
+exactly once and removes link-like text the source lacks. The candidates' word probabilities
+and offsets are computed on the text after this step.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from anuvad.inference.links import carry_links
 from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
@@ -45,11 +48,12 @@ def punctuate_candidates(
     found: list[list[Candidate]], sources: Sequence[str], tgt_lang: str
 ) -> list[list[Candidate]]:
     """:func:`punctuate` every candidate of every source (``found[i]`` translates
-    ``sources[i]``), in place; returns ``found``. Both engines call it on each batch's search
-    results, before the word probabilities and the checks on the text are computed."""
+    ``sources[i]``), and carry the source's links (:func:`~anuvad.inference.links.carry_links`),
+    in place; returns ``found``. Both engines call it on each batch's search results, before
+    the word probabilities and the checks on the text are computed."""
     for candidates, source in zip(found, sources, strict=True):
         for candidate in candidates:
-            candidate.text = punctuate(candidate.text, source, tgt_lang)
+            candidate.text = carry_links(punctuate(candidate.text, source, tgt_lang), source)
     return found
 
 

@@ -1,0 +1,72 @@
+"""Links in an output: each of the source's exactly once, nothing link-like the source lacks,
+the words around them kept."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from anuvad.inference.links import carry_links
+from anuvad.inference.verbatim import Verbatim, find_spans
+
+LINKISH = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+|\S*[A-Za-z]\S*\.\S+\.\S+")
+
+CASES = [
+    # (source, what a small model wrote, the words that must stay)
+    (
+        "Visit https://www.irctc.co.in for bookings or write to care@irctc.co.in.",
+        "बुकिंग care@irctc.co.in https://www.irm.in.inin.m.c.ine.int.ina.inar.cc.mm.ms.inc.p"
+        ".ino.carc.. https://www.irctc.co.in के लिए।",
+        ["बुकिंग", "के", "लिए।"],
+    ),
+    (
+        "Call 139 or visit https://www.irctc.co.in for help.",
+        "139 या https://www.irctc.co.in... A.m.ine.inin.inarc.int.ina।",
+        ["139", "या"],
+    ),
+    (
+        "The weather is nice today. Visit https://www.irctc.co.in now.",
+        "मौसम आज अच्छा है। विश्व स्तर परम्परा.in.ine.inin.m.inorm।",
+        ["मौसम", "आज", "अच्छा", "विश्व", "स्तर", "परम्परा"],
+    ),
+    (
+        "Write to care@irctc.co.in today.",
+        "आज care@irctc.co.in पर care@irctc.co.in लिखें।",
+        ["आज", "पर", "लिखें।"],
+    ),
+    ("Write to care@irctc.co.in today.", "आज लिखें।", ["आज", "लिखें"]),
+]
+
+
+def source_links(source: str) -> list[str]:
+    return [source[s.start : s.end] for s in find_spans(source, Verbatim(numbers=False))]
+
+
+@pytest.mark.parametrize(("source", "output", "words"), CASES)
+def test_each_source_link_appears_once_and_nothing_link_like_is_invented(
+    source: str, output: str, words: list[str]
+) -> None:
+    fixed = carry_links(output, source)
+    links = source_links(source)
+    for link in links:
+        assert fixed.count(link) == 1, fixed
+    rest = fixed
+    for link in links:
+        rest = rest.replace(link, " ")
+    assert not LINKISH.search(rest), fixed
+    assert all(word in fixed for word in words), fixed
+
+
+def test_a_lost_link_goes_where_the_junk_stood_else_before_the_final_mark() -> None:
+    source = "The weather is nice today. Visit https://www.irctc.co.in now."
+    junk = "मौसम अच्छा है। देखें परम्परा.in.ine.inin.m.inorm अभी।"
+    assert carry_links(junk, source) == "मौसम अच्छा है। देखें परम्परा https://www.irctc.co.in अभी।"
+    assert carry_links("मौसम अच्छा है।", source) == "मौसम अच्छा है https://www.irctc.co.in।"
+
+
+def test_text_without_links_and_dotted_words_of_the_source_are_left_alone() -> None:
+    assert carry_links("यह 3.5 है।", "It is 3.5.") == "यह 3.5 है।"
+    assert carry_links("तिथि 12.06.2024 है।", "The date is 12.06.2024.") == "तिथि 12.06.2024 है।"
+    assert carry_links("वह U.S. गया।", "He went to the U.S. today.") == "वह U.S. गया।"
+    assert carry_links("वह a.b.c गया।", "He went.") == "वह गया।"
