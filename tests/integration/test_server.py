@@ -411,6 +411,27 @@ def test_invalid_json_or_unicode_gets_4xx(client: TestClient, raw: bytes) -> Non
     assert_still_serving(client)
 
 
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        (b'{"text": "hello",}', "at line 1, column 18"),
+        (b'{\n  "text": "hello",\n}', "at line 3, column 1"),
+        (b'{"text": "\xff\xfe"}', "it is not UTF-8 text (byte 0xff at byte 10)"),
+    ],
+)
+def test_a_body_that_is_not_json_is_refused_naming_where_and_no_field(
+    client: TestClient, raw: bytes, where: str
+) -> None:
+    """Issue 40: broken JSON came back as a 422 with the character offset as its field ("17"),
+    and a body that is not UTF-8 as a 400 that /detect's schema does not list."""
+    for path in ("/translate", "/translate/stream", "/attention", "/detect"):
+        response = client.post(path, content=raw, headers={"content-type": "application/json"})
+        assert response.status_code == 422, (path, response.text)
+        error = response.json()
+        assert error["error"].startswith("the body is not valid JSON: "), error
+        assert where in error["error"] and error["details"] == [], error
+
+
 def test_a_huge_body_is_refused_before_parsing(client: TestClient) -> None:
     body = json.dumps({"text": "a" * 2_000_000})
     response = client.post("/translate", content=body, headers={"content-type": "application/json"})
@@ -637,7 +658,8 @@ def test_a_sentence_longer_than_the_model_is_cut_at_clauses_or_refused(
     client: TestClient, translator: CountingTranslator
 ) -> None:
     """Never cut silently: a long sentence with commas is translated clause group by clause
-    group; one without any place to cut is a 422 that says so."""
+    group, one without them word group by word group (issue 40 item 1b); a word longer than
+    the model takes is a 422 that says so."""
     limit = translator.max_src_tokens
     clause = "the sky is blue and the grass is green"
     pieces = len(translator.src_tokenizer.encode(clause + ","))
@@ -649,8 +671,15 @@ def test_a_sentence_longer_than_the_model_is_cut_at_clauses_or_refused(
     assert len(out["sentences"]) >= 2
     covered = "".join(long_sentence[s["start"] : s["end"]] for s in out["sentences"])
     assert covered.replace(" ", "") == long_sentence.replace(" ", "")  # nothing dropped
-    unbroken = "word " * (limit + 10)
-    refused = client.post("/translate", json={"text": unbroken, "decoding": "greedy"})
+    unpunctuated = "word " * (limit + 10)
+    response = client.post("/translate", json={"text": unpunctuated, "decoding": "greedy"})
+    assert response.status_code == 200, response.text
+    (out,) = response.json()["translations"]
+    covered = " ".join(unpunctuated[s["start"] : s["end"]] for s in out["sentences"])
+    assert len(out["sentences"]) >= 2 and covered.split() == unpunctuated.split()
+    one_word = clause.replace(" ", "") * (2 * limit // pieces + 2)
+    assert len(translator.src_tokenizer.encode(one_word)) > limit
+    refused = client.post("/translate", json={"text": one_word, "decoding": "greedy"})
     assert refused.status_code == 422 and "longer than the model can translate" in refused.text
     whole = client.post("/translate", json={"text": long_sentence, "split_sentences": False})
     assert whole.status_code == 422 and "split_sentences" in whole.text

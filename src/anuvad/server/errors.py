@@ -138,14 +138,33 @@ def _describe(error: dict[str, Any]) -> str:
     location = [str(part) for part in error.get("loc", ()) if part != "body"]
     message = str(error.get("msg", "invalid"))
     message = message.removeprefix("Value error, ")
-    if error.get("type") == "json_invalid":
-        return f"the body is not valid JSON ({error.get('ctx', {}).get('error', message)})"
     return f"{'.'.join(location)}: {message}" if location else message
 
 
+def not_json(reason: str) -> JSONResponse:
+    """422 for a body that is not JSON at all: about the request as a whole (no field)."""
+    return error_response(422, f"the body is not valid JSON: {reason}")
+
+
+def _position(document: str, offset: int) -> str:
+    """Character ``offset`` of ``document`` as a person finds it: line and column, from 1."""
+    line = document.count("\n", 0, offset) + 1
+    column = offset - (document.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
+
+
 async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-    """422 for a body pydantic refused, each problem as ``field: message``."""
+    """422 for a body pydantic refused, each problem as ``field: message``; for a body that is
+    not JSON, where it stops being JSON (FastAPI gives the character offset as the field)."""
     errors = [dict(e) for e in exc.errors()]
+    broken = next((e for e in errors if e.get("type") == "json_invalid"), None)
+    if broken is not None:
+        offset = broken.get("loc", ())[-1:]
+        reason = str(broken.get("ctx", {}).get("error", "JSON decode error"))
+        document = exc.body if isinstance(exc.body, str) else ""
+        if offset and isinstance(offset[0], int):
+            reason += f" at {_position(document, offset[0])}"
+        return not_json(reason)
     messages = [_describe(e) for e in errors]
     details = [
         {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": m}
@@ -155,7 +174,12 @@ async def invalid_request(_: Request, exc: RequestValidationError) -> JSONRespon
 
 
 async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-    """FastAPI's own errors (404, 405, a body that is not UTF-8) in the same shape as ours."""
+    """FastAPI's own errors (404, 405) in the same shape as ours; a body that is not UTF-8 (a
+    400 from FastAPI) as the 422 of any other body that is not JSON."""
+    if isinstance(exc.__cause__, UnicodeDecodeError):
+        cause = exc.__cause__
+        return not_json(f"it is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at byte "
+                        f"{cause.start})")  # fmt: skip
     response = error_response(exc.status_code, str(exc.detail))
     response.headers.update(exc.headers or {})
     return response
