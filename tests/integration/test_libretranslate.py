@@ -172,15 +172,21 @@ def test_html_keeps_its_markup(client: TestClient) -> None:
          "Invalid request: alternatives must be a whole number >= 0"),
         ({"q": [1], "source": "en", "target": "hi"}, 400,
          "Invalid request: q must be a string or a list of strings"),
-        (
-            {"q": HINDI, "source": "en", "target": "hi"},
-            400,
-            "Invalid request: text: the text is written in Hindi, but model 'tiny_enhi' "
-            "translates from English; send it with model 'tiny_hien' (Hindi → English), or "
-            "leave `model` out to have the server choose",
-        ),
+        # In LibreTranslate's terms: anuvad's own message names its `model` field (issue 40).
+        ({"q": HINDI, "source": "en", "target": "hi"}, 400,
+         "Invalid request: q is written in Hindi, not English (source 'en'); send it with source "
+         "'hi' or 'auto'"),
+        ({"q": ["x", HINDI], "source": "en", "target": "hi"}, 400,
+         "Invalid request: q[1] is written in Hindi, not English (source 'en'); send it with "
+         "source 'hi' or 'auto'"),
         ({"q": " ", "source": "en", "target": "hi"}, 400,
-         "Invalid request: text is empty; give at least one non-space character"),
+         "Invalid request: q: text is empty; give at least one non-space character"),
+        # Types as the schema says (issue 40: an object as target was a 500, a number as key
+        # was taken)
+        ({"q": "x", "source": "en", "target": {}}, 400,
+         "Invalid request: target: Input should be a valid string"),
+        ({"q": "x", "source": "en", "target": "hi", "api_key": 7}, 400,
+         "Invalid request: api_key: Input should be a valid string"),
     ],
 )  # fmt: skip
 def test_errors_are_libretranslate_s(
@@ -211,3 +217,26 @@ def test_detect_languages_and_settings(client: TestClient) -> None:
     assert settings["keyRequired"] is False and settings["charLimit"] == 50_000
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/libretranslate/translate", "/libretranslate/detect"} <= set(paths)
+
+
+def test_the_schema_says_what_the_routes_take(client: TestClient) -> None:
+    """Issue 40 item 12: /libretranslate/detect refused `{"q": ""}`, which its schema allowed,
+    and took a number as `api_key`, which it did not; a list `q` with no text was allowed too."""
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/libretranslate/translate", "/libretranslate/detect"):
+        for content in paths[path]["post"]["requestBody"]["content"].values():
+            fields = content["schema"]["properties"]
+            q = fields["q"].get("anyOf", [fields["q"]])
+            assert all(b.get("minLength") == 1 or b.get("minItems") == 1 for b in q), q
+            assert {"type": "string"} in fields["api_key"]["anyOf"]
+    translate = paths["/libretranslate/translate"]["post"]["requestBody"]["content"]
+    for content in translate.values():  # the served languages
+        assert content["schema"]["properties"]["source"]["enum"] == ["en", "hi", "auto"]
+        assert content["schema"]["properties"]["target"]["enum"] == ["hi", "en"]
+    for body in ({"q": ""}, {"q": HINDI, "api_key": 1}, {"q": HINDI, "api_key": ["k"]}):
+        assert client.post("/libretranslate/detect", json=body).status_code == 400, body
+    form = {"q": ENGLISH, "source": "en", "target": "hi", "api_key": "null"}
+    assert client.post("/libretranslate/translate", data=form).status_code == 200
+    assert client.post("/libretranslate/detect", data={"q": HINDI, "api_key": "1"}).status_code == (
+        200
+    )

@@ -106,7 +106,7 @@ def create_app(
     )
     state.api_keys = frozenset(api_keys or ())
     app.state.server = state
-    publish_schema(app, list(state.models))
+    publish_schema(app, [m.info for m in state.models.values()])
 
     # The body limit holds for chunked bodies too (no Content-Length to check up front).
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)

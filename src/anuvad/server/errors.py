@@ -25,7 +25,14 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "the model cannot translate this input"},
     413: {"model": ErrorResponse, "description": "request body too large"},
     415: {"model": ErrorResponse, "description": "the body is not declared application/json"},
-    422: {"model": ErrorResponse, "description": "invalid request (the message names the field)"},
+    422: {
+        "model": ErrorResponse,
+        "description": "invalid request: a body that is not JSON, or a field out of its schema "
+        "(the message names it); or one of the rules a JSON Schema cannot state: the characters "
+        "of all texts together, a glossary translation the model's vocabulary cannot spell, a "
+        "text of several sentences sent with split_sentences false, a text mostly in another "
+        "script than the model's source language",
+    },
     500: {"model": ErrorResponse, "description": "the model failed"},
     503: {
         "model": ErrorResponse,

@@ -17,19 +17,27 @@ request), 403 (invalid API key), 429 (the server is busy: retry), 500 (translati
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from fastapi import Request
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.datastructures import FormData
 
+from anuvad.inference.language import wrong_script
 from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.auth import bearer_token, key_matches
-from anuvad.server.errors import ApiError, error_message
+from anuvad.server.errors import ApiError
 from anuvad.server.languages import language_name
-from anuvad.server.limits import MAX_BEAM_SIZE
+from anuvad.server.limits import MAX_BEAM_SIZE, MAX_REQUEST_CHARS, MAX_TEXT_CHARS
 from anuvad.server.routing import detect_served
-from anuvad.server.schemas import TranslateRequest
+from anuvad.server.schemas import (
+    TranslateRequest,
+    WholeNumber,
+    check_text,
+    check_texts,
+    text_schema,
+    texts_schema,
+)
 from anuvad.server.state import ServerState
 
 # The name LibreTranslate's clients show for source "auto".
@@ -47,22 +55,57 @@ class LibreTranslateError(Exception):
 # ------------------------------------------------------------------------------ bodies (docs)
 
 
-class LtTranslateBody(BaseModel):
-    """``POST /libretranslate/translate`` (JSON, or the same fields as a form)."""
+class LtBody(BaseModel):
+    """A LibreTranslate request body: fields it does not know are ignored (as LibreTranslate
+    does), those it knows must have their types (a JSON body's as they are, a form's strings
+    converted)."""
 
-    q: str | list[str] = Field(description="the text, or a list of texts", examples=["Hello!"])
-    source: str = Field(description="source language code, or 'auto'", examples=["en"])
-    target: str = Field(description="target language code", examples=["hi"])
-    format: Literal["text", "html"] = Field("text", description="'text' or 'html'")
-    alternatives: int = Field(0, ge=0, description="other translations to return per text")
+    model_config = ConfigDict(extra="ignore")
+    # LibreTranslate's own words for a field of the wrong type or value (clients show them).
+    wrong: ClassVar[dict[str, str]] = {}
+
     api_key: str | None = Field(None, description="an API key, when the server asks for one")
 
 
-class LtDetectBody(BaseModel):
+class LtTranslateBody(LtBody):
+    """``POST /libretranslate/translate`` (JSON, or the same fields as a form)."""
+
+    wrong = {
+        "format": "{value} format is not supported",
+        "alternatives": "Invalid request: alternatives must be a whole number >= 0",
+        "q": "Invalid request: q must be a string or a list of strings",
+    }
+    q: str | list[str] = Field(
+        description=f"the text, or a list of texts (each 1-{MAX_TEXT_CHARS} characters, "
+        f"{MAX_REQUEST_CHARS} in all)",
+        examples=["Hello!"],
+        json_schema_extra=texts_schema(),
+    )
+    source: str = Field(description="source language code, or 'auto'", examples=["en"])
+    target: str = Field(description="target language code", examples=["hi"])
+    format: Literal["text", "html"] = Field("text", description="'text' or 'html'")
+    alternatives: WholeNumber = Field(0, ge=0, description="other translations to return per text")
+
+    @field_validator("q")
+    @classmethod
+    def _check_q(cls, value: str | list[str]) -> str | list[str]:
+        return check_texts(value)
+
+
+class LtDetectBody(LtBody):
     """``POST /libretranslate/detect`` (JSON or form)."""
 
-    q: str = Field(description="the text", examples=["नमस्ते"])
-    api_key: str | None = None
+    wrong = {"q": "Invalid request: q must be a string"}
+    q: str = Field(
+        description=f"the text (1-{MAX_TEXT_CHARS} characters)",
+        examples=["नमस्ते"],
+        json_schema_extra=text_schema(MAX_TEXT_CHARS),
+    )
+
+    @field_validator("q")
+    @classmethod
+    def _check_q(cls, value: str) -> str:
+        return check_text(value)
 
 
 class LtDetected(BaseModel):
@@ -101,16 +144,21 @@ class LtError(BaseModel):
 # ------------------------------------------------------------------------------ reading bodies
 
 
-async def read_body(request: Request) -> dict[str, Any]:
-    """The request's fields: its JSON object, or its form (urlencoded or multipart), over the
-    query string's (LibreTranslate reads either).
+Body = TypeVar("Body", bound=LtBody)
+
+
+async def read_body(request: Request, kind: type[Body]) -> Body:
+    """The request's fields as ``kind``: its JSON object, or its form (urlencoded or
+    multipart), over the query string's (LibreTranslate reads either).
 
     Raises:
-        LibreTranslateError: 400 for a JSON body that is not an object.
+        LibreTranslateError: 400 for a JSON body that is not an object, a field missing (in
+            LibreTranslate's words) or of the wrong type or value.
     """
     fields: dict[str, Any] = dict(request.query_params)
     declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if declared == "application/json":
+    strict = declared == "application/json"  # JSON has types; a form's strings are converted
+    if strict:
         try:
             body = json.loads(await request.body() or b"{}")
         except (ValueError, UnicodeDecodeError):
@@ -121,11 +169,27 @@ async def read_body(request: Request) -> dict[str, Any]:
     elif declared in ("application/x-www-form-urlencoded", "multipart/form-data"):
         form: FormData = await request.form()
         fields.update({k: v for k, v in form.items() if isinstance(v, str)})
-    return fields
+    for name, field in kind.model_fields.items():
+        if field.is_required() and fields.get(name) in (None, "", []):
+            raise LibreTranslateError(400, f"Invalid request: missing {name} parameter")
+    try:
+        return kind.model_validate(fields, strict=strict)
+    except ValidationError as exc:
+        raise LibreTranslateError(400, refusal(kind, exc, fields)) from None
 
 
-def check_key(state: ServerState, request: Request, fields: dict[str, Any]) -> None:
-    """The API key in the body (``api_key``) or the ``Authorization: Bearer`` header, when the
+def refusal(kind: type[LtBody], exc: ValidationError, fields: dict[str, Any]) -> str:
+    """The message for the first problem pydantic found in ``fields``: LibreTranslate's words
+    where it has them, else ``Invalid request: field: what is wrong``."""
+    first = exc.errors()[0]
+    name = str(first["loc"][0]) if first["loc"] else ""
+    if first["type"] != "value_error" and name in kind.wrong:
+        return kind.wrong[name].format(value=fields.get(name))
+    return f"Invalid request: {name}: {first['msg'].removeprefix('Value error, ')}"
+
+
+def check_key(state: ServerState, request: Request, key: str | None) -> None:
+    """The API key of the body (``api_key``) or the ``Authorization: Bearer`` header, when the
     server asks for one (``anuvad serve --api-key-file``).
 
     Raises:
@@ -133,19 +197,34 @@ def check_key(state: ServerState, request: Request, fields: dict[str, Any]) -> N
     """
     if not state.limits.api_key_required:
         return
-    key = fields.get("api_key") or bearer_token(request.scope)
+    key = key or bearer_token(request.scope)
     if not key:
         raise LibreTranslateError(400, "Please contact the server operator to get an API key")
-    if not isinstance(key, str) or not key_matches(key, state.api_keys):
+    if not key_matches(key, state.api_keys):
         raise LibreTranslateError(403, "Invalid API key")
 
 
-def required(fields: dict[str, Any], name: str) -> Any:
-    """A field LibreTranslate requires (400 naming it when missing or empty)."""
-    value = fields.get(name)
-    if value in (None, "", []):
-        raise LibreTranslateError(400, f"Invalid request: missing {name} parameter")
-    return value
+def check_languages(state: ServerState, texts: list[str], sources: list[str]) -> None:
+    """Refuse a text mostly in another script than its source language, in LibreTranslate's
+    terms (``source``; anuvad's own message names its ``model`` field, which LibreTranslate
+    clients do not have).
+
+    Raises:
+        LibreTranslateError: 400 naming the text, the language found and the source to send.
+    """
+    for i, (text, source) in enumerate(zip(texts, sources, strict=True)):
+        if not wrong_script(text, source):
+            continue
+        which = "q" if len(texts) == 1 else f"q[{i}]"
+        found = detect_served(state, text).language
+        if found is not None and found != source:
+            problem = f"{which} is written in {language_name(found)}, not {language_name(source)}"
+            fix = f"send it with source {found!r} or {AUTO!r}"
+        else:
+            served = ", ".join(language_name(m.info.src_lang) for m in state.models.values())
+            problem = f"{which} is not written in a language this server translates from"
+            fix = f"it translates from {served}"
+        raise LibreTranslateError(400, f"Invalid request: {problem} (source {source!r}); {fix}")
 
 
 # ------------------------------------------------------------------------------ answers
@@ -241,7 +320,8 @@ def alternatives_of(response: TranslateResponse, index: int, count: int) -> list
 def from_api_error(exc: ApiError) -> LibreTranslateError:
     """anuvad's error as LibreTranslate answers it: 400 for a request it refuses, 429 when the
     server is busy (LibreTranslate's "slow down"), 500 when translating failed."""
-    message = error_message(exc)
+    field = "q" if exc.field == "text" else exc.field  # LibreTranslate's name for the text
+    message = str(exc) if field is None else f"{field}: {exc}"
     if exc.status in (400, 413, 422):
         return LibreTranslateError(400, f"Invalid request: {message}")
     if exc.status == 503:
@@ -261,10 +341,10 @@ __all__ = [
     "alternatives_of",
     "anuvad_request",
     "check_key",
+    "check_languages",
     "detections",
     "from_api_error",
     "languages",
     "pick_model",
     "read_body",
-    "required",
 ]

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from annotated_types import Interval
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from anuvad.decode_config import setting, settings_spec
+from anuvad.decode_config import DecodeConfig, setting, settings_spec
 from anuvad.server.limits import (
     MAX_BEAM_SIZE,
     MAX_GLOSSARY_TERMS,
@@ -81,6 +81,38 @@ def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     return text
 
 
+def check_texts(value: str | list[str]) -> str | list[str]:
+    """One text or a list of texts within the limits :func:`texts_schema` publishes, and the
+    characters of all together within :data:`MAX_REQUEST_CHARS` (which it cannot state)."""
+    if isinstance(value, str):
+        return check_text(value)
+    if not value:
+        raise ValueError("the list of texts is empty; give at least one text")
+    if len(value) > MAX_TEXTS:
+        raise ValueError(
+            f"{len(value)} texts in one request; the limit is {MAX_TEXTS} (send several requests)"
+        )
+    for i, text in enumerate(value):
+        try:
+            check_text(text)
+        except ValueError as exc:
+            raise ValueError(f"text {i}: {exc}") from None
+    total = sum(len(text) for text in value)
+    if total > MAX_REQUEST_CHARS:
+        raise ValueError(
+            f"the texts have {total} characters in all; the limit is {MAX_REQUEST_CHARS} "
+            f"per request (send several requests)"
+        )
+    return value
+
+
+def texts_schema() -> dict[str, Any]:
+    """The published schema of one text or a list of texts (what :func:`check_texts` checks,
+    but the characters of all texts together)."""
+    one = text_schema(MAX_TEXT_CHARS)
+    return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1, "maxItems": MAX_TEXTS}]}
+
+
 def _setting_range(name: str, cap: int | None = None) -> Any:
     """The range of the search setting ``name`` as declared in :class:`DecodeConfig`, capped
     at the server's ``cap`` (a work budget) when one is given."""
@@ -91,8 +123,10 @@ def _setting_range(name: str, cap: int | None = None) -> Any:
 
 def _setting_field(name: str) -> Any:
     """A request field for the search setting ``name``: null (the served model's own value,
-    ``GET /models``) by default, described as the setting is declared."""
-    return Field(None, description=f"{setting(name).help}; null: the model's own")
+    ``GET /models``) by default, described as the setting is declared, with the usual default
+    as its example (what ``/docs`` fills in, rather than a value at the limits)."""
+    usual = getattr(DecodeConfig(), name)
+    return Field(None, description=f"{setting(name).help}; null: the model's own", examples=[usual])
 
 
 class DecodeSettings(StrictRequest):
@@ -203,17 +237,7 @@ class TranslateRequest(TermsAndSearch):
         description=f"one text, or a list of up to {MAX_TEXTS} texts (each 1-{MAX_TEXT_CHARS} "
         f"characters, {MAX_REQUEST_CHARS} in all); a text may hold paragraphs and newlines",
         examples=["The weather is nice today. Let us go for a walk."],
-        json_schema_extra={
-            "anyOf": [
-                text_schema(MAX_TEXT_CHARS),
-                {
-                    "type": "array",
-                    "items": text_schema(MAX_TEXT_CHARS),
-                    "minItems": 1,
-                    "maxItems": MAX_TEXTS,
-                },
-            ]
-        },
+        json_schema_extra=texts_schema(),
     )
     nbest: WholeNumber = Field(
         1,
@@ -249,27 +273,7 @@ class TranslateRequest(TermsAndSearch):
     @field_validator("text")
     @classmethod
     def _check_texts(cls, value: str | list[str]) -> str | list[str]:
-        if isinstance(value, str):
-            return check_text(value)
-        if not value:
-            raise ValueError("the list of texts is empty; give at least one text")
-        if len(value) > MAX_TEXTS:
-            raise ValueError(
-                f"{len(value)} texts in one request; the limit is {MAX_TEXTS} "
-                f"(send several requests)"
-            )
-        for i, text in enumerate(value):
-            try:
-                check_text(text)
-            except ValueError as exc:
-                raise ValueError(f"text {i}: {exc}") from None
-        total = sum(len(text) for text in value)
-        if total > MAX_REQUEST_CHARS:
-            raise ValueError(
-                f"the texts have {total} characters in all; the limit is {MAX_REQUEST_CHARS} "
-                f"per request (send several requests)"
-            )
-        return value
+        return check_texts(value)
 
     def texts(self) -> list[str]:
         """The texts to translate, as a list."""

@@ -26,12 +26,12 @@ from anuvad.server.libretranslate import (
     alternatives_of,
     anuvad_request,
     check_key,
+    check_languages,
     detections,
     from_api_error,
     languages,
     pick_model,
     read_body,
-    required,
 )
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
@@ -41,7 +41,12 @@ from anuvad.server.state import ServerState, State
 router = APIRouter(prefix="/libretranslate", tags=["LibreTranslate-compatible"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": LtError, "description": "invalid request (missing field, unknown language)"},
+    400: {
+        "model": LtError,
+        "description": "invalid request: a field missing or out of its schema; or one the "
+        "schema cannot state: the characters of all texts together, a source and target no "
+        "served model translates between, a text in another language than its source",
+    },
     403: {"model": LtError, "description": "invalid API key"},
     429: {"model": LtError, "description": "the server is busy; retry"},
     500: {"model": LtError, "description": "translation failed"},
@@ -70,9 +75,9 @@ async def translate(request: Request, state: State) -> Any:
     """Translate a text or a list of texts (LibreTranslate's `/translate`): `q`, `source` (a
     code or `auto`), `target`, `format` (`text` or `html`), `alternatives`, `api_key`."""
     try:
-        fields = await read_body(request)
-        check_key(state, request, fields)
-        return await translate_fields(state, request, fields)
+        body = await read_body(request, LtTranslateBody)
+        check_key(state, request, body.api_key)
+        return await translate_body(state, request, body)
     except LibreTranslateError as exc:
         return lt_error(exc)
     except ClientGoneError:
@@ -81,28 +86,17 @@ async def translate(request: Request, state: State) -> Any:
         return lt_error(from_api_error(exc))
 
 
-async def translate_fields(
-    state: ServerState, request: Request, fields: dict[str, Any]
+async def translate_body(
+    state: ServerState, request: Request, body: LtTranslateBody
 ) -> LtTranslation:
-    """The answer to a LibreTranslate translate request's ``fields``.
+    """The answer to a LibreTranslate translate request.
 
     Raises:
         LibreTranslateError: what LibreTranslate answers with an error.
         ApiError: what anuvad refused or failed at (:func:`from_api_error` maps it).
     """
-    q, source, target = (required(fields, name) for name in ("q", "source", "target"))
-    text_format = fields.get("format") or "text"
-    if text_format not in ("text", "html"):
-        raise LibreTranslateError(400, f"{text_format} format is not supported")
-    try:
-        alternatives = int(fields.get("alternatives") or 0)
-    except (TypeError, ValueError):
-        alternatives = -1
-    if alternatives < 0:
-        raise LibreTranslateError(400, "Invalid request: alternatives must be a whole number >= 0")
+    q, source, target, alternatives = body.q, body.source, body.target, body.alternatives
     texts = q if isinstance(q, list) else [q]
-    if not all(isinstance(t, str) for t in texts):
-        raise LibreTranslateError(400, "Invalid request: q must be a string or a list of strings")
     chars = sum(len(t) for t in texts)
     if chars > MAX_REQUEST_CHARS:
         raise LibreTranslateError(
@@ -117,16 +111,17 @@ async def translate_fields(
         )
         sources = [f.language or fallback for f in found]
     else:
-        sources = [str(source)] * len(texts)
+        sources = [source] * len(texts)
     groups: dict[str, list[int]] = {}
     for i, language in enumerate(sources):
         groups.setdefault(pick_model(state, language, target), []).append(i)
+    check_languages(state, texts, sources)
     translated: list[str] = [""] * len(texts)
     others: list[list[str]] = [[] for _ in texts]
     for model_id, indices in groups.items():
         mine = [texts[i] for i in indices] if isinstance(q, list) else q
-        body = anuvad_request(state, model_id, mine, text_format, alternatives)
-        response = await translated_by(state, request, body)
+        asked = anuvad_request(state, model_id, mine, body.format, alternatives)
+        response = await translated_by(state, request, asked)
         for k, i in enumerate(indices):
             translated[i] = response.translations[k].text
             others[i] = alternatives_of(response, k, alternatives)
@@ -165,12 +160,9 @@ async def detect(request: Request, state: State) -> Any:
     """The languages a text may be in, best first (LibreTranslate's `/detect`); confidence
     0-100 is the share of the text's letters in the language's script."""
     try:
-        fields = await read_body(request)
-        check_key(state, request, fields)
-        text = required(fields, "q")
-        if not isinstance(text, str):
-            raise LibreTranslateError(400, "Invalid request: q must be a string")
-        return detections(state, text)
+        body = await read_body(request, LtDetectBody)
+        check_key(state, request, body.api_key)
+        return detections(state, body.q)
     except LibreTranslateError as exc:
         return lt_error(exc)
 
