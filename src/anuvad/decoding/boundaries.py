@@ -31,11 +31,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from anuvad.data.tokenizer import SPECIAL_IDS
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 WORD_START = "▁"  # SentencePiece's mark on a piece that begins a word
 SEPARATORS = ".,:"  # inside numbers: 3.5, 1,200, 10:30
@@ -134,6 +135,10 @@ class BoundaryTable:
     def from_pieces(cls, pieces: Sequence[str]) -> BoundaryTable:
         """Classify a vocabulary (``pieces[i]`` is id i's piece; special ids never glue, pass
         or start a number)."""
+        # torch only here: reading a glossary (anuvad.inference.glossary, which checks terms with
+        # :func:`holds`) must not import it (2.9 s of a cold ``anuvad translate``, issue 40).
+        import torch
+
         special = set(SPECIAL_IDS)
         glue: dict[Boundary, Tensor] = {}
         passing: dict[Boundary, Tensor] = {}
