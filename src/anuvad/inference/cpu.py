@@ -29,6 +29,9 @@ The model itself stays plain PyTorch: training and validation never see these mo
 validation's dev scores do not depend on timing), the parameters are the same tensors and the
 state-dict keys are unchanged. ``ANUVAD_CPU_PRODUCT=plain`` (or ``transposed``) fixes the
 product instead (e.g. for bit-identical outputs across machines); ``auto`` (the default) chooses.
+
+How many threads decode: :func:`choose_threads` (the cores left free by what else runs, unless
+the user said; ``anuvad translate`` uses it).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import platform
 import statistics
@@ -56,6 +60,8 @@ from anuvad.model.transformer import Transformer
 logger = logging.getLogger(__name__)
 
 PRODUCT_ENV_VAR = "ANUVAD_CPU_PRODUCT"
+# Set by the user, these fix PyTorch's thread count (it reads them when it starts): respected.
+THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 CACHE_FILE = "cpu-products.json"
 MODES = ("auto", "plain", "transposed")
 # Beyond this many rows (e.g. encoding a batch) the products are not timed: F.linear.
@@ -329,3 +335,62 @@ def accelerate(
         setattr(parent, name, AcceleratedLinear(linear, chosen))
     model.output_product = AcceleratedProduct(choices[output_shape])
     return choices
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity; all of them where unknown)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def running_load() -> float:
+    """The machine's load: processes running or waiting for a core, averaged over the last
+    minute (0 where the platform does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def free_threads(cores: int, load: float) -> int:
+    """The threads a decoding process should use: the ``cores`` minus the ``load`` already
+    running, rounded, at least 1, at most ``cores``.
+
+    More threads than free cores is oversubscription: PyTorch's threads wait for each other at
+    every operation, and each waits for a core another process holds. On 2 cores with a
+    training run beside it, a 5-line file took 21-26 s with PyTorch's default of 2 threads and
+    7.8 s with 1 (issue 40, item 8).
+    """
+    return max(1, min(cores, math.floor(cores - load + 0.5)))
+
+
+def choose_threads(
+    requested: int = 0,
+    environ: Mapping[str, str] = os.environ,
+    cores: int | None = None,
+    load: float | None = None,
+) -> int:
+    """How many threads PyTorch should decode with: ``requested`` when given, 0 (keep PyTorch's
+    own) when the user set :data:`THREAD_ENV_VARS`, else :func:`free_threads` of the cores this
+    process may use and the machine's load.
+
+    Args:
+        requested: threads the user asked for (``--threads``); 0: choose.
+        environ: the environment (tests pass their own).
+        cores: usable cores; None: :func:`usable_cores`.
+        load: running load; None: :func:`running_load`.
+
+    Raises:
+        ConfigError: ``requested`` is negative.
+    """
+    if requested < 0:
+        raise ConfigError(f"threads must be 0 (choose) or more, got {requested}")
+    if requested:
+        return requested
+    if any(environ.get(name, "").strip() for name in THREAD_ENV_VARS):
+        return 0
+    cores = usable_cores() if cores is None else cores
+    load = running_load() if load is None else load
+    return free_threads(cores, load)

@@ -25,6 +25,7 @@ from anuvad.inference.cpu import (
     AcceleratedLinear,
     AcceleratedProduct,
     accelerate,
+    choose_threads,
     machine_key,
     measure_choices,
     padded_rows,
@@ -250,3 +251,24 @@ def test_transposed_rows_are_padded_to_what_blas_is_fast_on(rows: int, padded: i
 @pytest.mark.parametrize(("rows", "bucket"), [(0, 1), (1, 1), (2, 2), (3, 4), (4, 4), (5, 8)])
 def test_row_buckets_are_powers_of_two(rows: int, bucket: int) -> None:
     assert row_bucket(rows) == bucket
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "threads"),
+    [(2, 0.0, 2), (2, 0.4, 2), (2, 1.45, 1), (2, 2.3, 1), (2, 9.0, 1), (16, 3.2, 13), (1, 0, 1)],
+)
+def test_threads_are_the_cores_left_free_by_the_running_load(
+    cores: int, load: float, threads: int
+) -> None:
+    """Issue 40: on 2 cores with a training run beside it, 2 threads took 21-26 s where 1 took
+    7.8 s; a decoding process takes the cores the load leaves, at least one, at most all."""
+    assert choose_threads(environ={}, cores=cores, load=load) == threads
+
+
+def test_threads_the_user_set_are_kept() -> None:
+    assert choose_threads(3, environ={}, cores=2, load=2.0) == 3  # --threads 3
+    # OMP_NUM_THREADS already set PyTorch's count when it started: 0 keeps it.
+    assert choose_threads(environ={"OMP_NUM_THREADS": "2"}, cores=2, load=2.0) == 0
+    assert choose_threads(environ={"OMP_NUM_THREADS": ""}, cores=2, load=2.0) == 1
+    with pytest.raises(ConfigError, match="threads must be 0"):
+        choose_threads(-1, environ={})
