@@ -197,9 +197,13 @@ def test_split_sentences_translates_each_sentence_and_keeps_the_lines(
     alone = capsys.readouterr().out.splitlines()
     document = f"{sentences[0]} {sentences[1]}\n\n  {sentences[2]}\n"
     (tmp_path / "doc.txt").write_text(document, encoding="utf-8")
-    assert main([*base, "--input", str(tmp_path / "doc.txt"), "--split-sentences"]) == 0
-    lines = capsys.readouterr().out.split("\n")
-    assert lines == [f"{alone[0]} {alone[1]}", "", f"  {alone[2]}", ""]
+    for split in ([], ["--split-sentences"]):  # the default (issue 40), or said
+        assert main([*base, "--input", str(tmp_path / "doc.txt"), *split]) == 0
+        lines = capsys.readouterr().out.split("\n")
+        assert lines == [f"{alone[0]} {alone[1]}", "", f"  {alone[2]}", ""]
+    # --nbest and --attention translate a line whole: a line of two sentences is refused.
+    assert main([*base, "--input", str(tmp_path / "doc.txt"), "--nbest=2"]) == 2
+    assert "line 1 holds 2 sentences, but with --nbest" in capsys.readouterr().err
     code = main([*base, "--input", str(tmp_path / "doc.txt"), "--split-sentences", "--nbest=2"])
     assert code == 2
     assert "--split-sentences gives one translation per line" in capsys.readouterr().err
@@ -222,7 +226,7 @@ def test_translate_names_a_bad_line_and_a_bad_beam_size(
     assert "<stdin>: line 1 is not valid UTF-8" in capsys.readouterr().err
     (tmp_path / "ok.txt").write_bytes(b"123\r\n\xe2\x80\xa8 4\n")  # CRLF; U+2028 is no newline
     assert main(["translate", "--model", str(model), "--input", str(tmp_path / "ok.txt")]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 2
+    assert capsys.readouterr().out.count("\n") == 2  # the U+2028 is kept, as layout
     code = main(["translate", "--model", str(model), "--beam-size", "0"])
     assert code == 2 and "--beam-size must be at least 1" in capsys.readouterr().err
 
@@ -304,22 +308,28 @@ def test_every_search_option_reaches_the_search(
     assert len(capsys.readouterr().out.splitlines()) == runs
 
 
-def test_a_line_too_long_for_the_model_is_refused_never_cut(
+def test_a_line_is_split_by_default_and_refused_whole_when_it_cannot_be_one_sentence(
     tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 33: without --split-sentences a line beyond the model's positions used to lose its
-    end behind a warning (exit 0); now exit 2 names the line and the fix, and writes nothing.
-    With --split-sentences the same line is translated sentence by sentence."""
+    """Issue 33 and 40: a line given whole to the model loses every sentence after its first,
+    and a line beyond the model's positions loses its end. By default a line is split, so the
+    200 sentences of one line are all translated; with --no-split-sentences such a line, or one
+    overlong sentence, is refused (exit 2, the line and the fix named, nothing written)."""
     long_line = " ".join(["The sky is blue."] * 200)
     (tmp_path / "in.txt").write_text(f"I am going home.\n{long_line}\n", encoding="utf-8")
     out = tmp_path / "out.txt"
     base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
     base += ["--input", str(tmp_path / "in.txt"), "--output", str(out), "--beam-size", "1"]
-    assert main(base) == 2
+    assert main([*base, "--no-split-sentences"]) == 2
     err = capsys.readouterr().err
-    assert "in.txt, line 2: 3,399 characters" in err and "add --split-sentences" in err
+    assert "in.txt, line 2 holds 200 sentences" in err and "drop --no-split-sentences" in err
     assert not out.exists()
-    assert main([*base, "--split-sentences"]) == 0
+    (tmp_path / "clause.txt").write_text(" ".join(["the sky is blue and"] * 200) + "\n", "utf-8")
+    whole = [*base, "--no-split-sentences", "--input", str(tmp_path / "clause.txt")]
+    assert main(whole) == 2
+    assert "clause.txt, line 1: 3,999 characters" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(base) == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
     from anuvad.inference.translator import Translator

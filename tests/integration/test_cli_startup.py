@@ -20,11 +20,13 @@ PROBE = """
 import sys
 from pathlib import Path
 import anuvad.cli.main
+from anuvad.cli.model_choice import choose_model
 from anuvad.cli.options import read_glossary
 from anuvad.data.cleaning import normalizer_for
 glossary = read_glossary(Path(sys.argv[1]))
 assert glossary is not None and len(glossary.entries) == 1, glossary
 assert normalizer_for("en")("“Quoted” – text…") == '"Quoted" - text...'
+assert choose_model("some/model.pt", ["hello"]).model == "some/model.pt"
 print(" ".join(m for m in ("torch", "sacremoses.tokenize", "sacrebleu") if m in sys.modules))
 """
 
@@ -32,8 +34,8 @@ print(" ".join(m for m in ("torch", "sacremoses.tokenize", "sacrebleu") if m in 
 def test_the_command_line_reads_its_input_without_torch_or_the_moses_tokenizer(
     tmp_path: Path,
 ) -> None:
-    """Parsing the arguments, reading a glossary and normalising English import neither torch
-    (the engine loads it when it is needed) nor sacremoses' tokenizer."""
+    """Parsing the arguments, reading a glossary, normalising English and choosing the model
+    import neither torch (the engine loads it when it is needed) nor sacremoses' tokenizer."""
     (tmp_path / "terms.tsv").write_text("court\tअदालत\n", encoding="utf-8")
     result = subprocess.run(
         [sys.executable, "-c", PROBE, str(tmp_path / "terms.tsv")],

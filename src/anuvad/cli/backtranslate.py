@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from anuvad.cli.job import load_translator
 from anuvad.cli.options import (
     EngineOptions,
     SearchOptions,
@@ -17,7 +18,6 @@ from anuvad.cli.options import (
     join_workers,
     load_in_turn,
 )
-from anuvad.cli.translate import load_translator
 
 
 def cmd_backtranslate(args: argparse.Namespace) -> int:
@@ -30,7 +30,10 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
 
     search = SearchOptions.from_args(args)
     context, options = join_workers(EngineOptions.from_args(args))
-    translator = load_in_turn(context, lambda: load_translator(options, args.model))
+    # No confidence is reported: the reverse model a calibration names is not loaded.
+    translator = load_in_turn(
+        context, lambda: load_translator(options, args.model, confidence=False)
+    )
     # Greedy unless asked otherwise: fast, and tagged training copes with its monotony.
     settings = search.settings(translator.decode, beam_size=search.get("beam_size") or 1)
     show_bar = not args.no_progress and context.is_main

@@ -2,7 +2,7 @@
 error into one line on stderr and exit status 2.
 
 Only the ``cli`` package prints and chooses exit codes (this module and one module per command
-group: translate, serve, data, calibrate, export, parsing); the library logs.
+group: translate, evaluate, serve, data, calibrate, export, parsing); the library logs.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from anuvad import __version__
 from anuvad.cli import backtranslate as cli_backtranslate
 from anuvad.cli import calibrate as cli_calibrate
 from anuvad.cli import data as cli_data
+from anuvad.cli import evaluate as cli_evaluate
 from anuvad.cli import export as cli_export
 from anuvad.cli import interop as cli_interop
 from anuvad.cli import parsing as cli_parsing
@@ -35,7 +36,9 @@ EXAMPLES = {
     "train": "anuvad train --config configs/multi30k_en_de.yaml train.max_minutes=30",
     "average": "anuvad average --run-dir runs/wmt14_en_de_base --last 5 --out base_avg5.pt",
     "translate": (
-        "echo 'A man is riding a bike.' | anuvad translate --model runs/multi30k_en_de/model.pt"
+        "echo 'The train is late. It will come at 8 pm.' | anuvad translate  (the shipped "
+        "model of the text's language)\n  anuvad translate --model runs/multi30k_en_de/model.pt "
+        "--input val.en --output val.hyp --beam-size 4"
     ),
     "evaluate": (
         "anuvad evaluate --model runs/multi30k_en_de/model.pt --source val.en --references val.de"
@@ -257,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_serve.register(add)
     cli_data.register(add)
     cli_translate.register(add)
+    cli_evaluate.register(add)
     cli_backtranslate.register(add)
     cli_parsing.register(add)
     cli_calibrate.register(add)
