@@ -2,25 +2,48 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Two installs, each remembered by a stamp file and redone when pyproject.toml changes: what
+# serving needs (torch, then anuvad without extras: `make demo`, the recipes) and, for the tests
+# and linters, the same plus the [dev] extras (pytest, mypy, ruff, playwright, transformers,
+# schemathesis, ...: 1.9 GB in all, against 1.3 GB for serving alone). The full install keeps
+# the name older checkouts know.
 STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+# What serving needs is there when either install is: a venv set up for the tests serves too.
+SERVING := $(if $(wildcard $(STAMP)),$(STAMP),$(SERVE_STAMP))
 
 .PHONY: demo demo-opus train-demo test test-fast test-system lint format install clean chromium synthetic calibrate synthetic-en gpu-pack train-gpu
 
+# $(call pip_step,what is installed and roughly how long,pip install arguments): one install
+# step, said before it starts (pip itself is quiet) and timed when it ends.
+pip_step = @echo "anuvad: installing $(1)..."; started=$$(date +%s); \
+	$(BIN)/pip install --quiet $(2) && echo "  done in $$(( $$(date +%s) - started )) s"
+
 $(BIN)/python:
+	@echo "anuvad: creating $(VENV) with $(PYTHON) and upgrading pip (about 10 s)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
 
-# Reinstall whenever the project's dependencies change.
+TORCH_STEP := torch 2.13.0 (the CPU build, about 1 min)
+SERVE_STEP := anuvad and what serving needs (FastAPI, uvicorn, SentencePiece, ..., about 40 s)
+DEV_STEP := anuvad with the test and lint tools ([dev]: pytest, mypy, playwright, transformers, \
+	schemathesis, ..., about 1 min)
+
+$(SERVE_STAMP): pyproject.toml | $(BIN)/python
+	$(call pip_step,$(TORCH_STEP),"torch==2.13.0")
+	$(call pip_step,$(SERVE_STEP),-e .)
+	@touch $(SERVE_STAMP)
+
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+	$(call pip_step,$(TORCH_STEP),"torch==2.13.0")
+	$(call pip_step,$(DEV_STEP),-e ".[dev]")
+	@touch $(STAMP)
 
 install: $(STAMP)
 
 # The English->Hindi translator shipped in data/trained_models/, with its web page, on
-# http://127.0.0.1:8000 (no data, no network needed).
-demo: $(STAMP)
+# http://127.0.0.1:8000 (no data, no network needed). Installs only what serving needs.
+demo: $(SERVING)
 	$(BIN)/anuvad serve --host 127.0.0.1 --port 8000
 
 # OPUS-MT English<->Hindi (needs internet once; the hub cache keeps them): import both, calibrate
@@ -29,7 +52,7 @@ demo: $(STAMP)
 # it needs.
 OPUS := data/opus
 OPUS_DEV := $(ANUVAD_DATA)/en-hi/dev-general
-demo-opus: $(STAMP)
+demo-opus: $(SERVING)
 	mkdir -p $(OPUS)
 	test -f $(OPUS)/opus-mt-en-hi.pt || $(BIN)/anuvad import Helsinki-NLP/opus-mt-en-hi --out $(OPUS)/opus-mt-en-hi.pt
 	test -f $(OPUS)/opus-mt-hi-en.pt || $(BIN)/anuvad import Helsinki-NLP/opus-mt-hi-en --out $(OPUS)/opus-mt-hi-en.pt
@@ -44,7 +67,7 @@ demo-opus: $(STAMP)
 		--host 127.0.0.1 --port 8000
 
 # A tiny Transformer trained from scratch in about a minute on a built-in task.
-train-demo: $(STAMP)
+train-demo: $(SERVING)
 	$(BIN)/anuvad demo
 
 # Back-translated monolingual Hindi for configs/enhi_general_d256_L3.yaml: the shipped
@@ -54,7 +77,7 @@ train-demo: $(STAMP)
 ANUVAD_DATA ?= ../shared/data
 MONO_HI := bbc-news hiner-news-tourism hdtb-ssf-news-tourism ilner-general hiwiki-sample \
 	discourse-stories
-synthetic: $(STAMP)
+synthetic: $(SERVING)
 	$(BIN)/anuvad backtranslate --model "$$($(BIN)/python -c 'from anuvad.cli.serve import \
 		shipped_model; print(shipped_model(pair="hien"))')" \
 		--input $(foreach f,$(MONO_HI),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
@@ -70,7 +93,7 @@ MONO_EN := $(ANUVAD_DATA)/en-hi/mono-en
 BT_EN = $(BIN)/python -m torch.distributed.run --standalone --nproc-per-node 2 -m anuvad.cli.main \
 	backtranslate --model "$$(ls $(SHIPPED)/enhi_*.pt | tail -1)" --engine ctranslate2 \
 	--compute-type int8 --beam-size 1 --no-repeat-ngram-size 4 --no-progress
-synthetic-en: $(STAMP)
+synthetic-en: $(SERVING)
 	$(BT_EN) --input $(MONO_EN)/wmt-newstest-en.en.gz --out-prefix data/synthetic/bt-wmt
 	$(BT_EN) --input $(MONO_EN)/bbc-news-2005.en.gz --out-prefix data/synthetic/bt-bbc
 	$(BT_EN) --input $(MONO_EN)/reuters21578.en.gz --max-lines 25000 --out-prefix data/synthetic/bt-reuters
@@ -86,7 +109,7 @@ MONO_FILES := $(foreach f,wmt-newstest-en bbc-news-2005,--file en-hi/mono-en/$(f
 	$(foreach f,bbc-news covid-news-2020 discourse-stories hdtb-full-news-conv hdtb-ssf-news-tourism \
 	hdtb-wx-pos-general hiner-news-tourism hiwiki-40articles hiwiki-sample ijcnlp08-ner-general \
 	ilci-health-tourism ilner-general mann-ki-baat-speech,--file en-hi/mono-hi/$(f).hi.gz)
-gpu-pack: $(STAMP)
+gpu-pack: $(SERVING)
 	mkdir -p $(GPU)/wheels
 	$(BIN)/pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
 		--implementation py -d $(GPU)/wheels $(GPU_WHEELS)
@@ -106,7 +129,7 @@ train-gpu:
 SHIPPED := data/trained_models
 DEV := $(ANUVAD_DATA)/en-hi
 CALIBRATE = $(BIN)/anuvad calibrate --beam-size 4 --no-repeat-ngram-size 3 --no-progress
-calibrate: $(STAMP)
+calibrate: $(SERVING)
 	$(CALIBRATE) --model $$(ls $(SHIPPED)/enhi_*.pt | tail -1) \
 		--reverse-model $$(ls $(SHIPPED)/hien_*.pt | tail -1) \
 		--dev captions=$(DEV)/hvg/hindi-visual-genome-dev.txt@5,6 \

@@ -1,4 +1,5 @@
-"""The README's quickstart commands run as written (on a slice of Multi30k, a few steps)."""
+"""The README's commands do what it says: the quickstart runs as written (on a slice of Multi30k, a
+few steps), and `make demo` / `make test` install what it says."""
 
 from __future__ import annotations
 
@@ -73,3 +74,42 @@ def test_readme_quickstart_runs(tmp_path: Path) -> None:
     translate_output = outputs[2]
     assert len(translate_output.splitlines()) == 1
     assert "parameters:" in outputs[3]
+
+
+def make_plan(target: str, venv: Path) -> str:
+    """The commands ``make TARGET`` would run with ``VENV=venv`` (``make -n``: nothing runs)."""
+    result = subprocess.run(
+        ["make", "-n", target, f"VENV={venv}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_make_demo_installs_what_serving_needs_and_make_test_the_dev_tools(tmp_path: Path) -> None:
+    """Issue 40, item 9: `make demo` installed the [dev] extras (1.9 GB, 95 s, silent). On a
+    fresh clone it installs torch, then anuvad without extras, saying each step first; `make
+    test` after it adds [dev]; once both ran, neither installs again."""
+    venv = tmp_path / "venv"
+    demo = make_plan("demo", venv)
+    installs = [line for line in demo.splitlines() if "pip install --quiet" in line]
+    assert len(installs) == 2, demo
+    torch_step, anuvad_step = installs
+    assert 'pip install --quiet "torch==2.13.0" &&' in torch_step
+    assert "pip install --quiet -e . &&" in anuvad_step  # without extras
+    assert all(line.startswith('echo "anuvad: installing ') for line in installs)
+    assert "[dev]" not in demo and f"{venv}/bin/anuvad serve" in demo
+    assert '-e ".[dev]"' in make_plan("test", venv)  # a fresh clone's `make test`
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").touch()
+    (venv / ".installed-serve").touch()  # after `make demo`
+    assert "pip install" not in make_plan("demo", venv)
+    assert '-e ".[dev]"' in make_plan("test", venv)
+    (venv / ".installed").touch()  # after `make test`
+    for target in ("demo", "lint", "test-system"):
+        assert "pip install" not in make_plan(target, venv), target
