@@ -89,6 +89,7 @@ def base_url(tiny_enhi_model: Path, enhi: Any) -> Iterator[str]:
         **other.model_file.metadata,
         "title": "Hindi → English, test text",
         "summary": "trained on forty everyday sentence pairs",
+        "license": "cc-by-nc-4.0",  # as an imported model keeps its card's
     }
     with serving(create_app([enhi, other])) as url:
         yield url
@@ -391,6 +392,7 @@ def test_stop_ends_a_translation_in_flight_and_keeps_the_page_usable(
     translated(page)
     assert page.is_hidden("#stop-button") and page.is_hidden("#stale-note")
 
+    assert "ms" in page.inner_text("#timing")
     held: list[Any] = []
     page.route("**/translate/stream", lambda route: held.append(route))  # held: never answered
     for stop in ("click", "Escape"):
@@ -406,6 +408,7 @@ def test_stop_ends_a_translation_in_flight_and_keeps_the_page_usable(
             "document.getElementById('status').textContent.startsWith('Stopped')"
         )
         assert page.is_visible("#status")
+        assert page.inner_text("#timing") == ""  # was the previous run's (issue 40 item 7)
         assert page.is_hidden("#error") and page.is_hidden("#stop-button")
         assert page.is_enabled("#translate-button") and page.is_visible("#stale-note")
         assert page.evaluate("document.activeElement.id") == "source"
@@ -420,15 +423,24 @@ def test_stop_ends_a_translation_in_flight_and_keeps_the_page_usable(
 
 def test_the_heatmap_reads_out_with_the_keyboard(browser: Any, base_url: str) -> None:
     page = open_page(browser, base_url)
-    translate_with_beam(page, beam=2, nbest=1)
+    with page.expect_response("**/attention") as attention:
+        translate_with_beam(page, beam=2, nbest=1)
+    view = attention.value.json()
     page.focus("#heatmap")
     for key in ("ArrowRight", "ArrowRight", "ArrowDown"):
         page.keyboard.press(key)
     cursor = page.locator("#heatmap rect.cursor")
     assert cursor.count() == 1
     assert (cursor.get_attribute("data-t"), cursor.get_attribute("data-s")) == ("1", "2")
-    assert "attention of output" in page.inner_text("#readout")
+    readout = page.inner_text("#readout")
+    assert "attention of output" in readout
     assert page.get_attribute("#readout", "aria-live") == "polite"
+    # The pieces as the axes show them: no raw SentencePiece ▁ (issue 40 item 10).
+    s, piece = next((s, p) for s, p in enumerate(view["src_tokens"]) if p.startswith("▁"))
+    page.hover(f'#heatmap rect.cell[data-t="0"][data-s="{s}"]')
+    readout = page.inner_text("#readout")
+    assert f"input “{piece.removeprefix('▁') or '␣'}”" in readout  # a lone ▁ is a space
+    assert "▁" not in readout and "▁" not in page.inner_text("#tooltip")
     page.close()
 
 
@@ -566,6 +578,24 @@ def test_the_reader_chooses_the_direction_among_models_named_in_words(
     page.fill("#source", "मैं घर जा रहा हूँ।")
     page.click("label[for=mode-greedy]")
     assert streamed(translated(page))["model"] == "tiny_hien"
+    page.close()
+
+
+def test_the_page_says_a_model_s_licence_and_nothing_it_does_not_know(
+    browser: Any, base_url: str
+) -> None:
+    """Issue 40 item 10: the page never said the shipped models are for non-commercial use.
+    A model whose card states a licence shows it where the model is named; a model whose terms
+    the server cannot know (the tiny one: no card, no catalogued corpus) shows none."""
+    page = open_page(browser, base_url)
+    assert page.is_hidden("#model-licence")
+    page.select_option("#model-select", "tiny_hien")
+    assert page.is_visible("#model-licence")
+    assert page.inner_text("#model-licence") == "Licence: cc-by-nc-4.0"
+    page.click("#model-about summary")
+    assert "the licence its model card states" in page.inner_text("#licence-note")
+    page.select_option("#model-select", "tiny_enhi")
+    assert page.is_hidden("#model-licence")
     page.close()
 
 
@@ -736,6 +766,8 @@ def test_the_page_with_the_shipped_models(browser: Any) -> None:
             "#model-select option", "os => os.map(o => o.textContent)"
         )
         assert "English → Hindi, general text" in titles and "Hindi → English" in titles
+        # Their terms, as their cards say (issue 40 item 10).
+        assert page.inner_text("#model-licence") == "Licence: non-commercial research use only"
         general = page.eval_on_selector(
             "#model-select", "s => [...s.options].find(o => o.text.endsWith('general text')).value"
         )

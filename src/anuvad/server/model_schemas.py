@@ -67,6 +67,12 @@ class ModelInfo(BaseModel):
         description="one line naming the training corpora and their weights (the model card in "
         "data/trained_models/README.md has the details)"
     )
+    licence: str | None = Field(
+        None,
+        description="its terms of use in a few words, e.g. 'non-commercial research use only' "
+        "(from its model card, or from its training data's licences); null: not known",
+    )
+    licence_note: str = Field("", description="where `licence` comes from")
     metadata: dict[str, Any]
     confidence: ConfidenceInfo | None = Field(
         None, description="how sentence confidence was calibrated; null: no confidence"

@@ -22,6 +22,7 @@ from anuvad.server.answer_schemas import (
     TranslationOut,
     WordOut,
 )
+from anuvad.server.licences import model_licence
 from anuvad.server.model_names import model_summary, model_title
 from anuvad.server.model_schemas import ConfidenceInfo, ModelInfo
 
@@ -38,6 +39,7 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
     }
     trained_on = config.data.training_summary()
     src_lang, tgt_lang = config.data.src_lang, config.data.tgt_lang
+    licence = model_licence([c.name for c in config.data.train], metadata)
     return ModelInfo(
         id=model_id or config.name,
         title=model_title(config.name, src_lang, tgt_lang, metadata),
@@ -61,6 +63,8 @@ def model_info(translator: TranslationEngine, model_id: str = "") -> ModelInfo:
             f.name: getattr(translator.decode, f.name) for f, spec in settings_spec() if spec.api
         },
         trained_on=trained_on,
+        licence=licence.terms if licence else None,
+        licence_note=licence.why if licence else "",
         metadata=metadata,
         confidence=confidence_info(translator),
     )

@@ -18,6 +18,14 @@ function describeModel(model) {
   data.className = "trained-on";
   data.id = "trained-on";
   data.textContent = model.summary || model.trained_on;
+  // Its terms of use (GET /models: the model card's licence, or its training data's), said
+  // where the model is named; nothing when the server does not know them.
+  const licence = document.createElement("div");
+  licence.className = "licence";
+  licence.id = "model-licence";
+  licence.hidden = !model.licence;
+  licence.textContent = model.licence ? `Licence: ${model.licence}` : "";
+  licence.title = model.licence_note || "";
   const about = document.createElement("details");
   about.className = "about";
   about.id = "model-about";
@@ -39,8 +47,12 @@ function describeModel(model) {
   const json = document.createElement("a");
   json.href = "/models";
   json.textContent = "description for programs (JSON)";
-  about.append(summary, facts, confidence, json);
-  box.append(title, data, about);
+  const terms = document.createElement("div");
+  terms.id = "licence-note";
+  terms.textContent = model.licence ? `Licence: ${model.licence} (${model.licence_note})` : "";
+  terms.hidden = !model.licence;
+  about.append(summary, facts, confidence, terms, json);
+  box.append(title, data, licence, about);
 }
 
 // Translate with model ``id``: the languages' names, the Terms box where the engine takes a
