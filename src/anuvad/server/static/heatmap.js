@@ -156,11 +156,12 @@ export function drawHeatmap() {
     rowLabels.forEach((l, i) => l.classList.toggle("hl", i === t));
     colLabels.forEach((l, i) => l.classList.toggle("hl", i === s));
     const what = kind === "cosine" ? "cosine" : "attention";
-    const text = `${view.tgt_tokens[t]} → ${view.src_tokens[s]}: ${what} ${value.toFixed(3)}`;
+    // The pieces as the axes show them, without SentencePiece's ▁ (issue 40 item 10).
+    const text = `${tgt[t]} → ${src[s]}: ${what} ${value.toFixed(3)}`;
     $("readout").innerHTML = "";
     const strong = document.createElement("strong");
     strong.textContent = value.toFixed(3);
-    $("readout").append(`${what} of output “${view.tgt_tokens[t]}” to input “${view.src_tokens[s]}”: `, strong);
+    $("readout").append(`${what} of output “${tgt[t]}” to input “${src[s]}”: `, strong);
     const tip = $("tooltip");
     tip.textContent = text;
     tip.hidden = false;

@@ -194,8 +194,10 @@ function showResult(result, text, request, roundTrip) {
 }
 
 // Stopped: what arrived stays (and can be copied); an earlier translation, if nothing arrived,
-// stays marked out of date. Said on the page, not only to screen readers.
+// stays marked out of date. Said on the page, not only to screen readers. The timing line was
+// of the previous run (issue 40 item 7): it goes.
 function showStopped(arrived) {
+  $("timing").textContent = "";
   if (arrived.done > 0) {
     setStatus(`Stopped: ${arrived.done} of ${plural(arrived.total, "sentence")} translated.`);
   } else {
