@@ -27,9 +27,9 @@ from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
 DANDA = "।"
-# A final "." or "|" after a letter, digit or mark (Devanagari vowel signs are marks), before
+# A final "." or "|" after a letter, digit, mark (Devanagari vowel signs are marks) or "%", before
 # any closing quotes or brackets.
-_FINAL_STOP = re.compile(r"(?<=\w|[\u0900-\u097f])[.|](?=[\"'”’)\]]*\s*$)")
+_FINAL_STOP = re.compile(r"(?<=\w|[\u0900-\u097f%])[.|](?=[\"'”’)\]]*\s*$)")
 _LONE_PIPE = re.compile(r"(?<=\S) \|(?= |$)")
 _TRAILING = re.compile(r"[\s।.!?|]*$")
 

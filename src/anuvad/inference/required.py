@@ -24,7 +24,14 @@ from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.inference.glossary import Glossary
-from anuvad.inference.verbatim import PhraseEncoder, Span, Verbatim, find_spans
+from anuvad.inference.verbatim import (
+    NUMERIC_KINDS,
+    PhraseEncoder,
+    Span,
+    Verbatim,
+    find_spans,
+    unsigned,
+)
 
 
 @dataclass(frozen=True)
@@ -63,13 +70,13 @@ def requirements(
     if verbatim is None:
         return Requirements(tuple(terms))
     taken = glossary.match_spans(text) if glossary else []
-    spans = find_spans(text, verbatim, taken)
+    spans = [unsigned(span, encoder.spellable) for span in find_spans(text, verbatim, taken)]
     kept = [encoder.span(span) for span in spans]
     spelled = [k for k in kept if k is not None]
     covered = taken + [(s.start, s.end) for s, k in zip(spans, kept, strict=True) if k]
     digits_only = (
         verbatim.only_source_numbers
-        and any(s.kind == "number" for s in spans)
+        and any(s.kind in NUMERIC_KINDS for s in spans)
         and all(
             any(a <= i < b for a, b in covered) for i, char in enumerate(text) if is_digit(char)
         )

@@ -84,7 +84,8 @@ class CopiedSpan:
     """A part of the source its translation must copy, and what became of it.
 
     Attributes:
-        kind: "number", "url", "email" or "name" (a marked name).
+        kind: "number" (with its currency or per cent sign), "date" (a number with its month),
+            "url", "email" or "name" (a marked name).
         source: the span as it is in the source.
         target: what the output must hold (a number in the chosen digits; else ``source``).
         start: offset of its first character in the source sentence.

@@ -46,8 +46,9 @@ from anuvad.inference.verbatim import (
     PhraseEncoder,
     Verbatim,
     copied_report,
-    in_latin,
     per_text_policies,
+    search_policies,
+    signed,
     write_digits,
 )
 from anuvad.model.transformer import count_parameters
@@ -219,8 +220,9 @@ class Translator:
         tgt_lang = self.model_file.config.data.tgt_lang
         required: list[Requirements] | None = None
         if glossary is not None or verbatim is not None:
-            latin = in_latin(verbatim, len(texts)) if verbatim is not None else None
-            required = self._requirements(texts, glossary, latin)
+            data = self.model_file.config.data
+            policies = search_policies(verbatim, len(texts), (data.src_lang, data.tgt_lang))
+            required = self._requirements(texts, glossary, policies)
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
@@ -244,6 +246,7 @@ class Translator:
         results = translate_encoded(texts, self.encode(texts), d, search, progress, stop=stop)
         if required is not None:
             for result, own in zip(results, required, strict=True):
+                signed(result, own.spans)
                 result.copied = copied_report(
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )

@@ -13,12 +13,16 @@ search, which then guarantees it (together with the glossary's terms).
   not part of them;
 * ``email``: ``name@domain.tld``;
 * ``number``: a run of digits (any script), with ``.``, ``,``, ``:``, ``/`` or ``-`` between
-  digits kept inside one number (``3.5``, ``1,20,000``, ``10:30``, ``12/06/2024``, ``2019-20``).
+  digits kept inside one number (``3.5``, ``1,20,000``, ``10:30``, ``12/06/2024``, ``2019-20``),
+  with a currency sign before it or a per cent sign after it (``₹80``, ``5.4%``: a model kept
+  the digits and dropped the sign).
+* ``date``: a day or year next to a month name, written in the target language ("12 June
+  2024" → "12 जून 2024", :mod:`anuvad.inference.dates`; the month was dropped).
   A number glued to a letter on its left is part of a name or code (``SS19``, ``HER2``,
   ``G20``): it is taken too, and may stay glued to a letter in the output (``जी20``). Only the
-  digits are required: the unit, currency or ordinal suffix around
-  them is the model's to translate (``12th`` → ``12वीं``, ``$3,000`` → ``3,000 डॉलर``, ``45%``
-  → ``45 प्रतिशत``); the number must not be glued to other digits (``250`` is not in ``2500``).
+  digits (and the signs above) are required: units and ordinal suffixes are the model's to
+  translate (``12th`` → ``12वीं``, ``80 kg`` → ``80 किलो``); the number must not be glued to
+  other digits (``250`` is not in ``2500``).
   The digits are written in the reader's script (:attr:`Verbatim.digits`; Latin by default, as
   Hindi news mostly writes them). The search always writes Latin digits and the output's digits
   are transliterated after it (:func:`in_latin`, :func:`write_digits`): forcing "८" into the
@@ -46,7 +50,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -54,9 +58,11 @@ from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
-from anuvad.inference.translation import CopiedSpan, Translation
+from anuvad.inference.dates import CURRENCY_SIGNS, find_dates, number_extent
+from anuvad.inference.translation import CopiedSpan, Translation, WordScore
 
-Kind = Literal["number", "url", "email", "name"]
+Kind = Literal["number", "date", "url", "email", "name"]
+NUMERIC_KINDS = ("number", "date")
 Digits = Literal["latin", "devanagari"]
 DIGITS: tuple[Digits, ...] = ("latin", "devanagari")
 UNSPELLABLE_SPAN = "not required: the model's target vocabulary cannot spell it (it would be ⁇)"
@@ -79,7 +85,7 @@ _URL = re.compile(
 _TRAILING = ".,;:!?)]}'\"”’"  # punctuation that ends a sentence or bracket, not an address
 # Digits, and separators only between digits: a whole number, never the tail of one.
 _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
-_KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "number": 2}
+_KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "date": 2, "number": 3}
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,9 @@ class Verbatim:
         only_source_numbers: in a sentence whose every digit is in a required phrase, the
             output may write no other digit (no number the source lacks: a small model
             invents them around the required ones; :mod:`anuvad.decoding.source_numbers`).
+        langs: the source and target languages (set by the engine, :func:`search_policies`):
+            with both in :data:`anuvad.inference.dates.MONTHS`, a number next to a month name
+            is copied as a date in the target's words ("12 June 2024" → "12 जून 2024").
 
     Raises:
         ConfigError: an unknown ``digits``, or an empty, too long or too many ``keep`` strings
@@ -107,6 +116,7 @@ class Verbatim:
     digits: Digits = "latin"
     keep: tuple[str, ...] = field(default=())
     only_source_numbers: bool = True
+    langs: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -128,7 +138,7 @@ class Span:
     """A part of a source sentence its translation must copy.
 
     Attributes:
-        kind: "number", "url", "email" or "name".
+        kind: "number", "date", "url", "email" or "name".
         start: offset of its first character in the source.
         end: offset just after it.
         target: what the output must hold (a number in the chosen digits; else the span).
@@ -141,6 +151,35 @@ class Span:
     end: int
     target: str
     boundary: Boundary
+    sign: str = ""
+
+    @property
+    def written(self) -> str:
+        """What the output holds once :func:`write_signs` has run: ``sign + target``."""
+        return self.sign + self.target
+
+
+def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
+    """``span`` as the search can require it: a number whose currency sign the target
+    vocabulary cannot spell ("₹80": neither shipped vocabulary has "₹") is required bare
+    ("80") and gets its sign back after the search (:func:`write_signs`); others unchanged."""
+    if span.kind != "number" or span.target[:1] not in CURRENCY_SIGNS or spellable(span.target):
+        return span
+    return replace(span, target=span.target[1:], sign=span.target[0])
+
+
+def write_signs(text: str, spans: Sequence[Span]) -> str:
+    """``text`` with each signed span's sign put back before the first bare occurrence of its
+    number (:func:`unsigned`)."""
+    for span in spans:
+        if not span.sign or span.written in text:
+            continue
+        for match in re.finditer(re.escape(span.target), text):
+            window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
+            if holds(window, span.target, span.boundary):
+                text = text[: match.start()] + span.sign + text[match.start() :]
+                break
+    return text
 
 
 def to_digits(number: str, digits: Digits) -> str:
@@ -152,13 +191,16 @@ def to_digits(number: str, digits: Digits) -> str:
     )
 
 
-def in_latin(
-    verbatim: Verbatim | Sequence[Verbatim | None] | None, count: int
+def search_policies(
+    verbatim: Verbatim | Sequence[Verbatim | None] | None,
+    count: int,
+    langs: tuple[str, str] | None = None,
 ) -> list[Verbatim | None]:
-    """One policy per text (:func:`per_text_policies`), each searching with Latin digits: the
-    search runs on those and :func:`write_digits` writes the chosen digits afterwards."""
+    """One policy per text (:func:`per_text_policies`) as the search uses it: Latin digits
+    (:func:`write_digits` writes the chosen ones afterwards) and the model's languages
+    ``langs`` (source, target: dates are written with the target's month names)."""
     return [
-        None if policy is None else replace(policy, digits="latin")
+        None if policy is None else replace(policy, digits="latin", langs=langs)
         for policy in per_text_policies(verbatim, count)
     ]
 
@@ -184,7 +226,9 @@ def write_digits(
             for word in result.quality.words:
                 word.text = to_digits(word.text, digits)
         result.copied = [
-            replace(span, target=to_digits(span.target, digits)) if span.kind == "number" else span
+            replace(span, target=to_digits(span.target, digits))
+            if span.kind in NUMERIC_KINDS
+            else span
             for span in result.copied
         ]
 
@@ -217,11 +261,17 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
                 url += ")"  # a bracket the address opened (Wikipedia paths) is its own
             found.append(Span("url", m.start(), m.start() + len(url), url, Boundary.LINK))
     if verbatim.numbers:
+        for d in find_dates(text, *verbatim.langs) if verbatim.langs else []:
+            boundary = Boundary.NUMBER if d.target[-1].isdigit() else Boundary.WORD
+            found.append(
+                Span("date", d.start, d.end, to_digits(d.target, verbatim.digits), boundary)
+            )
         for m in _NUMBER.finditer(text):
             glued = m.start() > 0 and text[m.start() - 1].isalpha()  # SS19, HER2: a code
             boundary = Boundary.CODE if glued else Boundary.NUMBER
-            target = to_digits(m.group(), verbatim.digits)
-            found.append(Span("number", m.start(), m.end(), target, boundary))
+            start, end = number_extent(text, m.start(), m.end())
+            target = "".join(text[start:end].split())  # "₹ 80" → "₹80"
+            found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
     chosen: list[Span] = []
     occupied = list(taken)
     # Names first, then links, then numbers; within a kind the longer, then the earlier.
@@ -246,6 +296,10 @@ class PhraseEncoder:
         self.table = BoundaryTable.from_pieces(pieces)
         self._ids = {piece: i for i, piece in enumerate(pieces)}
 
+    def spellable(self, text: str) -> bool:
+        """Whether the target vocabulary writes ``text`` without ``<unk>``."""
+        return UNK_ID not in self.tokenizer.encode(text)
+
     def term(self, target: str) -> RequiredPhrase:
         """A glossary translation: its pieces, ending at a word boundary."""
         return RequiredPhrase(tuple(self.tokenizer.encode(target)), Boundary.WORD)
@@ -257,7 +311,7 @@ class PhraseEncoder:
         if not ids or UNK_ID in ids:
             return None
         starts: frozenset[int] = frozenset()
-        if span.kind == "number" and self.tokenizer.id_to_piece([ids[0]])[0] == "▁":
+        if span.kind in NUMERIC_KINDS and self.tokenizer.id_to_piece([ids[0]])[0] == "▁":
             # SentencePiece wrote the word start as a piece of its own: the digits may also
             # follow "▁(", "$", "-" ... (a number in brackets, an amount, a range), and a
             # code's after a letter.
@@ -285,11 +339,11 @@ def copied_report(
         CopiedSpan(
             kind=span.kind,
             source=text[span.start : span.end],
-            target=span.target,
+            target=span.written,
             start=span.start,
             end=span.end,
             required=need,
-            present=holds(output, span.target, span.boundary),
+            present=holds(output, span.written, span.boundary),
             note="" if need else note,
         )
         for span, need in zip(spans, required, strict=True)
@@ -313,13 +367,46 @@ def per_text_policies(
 
 
 def report_unrequired(
-    results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None], note: str
+    results: Sequence[Translation],
+    verbatim: Verbatim | Sequence[Verbatim | None],
+    note: str,
+    spellable: Callable[[str], bool] = lambda text: True,
 ) -> None:
     """Set each result's ``copied`` for an engine that cannot require phrases: every span
     found in its source (by its policy, one for all or one per result), ``required`` False
-    with ``note``, and whether it arrived anyway."""
+    with ``note``, and whether it arrived anyway; a currency sign the vocabulary cannot spell
+    (``spellable``) is put back before its number (:func:`write_signs`)."""
     for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
         if policy is None:
             continue
-        spans = find_spans(result.source, policy)
+        spans = [unsigned(span, spellable) for span in find_spans(result.source, policy)]
+        signed(result, spans)
         result.copied = copied_report(spans, result.source, result.text, [False] * len(spans), note)
+
+
+def signed(result: Translation, spans: Sequence[Span]) -> None:
+    """:func:`write_signs` on ``result``'s text and candidates, in place. A sign is one
+    character more: word offsets after it move, so they are shifted."""
+    if not any(span.sign for span in spans):
+        return
+    for candidate in result.nbest:
+        before = candidate.text
+        candidate.text = write_signs(before, spans)
+        if candidate.quality is not None and candidate.text != before:
+            _shift_words(candidate.quality.words, before, candidate.text)
+    result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
+
+
+def _shift_words(words: Sequence[WordScore], before: str, after: str) -> None:
+    """Move word offsets of ``before`` to ``after`` (``after`` has characters inserted)."""
+    moved = [0] * (len(before) + 1)
+    j = 0
+    for i, char in enumerate(before):
+        while after[j] != char:
+            j += 1
+        moved[i] = j
+        j += 1
+    moved[len(before)] = len(after)
+    for word in words:
+        if word.start >= 0:
+            word.start, word.end = moved[word.start], moved[word.end - 1] + 1

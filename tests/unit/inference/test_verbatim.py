@@ -35,7 +35,7 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("text", "spans"),
     [
-        ("₹80 per kg on 12 June 2024", [("number", "80"), ("number", "12"), ("number", "2024")]),
+        ("₹80 per kg on 12 June 2024", [("number", "₹80"), ("number", "12"), ("number", "2024")]),
         (
             "Visit https://indianrail.gov.in or call 139.",
             [("url", "https://indianrail.gov.in"), ("number", "139")],
@@ -69,8 +69,8 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
             "The 12th report: 45% paid $3,000.",
             [
                 ("number", "12"),
-                ("number", "45"),
-                ("number", "3,000"),
+                ("number", "45%"),
+                ("number", "$3,000"),
             ],
         ),
         ("It fell to -5 degrees in 2024.", [("number", "5"), ("number", "2024")]),
@@ -229,3 +229,44 @@ def test_the_ctranslate2_engine_reports_what_it_cannot_guarantee(tiny_enhi_model
     assert (span.kind, span.target, span.required) == ("number", "12", False)
     assert span.note == UNCONSTRAINED_ENGINE
     assert span.present is holds(result.text, "12", Boundary.NUMBER)
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_a_currency_sign_the_vocabulary_lacks_is_put_back_before_its_number(
+    translator: Translator, beam: int
+) -> None:
+    """ "₹" is in neither shipped vocabulary: the bare number is required and the sign is
+    written before it after the search, in every candidate; the report says "₹12"."""
+    settings = translator.settings(beam_size=beam, nbest=beam)
+    (result,) = translator.translate(["It costs ₹12 now."], settings, verbatim=Verbatim())
+    (span,) = result.copied
+    assert (span.kind, span.source, span.target, span.required, span.present) == (
+        "number",
+        "₹12",
+        "₹12",
+        True,
+        True,
+    )
+    assert all(c.text.count("₹12") == 1 for c in result.nbest) and "₹12" in result.text
+    (deva,) = translator.translate(
+        ["It costs ₹12 now."], settings, verbatim=Verbatim(digits="devanagari")
+    )
+    assert deva.text == to_digits(result.text, "devanagari") and "₹१२" in deva.text
+
+
+def test_dates_and_signed_numbers_are_spans_with_the_targets_words() -> None:
+    policy = Verbatim(langs=("en", "hi"))
+    text = "Tomatoes cost ₹80 on 12 June 2024, up 5.4% since March 2023."
+    assert found(text, policy) == [
+        ("number", "₹80"),
+        ("date", "12 जून 2024"),
+        ("number", "5.4%"),
+        ("date", "मार्च 2023"),
+    ]
+    assert found(text, Verbatim()) == [  # without the model's languages: no month names
+        ("number", "₹80"),
+        ("number", "12"),
+        ("number", "2024"),
+        ("number", "5.4%"),
+        ("number", "2023"),
+    ]

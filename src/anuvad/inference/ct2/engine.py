@@ -48,7 +48,7 @@ from typing import Any
 import torch
 
 from anuvad.config import ExperimentConfig, config_from_dict
-from anuvad.data.tokenizer import EOS_ID, Tokenizer
+from anuvad.data.tokenizer import EOS_ID, UNK_ID, Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import BetweenSteps, capped_top, length_normalizer, limits_for_lengths
@@ -63,8 +63,8 @@ from anuvad.inference.translation import AttentionView, Candidate, Capabilities,
 from anuvad.inference.verbatim import (
     UNCONSTRAINED_ENGINE,
     Verbatim,
-    in_latin,
     report_unrequired,
+    search_policies,
     write_digits,
 )
 
@@ -293,7 +293,14 @@ class CT2Translator:
             stop=stop,
         )
         if verbatim is not None:
-            report_unrequired(results, in_latin(verbatim, len(results)), UNCONSTRAINED_ENGINE)
+            data = self.model_file.config.data
+            policies = search_policies(verbatim, len(results), (data.src_lang, data.tgt_lang))
+            vocabulary = self.tgt_tokenizer
+
+            def spellable(text: str) -> bool:
+                return UNK_ID not in vocabulary.encode(text)
+
+            report_unrequired(results, policies, UNCONSTRAINED_ENGINE, spellable)
             write_digits(results, verbatim)
         return results
 

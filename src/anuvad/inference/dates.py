@@ -1,0 +1,102 @@
+"""Month names next to a number, and what the number's sign or unit is, for copied numbers.
+
+A small model keeps the digits the search requires but drops what belongs to them: "₹80" came
+out as "80", "5.4%" as "5.4", and "12 June 2024" as "12 2024" (issue 40 item 3). So a number is
+copied with its currency sign or per cent sign (:func:`number_extent`), and a date, a number
+next to a month name, is copied whole with the month written in the target language
+(:func:`find_dates`: "12 June 2024" → "12 जून 2024", "June 12, 2024" → "12 जून 2024", "मार्च
+2023" → "March 2023").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+# Month names by language, January first; the first spelling is the one written.
+MONTHS: dict[str, list[tuple[str, ...]]] = {
+    "en": [
+        ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"),
+        ("May",), ("June", "Jun"), ("July", "Jul"), ("August", "Aug"),
+        ("September", "Sept", "Sep"), ("October", "Oct"), ("November", "Nov"),
+        ("December", "Dec"),
+    ],
+    "hi": [
+        ("जनवरी",), ("फरवरी", "फ़रवरी"), ("मार्च",), ("अप्रैल", "अप्रेल"), ("मई",), ("जून",),
+        ("जुलाई",), ("अगस्त",), ("सितंबर", "सितम्बर"), ("अक्टूबर", "अक्तूबर"),
+        ("नवंबर", "नवम्बर"), ("दिसंबर", "दिसम्बर"),
+    ],
+}  # fmt: skip
+CURRENCY_SIGNS = "₹$€£¥"
+
+
+@dataclass(frozen=True)
+class Date:
+    """A date of a source sentence: ``text[start:end]``, and how the target writes it."""
+
+    start: int
+    end: int
+    target: str
+
+
+@functools.lru_cache(maxsize=8)
+def _date_patterns(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Day first ("12 June 2024", "5th Sept") and month first ("June 12, 2024", "March 2023")."""
+    names = sorted((n for month in MONTHS[lang] for n in month), key=len, reverse=True)
+    month = rf"(?P<month>{'|'.join(re.escape(n) for n in names)})\.?"
+    day = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+    year = r"(?P<year>\d{4})"
+    flags = re.IGNORECASE if lang == "en" else 0
+    return (
+        re.compile(rf"(?<![\w.,]){day}\s+{month}(?:,?\s+{year})?(?!\w)", flags),
+        re.compile(
+            rf"(?<![\w.]){month}\s+(?:{day}(?:,?\s+{year})?|(?P<lone>\d{{4}}))(?!\w|[.,]\d)",
+            flags,
+        ),
+    )
+
+
+def _month_number(name: str, lang: str) -> int:
+    for number, spellings in enumerate(MONTHS[lang]):
+        if any(name.lower() == s.lower() for s in spellings):
+            return number
+    raise KeyError(name)
+
+
+def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
+    """The dates of ``text`` (a day and/or year next to a month name) with their target form
+    "day month year" (the parts the source has); [] when either language has no month names
+    here. A bare "May 5" in English is a date too; "may" in lower case before a number is
+    not taken ("you may 2 ..." is rare, but the verb is common)."""
+    if src_lang not in MONTHS or tgt_lang not in MONTHS or src_lang == tgt_lang:
+        return []
+    dates: list[Date] = []
+    for pattern in _date_patterns(src_lang):
+        for match in pattern.finditer(text):
+            name = match.group("month")
+            if name in ("may", "mar") or any(
+                match.start() < d.end and d.start < match.end() for d in dates
+            ):
+                continue
+            month = MONTHS[tgt_lang][_month_number(name, src_lang)][0]
+            groups = match.groupdict()
+            parts = (groups.get("day"), month, groups.get("year") or groups.get("lone"))
+            dates.append(Date(match.start(), match.end(), " ".join(p for p in parts if p)))
+    return sorted(dates, key=lambda d: d.start)
+
+
+def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80")
+    or the per cent sign right after it ("5.4%", "5.4 %")."""
+    before = text[:start].rstrip(" ")
+    if before and before[-1] in CURRENCY_SIGNS and start - len(before) <= 1:
+        start = len(before) - 1
+    after = text[end:]
+    stripped = after.lstrip(" ")
+    if stripped.startswith("%") and len(after) - len(stripped) <= 1:
+        end += len(after) - len(stripped) + 1
+    return start, end
+
+
+__all__ = ["CURRENCY_SIGNS", "MONTHS", "Date", "find_dates", "number_extent"]

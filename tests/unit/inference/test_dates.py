@@ -1,0 +1,39 @@
+"""Dates and signed numbers: what belongs to a number is copied with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from anuvad.inference.dates import find_dates, number_extent
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Prices rose on 12 June 2024.", [("12 June 2024", "12 जून 2024")]),
+        ("It opens on June 12, 2024 in Delhi.", [("June 12, 2024", "12 जून 2024")]),
+        (
+            "In March 2023 and on 5th Sept. it rained.",
+            [("March 2023", "मार्च 2023"), ("5th Sept.", "5 सितंबर")],
+        ),
+        ("We met in May 2020; you may 2 go.", [("May 2020", "मई 2020")]),
+        ("no month here, 12 apples", []),
+    ],
+)
+def test_a_number_next_to_a_month_is_a_date_in_the_targets_words(
+    text: str, found: list[tuple[str, str]]
+) -> None:
+    assert [(text[d.start : d.end], d.target) for d in find_dates(text, "en", "hi")] == found
+
+
+def test_hindi_dates_are_written_in_english_and_unknown_pairs_have_none() -> None:
+    text = "12 जून 2024 को और मार्च 2023 में"
+    assert [d.target for d in find_dates(text, "hi", "en")] == ["12 June 2024", "March 2023"]
+    assert find_dates("12 June 2024", "en", "de") == [] and find_dates("12 June", "en", "en") == []
+
+
+def test_a_number_takes_its_currency_or_per_cent_sign() -> None:
+    text = "₹80, ₹ 90, 5.4% and 3 % but 7 $ and $ 8."
+    spans = [(1, 3), (7, 9), (11, 14), (20, 21), (28, 29), (38, 39)]
+    got = [text[slice(*number_extent(text, a, b))] for a, b in spans]
+    assert got == ["₹80", "₹ 90", "5.4%", "3 %", "7", "$ 8"]
