@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -464,3 +465,21 @@ def test_no_cache_reaches_the_search_of_every_translating_command(
         assert seen and not any(seen), name
         # Two sentences are too few to fit a confidence: a named error, not a traceback.
         assert code == (2 if name == "calibrate" else 0), name
+
+
+def test_a_translation_much_shorter_than_its_line_is_flagged_on_stderr(
+    trained: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A model trained on digits writes little for words: a long line's translation is far
+    shorter than the pair's length ratio allows, and the command says so (issue 40 item 1b) without losing a
+    line."""
+    _, model = trained
+    line = "the farmers planted rice in the fields near the river while the children played"
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{line}\nHi.\n"))
+    assert main(["translate", "--model", str(model), "--device", "cpu"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2
+    assert "warning: line 1: the translation of 'the farmers planted" in captured.err
+    assert "line 2" not in captured.err

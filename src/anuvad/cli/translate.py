@@ -169,6 +169,18 @@ def _scores_lines(
     )
 
 
+def _warn_short(index: int, results: Sequence[Translation]) -> None:
+    """Say on stderr which translations of input line ``index`` (0-based) are much shorter
+    than their sources (:mod:`anuvad.inference.length_check`): likely wrong, part missing."""
+    for result in results:
+        if result.short:
+            print(
+                f"warning: line {index + 1}: the translation of {result.source[:50]!r} is much "
+                "shorter than its source: likely wrong (part of it may be missing)",
+                file=sys.stderr,
+            )
+
+
 def _render(
     job: TranslationJob, args: argparse.Namespace, offset: int, lines: Sequence[str]
 ) -> list[tuple[str, dict[str, Any] | None]]:
@@ -178,6 +190,8 @@ def _render(
     translator = job.translator
     if splits_lines(args):
         documents = job.documents(lines)
+        for i, document in enumerate(documents):
+            _warn_short(offset + i, document.sentences)
         if args.scores:
             return [
                 (_scores_lines(translator, [line], [d], job.glossary), None)
@@ -185,6 +199,8 @@ def _render(
             ]
         return [(d.text + "\n", None) for d in documents]
     results = job.sentences(lines)
+    for i, result in enumerate(results):
+        _warn_short(offset + i, [result])
     views = [
         dataclasses.asdict(translator.attention_of(r)) if args.attention else None for r in results
     ]

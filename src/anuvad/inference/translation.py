@@ -135,7 +135,9 @@ class Translation:
     """One translated sentence: its best output and the n-best list (best first, >= 1);
     ``quality`` when asked for and the engine gives it; ``copied``: with a
     :class:`~anuvad.inference.verbatim.Verbatim` policy, the source's numbers, links and marked
-    names and whether each reached the output."""
+    names and whether each reached the output; ``short``: the output is much shorter than the
+    pair's translations of such a source are, likely wrong
+    (:mod:`anuvad.inference.length_check`)."""
 
     source: str
     text: str
@@ -145,6 +147,7 @@ class Translation:
     nbest: list[Candidate]
     quality: Quality | None = None
     copied: list[CopiedSpan] = field(default_factory=list)
+    short: bool = False
 
 
 @dataclass

@@ -38,6 +38,7 @@ from anuvad.inference.confidence import (
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.length_check import flag_short
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.required import Requirements, phrase_constraint, requirements
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
@@ -251,6 +252,7 @@ class Translator:
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )
             write_digits(results, verbatim)
+        flag_short(results, self.model_file.config.data.src_lang, tgt_lang)
         return results
 
     @property

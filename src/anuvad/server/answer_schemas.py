@@ -96,7 +96,14 @@ class SentenceOut(BaseModel):
         "calibration or the engine is ctranslate2",
     )
     likely_wrong: bool | None = Field(
-        None, description="confidence below the calibration's threshold; null without one"
+        None,
+        description="confidence below the calibration's threshold, or the translation is much "
+        "shorter than its source (`short`); null without a calibration when it is not short",
+    )
+    short: bool = Field(
+        False,
+        description="the translation is under half as long as the language pair's "
+        "translations of such a source are (a model that stopped early): likely wrong",
     )
     words: list[WordOut] = Field(
         default_factory=list, description="the translation's words with their probabilities"
@@ -126,7 +133,8 @@ class TranslationOut(BaseModel):
     likely_wrong: bool | None = Field(
         None,
         description="some sentence is likely wrong (so a text with a high confidence can be "
-        "flagged for one short sentence); null without calibration",
+        "flagged for one short sentence); null without calibration unless a sentence is "
+        "`short`",
     )
 
 

@@ -153,7 +153,11 @@ def sentence_out(
         nbest=candidates_out(result),
         terms=terms_out(glossary, segment.text, result.text),
         copied=[CopiedOut.model_validate(span, from_attributes=True) for span in result.copied],
-        **quality_out(result, tgt_tokenizer),
+        **{
+            **quality_out(result, tgt_tokenizer),
+            **({"likely_wrong": True} if result.short else {}),
+        },
+        short=result.short,
     )
 
 
@@ -203,7 +207,7 @@ def text_out(
         sentences=sentences,
         confidence=None if confidence is None else round(confidence, 4),
         likely_wrong=any(bool(s.likely_wrong) for s in sentences)
-        if confidence is not None
+        if confidence is not None or any(s.short for s in sentences)
         else None,
     )
 

@@ -58,6 +58,7 @@ from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
+from anuvad.inference.length_check import flag_short
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
@@ -302,6 +303,7 @@ class CT2Translator:
 
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, spellable)
             write_digits(results, verbatim)
+        flag_short(results, self.model_file.config.data.src_lang, tgt_lang)
         return results
 
     def _search_batch(

@@ -76,7 +76,9 @@ export function renderDocument(source, sentences, total) {
     span.className = "doc-sentence";
     span.dataset.index = String(i);
     span.tabIndex = 0;
-    span.title = s.likely_wrong ? `likely wrong (confidence ${percent(s.confidence)}) · ${s.source}` : s.source;
+    span.title = s.short
+      ? `likely wrong: much shorter than its source · ${s.source}`
+      : s.likely_wrong ? `likely wrong (confidence ${percent(s.confidence)}) · ${s.source}` : s.source;
     span.classList.toggle("likely-wrong", s.likely_wrong === true);
     span.textContent = s.text || "(empty output)";
     shown += s.text;
@@ -134,6 +136,14 @@ export function renderSentenceList(sentences, tgtLang) {
     target.lang = tgtLang;
     shadeWords(target, t.text, t.words || []);
     item.append(source, target);
+    const short = (t.sentences || []).some((x) => x.short);
+    if (short) {
+      const warn = document.createElement("div");
+      warn.className = "confidence likely-wrong";
+      warn.textContent = "⚠ likely wrong · much shorter than its source: part of it may be missing";
+      item.append(warn);
+      item.classList.add("likely-wrong");
+    }
     if (t.confidence !== null && t.confidence !== undefined) {
       const note = document.createElement("div");
       note.className = t.likely_wrong ? "confidence likely-wrong" : "confidence";
