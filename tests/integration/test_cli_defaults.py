@@ -127,6 +127,10 @@ def test_the_input_language_picks_the_model_and_the_reverse_model_waits_for_scor
     assert main([*base, "--model", "enhi", "--scores"]) == 0
     assert 0 <= float(re.findall(r'"confidence": ([0-9.]+)', capsys.readouterr().out)[0]) <= 1
     assert built == ["en->hi", "hi->en"]  # the reverse model, for the confidence
+    monkeypatch.setattr("sys.stdin", _stdin("The weather is nice today.\n"))
+    assert main([*base, "--model", "hien"]) == 2  # English to the Hindi->English model
+    out, err = capsys.readouterr()
+    assert not out and "the input is mostly not in the script of 'hi'" in err
 
 
 def test_threads_follow_the_free_cores_and_are_put_back(

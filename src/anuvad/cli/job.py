@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from anuvad.inference.glossary import Glossary
     from anuvad.inference.names import Speller
     from anuvad.inference.translation import Translation
-    from anuvad.inference.translator import Translator
     from anuvad.inference.verbatim import Verbatim
 
 
@@ -54,32 +53,14 @@ def load_translator(
     """
     from anuvad.inference.engine import load_engine
 
-    if options.engine == "torch" and options.compute_type == "default" and not confidence:
-        return _plain_translator(model, options.device, threads)
     return load_engine(
         model,
         engine=options.engine,
         device=options.device,
         threads=threads,
         compute_type=options.compute_type,
+        confidence=confidence,
     )
-
-
-def _plain_translator(model: str | Path, device: str, threads: int) -> Translator:
-    """:meth:`Translator.from_file` without the confidence model and its reverse model."""
-    import torch
-
-    from anuvad.checkpoint import load_model
-    from anuvad.device import resolve_device
-    from anuvad.inference.cpu import accelerate
-    from anuvad.inference.translator import Translator
-
-    if threads:
-        torch.set_num_threads(threads)
-    translator = Translator(load_model(model, device=resolve_device(device)))
-    accelerate(translator.model)
-    translator.model_path = Path(model)
-    return translator
 
 
 @contextlib.contextmanager

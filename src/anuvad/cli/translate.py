@@ -235,6 +235,26 @@ def _usage_error(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], model: str) -> None:
+    """Refuse input mostly in another script than the model reads (English sent to the
+    Hindi->English model), as the server does with a 422: the output would be nonsense.
+
+    Raises:
+        DataError: naming the model's source language and what to do.
+    """
+    from anuvad.errors import DataError
+    from anuvad.inference.language import wrong_script
+
+    src_lang = translator.model_file.config.data.src_lang
+    sample = "\n".join(lines[:200])
+    if wrong_script(sample, src_lang):
+        raise DataError(
+            f"the input is mostly not in the script of {src_lang!r}, the language {model} "
+            "translates from; leave out --model to pick the shipped model of the input's "
+            "language, or give the model of that language"
+        )
+
+
 def _whole_because(args: argparse.Namespace) -> str:
     """The option that makes lines be translated whole, as the user wrote it."""
     if args.split_sentences is False:
@@ -283,6 +303,7 @@ def _translate(args: argparse.Namespace, lines: list[str], model: str, threads: 
         context, lambda: load_translator(options, model, confidence=args.scores, threads=threads)
     )
     settings = search.settings(translator.decode, nbest=args.nbest)
+    _refuse_wrong_script(translator, lines, model)
     if not split:
         refuse_unsplit(translator, lines, args.input, _whole_because(args))
     names = name_spellers(args.names, translator)

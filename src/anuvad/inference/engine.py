@@ -150,6 +150,7 @@ def load_engine(
     threads: int = 0,
     replicas: int = 1,
     compute_type: str = "default",
+    confidence: bool = True,
 ) -> TranslationEngine:
     """Load ``model`` for translation with ``engine``.
 
@@ -163,6 +164,8 @@ def load_engine(
             with ``threads`` threads (on 2 cores: ``replicas=2, threads=1`` or ``1, 2``).
         compute_type: ``ctranslate2`` only: its computation type, e.g. ``int8`` (weights
             quantized when the model loads); "default" keeps the exported one.
+        confidence: ``torch`` only: also load the model's confidence model and the reverse
+            model it needs (False: translations must be asked for without ``quality``).
 
     Raises:
         ConfigError: unknown engine.
@@ -186,7 +189,7 @@ def load_engine(
             )
         if threads:
             torch.set_num_threads(threads)
-        return Translator.from_file(model, device=device)
+        return Translator.from_file(model, device=device, confidence=confidence)
     if engine == "ctranslate2":
         from anuvad.inference.ct2.engine import CT2Translator
 

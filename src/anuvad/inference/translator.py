@@ -96,14 +96,18 @@ class Translator:
         self._phrase_encoder: PhraseEncoder | None = None  # built on the first required phrase
 
     @classmethod
-    def from_file(cls, path: str | Path, device: str = "auto") -> Translator:
+    def from_file(
+        cls, path: str | Path, device: str = "auto", confidence: bool = True
+    ) -> Translator:
         """Load ``path`` (a model file) onto ``device`` ("auto", "cpu", "cuda", ...).
 
         On a CPU the projections get the faster product for this machine, chosen once and
         then fixed (:func:`anuvad.inference.cpu.accelerate`; ``ANUVAD_CPU_PRODUCT``).
 
         The confidence model beside the file (``<stem>.confidence.json``, written by
-        ``anuvad calibrate``) is loaded when there is one.
+        ``anuvad calibrate``) is loaded when there is one, with the reverse model it needs,
+        unless ``confidence`` is False (a caller that never asks for ``quality`` spares the
+        second model's load: ~1 s for the shipped ones).
 
         Raises:
             CheckpointError: the file cannot be loaded.
@@ -113,6 +117,8 @@ class Translator:
         translator = cls(load_model(path, device=resolve_device(device)))
         accelerate(translator.model)
         translator.model_path = Path(path)
+        if not confidence:
+            return translator
         translator.calibration = load_calibration(path)
         if translator.calibration is not None and translator.calibration.reverse_model:
             reverse = Path(path).parent / translator.calibration.reverse_model
