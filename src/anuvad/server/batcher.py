@@ -8,8 +8,11 @@ the event loop stays free to accept requests while the model runs.
 
 **No request holds the model for long.** One model call takes at most the settings'
 ``batch_size`` sentences (the server derives it from its rows x steps budget); a request with
-more goes back to the queue with the rest of its sentences. The queue serves the request that
-has had the fewest sentences translated first (arrival order among equals). And a long call
+more goes back to the queue with the rest of its sentences; one that fits a call is never
+split across two (its second half, ranked behind every new request, waited 30-55 s under
+``bench/serve.py --attack 5``: issue 40), it waits whole for the next call in its place. The
+queue serves the request that has had the fewest sentences translated first (arrival order
+among equals). And a long call
 yields between two decoding steps: the search asks the batcher whether to stop, and the
 batcher first runs the small new requests that are waiting (at most
 :data:`~anuvad.server.jobs.URGENT_ROWS` hypothesis rows each: a few sentences at a normal beam,
@@ -230,10 +233,15 @@ class MicroBatcher:
                 )
             self._pending_texts += texts
         self.start()
-        self._put(job, 0)
+        arrival = next(self._arrivals)
+        if isinstance(job, TranslateJob):
+            job.arrival = arrival
+        self._put(job, 0, arrival)
 
-    def _put(self, job: Any, served: float) -> None:
-        self._queue.put(QueueEntry(served, next(self._arrivals), job))
+    def _put(self, job: Any, served: float, arrival: int | None = None) -> None:
+        """Queue ``job`` by ``served`` (sentences done), then ``arrival`` (default: now)."""
+        place = next(self._arrivals) if arrival is None or arrival < 0 else arrival
+        self._queue.put(QueueEntry(served, place, job))
 
     def _get(self, timeout: float | None = None) -> Any:
         """The next job (blocking; ``timeout`` 0: only what is there; raises queue.Empty)."""
@@ -319,9 +327,10 @@ class MicroBatcher:
             if not job.remaining():  # nothing (left) to translate: done without the model
                 job.future.set_result(job.results)
                 continue
-            count = min(len(job.remaining()), budget - sum(n for _, n in taken))
-            if count <= 0:
-                self._put(job, len(job.results))  # not in this call: waits its turn again
+            left = len(job.remaining())
+            count = min(left, budget - sum(n for _, n in taken))
+            if count <= 0 or count < left <= budget:  # not in this call, or not whole in it
+                self._put(job, len(job.results), job.arrival)  # waits in its place
                 continue
             taken.append((job, count))
         if not taken:  # never a model call with no sentences (issue 33: it looped forever)

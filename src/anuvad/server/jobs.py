@@ -45,6 +45,7 @@ class TranslateJob:
     # Told of each model call's translations as they are made (POST /translate/stream): the
     # same queue and model calls as any request, the results handed out early.
     progress: Progress | None = None
+    arrival: int = -1  # its place in the queue's arrival order (set when first queued)
 
     def add_results(self, translations: list[Translation]) -> None:
         """Record the translations of the next ``len(translations)`` sentences and tell

@@ -239,6 +239,41 @@ def test_a_long_request_is_cut_into_calls_and_a_short_one_overtakes_it() -> None
     assert batcher._pending_texts == 0  # every sentence counted out once
 
 
+def test_a_request_that_fits_one_call_is_never_split_across_two() -> None:
+    """With batch_size 2, one sentence taken and a two-sentence request next, the call takes the
+    one-sentence request behind it instead, and the two sentences go together in the next call
+    in their place. Split, the second half was ranked behind every new request, long ones
+    included: under ``bench/serve.py --attack 5`` two-sentence requests waited 30-55 s (issue
+    40)."""
+    engine = GatedEngine()
+    batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
+    key = DecodeConfig(beam_size=1, batch_size=2)
+
+    async def scenario() -> list[list[Translation]]:
+        first = asyncio.ensure_future(batcher.translate(["x"], key))
+        assert await asyncio.to_thread(engine.inside.wait, 5)
+        waiting = []
+        for texts in (["a"], ["b1", "b2"], ["c"], ["d"]):  # queued behind the call in progress
+            waiting.append(asyncio.ensure_future(batcher.translate(texts, key)))
+            await queued(batcher, len(waiting))
+        engine.gate.set()
+        return await asyncio.gather(first, *waiting)
+
+    try:
+        answers = asyncio.run(scenario())
+    finally:
+        batcher.stop()
+    assert [[t.text for t in answer] for answer in answers] == [
+        ["X"],
+        ["A"],
+        ["B1", "B2"],
+        ["C"],
+        ["D"],
+    ]
+    assert engine.calls == [["x"], ["a", "c"], ["b1", "b2"], ["d"]]
+    assert batcher._pending_texts == 0
+
+
 def test_a_cancelled_long_request_gives_back_the_model_between_calls() -> None:
     engine = GatedEngine()
     batcher = MicroBatcher(engine, max_wait_ms=0)  # type: ignore[arg-type]
