@@ -38,7 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -198,6 +198,8 @@ class Tally:
     errors: int = 0  # no answer, or not 200
     server_errors: int = 0  # 5xx answers
     lost_or_reordered: int = 0  # a 200 whose sentences are not the ones sent, in order
+    statuses: dict[int, int] = field(default_factory=dict)  # errors by status (0: no answer)
+    answered: list[tuple[float, float, int]] = field(default_factory=list)  # (ms, sent at, n)
 
 
 async def client(
@@ -236,10 +238,14 @@ async def client(
             ok = False
             await connection.close()  # the next request reconnects
         latencies.append((time.perf_counter() - start) * 1000)
+        if tally is not None:
+            tally.answered.append((latencies[-1], start, len(sent)))
         errors += not ok
         if tally is not None:
             tally.errors += not ok
             tally.server_errors += status >= 500
+            if not ok:
+                tally.statuses[status] = tally.statuses.get(status, 0) + 1
     return errors
 
 
@@ -406,7 +412,16 @@ def run_attack(args: argparse.Namespace, engine: str) -> bool:
             f"| {name} | {len(lat)} | {t.errors} | {t.server_errors} | {t.lost_or_reordered} | "
             f"{statistics.median(lat):.0f} | {p99(lat):.0f} | {len(lat) / w:.1f} |"
         )
+    failed = {"alone": calm_tally.statuses, "under attack": tally.statuses}
+    began = min(at for _, at, _ in tally.answered)
+    worst = [f"{ms:.0f} ms ({n} sentences, sent at {at - began:.1f} s)"
+             for ms, at, n in sorted(tally.answered, reverse=True)[:5]]  # fmt: skip
     lines += [
+        "",
+        "normal requests failed, by status (0: no answer): "
+        + "; ".join(f"{run} {dict(sorted(s.items())) or 'none'}" for run, s in failed.items()),
+        "",
+        "slowest normal requests under attack: " + ", ".join(worst),
         "",
         f"p99 under attack / alone: {ratio:.2f}x; server peak RSS {peak:.0f} MB; /health after: "
         f"{health}",
