@@ -473,8 +473,8 @@ def test_a_translation_much_shorter_than_its_line_is_flagged_on_stderr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A model trained on digits writes little for words: a long line's translation is far
-    shorter than the pair's length ratio allows, and the command says so (issue 40 item 1b) without losing a
-    line."""
+    shorter than the pair's length ratio allows, and the command says so (issue 40 item 1b)
+    without losing a line."""
     _, model = trained
     line = "the farmers planted rice in the fields near the river while the children played"
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{line}\nHi.\n"))
