@@ -68,7 +68,8 @@ DIGITS: tuple[Digits, ...] = ("latin", "devanagari")
 UNSPELLABLE_SPAN = "not required: the model's target vocabulary cannot spell it (it would be ⁇)"
 UNCONSTRAINED_ENGINE = (
     "not required: this engine cannot constrain its search (CTranslate2); it was translated "
-    "freely; serve the model with the torch engine to carry it through"
+    "freely and the source's numbers put back after it (anuvad.inference.numbers_back); serve "
+    "the model with the torch engine to carry everything through"
 )
 MAX_KEEP = 200  # marked names per call, as many as glossary terms
 MAX_KEEP_CHARS = 200

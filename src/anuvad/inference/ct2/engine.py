@@ -59,6 +59,7 @@ from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.length_check import flag_short
+from anuvad.inference.numbers_back import carry_numbers, source_numbers
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
@@ -301,6 +302,12 @@ class CT2Translator:
             def spellable(text: str) -> bool:
                 return UNK_ID not in vocabulary.encode(text)
 
+            for result, policy in zip(results, policies, strict=True):
+                if policy is not None and policy.numbers:
+                    numbers = source_numbers(result.source)
+                    for candidate in result.nbest:
+                        candidate.text = carry_numbers(candidate.text, numbers)
+                    result.text = result.nbest[0].text
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, spellable)
             write_digits(results, verbatim)
         flag_short(results, self.model_file.config.data.src_lang, tgt_lang)

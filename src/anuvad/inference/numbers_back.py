@@ -1,0 +1,75 @@
+"""Numbers carried back into the output of an engine that cannot constrain its search.
+
+The CTranslate2 engine translates freely, and a small model changes numbers: "Call 139" →
+"1399 या ...", "March 3, 2025" → "मार्च 30252" (issue 40 item 2). The torch engine requires every
+source number in its search (:mod:`anuvad.inference.verbatim`); for the other engine,
+:func:`carry_numbers` repairs the output after the search, as IndicTrans2's text processor puts
+back the numbers it set aside:
+
+1. a number of the output that is one of the source's (not yet used) stays;
+2. a number the source lacks is replaced, in order, by the next source number the output lost
+   (the model wrote *a* number there: "1399" where "139" was meant), and removed when none is
+   left;
+3. a source number still missing goes before the final punctuation.
+
+The output then holds each source number as often as the source does, and no other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+# A number standing alone: not glued to a letter (codes, ordinals: "SS19", "12वीं") or inside
+# an address ("/page2"), with separators only between digits.
+_NUMBER = re.compile(r"(?<![\w.,:/-])\d+(?:[.,:/-]\d+)*(?![\w/])")
+_EMPTY = re.compile(r"\(\s*\)|\[\s*\]")  # brackets a removed number leaves empty
+_BEFORE_MARK = re.compile(r" +(?=[।.!?,;:]+)")
+
+
+def source_numbers(text: str) -> list[str]:
+    """The numbers of ``text`` standing alone, in order (what :func:`carry_numbers` keeps)."""
+    return [match.group() for match in _NUMBER.finditer(text)]
+
+
+_FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")
+
+
+def carry_numbers(text: str, numbers: Sequence[str]) -> str:
+    """``text`` holding each of ``numbers`` (the source's, Latin digits, in source order) as
+    often as it is listed, and no other number (see the module docstring)."""
+    wanted = Counter(numbers)
+    found = list(_NUMBER.finditer(text))
+    if not numbers and not found:
+        return text
+    present = Counter(m.group() for m in found)
+    lost = [n for n in dict.fromkeys(numbers) for _ in range(max(0, wanted[n] - present[n]))]
+    out: list[str] = []
+    pos, removed = 0, False
+    used: Counter[str] = Counter()
+    for match in found:
+        number = match.group()
+        out.append(text[pos : match.start()])
+        if used[number] < wanted[number]:
+            used[number] += 1
+            out.append(number)
+        elif lost:
+            replacement = lost.pop(0)
+            used[replacement] += 1
+            out.append(replacement)
+        else:
+            removed = True
+        pos = match.end()
+    out.append(text[pos:])
+    fixed = "".join(out)
+    if removed:  # what the removed number leaves: empty brackets, a space before a mark
+        fixed = _BEFORE_MARK.sub("", re.sub(r" {2,}", " ", _EMPTY.sub("", fixed))).strip()
+    if lost:
+        end = _FINAL.search(fixed)
+        cut = end.start() if end is not None else len(fixed)
+        fixed = " ".join([fixed[:cut].rstrip(), *lost]) + fixed[cut:].lstrip()
+    return fixed
+
+
+__all__ = ["carry_numbers", "source_numbers"]
