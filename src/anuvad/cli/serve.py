@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -76,21 +75,20 @@ def server_config(
     connections: ConnectionLimits = CONNECTIONS,
 ) -> Any:
     """The uvicorn settings ``anuvad serve`` runs ``app`` with (a ``uvicorn.Config``): HTTP/1.1
-    with ``connections``' timeouts and per-client cap."""
+    with ``connections``' timeouts, per-client cap on silent connections, and
+    ``X-Forwarded-For`` read only from its trusted proxies."""
     import uvicorn
 
-    from anuvad.server.connections import guarded_protocol
+    from anuvad.server.connections import uvicorn_options
 
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
-        http=guarded_protocol(connections),
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-        # Idle after a response, as before one (uvicorn takes whole seconds here).
-        timeout_keep_alive=math.ceil(connections.idle_timeout_s),
         limit_concurrency=LIMIT_CONCURRENCY,
+        **uvicorn_options(connections),
     )
 
 
@@ -242,6 +240,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             idle_timeout_s=args.idle_timeout,
             header_timeout_s=args.header_timeout,
             max_per_client=args.max_connections_per_client,
+            trusted_proxies=tuple(args.forwarded_allow_ips),
         ),
         log_level="debug" if args.verbose else "info",
     )
@@ -321,9 +320,19 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         type=int,
         default=CONNECTIONS.max_per_client,
         metavar="N",
-        help="connections one client address may hold; one more closes its oldest idle one, "
-        "so one address cannot fill the server (0 = no cap; behind a reverse proxy every "
-        f"client has the proxy's address: raise it; default {CONNECTIONS.max_per_client})",
+        help="silent connections (no whole request yet) one client address may hold; past it "
+        "the oldest silent one is closed, so one address cannot fill the server with idle "
+        "sockets; a connection that sends requests is never refused (0 = no cap; default "
+        f"{CONNECTIONS.max_per_client})",
+    )
+    p.add_argument(
+        "--forwarded-allow-ips",
+        nargs="+",
+        default=[],
+        metavar="ADDRESS",
+        help="reverse proxies (addresses or networks, e.g. 127.0.0.1 10.0.0.0/8) whose "
+        "X-Forwarded-For names the real client: the per-address cap then counts clients, not "
+        "the proxy (default: none; the header is ignored)",
     )
     add_glossary_option(p)
     p.add_argument(

@@ -236,3 +236,18 @@ def test_a_trusted_proxy_is_not_capped() -> None:
 def test_limits_out_of_range_are_named(limits: ConnectionLimits, problem: str) -> None:
     assert any(problem in p for p in limits.problems())
     assert ConnectionLimits(trusted_proxies=("10.0.0.0/8", "::1")).problems() == []
+
+
+def test_anuvad_serve_reads_x_forwarded_for_only_from_the_proxies_it_is_given() -> None:
+    """uvicorn's own default trusts X-Forwarded-For from any process on the loopback;
+    ``anuvad serve`` takes it only with --forwarded-allow-ips."""
+    from anuvad.cli.main import build_parser
+    from anuvad.cli.serve import server_config
+
+    plain = server_config(None, "127.0.0.1", 8000)
+    assert plain.proxy_headers is False
+    args = build_parser().parse_args(["serve", "--forwarded-allow-ips", "10.0.0.0/8", "::1"])
+    limits = ConnectionLimits(trusted_proxies=tuple(args.forwarded_allow_ips))
+    proxied = server_config(None, "127.0.0.1", 8000, connections=limits)
+    assert proxied.proxy_headers is True
+    assert list(proxied.forwarded_allow_ips) == ["10.0.0.0/8", "::1"]
