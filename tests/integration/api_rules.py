@@ -28,6 +28,8 @@ UNSTATED_RULES = (
     "is written in",  # the same, in LibreTranslate's terms
     "not written in a language",
     "is not available as a target language",  # LibreTranslate: no model for the pair
+    "names writes English names",  # names with a model that does not translate en->hi
+    "names translates some sentences twice",  # names on the stream
 )
 
 

@@ -52,7 +52,9 @@ __all__ = [
     "find_names",
     "model_scorer",
     "name_glossaries",
+    "ran_on",
     "translate_with_names",
+    "usable_spelling",
 ]
 
 # Words that are capitalised at the start of a sentence or inside titles but are not names.
@@ -292,10 +294,16 @@ def translate_with_names(
         return results
     redone = translate([sentences[i] for i in again], [glossaries[i] for i in again])
     for i, result in zip(again, redone, strict=True):
-        glossary = glossaries[i]
-        added = sum(len(e.target.split()) for e in glossary.entries) if glossary else 0
-        if len(result.text.split()) <= len(first[i].split()) + added + SLACK_WORDS:
-            results[i] = result
-        else:
+        if ran_on(first[i], result.text, glossaries[i]):
             logger.debug("sentence %d: the names' translation ran on; the first one kept", i)
+        else:
+            results[i] = result
     return results
+
+
+def ran_on(first: str, second: str, glossary: Glossary | None) -> bool:
+    """Whether ``second`` (a translation with the names of ``glossary`` required) grew by more
+    than the names' own words and ``SLACK_WORDS`` over ``first`` (the one without): a search
+    that cannot place a name goes on writing until it appears; keep ``first`` then."""
+    added = sum(len(e.target.split()) for e in glossary.entries) if glossary else 0
+    return len(second.split()) > len(first.split()) + added + SLACK_WORDS

@@ -31,7 +31,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         "(the message names it); or one of the rules a JSON Schema cannot state: the characters "
         "of all texts together, a glossary translation the model's vocabulary cannot spell, a "
         "text of several sentences sent with split_sentences false, a text mostly in another "
-        "script than the model's source language",
+        "script than the model's source language, names asked of a model that does not "
+        "translate English into Hindi or on the stream",
     },
     500: {"model": ErrorResponse, "description": "the model failed"},
     503: {
@@ -91,6 +92,14 @@ class TextRefusedError(ApiError):
 
     status = 422
     field = "text"
+
+
+class NamesRefusedError(ApiError):
+    """``names`` asked where it cannot be given: a model that does not translate English into
+    Hindi, or ``/translate/stream`` (names translate some sentences twice)."""
+
+    status = 422
+    field = "names"
 
 
 class WrongLanguageError(ApiError):

@@ -32,7 +32,7 @@ from anuvad.inference.markup import html_texts, translate_html
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim
 from anuvad.server.answer_schemas import SentenceOut, TranslateResponse, TranslationOut
-from anuvad.server.errors import ModelFailedError, TextRefusedError
+from anuvad.server.errors import ModelFailedError, NamesRefusedError, TextRefusedError
 from anuvad.server.jobs import Progress
 from anuvad.server.responses import document_out, sentence_out, text_out
 from anuvad.server.routing import choose_model
@@ -74,22 +74,40 @@ class RequestPlan:
     verbatim: Verbatim | None
     detected_language: str | None
     decoding: Decoding
+    names: bool = False  # write the names the model misses in its own spelling
 
     def work(
         self, state: ServerState, quality: bool, progress: Progress | None = None
     ) -> Coroutine[Any, Any, list[Translation]]:
         """The model work: every sentence through the model's micro-batcher, within the
         server's time limit (``quality``: scores; ``progress``: told each model call's
-        translations, for a stream). Await it through :meth:`ServerState.model_work`."""
-        return self.model.batcher.translate(
+        translations, for a stream; with :attr:`names`, a second pass for the sentences that
+        missed one: :mod:`anuvad.server.names`). Await it through
+        :meth:`ServerState.model_work`."""
+        timeout = state.limits.request_timeout_s
+        first = self.model.batcher.translate(
             self.sentences(),
             self.settings,
-            state.limits.request_timeout_s,
+            timeout,
             self.terms,
             quality=quality,
             progress=progress,
             verbatim=self.verbatim,
         )
+        if not self.names:
+            return first
+        return self._with_names(first, timeout, quality)
+
+    async def _with_names(
+        self, first: Coroutine[Any, Any, list[Translation]], timeout: float | None, quality: bool
+    ) -> list[Translation]:
+        from anuvad.server.names import with_names
+
+        results = await first
+        return await with_names(
+            self.model, self.sentences(), results, self.settings, timeout, self.terms, quality,
+            self.verbatim,
+        )  # fmt: skip
 
     def sentences(self) -> list[str]:
         """Every sentence to translate, all texts' in order."""
@@ -180,7 +198,15 @@ async def plan_request(state: ServerState, body: TranslateRequest) -> RequestPla
     units = await asyncio.to_thread(plan_units, pieces, model, body.split_sentences)
     terms = request_glossary(state, model, body)
     policy = verbatim_policy(body)
-    return RequestPlan(model, settings, texts, html, units, terms, policy, detected, body.decoding)
+    names = body.names == "model"
+    if names and (model.info.src_lang, model.info.tgt_lang) != ("en", "hi"):
+        raise NamesRefusedError(
+            f"names writes English names in Devanagari; the model {model.id!r} translates "
+            f"{model.info.src_lang}->{model.info.tgt_lang}: send names 'off'"
+        )
+    return RequestPlan(
+        model, settings, texts, html, units, terms, policy, detected, body.decoding, names
+    )
 
 
 def _pieces(texts: Sequence[str], html: bool) -> list[tuple[int, int | None, str]]:

@@ -227,6 +227,7 @@ class TermsAndSearch(DecodeSettings):
 
 
 Format = Literal["text", "html"]
+Names = Literal["off", "model"]
 
 
 class TranslateRequest(TermsAndSearch):
@@ -253,6 +254,13 @@ class TranslateRequest(TermsAndSearch):
         "translations back in place (newlines and spacing kept); false: each text is translated "
         "as one sentence, and a text in which the sentence splitter finds several is refused "
         "(422 naming the text: the model would translate the first and stop)",
+    )
+    names: Names = Field(
+        "off",
+        description="'model': a name the model cannot translate (it left it out or replaced "
+        "it) is written in the model's own Devanagari spelling: the sentence is translated "
+        "again with the name required ('Rohit Sharma' -> 'रोहित शर्मा'); English->Hindi models "
+        "only, not on /translate/stream; 'off': as the model translates",
     )
     format: Format = Field(
         "text",

@@ -28,7 +28,7 @@ from anuvad.server.answer_schemas import (
     StreamSentence,
     StreamStart,
 )
-from anuvad.server.errors import ERRORS, ApiError, ClientGoneError, error_message
+from anuvad.server.errors import ERRORS, ApiError, ClientGoneError, NamesRefusedError, error_message
 from anuvad.server.planning import RequestPlan, plan_request
 from anuvad.server.schemas import TranslateRequest
 from anuvad.server.state import ServerState, State
@@ -83,6 +83,11 @@ async def translate_stream(
     """Translate as `/translate` does, sending each sentence as it is translated (NDJSON)."""
     start = time.perf_counter()
     state.check_open()
+    if body.names != "off":
+        raise NamesRefusedError(
+            "names translates some sentences twice, which the stream cannot send as they are "
+            "done: send names 'off', or ask POST /translate"
+        )
     plan = await plan_request(state, body)
     lines = stream_lines(state, request, plan, body.scores, start)
     return NdjsonResponse(lines, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
