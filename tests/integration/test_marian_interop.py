@@ -73,6 +73,24 @@ def generated(marian: Any, tokenizer: Any, texts: list[str], **settings: Any) ->
     return rows
 
 
+def generated_strings(marian: Any, tokenizer: Any, texts: list[str], **settings: Any) -> list[str]:
+    """``generate``'s outputs as a user of transformers reads them."""
+    batch = tokenizer(texts, return_tensors="pt", padding=True)
+    with torch.no_grad():
+        out = marian.generate(**batch, max_new_tokens=LIMIT, **settings)
+    return [str(text) for text in tokenizer.batch_decode(out, skip_special_tokens=True)]
+
+
+def ours_strings(path: Path, texts: list[str], **settings: Any) -> list[str]:
+    """anuvad's outputs detokenized (before the text hygiene every candidate then gets:
+    paired quotes, links; :mod:`anuvad.inference.punctuation`)."""
+    translator = Translator.from_file(path, device="cpu")
+    results = translator.translate(
+        texts, translator.settings(max_len_a=0.0, max_len_b=LIMIT, **settings)
+    )
+    return [translator.tgt_tokenizer.decode(r.token_ids) for r in results]
+
+
 def ours(path: Path, texts: list[str], **settings: Any) -> list[list[str]]:
     translator = Translator.from_file(path, device="cpu")
     results = translator.translate(
@@ -139,6 +157,10 @@ def test_outputs_equal_generates_token_for_token(
     shape, _, marian, tokenizer, path = pair
     theirs = generated(marian, tokenizer, TEXTS, **generate_settings)
     assert ours(path, TEXTS, **ours_settings) == theirs
+    # ... and string for string, as users read them (issue 41 item 1): a piece only the
+    # source SentencePiece model knows ("▁case") reads as generate + MarianTokenizer read it.
+    strings = generated_strings(marian, tokenizer, TEXTS, **generate_settings)
+    assert ours_strings(path, TEXTS, **ours_settings) == strings
     if shape == SHAPES[0] and len(ours_settings) <= 1:
         # OPUS-MT's shape, tuned so that greedy and its own beam end at varied lengths (deep
         # random models loop; other beams prefer the empty output)
@@ -269,6 +291,15 @@ def test_an_imported_model_exported_again_decodes_as_the_original(
     again_tokenizer = MarianTokenizer.from_pretrained(str(folder))
     expected = generated(marian, tokenizer, TEXTS, num_beams=1)
     assert generated(again, again_tokenizer, TEXTS, num_beams=1) == expected
+    # String for string, as a user of transformers reads them: no "<s> " in front (the
+    # exported tokenizer declares anuvad's decoder start special; issue 41 item 1).
+    strings = generated_strings(marian, tokenizer, TEXTS, num_beams=1)
+    assert generated_strings(again, again_tokenizer, TEXTS, num_beams=1) == strings
+    assert "<s>" in again_tokenizer.all_special_tokens  # the decoder start every output has
+    start = again.generation_config.decoder_start_token_id
+    assert again_tokenizer.decode([start, 5, 6], skip_special_tokens=True) == (
+        again_tokenizer.decode([5, 6], skip_special_tokens=True)
+    )
 
 
 def test_an_imported_model_runs_on_ctranslate2_as_on_torch(pair: Any, tmp_path: Path) -> None:

@@ -215,9 +215,13 @@ class Tokenizer:
         """Piece ids → detokenized text. Padding, BOS and EOS are dropped; an ``<unk>`` shows as
         SentencePiece's ``⁇`` (:data:`UNK_SURFACE`), so that a reader sees that something
         the vocabulary lacks was there instead of a silent gap."""
-        if self.vocab is not None:  # as Marian's tokenizer decodes: no space at either end
+        if self.vocab is not None:
+            # As MarianTokenizer.batch_decode(..., skip_special_tokens=True) reads them: a
+            # piece this SentencePiece model lacks (one only the source model of a shared
+            # vocabulary knows, "▁case") keeps its text, its word marker read as a space; no
+            # space at either end.
             kept = [self.vocab[int(i)] for i in ids if int(i) not in _DROPPED_IDS]
-            return str(self._sp.DecodePieces(kept)).strip()
+            return str(self._sp.DecodePieces(kept)).replace("▁", " ").strip()
         return str(self._sp.DecodeIds([int(i) for i in ids if int(i) not in _DROPPED_IDS]))
 
 

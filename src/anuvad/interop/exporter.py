@@ -233,6 +233,10 @@ def _tokenizer_config(loaded: ModelFile, separate: bool) -> dict[str, Any]:
         "unk_token": "<unk>",
         "eos_token": "</s>",
         "pad_token": "<pad>",
+        # anuvad's decoder start: declared special, so that batch_decode(...,
+        # skip_special_tokens=True) leaves it out whatever the SentencePiece model makes of it
+        # (one without a "<s>" control symbol reads it as text: "<s> थी ving").
+        "bos_token": "<s>",
         "model_max_length": loaded.config.model.max_positions,
     }
 
