@@ -50,10 +50,18 @@ class OutputConstraint(ABC):
 class _NGramRows(ConstraintRows):
     """Every row's output so far, as one (N, t) tensor (all rows grow one token per step)."""
 
-    def __init__(self, size: int, vocab_size: int, count: int, device: torch.device) -> None:
+    def __init__(
+        self,
+        size: int,
+        vocab_size: int,
+        count: int,
+        device: torch.device,
+        may_run: Tensor | None = None,
+    ) -> None:
         self.size = size
         self.vocab_size = vocab_size
         self.history = torch.empty((count, 0), dtype=torch.long, device=device)  # (N, t)
+        self.may_run = may_run.to(device) if may_run is not None else None  # (V,) bool
 
     def mask(self) -> Tensor:
         rows, steps = self.history.shape
@@ -67,7 +75,10 @@ class _NGramRows(ConstraintRows):
             mask[row, windows[row, start, n - 1]] = NEG_INF
         if n > 2 and steps >= 2:  # no piece a third time in a row ("टो टो टो" is a new 3-gram)
             last = self.history[:, -1]  # (N,)
-            twice = (last == self.history[:, -2]).nonzero(as_tuple=True)[0]
+            repeated = last == self.history[:, -2]
+            if self.may_run is not None:
+                repeated &= ~self.may_run[last]
+            twice = repeated.nonzero(as_tuple=True)[0]
             mask[twice, last[twice]] = NEG_INF
         mask[:, EOS_ID] = 0.0  # ending is always allowed
         return mask
@@ -87,21 +98,24 @@ class NoRepeatNGram(OutputConstraint):
     and Hugging Face): a token that would complete an n-gram the row already wrote is
     forbidden. Stops the loops a weak model falls into on unfamiliar input ("चम चम चम ...").
     With n > 2 a piece is also never written a third time in a row: "x x x" is a new n-gram,
-    and greedy search wrote such runs ("ऑटोटोटो", runs of quotes) where n-grams alone let it.
+    and greedy search wrote such runs ("ऑटोटोटो", runs of quotes) where n-grams alone let it;
+    pieces marked in ``may_run`` are exempt (digits: "1000" is three "0" pieces in a row).
 
     Args:
         size: n, in target pieces (>= 1; 1 forbids repeating any piece).
         vocab_size: the target vocabulary size.
     """
 
-    def __init__(self, size: int, vocab_size: int) -> None:
+    def __init__(self, size: int, vocab_size: int, may_run: Tensor | None = None) -> None:
         if size < 1:
             raise ValueError(f"no_repeat_ngram_size must be at least 1, got {size}")
         self.size = size
         self.vocab_size = vocab_size
+        self.may_run = may_run
 
     def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
-        return _NGramRows(self.size, self.vocab_size, src_pad_mask.size(0), src_pad_mask.device)
+        count, device = src_pad_mask.size(0), src_pad_mask.device
+        return _NGramRows(self.size, self.vocab_size, count, device, self.may_run)
 
 
 class _AllRows(ConstraintRows):
@@ -150,13 +164,15 @@ def search_constraint(
     vocab_size: int,
     extra: OutputConstraint | None = None,
     first: OutputConstraint | None = None,
+    may_run: Tensor | None = None,
 ) -> OutputConstraint | None:
     """The constraint one search runs under: ``first`` (e.g. required terms: it decides where
     the others would leave nothing), ``extra`` (e.g. a tree constraint) and, with
-    ``no_repeat_ngram_size`` > 0, repeated n-grams blocked; None when there is none."""
+    ``no_repeat_ngram_size`` > 0, repeated n-grams blocked (``may_run``: the pieces that may
+    come three times in a row, :class:`NoRepeatNGram`); None when there is none."""
     parts = [c for c in (first, extra) if c is not None]
     if no_repeat_ngram_size > 0:
-        parts.append(NoRepeatNGram(no_repeat_ngram_size, vocab_size))
+        parts.append(NoRepeatNGram(no_repeat_ngram_size, vocab_size, may_run))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else AllOf(parts)

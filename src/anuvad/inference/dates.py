@@ -42,10 +42,14 @@ class Date:
 
 @functools.lru_cache(maxsize=8)
 def _date_patterns(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Day first ("12 June 2024", "5th Sept") and month first ("June 12, 2024", "March 2023")."""
-    names = sorted((n for month in MONTHS[lang] for n in month), key=len, reverse=True)
-    month = rf"(?P<month>{'|'.join(re.escape(n) for n in names)})\.?"
-    day = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+    """Day first ("12 June 2024", "5th Sept.") and month first ("June 12, 2024", "March
+    2023"); an abbreviation may take its full stop, a full name never (it ends the sentence)."""
+    full = [month[0] for month in MONTHS[lang]]
+    short = [n for month in MONTHS[lang] for n in month[1:]]
+    names = "|".join(re.escape(n) for n in sorted(full, key=len, reverse=True))
+    abbreviations = "|".join(re.escape(n) for n in sorted(short, key=len, reverse=True))
+    month = rf"(?P<month>{names}|(?:{abbreviations})\.?)" if short else rf"(?P<month>{names})"
+    day = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
     year = r"(?P<year>\d{4})"
     flags = re.IGNORECASE if lang == "en" else 0
     return (
@@ -67,21 +71,22 @@ def _month_number(name: str, lang: str) -> int:
 def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     """The dates of ``text`` (a day and/or year next to a month name) with their target form
     "day month year" (the parts the source has); [] when either language has no month names
-    here. A bare "May 5" in English is a date too; "may" in lower case before a number is
-    not taken ("you may 2 ..." is rare, but the verb is common)."""
+    here. In English the month must be written with a capital ("March 3") unless a year makes
+    it a date ("march 3, 2024"): "farmers will march 30 km", "you may 2 ..." are verbs."""
     if src_lang not in MONTHS or tgt_lang not in MONTHS or src_lang == tgt_lang:
         return []
     dates: list[Date] = []
     for pattern in _date_patterns(src_lang):
         for match in pattern.finditer(text):
-            name = match.group("month")
-            if name in ("may", "mar") or any(
-                match.start() < d.end and d.start < match.end() for d in dates
-            ):
-                continue
-            month = MONTHS[tgt_lang][_month_number(name, src_lang)][0]
+            name = match.group("month").rstrip(".")
             groups = match.groupdict()
-            parts = (groups.get("day"), month, groups.get("year") or groups.get("lone"))
+            year = groups.get("year") or groups.get("lone")
+            if any(match.start() < d.end and d.start < match.end() for d in dates):
+                continue
+            if src_lang == "en" and not (name[:1].isupper() and not name.isupper()) and not year:
+                continue  # "will march 30 km", "MAY 2" without a year: a verb, not a month
+            month = MONTHS[tgt_lang][_month_number(name, src_lang)][0]
+            parts = (groups.get("day"), month, year)
             dates.append(Date(match.start(), match.end(), " ".join(p for p in parts if p)))
     return sorted(dates, key=lambda d: d.start)
 

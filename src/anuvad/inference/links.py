@@ -23,13 +23,17 @@ import re
 from anuvad.inference.verbatim import Verbatim, find_spans
 
 # What may be a link in an output: with a scheme or www., an e-mail address, or Latin letters
-# and digits with two or more inner full stops (a bare domain, or the junk a model writes).
+# and digits with two or more inner full stops and a lower-case run of two letters or more
+# (a bare domain, or the junk a model writes: "A.m.ine.inin"; not initials such as "A.P.J."
+# or "B.J.P.", nor "Rs.1.5").
 _LINKISH = re.compile(
-    r"(?:https?://|www\.)[^\s<>\"']*"
+    r"(?i:https?://|www\.)[^\s<>\"']*"
     r"|[A-Za-z0-9._%+-]*[A-Za-z0-9]@[A-Za-z0-9.-]+"
-    r"|(?<![\w.])(?=[\w@.-]*[A-Za-z])[A-Za-z0-9@_-]*(?:\.[A-Za-z0-9@_-]+){2,}\.?"
+    r"|(?<![\w.])(?=[\w@.-]*[a-z]{2})[A-Za-z0-9@_-]*(?:\.[A-Za-z0-9@_-]+){2,}\.?"
     r"|(?<=[\u0900-\u097f])(?:\.[A-Za-z]+)+\.?",  # glued to a Devanagari word: "परम्परा.in.ine"
 )
+# Punctuation a link-like match takes from the sentence around it: kept when the match goes.
+_TRAILING = re.compile(r"[.,;:!?)\]}'\"”’।]+$")
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")
 _LINKS = Verbatim(numbers=False)
 # A space left before the final mark where junk was cut out ("139 या https://… ।" keeps it:
@@ -37,27 +41,42 @@ _LINKS = Verbatim(numbers=False)
 _SPACE_BEFORE_END = re.compile(r"(?<=[^\s\w/@.-]|[\u0900-\u097f]) +([।.!?]+)$")
 
 
+def source_links(source: str) -> list[str]:
+    """The links and e-mail addresses of ``source``, each once, in order."""
+    return list(dict.fromkeys(source[s.start : s.end] for s in find_spans(source, _LINKS)))
+
+
 def carry_links(text: str, source: str) -> str:
     """``text`` (a translation of ``source``) with the source's links and e-mail addresses
     exactly once each and no other link-like text (see the module docstring)."""
-    links = list(dict.fromkeys(source[s.start : s.end] for s in find_spans(source, _LINKS)))
+    links = source_links(source)
     if not links and not _LINKISH.search(text):
         return text
+    longest_first = sorted(links, key=len, reverse=True)
     kept: set[str] = set()
     out: list[str] = []
     pos, gap = 0, -1
     for match in _LINKISH.finditer(text):
         found = match.group()
-        link = next((k for k in sorted(links, key=len, reverse=True) if found.startswith(k)), None)
         out.append(text[pos : match.start()])
-        if link is not None and link not in kept:
-            kept.add(link)
-            out.append(link)
-        elif link is None and found.rstrip(".") in source:
-            out.append(found)  # a dotted word of the source ("U.S.", "e.g.")
-        elif gap < 0:
-            gap = len("".join(out))
         pos = match.end()
+        link = next((k for k in longest_first if found.startswith(k)), None)
+        rest = found[len(link) :] if link is not None else ""
+        if link is not None and (not rest or (_TRAILING.fullmatch(rest) and ".." not in rest)):
+            if link not in kept:  # the source's link, then what the sentence put after it
+                kept.add(link)
+                out.append(link)
+            out.append(rest)
+            continue
+        word = found.rstrip(".")
+        if word in source and not any(word in k for k in links):
+            out.append(found)  # a dotted word of the source ("U.S.", "e.g.")
+            continue
+        if gap < 0:
+            gap = len("".join(out))
+        tail = _TRAILING.search(found)
+        if tail is not None and "." not in tail.group():  # the sentence's own mark stays
+            out.append(tail.group())
     out.append(text[pos:])
     cleaned = "".join(out)
     missing = [link for link in links if link not in kept and link not in cleaned]
@@ -70,4 +89,4 @@ def carry_links(text: str, source: str) -> str:
     return _SPACE_BEFORE_END.sub(r"\1", cleaned)
 
 
-__all__ = ["carry_links"]
+__all__ = ["carry_links", "source_links"]

@@ -21,39 +21,47 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-# A number standing alone: not glued to a letter (codes, ordinals: "SS19", "12वीं") or inside
-# an address ("/page2"), with separators only between digits.
-_NUMBER = re.compile(r"(?<![\w.,:/-])\d+(?:[.,:/-]\d+)*(?![\w/])")
+from anuvad.inference.verbatim import Verbatim, find_spans, to_digits
+
+# Digits (any script) with separators only between digits, as the torch engine requires them
+# (glued to letters too: "5km", "G20", "1990s", "जी20").
+_NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _EMPTY = re.compile(r"\(\s*\)|\[\s*\]")  # brackets a removed number leaves empty
 _BEFORE_MARK = re.compile(r" +(?=[।.!?,;:]+)")
-
-
-def source_numbers(text: str) -> list[str]:
-    """The numbers of ``text`` standing alone, in order (what :func:`carry_numbers` keeps)."""
-    return [match.group() for match in _NUMBER.finditer(text)]
-
-
+_LINKS = Verbatim(numbers=False)
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")
 
 
+def _numbers(text: str) -> list[re.Match[str]]:
+    """The numbers of ``text`` outside its links and e-mail addresses ("page2" is an address's)."""
+    links = [(s.start, s.end) for s in find_spans(text, _LINKS)]
+    return [m for m in _NUMBER.finditer(text) if not any(a <= m.start() < b for a, b in links)]
+
+
+def source_numbers(text: str) -> list[str]:
+    """The numbers of ``text`` in Latin digits, in order (what :func:`carry_numbers` keeps)."""
+    return [to_digits(m.group(), "latin") for m in _numbers(text)]
+
+
 def carry_numbers(text: str, numbers: Sequence[str]) -> str:
-    """``text`` holding each of ``numbers`` (the source's, Latin digits, in source order) as
-    often as it is listed, and no other number (see the module docstring)."""
+    """``text`` holding each of ``numbers`` (the source's in Latin digits, in source order:
+    :func:`source_numbers`) as often as it is listed, and no other number outside its links
+    (see the module docstring); numbers are compared whatever their digits' script."""
     wanted = Counter(numbers)
-    found = list(_NUMBER.finditer(text))
+    found = _numbers(text)
     if not numbers and not found:
         return text
-    present = Counter(m.group() for m in found)
+    present = Counter(to_digits(m.group(), "latin") for m in found)
     lost = [n for n in dict.fromkeys(numbers) for _ in range(max(0, wanted[n] - present[n]))]
     out: list[str] = []
     pos, removed = 0, False
     used: Counter[str] = Counter()
     for match in found:
-        number = match.group()
+        number = to_digits(match.group(), "latin")
         out.append(text[pos : match.start()])
         if used[number] < wanted[number]:
             used[number] += 1
-            out.append(number)
+            out.append(match.group())
         elif lost:
             replacement = lost.pop(0)
             used[replacement] += 1
@@ -68,7 +76,7 @@ def carry_numbers(text: str, numbers: Sequence[str]) -> str:
     if lost:
         end = _FINAL.search(fixed)
         cut = end.start() if end is not None else len(fixed)
-        fixed = " ".join([fixed[:cut].rstrip(), *lost]) + fixed[cut:].lstrip()
+        fixed = " ".join(p for p in [fixed[:cut].rstrip(), *lost] if p) + fixed[cut:].lstrip()
     return fixed
 
 

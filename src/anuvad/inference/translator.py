@@ -7,6 +7,7 @@ input order, with n-best lists and, on request, attention matrices for heatmaps.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,7 +37,7 @@ from anuvad.inference.confidence import (
     output_signals,
 )
 from anuvad.inference.cpu import accelerate
-from anuvad.inference.frontend import encode_sources, translate_encoded
+from anuvad.inference.frontend import distinct, encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.length_check import flag_short
 from anuvad.inference.punctuation import punctuate_candidates
@@ -238,7 +239,9 @@ class Translator:
             if required is not None:
                 batch = [required[i] for i in indices]
                 terms = phrase_constraint(batch, self.phrase_encoder, vocab_size)
-            combined = search_constraint(d.no_repeat_ngram_size, vocab_size, constraint, terms)
+            combined = search_constraint(
+                d.no_repeat_ngram_size, vocab_size, constraint, terms, self.may_run
+            )
             originals = [texts[i] for i in indices]
             if not quality:
                 found = self._search(sources, d, use_cache, combined, stop)
@@ -258,8 +261,18 @@ class Translator:
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )
             write_digits(results, verbatim)
+            for result in results:  # a sign put back may have made two candidates one
+                result.nbest = distinct(result.nbest, len(result.nbest))
         flag_short(results, self.model_file.config.data.src_lang, tgt_lang)
         return results
+
+    @functools.cached_property
+    def may_run(self) -> torch.Tensor:
+        """(V,) bool: the target pieces that may come three times in a row under repetition
+        blocking (those with a digit: "1000"; :class:`~anuvad.decoding.constraints.
+        NoRepeatNGram`)."""
+        pieces = self.tgt_tokenizer.id_to_piece(list(range(self.tgt_tokenizer.vocab_size)))
+        return torch.tensor([any(c.isdigit() for c in piece) for piece in pieces])
 
     @property
     def phrase_encoder(self) -> PhraseEncoder:

@@ -210,28 +210,44 @@ def write_digits(
     results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None] | None
 ) -> None:
     """Write every digit of each result (its text, n-best candidates, words and copied
-    targets) in its policy's :attr:`Verbatim.digits`, in place. The digits change, nothing
-    else: one character for one, so word offsets stay right."""
+    targets) in its policy's :attr:`Verbatim.digits`, in place, except inside links and
+    e-mail addresses (:func:`digits_outside_links`). The digits change, nothing else: one
+    character for one, so word offsets stay right."""
     policies = per_text_policies(verbatim, len(results))
     for result, policy in zip(results, policies, strict=True):
         if policy is None or policy.digits == "latin":
             continue
         digits = policy.digits
-        result.text = to_digits(result.text, digits)
+        result.text = digits_outside_links(result.text, digits)
         for candidate in result.nbest:
-            candidate.text = to_digits(candidate.text, digits)
+            candidate.text = digits_outside_links(candidate.text, digits)
             if candidate.quality is not None:
                 for word in candidate.quality.words:
-                    word.text = to_digits(word.text, digits)
+                    word.text = digits_outside_links(word.text, digits)
         if result.quality is not None and result.quality is not result.nbest[0].quality:
             for word in result.quality.words:
-                word.text = to_digits(word.text, digits)
+                word.text = digits_outside_links(word.text, digits)
         result.copied = [
             replace(span, target=to_digits(span.target, digits))
             if span.kind in NUMERIC_KINDS
             else span
             for span in result.copied
         ]
+
+
+def digits_outside_links(text: str, digits: Digits) -> str:
+    """``text`` with its digits written in ``digits``, except inside links and e-mail
+    addresses ("page2", "care123@…" are written as they are)."""
+    if digits == "latin" and text.isascii():
+        return text
+    links = find_spans(text, Verbatim(numbers=False))
+    out, pos = [], 0
+    for span in links:
+        out.append(to_digits(text[pos : span.start], digits))
+        out.append(text[span.start : span.end])
+        pos = span.end
+    out.append(to_digits(text[pos:], digits))
+    return "".join(out)
 
 
 def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] = ()) -> list[Span]:

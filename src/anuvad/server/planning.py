@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +86,7 @@ class RequestPlan:
         missed one: :mod:`anuvad.server.names`). Await it through
         :meth:`ServerState.model_work`."""
         timeout = state.limits.request_timeout_s
+        deadline = None if timeout is None else time.monotonic() + timeout
         first = self.model.batcher.translate(
             self.sentences(),
             self.settings,
@@ -96,16 +98,16 @@ class RequestPlan:
         )
         if not self.names:
             return first
-        return self._with_names(first, timeout, quality)
+        return self._with_names(first, deadline, quality)
 
     async def _with_names(
-        self, first: Coroutine[Any, Any, list[Translation]], timeout: float | None, quality: bool
+        self, first: Coroutine[Any, Any, list[Translation]], deadline: float | None, quality: bool
     ) -> list[Translation]:
         from anuvad.server.names import with_names
 
         results = await first
         return await with_names(
-            self.model, self.sentences(), results, self.settings, timeout, self.terms, quality,
+            self.model, self.sentences(), results, self.settings, deadline, self.terms, quality,
             self.verbatim,
         )  # fmt: skip
 

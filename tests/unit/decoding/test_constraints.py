@@ -76,6 +76,12 @@ def test_from_trigram_blocking_on_no_piece_is_written_three_times_in_a_row(beam:
     mask = rows.mask()
     assert torch.isinf(mask[0]).sum() == 0
     assert torch.isinf(mask[1]).nonzero().flatten().tolist() == [4]
+    may_run = torch.zeros(12, dtype=torch.bool)
+    may_run[4] = True  # a digit piece: "1000" is three "0" in a row
+    exempt = NoRepeatNGram(3, 12, may_run).start(torch.zeros((1, 3), dtype=torch.bool), [20])
+    for step in ([4], [4]):
+        exempt.advance([0], step)
+    assert torch.isinf(exempt.mask()[0]).sum() == 0
     model = random_model(5, VOCAB)
     for hyps in search_outputs(model, SOURCES, beam, NoRepeatNGram(3, VOCAB)):
         for hyp in hyps:

@@ -18,6 +18,10 @@ from anuvad.inference.dates import find_dates, number_extent
         ),
         ("We met in May 2020; you may 2 go.", [("May 2020", "मई 2020")]),
         ("no month here, 12 apples", []),
+        ("Thousands of farmers will march 30 km to Delhi.", []),  # a verb
+        ("THOUSANDS MARCH 30 KM", []),
+        ("It was 3 March.", [("3 March", "3 मार्च")]),  # the full stop is the sentence's
+        ("march 3, 2024 was hot", [("march 3, 2024", "3 मार्च 2024")]),  # a year: a date
     ],
 )
 def test_a_number_next_to_a_month_is_a_date_in_the_targets_words(
@@ -29,6 +33,7 @@ def test_a_number_next_to_a_month_is_a_date_in_the_targets_words(
 def test_hindi_dates_are_written_in_english_and_unknown_pairs_have_none() -> None:
     text = "12 जून 2024 को और मार्च 2023 में"
     assert [d.target for d in find_dates(text, "hi", "en")] == ["12 June 2024", "March 2023"]
+    assert [d.target for d in find_dates("१२ जून २०२४ को", "hi", "en")] == ["१२ June २०२४"]
     assert find_dates("12 June 2024", "en", "de") == [] and find_dates("12 June", "en", "en") == []
 
 

@@ -69,4 +69,32 @@ def test_text_without_links_and_dotted_words_of_the_source_are_left_alone() -> N
     assert carry_links("यह 3.5 है।", "It is 3.5.") == "यह 3.5 है।"
     assert carry_links("तिथि 12.06.2024 है।", "The date is 12.06.2024.") == "तिथि 12.06.2024 है।"
     assert carry_links("वह U.S. गया।", "He went to the U.S. today.") == "वह U.S. गया।"
-    assert carry_links("वह a.b.c गया।", "He went.") == "वह गया।"
+    assert carry_links("वह ab.cd.ef गया।", "He went.") == "वह गया।"
+
+
+@pytest.mark.parametrize(
+    ("output", "source"),
+    [
+        ("A.P.J. Abdul Kalam said.", "ए.पी.जे. अब्दुल कलाम ने कहा।"),  # initials, into English
+        ("The B.J.P. won.", "भाजपा जीती।"),
+        ("It costs Rs.1.5 lakh.", "यह 1.5 लाख का है।"),
+        ("अधिक जानकारी के लिए देखें https://x.com।", "For more see https://x.com."),
+        ("(https://x.com) पर जाएँ।", "Go to (https://x.com)."),
+        ("Visit https://x.com, then call.", "Visit https://x.com, then call."),
+        ("Mail care@irctc.co.in.", "लिखें care@irctc.co.in पर।"),
+        ("देखें HTTPS://X.COM/a पर।", "See HTTPS://X.COM/a now."),
+    ],
+)
+def test_what_is_not_junk_stays_and_the_punctuation_after_a_link_too(
+    output: str, source: str
+) -> None:
+    assert carry_links(output, source) == output
+
+
+def test_a_partial_link_is_junk_and_the_whole_link_comes_back_once() -> None:
+    fixed = carry_links("https://www.irctc.co पर जाएँ।", "Go to https://www.irctc.co.in now.")
+    assert fixed == "https://www.irctc.co.in पर जाएँ।"
+    glued = carry_links(
+        "139 या https://www.irctc.co.in... A.m.ine।", "Call 139 or see https://www.irctc.co.in."
+    )
+    assert glued.count("https://www.irctc.co.in") == 1 and "..." not in glued and "A.m" not in glued

@@ -21,6 +21,8 @@ CASES = [
     ("250 trains and 250 buses will run.", "250 ट्रेनें चलेंगी।"),
     ("The 12th report is out.", "12वीं रिपोर्ट 7 आई।"),
     ("No number here.", "यहाँ 5 और 6 हैं।"),
+    ("The village is 5km away in the 1990s.", "गाँव किमी दूर 1990 के दशक में है।"),
+    ("The G20 summit met in 2023.", "जी शिखर सम्मेलन 20 में हुआ।"),
 ]
 
 
@@ -36,4 +38,10 @@ def test_the_output_holds_exactly_the_sources_numbers(source: str, output: str) 
 def test_a_wrong_number_is_replaced_in_place_and_a_missing_one_goes_before_the_mark() -> None:
     assert carry_numbers("बैठक मार्च 30252 है।", ["3", "2025"]) == "बैठक मार्च 3 है 2025।"
     assert carry_numbers("ठीक है।", []) == "ठीक है।"
-    assert carry_numbers("12वीं रिपोर्ट, पेज2 पर।", []) == "12वीं रिपोर्ट, पेज2 पर।"  # glued: codes
+    # Numbers glued to letters are numbers too (codes, units, ordinals, decades), and digits
+    # of either script are the same number.
+    assert carry_numbers("12वीं रिपोर्ट, पेज2 पर।", ["12", "2"]) == "12वीं रिपोर्ट, पेज2 पर।"
+    assert carry_numbers("गाँव किमी दूर है।", source_numbers("It is 5km away.")) == "गाँव किमी दूर है 5।"
+    assert carry_numbers("जी20 शिखर सम्मेलन", source_numbers("G20 summit")) == "जी20 शिखर सम्मेलन"
+    assert carry_numbers("at 5 o'clock.", source_numbers("मैं ५ बजे आऊँगा।")) == "at 5 o'clock."
+    assert carry_numbers("", ["139"]) == "139"

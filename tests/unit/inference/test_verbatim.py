@@ -270,3 +270,20 @@ def test_dates_and_signed_numbers_are_spans_with_the_targets_words() -> None:
         ("number", "5.4%"),
         ("number", "2023"),
     ]
+
+
+def test_devanagari_digits_leave_links_and_addresses_as_written() -> None:
+    from anuvad.inference.translation import Candidate, CopiedSpan, Translation
+    from anuvad.inference.verbatim import write_digits
+
+    text = "12 जून को https://irctc.co.in/page2 या care123@irctc.co.in देखें।"
+    link = CopiedSpan(
+        "url", "https://irctc.co.in/page2", "https://irctc.co.in/page2", 0, 1, True, True
+    )
+    number = CopiedSpan("number", "12", "12", 0, 2, True, True)
+    result = Translation("x", text, [5], 0.0, True, [Candidate(text, [5], 0.0, 0.0, True)])
+    result.copied = [number, link]
+    write_digits([result], Verbatim(digits="devanagari"))
+    assert result.text == "१२ जून को https://irctc.co.in/page2 या care123@irctc.co.in देखें।"
+    assert result.nbest[0].text == result.text
+    assert [c.target for c in result.copied] == ["१२", "https://irctc.co.in/page2"]

@@ -56,7 +56,7 @@ from anuvad.errors import CheckpointError, ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
-from anuvad.inference.frontend import encode_sources, translate_encoded
+from anuvad.inference.frontend import distinct, encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.length_check import flag_short
 from anuvad.inference.numbers_back import carry_numbers, source_numbers
@@ -310,6 +310,8 @@ class CT2Translator:
                     result.text = result.nbest[0].text
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, spellable)
             write_digits(results, verbatim)
+            for result in results:  # the repairs may have made two candidates one
+                result.nbest = distinct(result.nbest, len(result.nbest))
         flag_short(results, self.model_file.config.data.src_lang, tgt_lang)
         return results
 
