@@ -75,7 +75,7 @@ def _syntok() -> Splitter:
 
 def _anuvad() -> Splitter:
     """What anuvad uses: Moses' rules on a sentence-case view of the text."""
-    from anuvad.inference.documents import sentence_splitter
+    from anuvad.inference.sentences import sentence_splitter
 
     return sentence_splitter("en")
 
@@ -185,7 +185,7 @@ def _cases(names: list[str], paragraphs: list[list[str]]) -> None:
 
 
 def _danda(paragraphs: list[list[str]]) -> None:
-    from anuvad.inference.documents import sentence_splitter
+    from anuvad.inference.sentences import sentence_splitter
 
     split = sentence_splitter("hi")
     typed = [[s.replace("।", "|") for s in p] for p in paragraphs]

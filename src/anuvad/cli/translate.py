@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anuvad.atomic import write_atomic
+from anuvad.cli.input_checks import refuse_unsplit, refuse_wrong_script, warn_short
 from anuvad.cli.job import (
     TranslationJob,
     load_translator,
@@ -101,49 +102,6 @@ def splits_lines(args: argparse.Namespace) -> bool:
     return args.nbest == 1 and not args.attention
 
 
-def refuse_unsplit(
-    translator: TranslationEngine, lines: Sequence[str], path: str | None, why: str
-) -> None:
-    """Lines translated whole must each be one sentence the model takes: the model translates
-    a line's first sentence and stops (issue 40), and a line beyond its positions loses its end
-    (issue 33). Sentences are counted as the server counts them for ``split_sentences: false``
-    (:func:`anuvad.inference.documents.split_document`).
-
-    Args:
-        translator: the engine (its source language and length limit).
-        lines: the input lines.
-        path: the input file (None: stdin), for the message.
-        why: what made the lines whole (an option), for the message.
-
-    Raises:
-        DataError: the first line of several sentences (its number and count named).
-        InputTooLongError: the first line that does not fit.
-    """
-    from anuvad.errors import DataError, InputTooLongError
-    from anuvad.inference.documents import split_document
-    from anuvad.inference.engine import source_fits
-
-    lang = translator.model_file.config.data.src_lang
-    fits = source_fits(translator)
-    fix = f"drop {why} to translate each line as a document split into sentences"
-    for number, line in enumerate(lines, start=1):
-        where = f"{path or 'stdin'}, line {number}"
-        sentences = len(split_document(line, lang))
-        if sentences > 1:
-            raise DataError(
-                f"{where} holds {sentences} sentences, but with {why} a line is translated as "
-                f"one sentence and the model stops after the first; {fix}, or give one sentence "
-                "per line"
-            )
-        if not fits(line):
-            pieces = len(translator.src_tokenizer.encode(line))
-            raise InputTooLongError(
-                f"{where}: {len(line):,} characters ({pieces:,} pieces) are more than the "
-                f"model takes as one sentence ({translator.max_src_tokens} pieces); {fix}, or "
-                "break the line"
-            )
-
-
 def _scores_lines(
     translator: TranslationEngine,
     lines: Sequence[str],
@@ -169,18 +127,6 @@ def _scores_lines(
     )
 
 
-def _warn_short(index: int, results: Sequence[Translation]) -> None:
-    """Say on stderr which translations of input line ``index`` (0-based) are much shorter
-    than their sources (:mod:`anuvad.inference.length_check`): likely wrong, part missing."""
-    for result in results:
-        if result.short:
-            print(
-                f"warning: line {index + 1}: the translation of {result.source[:50]!r} is much "
-                "shorter than its source: likely wrong (part of it may be missing)",
-                file=sys.stderr,
-            )
-
-
 def _render(
     job: TranslationJob, args: argparse.Namespace, offset: int, lines: Sequence[str]
 ) -> list[tuple[str, dict[str, Any] | None]]:
@@ -191,7 +137,7 @@ def _render(
     if splits_lines(args):
         documents = job.documents(lines)
         for i, document in enumerate(documents):
-            _warn_short(offset + i, document.sentences)
+            warn_short(offset + i, document.sentences)
         if args.scores:
             return [
                 (_scores_lines(translator, [line], [d], job.glossary), None)
@@ -200,7 +146,7 @@ def _render(
         return [(d.text + "\n", None) for d in documents]
     results = job.sentences(lines)
     for i, result in enumerate(results):
-        _warn_short(offset + i, [result])
+        warn_short(offset + i, [result])
     views = [
         dataclasses.asdict(translator.attention_of(r)) if args.attention else None for r in results
     ]
@@ -233,26 +179,6 @@ def _usage_error(args: argparse.Namespace) -> str | None:
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not args.input:
         return "under torchrun every worker reads the input: give it as --input FILE, not on stdin"
     return None
-
-
-def _refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], model: str) -> None:
-    """Refuse input mostly in another script than the model reads (English sent to the
-    Hindi->English model), as the server does with a 422: the output would be nonsense.
-
-    Raises:
-        DataError: naming the model's source language and what to do.
-    """
-    from anuvad.errors import DataError
-    from anuvad.inference.language import wrong_script
-
-    src_lang = translator.model_file.config.data.src_lang
-    sample = "\n".join(lines[:200])
-    if wrong_script(sample, src_lang):
-        raise DataError(
-            f"the input is mostly not in the script of {src_lang!r}, the language {model} "
-            "translates from; leave out --model to pick the shipped model of the input's "
-            "language, or give the model of that language"
-        )
 
 
 def _whole_because(args: argparse.Namespace) -> str:
@@ -303,7 +229,7 @@ def _translate(args: argparse.Namespace, lines: list[str], model: str, threads: 
         context, lambda: load_translator(options, model, confidence=args.scores, threads=threads)
     )
     settings = search.settings(translator.decode, nbest=args.nbest)
-    _refuse_wrong_script(translator, lines, model)
+    refuse_wrong_script(translator, lines, model)
     if not split:
         refuse_unsplit(translator, lines, args.input, _whole_because(args))
     names = name_spellers(args.names, translator)

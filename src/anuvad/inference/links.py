@@ -19,7 +19,9 @@ IndicTrans2's text processor restores the links it set aside:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from anuvad.inference.post_search import before_final_mark
 from anuvad.inference.verbatim import Verbatim, find_spans
 
 # What may be a link in an output: with a scheme or www., an e-mail address, or Latin letters
@@ -34,7 +36,6 @@ _LINKISH = re.compile(
 )
 # Punctuation a link-like match takes from the sentence around it: kept when the match goes.
 _TRAILING = re.compile(r"[.,;:!?)\]}'\"”’।]+$")
-_FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")
 _LINKS = Verbatim(numbers=False)
 # A space left before the final mark where junk was cut out ("139 या https://… ।" keeps it:
 # after a link, the mark would read as part of the address).
@@ -46,10 +47,11 @@ def source_links(source: str) -> list[str]:
     return list(dict.fromkeys(source[s.start : s.end] for s in find_spans(source, _LINKS)))
 
 
-def carry_links(text: str, source: str) -> str:
+def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> str:
     """``text`` (a translation of ``source``) with the source's links and e-mail addresses
-    exactly once each and no other link-like text (see the module docstring)."""
-    links = source_links(source)
+    exactly once each and no other link-like text (see the module docstring); ``links``: the
+    source's (:func:`source_links`), when the caller has them for all its candidates."""
+    links = source_links(source) if links is None else links
     if not links and not _LINKISH.search(text):
         return text
     longest_first = sorted(links, key=len, reverse=True)
@@ -80,9 +82,10 @@ def carry_links(text: str, source: str) -> str:
     out.append(text[pos:])
     cleaned = "".join(out)
     missing = [link for link in links if link not in kept and link not in cleaned]
-    if missing:
-        at = gap if gap >= 0 else _FINAL.search(cleaned).start()  # type: ignore[union-attr]
-        before, after = cleaned[:at].rstrip(), cleaned[at:].lstrip()
+    if missing and gap < 0:
+        cleaned = before_final_mark(cleaned, missing)
+    elif missing:
+        before, after = cleaned[:gap].rstrip(), cleaned[gap:].lstrip()
         glue = " " if after and after[0].isalnum() else ""
         cleaned = " ".join([before, *missing]).strip() + glue + after
     cleaned = re.sub(r" {2,}", " ", cleaned).strip()

@@ -21,6 +21,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from anuvad.inference.post_search import before_final_mark
+from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim, find_spans, to_digits
 
 # Digits (any script) with separators only between digits, as the torch engine requires them
@@ -29,7 +31,6 @@ _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _EMPTY = re.compile(r"\(\s*\)|\[\s*\]")  # brackets a removed number leaves empty
 _BEFORE_MARK = re.compile(r" +(?=[।.!?,;:]+)")
 _LINKS = Verbatim(numbers=False)
-_FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")
 
 
 def _numbers(text: str) -> list[re.Match[str]]:
@@ -73,11 +74,18 @@ def carry_numbers(text: str, numbers: Sequence[str]) -> str:
     fixed = "".join(out)
     if removed:  # what the removed number leaves: empty brackets, a space before a mark
         fixed = _BEFORE_MARK.sub("", re.sub(r" {2,}", " ", _EMPTY.sub("", fixed))).strip()
-    if lost:
-        end = _FINAL.search(fixed)
-        cut = end.start() if end is not None else len(fixed)
-        fixed = " ".join(p for p in [fixed[:cut].rstrip(), *lost] if p) + fixed[cut:].lstrip()
-    return fixed
+    return before_final_mark(fixed, lost) if lost else fixed
 
 
-__all__ = ["carry_numbers", "source_numbers"]
+def put_numbers_back(results: Sequence[Translation], policies: Sequence[Verbatim | None]) -> None:
+    """:func:`carry_numbers` on every candidate of each result whose policy copies numbers,
+    in place (the engine's search could not be made to write them)."""
+    for result, policy in zip(results, policies, strict=True):
+        if policy is not None and policy.numbers:
+            numbers = source_numbers(result.source)
+            for candidate in result.nbest:
+                candidate.text = carry_numbers(candidate.text, numbers)
+            result.text = result.nbest[0].text
+
+
+__all__ = ["carry_numbers", "put_numbers_back", "source_numbers"]

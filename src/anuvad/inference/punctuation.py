@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from anuvad.inference.links import carry_links
+from anuvad.inference.links import carry_links, source_links
 from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
@@ -52,8 +52,10 @@ def punctuate_candidates(
     in place; returns ``found``. Both engines call it on each batch's search results, before
     the word probabilities and the checks on the text are computed."""
     for candidates, source in zip(found, sources, strict=True):
+        links = source_links(source)  # once for all of the source's candidates
         for candidate in candidates:
-            candidate.text = carry_links(punctuate(candidate.text, source, tgt_lang), source)
+            text = punctuate(candidate.text, source, tgt_lang)
+            candidate.text = carry_links(text, source, links)
     return found
 
 

@@ -24,13 +24,13 @@ from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.inference.glossary import Glossary
+from anuvad.inference.post_search import unsigned
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
     PhraseEncoder,
     Span,
     Verbatim,
     find_spans,
-    unsigned,
 )
 
 

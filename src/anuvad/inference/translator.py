@@ -37,9 +37,9 @@ from anuvad.inference.confidence import (
     output_signals,
 )
 from anuvad.inference.cpu import accelerate
-from anuvad.inference.frontend import distinct, encode_sources, translate_encoded
+from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
-from anuvad.inference.length_check import flag_short
+from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.required import Requirements, phrase_constraint, requirements
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
@@ -50,8 +50,6 @@ from anuvad.inference.verbatim import (
     copied_report,
     per_text_policies,
     search_policies,
-    signed,
-    write_digits,
 )
 from anuvad.model.transformer import count_parameters
 
@@ -260,10 +258,7 @@ class Translator:
                 result.copied = copied_report(
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )
-            write_digits(results, verbatim)
-            for result in results:  # a sign put back may have made two candidates one
-                result.nbest = distinct(result.nbest, len(result.nbest))
-        flag_short(results, self.model_file.config.data.src_lang, tgt_lang)
+        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang)
         return results
 
     @functools.cached_property

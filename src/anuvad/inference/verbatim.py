@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -58,8 +58,8 @@ from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
-from anuvad.inference.dates import CURRENCY_SIGNS, find_dates, number_extent
-from anuvad.inference.translation import CopiedSpan, Translation, WordScore
+from anuvad.inference.dates import find_dates, number_extent
+from anuvad.inference.translation import CopiedSpan
 
 Kind = Literal["number", "date", "url", "email", "name"]
 NUMERIC_KINDS = ("number", "date")
@@ -160,29 +160,6 @@ class Span:
         return self.sign + self.target
 
 
-def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
-    """``span`` as the search can require it: a number whose currency sign the target
-    vocabulary cannot spell ("₹80": neither shipped vocabulary has "₹") is required bare
-    ("80") and gets its sign back after the search (:func:`write_signs`); others unchanged."""
-    if span.kind != "number" or span.target[:1] not in CURRENCY_SIGNS or spellable(span.target):
-        return span
-    return replace(span, target=span.target[1:], sign=span.target[0])
-
-
-def write_signs(text: str, spans: Sequence[Span]) -> str:
-    """``text`` with each signed span's sign put back before the first bare occurrence of its
-    number (:func:`unsigned`)."""
-    for span in spans:
-        if not span.sign or span.written in text:
-            continue
-        for match in re.finditer(re.escape(span.target), text):
-            window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
-            if holds(window, span.target, span.boundary):
-                text = text[: match.start()] + span.sign + text[match.start() :]
-                break
-    return text
-
-
 def to_digits(number: str, digits: Digits) -> str:
     """``number`` with every decimal digit (any script) written in ``digits``; separators stay."""
     zero = "0" if digits == "latin" else "०"
@@ -204,50 +181,6 @@ def search_policies(
         None if policy is None else replace(policy, digits="latin", langs=langs)
         for policy in per_text_policies(verbatim, count)
     ]
-
-
-def write_digits(
-    results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None] | None
-) -> None:
-    """Write every digit of each result (its text, n-best candidates, words and copied
-    targets) in its policy's :attr:`Verbatim.digits`, in place, except inside links and
-    e-mail addresses (:func:`digits_outside_links`). The digits change, nothing else: one
-    character for one, so word offsets stay right."""
-    policies = per_text_policies(verbatim, len(results))
-    for result, policy in zip(results, policies, strict=True):
-        if policy is None or policy.digits == "latin":
-            continue
-        digits = policy.digits
-        result.text = digits_outside_links(result.text, digits)
-        for candidate in result.nbest:
-            candidate.text = digits_outside_links(candidate.text, digits)
-            if candidate.quality is not None:
-                for word in candidate.quality.words:
-                    word.text = digits_outside_links(word.text, digits)
-        if result.quality is not None and result.quality is not result.nbest[0].quality:
-            for word in result.quality.words:
-                word.text = digits_outside_links(word.text, digits)
-        result.copied = [
-            replace(span, target=to_digits(span.target, digits))
-            if span.kind in NUMERIC_KINDS
-            else span
-            for span in result.copied
-        ]
-
-
-def digits_outside_links(text: str, digits: Digits) -> str:
-    """``text`` with its digits written in ``digits``, except inside links and e-mail
-    addresses ("page2", "care123@…" are written as they are)."""
-    if digits == "latin" and text.isascii():
-        return text
-    links = find_spans(text, Verbatim(numbers=False))
-    out, pos = [], 0
-    for span in links:
-        out.append(to_digits(text[pos : span.start], digits))
-        out.append(text[span.start : span.end])
-        pos = span.end
-    out.append(to_digits(text[pos:], digits))
-    return "".join(out)
 
 
 def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] = ()) -> list[Span]:
@@ -381,49 +314,3 @@ def per_text_policies(
     if len(policies) != count:
         raise ValueError(f"{len(policies)} verbatim policies for {count} texts")
     return policies
-
-
-def report_unrequired(
-    results: Sequence[Translation],
-    verbatim: Verbatim | Sequence[Verbatim | None],
-    note: str,
-    spellable: Callable[[str], bool] = lambda text: True,
-) -> None:
-    """Set each result's ``copied`` for an engine that cannot require phrases: every span
-    found in its source (by its policy, one for all or one per result), ``required`` False
-    with ``note``, and whether it arrived anyway; a currency sign the vocabulary cannot spell
-    (``spellable``) is put back before its number (:func:`write_signs`)."""
-    for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
-        if policy is None:
-            continue
-        spans = [unsigned(span, spellable) for span in find_spans(result.source, policy)]
-        signed(result, spans)
-        result.copied = copied_report(spans, result.source, result.text, [False] * len(spans), note)
-
-
-def signed(result: Translation, spans: Sequence[Span]) -> None:
-    """:func:`write_signs` on ``result``'s text and candidates, in place. A sign is one
-    character more: word offsets after it move, so they are shifted."""
-    if not any(span.sign for span in spans):
-        return
-    for candidate in result.nbest:
-        before = candidate.text
-        candidate.text = write_signs(before, spans)
-        if candidate.quality is not None and candidate.text != before:
-            _shift_words(candidate.quality.words, before, candidate.text)
-    result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
-
-
-def _shift_words(words: Sequence[WordScore], before: str, after: str) -> None:
-    """Move word offsets of ``before`` to ``after`` (``after`` has characters inserted)."""
-    moved = [0] * (len(before) + 1)
-    j = 0
-    for i, char in enumerate(before):
-        while after[j] != char:
-            j += 1
-        moved[i] = j
-        j += 1
-    moved[len(before)] = len(after)
-    for word in words:
-        if word.start >= 0:
-            word.start, word.end = moved[word.start], moved[word.end - 1] + 1

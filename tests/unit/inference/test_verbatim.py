@@ -273,8 +273,8 @@ def test_dates_and_signed_numbers_are_spans_with_the_targets_words() -> None:
 
 
 def test_devanagari_digits_leave_links_and_addresses_as_written() -> None:
+    from anuvad.inference.post_search import write_digits
     from anuvad.inference.translation import Candidate, CopiedSpan, Translation
-    from anuvad.inference.verbatim import write_digits
 
     text = "12 जून को https://irctc.co.in/page2 या care123@irctc.co.in देखें।"
     link = CopiedSpan(

@@ -56,18 +56,16 @@ from anuvad.errors import CheckpointError, ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
-from anuvad.inference.frontend import distinct, encode_sources, translate_encoded
+from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
-from anuvad.inference.length_check import flag_short
-from anuvad.inference.numbers_back import carry_numbers, source_numbers
+from anuvad.inference.numbers_back import put_numbers_back
+from anuvad.inference.post_search import finish, report_unrequired
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
     UNCONSTRAINED_ENGINE,
     Verbatim,
-    report_unrequired,
     search_policies,
-    write_digits,
 )
 
 try:
@@ -302,17 +300,9 @@ class CT2Translator:
             def spellable(text: str) -> bool:
                 return UNK_ID not in vocabulary.encode(text)
 
-            for result, policy in zip(results, policies, strict=True):
-                if policy is not None and policy.numbers:
-                    numbers = source_numbers(result.source)
-                    for candidate in result.nbest:
-                        candidate.text = carry_numbers(candidate.text, numbers)
-                    result.text = result.nbest[0].text
+            put_numbers_back(results, policies)
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, spellable)
-            write_digits(results, verbatim)
-            for result in results:  # the repairs may have made two candidates one
-                result.nbest = distinct(result.nbest, len(result.nbest))
-        flag_short(results, self.model_file.config.data.src_lang, tgt_lang)
+        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang)
         return results
 
     def _search_batch(

@@ -1,0 +1,91 @@
+"""What ``anuvad translate`` refuses in its input, or warns about in its output: a line of
+several sentences (or too long) translated whole, a text in another script than the model
+reads, a translation much shorter than its source."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from anuvad.inference.engine import TranslationEngine
+    from anuvad.inference.translation import Translation
+
+
+def refuse_unsplit(
+    translator: TranslationEngine, lines: Sequence[str], path: str | None, why: str
+) -> None:
+    """Lines translated whole must each be one sentence the model takes: the model translates
+    a line's first sentence and stops (issue 40), and a line beyond its positions loses its end
+    (issue 33). Sentences are counted as the server counts them for ``split_sentences: false``
+    (:func:`anuvad.inference.documents.split_document`).
+
+    Args:
+        translator: the engine (its source language and length limit).
+        lines: the input lines.
+        path: the input file (None: stdin), for the message.
+        why: what made the lines whole (an option), for the message.
+
+    Raises:
+        DataError: the first line of several sentences (its number and count named).
+        InputTooLongError: the first line that does not fit.
+    """
+    from anuvad.errors import DataError, InputTooLongError
+    from anuvad.inference.documents import split_document
+    from anuvad.inference.engine import source_fits
+
+    lang = translator.model_file.config.data.src_lang
+    fits = source_fits(translator)
+    fix = f"drop {why} to translate each line as a document split into sentences"
+    for number, line in enumerate(lines, start=1):
+        where = f"{path or 'stdin'}, line {number}"
+        sentences = len(split_document(line, lang))
+        if sentences > 1:
+            raise DataError(
+                f"{where} holds {sentences} sentences, but with {why} a line is translated as "
+                f"one sentence and the model stops after the first; {fix}, or give one sentence "
+                "per line"
+            )
+        if not fits(line):
+            pieces = len(translator.src_tokenizer.encode(line))
+            raise InputTooLongError(
+                f"{where}: {len(line):,} characters ({pieces:,} pieces) are more than the "
+                f"model takes as one sentence ({translator.max_src_tokens} pieces); {fix}, or "
+                "break the line"
+            )
+
+
+def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], model: str) -> None:
+    """Refuse input mostly in another script than the model reads (English sent to the
+    Hindi->English model), as the server does with a 422: the output would be nonsense.
+
+    Raises:
+        DataError: naming the model's source language and what to do.
+    """
+    from anuvad.errors import DataError
+    from anuvad.inference.language import wrong_script
+
+    src_lang = translator.model_file.config.data.src_lang
+    sample = "\n".join(lines[:200])
+    if wrong_script(sample, src_lang):
+        raise DataError(
+            f"the input is mostly not in the script of {src_lang!r}, the language {model} "
+            "translates from; leave out --model to pick the shipped model of the input's "
+            "language, or give the model of that language"
+        )
+
+
+def warn_short(index: int, results: Sequence[Translation]) -> None:
+    """Say on stderr which translations of input line ``index`` (0-based) are much shorter
+    than their sources (:mod:`anuvad.inference.length_check`): likely wrong, part missing."""
+    for result in results:
+        if result.short:
+            print(
+                f"warning: line {index + 1}: the translation of {result.source[:50]!r} is much "
+                "shorter than its source: likely wrong (part of it may be missing)",
+                file=sys.stderr,
+            )
+
+
+__all__ = ["refuse_unsplit", "refuse_wrong_script", "warn_short"]

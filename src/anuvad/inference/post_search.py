@@ -1,0 +1,188 @@
+"""What a translation gets after its search: signs, digits, reports, and the checks both
+engines make on every result.
+
+:mod:`anuvad.inference.verbatim` finds what a translation must copy and turns it into required
+phrases for the search; what the search cannot write is written here, after it:
+
+* a currency sign the target vocabulary cannot spell ("₹" is in neither shipped one) is required
+  without it (:func:`unsigned`) and put back before its number (:func:`write_signs`,
+  :func:`signed`);
+* the digits are written in the chosen script (:func:`write_digits`): the search always writes
+  Latin ones, since forcing "८" into it changed the words around it;
+* an engine that cannot require phrases reports what arrived anyway (:func:`report_unrequired`);
+* :func:`finish` is what both engines run last on every batch of results: digits, n-best lists
+  of distinct texts again (a repair can make two candidates one), the length check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from anuvad.decoding.boundaries import holds
+from anuvad.inference.dates import CURRENCY_SIGNS
+from anuvad.inference.frontend import distinct
+from anuvad.inference.length_check import flag_short
+from anuvad.inference.translation import Translation, WordScore
+from anuvad.inference.verbatim import (
+    NUMERIC_KINDS,
+    Digits,
+    Span,
+    Verbatim,
+    copied_report,
+    find_spans,
+    per_text_policies,
+    to_digits,
+)
+
+_FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
+
+
+def before_final_mark(text: str, words: Sequence[str]) -> str:
+    """``text`` with ``words`` put before its final punctuation and closing quotes ("… है" +
+    ["139"] → "… है 139।")."""
+    end = _FINAL.search(text)
+    cut = end.start() if end is not None else len(text)
+    return " ".join(p for p in [text[:cut].rstrip(), *words] if p) + text[cut:].lstrip()
+
+
+def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
+    """``span`` as the search can require it: a number whose currency sign the target
+    vocabulary cannot spell ("₹80": neither shipped vocabulary has "₹") is required bare
+    ("80") and gets its sign back after the search (:func:`write_signs`); others unchanged."""
+    if span.kind != "number" or span.target[:1] not in CURRENCY_SIGNS or spellable(span.target):
+        return span
+    return replace(span, target=span.target[1:], sign=span.target[0])
+
+
+def write_signs(text: str, spans: Sequence[Span]) -> str:
+    """``text`` with each signed span's sign put back before the first bare occurrence of its
+    number (:func:`unsigned`)."""
+    for span in spans:
+        if not span.sign or span.written in text:
+            continue
+        for match in re.finditer(re.escape(span.target), text):
+            window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
+            if holds(window, span.target, span.boundary):
+                text = text[: match.start()] + span.sign + text[match.start() :]
+                break
+    return text
+
+
+def write_digits(
+    results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None] | None
+) -> None:
+    """Write every digit of each result (its text, n-best candidates, words and copied
+    targets) in its policy's :attr:`Verbatim.digits`, in place, except inside links and
+    e-mail addresses (:func:`digits_outside_links`). The digits change, nothing else: one
+    character for one, so word offsets stay right."""
+    policies = per_text_policies(verbatim, len(results))
+    for result, policy in zip(results, policies, strict=True):
+        if policy is None or policy.digits == "latin":
+            continue
+        digits = policy.digits
+        result.text = digits_outside_links(result.text, digits)
+        for candidate in result.nbest:
+            candidate.text = digits_outside_links(candidate.text, digits)
+            if candidate.quality is not None:
+                for word in candidate.quality.words:
+                    word.text = digits_outside_links(word.text, digits)
+        if result.quality is not None and result.quality is not result.nbest[0].quality:
+            for word in result.quality.words:
+                word.text = digits_outside_links(word.text, digits)
+        result.copied = [
+            replace(span, target=to_digits(span.target, digits))
+            if span.kind in NUMERIC_KINDS
+            else span
+            for span in result.copied
+        ]
+
+
+def digits_outside_links(text: str, digits: Digits) -> str:
+    """``text`` with its digits written in ``digits``, except inside links and e-mail
+    addresses ("page2", "care123@…" are written as they are)."""
+    if digits == "latin" and text.isascii():
+        return text
+    links = find_spans(text, Verbatim(numbers=False))
+    out, pos = [], 0
+    for span in links:
+        out.append(to_digits(text[pos : span.start], digits))
+        out.append(text[span.start : span.end])
+        pos = span.end
+    out.append(to_digits(text[pos:], digits))
+    return "".join(out)
+
+
+def report_unrequired(
+    results: Sequence[Translation],
+    verbatim: Verbatim | Sequence[Verbatim | None],
+    note: str,
+    spellable: Callable[[str], bool] = lambda text: True,
+) -> None:
+    """Set each result's ``copied`` for an engine that cannot require phrases: every span
+    found in its source (by its policy, one for all or one per result), ``required`` False
+    with ``note``, and whether it arrived anyway; a currency sign the vocabulary cannot spell
+    (``spellable``) is put back before its number (:func:`write_signs`)."""
+    for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
+        if policy is None:
+            continue
+        spans = [unsigned(span, spellable) for span in find_spans(result.source, policy)]
+        signed(result, spans)
+        result.copied = copied_report(spans, result.source, result.text, [False] * len(spans), note)
+
+
+def signed(result: Translation, spans: Sequence[Span]) -> None:
+    """:func:`write_signs` on ``result``'s text and candidates, in place. A sign is one
+    character more: word offsets after it move, so they are shifted."""
+    if not any(span.sign for span in spans):
+        return
+    for candidate in result.nbest:
+        before = candidate.text
+        candidate.text = write_signs(before, spans)
+        if candidate.quality is not None and candidate.text != before:
+            _shift_words(candidate.quality.words, before, candidate.text)
+    result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
+
+
+def _shift_words(words: Sequence[WordScore], before: str, after: str) -> None:
+    """Move word offsets of ``before`` to ``after`` (``after`` has characters inserted)."""
+    moved = [0] * (len(before) + 1)
+    j = 0
+    for i, char in enumerate(before):
+        while after[j] != char:
+            j += 1
+        moved[i] = j
+        j += 1
+    moved[len(before)] = len(after)
+    for word in words:
+        if word.start >= 0:
+            word.start, word.end = moved[word.start], moved[word.end - 1] + 1
+
+
+def finish(
+    results: Sequence[Translation],
+    verbatim: Verbatim | Sequence[Verbatim | None] | None,
+    src_lang: str,
+    tgt_lang: str,
+) -> None:
+    """What both engines do last to a call's results, in place: the chosen digits
+    (:func:`write_digits`), n-best lists of distinct texts after the repairs, and the length
+    check (:func:`anuvad.inference.length_check.flag_short`)."""
+    if verbatim is not None:
+        write_digits(results, verbatim)
+        for result in results:
+            result.nbest = distinct(result.nbest, len(result.nbest))
+    flag_short(results, src_lang, tgt_lang)
+
+
+__all__ = [
+    "before_final_mark",
+    "digits_outside_links",
+    "finish",
+    "report_unrequired",
+    "signed",
+    "unsigned",
+    "write_digits",
+    "write_signs",
+]
