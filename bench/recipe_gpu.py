@@ -10,7 +10,9 @@ Stages (each one an ``anuvad`` command; a stage is done when its marker file exi
 2. ``hien``: configs/hien_bt_d256_L3.yaml continued from the newest shipped Hindi→English model
    (Reuters left out: the pack that travels stays small), trained ``--hien-minutes`` of GPU time
    (the recipe's CPU limit does not apply), averaged.
-3. ``hien-eval``: the averaged model exported (float16) into ``--out`` and scored on NTREX-128.
+3. ``hien-eval``: the averaged model exported (float16) into ``--out`` and scored on NTREX-128
+   (``ntrex128.json``, ``ntrex128.hyp``); a model over ``--part-mib`` comes back in parts (a
+   lent machine returns files up to 16 MiB): ``cat NAME.pt.part* > NAME.pt``.
 4. ``bt-hi``: all punctuated monolingual Hindi back-translated by that model →
    ``data/synthetic/bt-hi.*``.
 5. ``enhi`` and ``enhi-eval``: configs/enhi_bt_d256_L3.yaml in the same way, continued from the
@@ -20,6 +22,10 @@ On the device (its python3 has torch; the wheels and data pack travel in .gpu/, 
 gpu-pack`` builds them here)::
 
     make train-gpu          # = python3 bench/recipe_gpu.py --minutes 8.5 --out $OUT
+
+``--only STAGE ...`` runs some stages (e.g. ``--only enhi enhi-eval`` where the synthetic data
+travelled in the pack); two such calls with other ``--work`` and ``--out`` folders train both
+directions side by side on one GPU.
 
 The stages are plain commands, so on a CPU machine the same script runs the recipe slowly
 (``--device cpu``); tests/integration/test_recipe_gpu.py runs it there on tiny configs.
@@ -64,18 +70,25 @@ class Recipe:
     mono_lines: int  # lines per monolingual file (0: all)
     overrides: tuple[str, ...]  # applied to both training runs (e.g. a tiny test's)
     hien_extra: tuple[str, ...]  # applied to the Hindi->English run only
+    part_mib: float  # a model larger than this comes back in parts
 
     def left(self) -> float:
         """Seconds left in this call."""
         return self.deadline - time.monotonic()
 
 
-def anuvad(*args: str, timeout: float | None = None) -> bool:
-    """Run one ``anuvad`` command; False when it ran out of ``timeout`` (killed; it resumes)."""
+def anuvad(*args: str, timeout: float | None = None, stdout: Path | None = None) -> bool:
+    """Run one ``anuvad`` command (its output also into ``stdout``); False when it ran out of
+    ``timeout`` (killed; it resumes)."""
     command = [sys.executable, "-m", "anuvad.cli.main", *args]
     print("+ anuvad " + " ".join(args), flush=True)
     try:
-        subprocess.run(command, check=True, timeout=timeout)
+        if stdout is None:
+            subprocess.run(command, check=True, timeout=timeout)
+        else:
+            done = subprocess.run(command, check=True, timeout=timeout, capture_output=True, text=True)
+            stdout.write_text(done.stdout, encoding="utf-8")
+            print(done.stdout + done.stderr, flush=True)
     except subprocess.TimeoutExpired:
         print("  stopped at this call's deadline; the next call continues", flush=True)
         return False
@@ -122,26 +135,43 @@ def train(recipe: Recipe, config: str, name: str, minutes: float, extra: tuple[s
 
 
 def export_and_score(recipe: Recipe, name: str, source: str, reference: str) -> bool:
-    """The run's averaged model into ``out`` (float16) and its NTREX-128 dev scores beside it."""
-    folder = recipe.out / name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    """The run's averaged model exported (float16), its NTREX-128 dev scores and hypotheses in
+    ``out/name``, and the model beside them (in parts of at most ``part_mib`` where it is
+    larger: ``cat NAME.pt.part* > NAME.pt`` joins them)."""
+    folder, models = recipe.out / name, recipe.work / f"{name}-model"
+    for old in (folder, models):
+        if old.exists():
+            shutil.rmtree(old)
+        old.mkdir(parents=True)
     if not anuvad(
-        "export", str(recipe.work / name / "model.pt"), "--dtype", "float16", "--out", str(folder)
+        "export", str(recipe.work / name / "model.pt"), "--dtype", "float16", "--out", str(models)
     ):
         return False
-    (model,) = folder.glob("*.pt")
+    model = exported(recipe, name)
     dev = recipe.data / "en-hi/dev-general"
-    return anuvad(
+    scored = anuvad(
         "evaluate", "--model", str(model), "--source", str(dev / source), "--references",
         str(dev / reference), "--device", recipe.device, "--json", "--no-progress",
         "--write-hypotheses", str(folder / "ntrex128.hyp"), timeout=recipe.left(),
+        stdout=folder / "ntrex128.json",
     )  # fmt: skip
+    deliver(model, folder, recipe.part_mib)
+    return scored
+
+
+def deliver(model: Path, folder: Path, part_mib: float) -> None:
+    """Copy ``model`` into ``folder``, split into numbered parts of at most ``part_mib`` MiB
+    when it is larger (a lent machine returns files up to a size)."""
+    data, size = model.read_bytes(), int(part_mib * 2**20)
+    if len(data) <= size:
+        shutil.copy(model, folder / model.name)
+        return
+    for index, start in enumerate(range(0, len(data), size)):
+        (folder / f"{model.name}.part{index}").write_bytes(data[start : start + size])
 
 
 def exported(recipe: Recipe, name: str) -> Path:
-    (model,) = (recipe.out / name).glob("*.pt")
+    (model,) = (recipe.work / f"{name}-model").glob("*.pt")
     return model
 
 
@@ -194,19 +224,31 @@ def main() -> int:
         default=["data.train.16.weight=0"],
         help="settings for the Hindi->English run (default: Reuters left out of the pack)",
     )
+    parser.add_argument(
+        "--only", nargs="*", default=[], help="run only these stages (the others count as done)"
+    )
+    parser.add_argument(
+        "--part-mib", type=float, default=15.0, help="a model larger than this returns in parts"
+    )
     parser.add_argument("overrides", nargs="*", help="key=value settings for both trainings")
     args = parser.parse_args()
     os.environ["ANUVAD_DATA"] = str(args.data.resolve())
     recipe = Recipe(
         args.data, args.work, args.out, args.device, time.monotonic() + 60 * args.minutes,
         args.hien_config, args.enhi_config, args.hien_minutes, args.enhi_minutes,
-        args.mono_lines, tuple(args.overrides), tuple(args.hien_extra),
+        args.mono_lines, tuple(args.overrides), tuple(args.hien_extra), args.part_mib,
     )  # fmt: skip
     recipe.work.mkdir(parents=True, exist_ok=True)
     recipe.out.mkdir(parents=True, exist_ok=True)
     report: dict[str, float | str] = {}
+    known = [name for name, _ in stages(recipe)]
+    if unknown := sorted(set(args.only) - set(known)):
+        parser.error(f"--only: no stage {', '.join(unknown)}; the stages: {', '.join(known)}")
     for name, run in stages(recipe):
         marker = recipe.work / f"{name}.done"
+        if args.only and name not in args.only:
+            report[name] = "not asked for (--only)"
+            continue
         if marker.exists():
             report[name] = "done earlier"
             continue

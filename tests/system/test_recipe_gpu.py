@@ -48,11 +48,7 @@ def test_the_recipe_runs_every_stage_once(tmp_path: Path, tiny_enhi_model: Path)
         dev = root / "en-hi" / "dev-general" / f"ntrex128.{lang}"
         dev.parent.mkdir(parents=True, exist_ok=True)
         dev.write_text("\n".join(lines[:6]) + "\n", encoding="utf-8")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import recipe_gpu
-    finally:
-        sys.path.pop(0)
+    recipe_gpu = _recipe_module()
     for folder, names, lines, lang in (
         ("mono-en", recipe_gpu.MONO_EN, english, "en"),
         ("mono-hi", recipe_gpu.MONO_HI, hindi, "hi"),
@@ -98,3 +94,37 @@ def test_the_recipe_runs_every_stage_once(tmp_path: Path, tiny_enhi_model: Path)
     assert {
         p: p.stat().st_mtime_ns for p in (tmp_path / "runs").rglob("*") if p.is_file()
     } == before
+
+
+def _recipe_module():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import recipe_gpu
+    finally:
+        sys.path.pop(0)
+    return recipe_gpu
+
+
+def test_a_model_larger_than_a_part_comes_back_in_parts_that_join(tmp_path: Path) -> None:
+    model = tmp_path / "model.pt"
+    model.write_bytes(bytes(range(256)) * 5000)  # 1.22 MiB
+    out = tmp_path / "out"
+    out.mkdir()
+    _recipe_module().deliver(model, out, part_mib=0.5)
+    parts = sorted(out.iterdir())
+    assert [p.name for p in parts] == ["model.pt.part0", "model.pt.part1", "model.pt.part2"]
+    assert all(p.stat().st_size <= 2**19 for p in parts)
+    assert b"".join(p.read_bytes() for p in parts) == model.read_bytes()
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    _recipe_module().deliver(model, whole, part_mib=2)
+    assert (whole / "model.pt").read_bytes() == model.read_bytes()
+
+
+def test_only_names_a_stage_that_exists(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--only", "enhi", "nonsense", "--out", "out"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--only: no stage nonsense" in done.stderr and "enhi-eval" in done.stderr
