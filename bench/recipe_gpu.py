@@ -86,7 +86,9 @@ def anuvad(*args: str, timeout: float | None = None, stdout: Path | None = None)
         if stdout is None:
             subprocess.run(command, check=True, timeout=timeout)
         else:
-            done = subprocess.run(command, check=True, timeout=timeout, capture_output=True, text=True)
+            done = subprocess.run(
+                command, check=True, timeout=timeout, capture_output=True, text=True
+            )
             stdout.write_text(done.stdout, encoding="utf-8")
             print(done.stdout + done.stderr, flush=True)
     except subprocess.TimeoutExpired:
