@@ -29,6 +29,7 @@ from anuvad.errors import ConfigError
 __all__ = [
     "ACTIVATIONS",
     "DATA_ENV_VAR",
+    "POSITIONAL_ENCODINGS",
     "CleaningConfig",
     "CorpusConfig",
     "DataConfig",
@@ -45,6 +46,7 @@ __all__ = [
 
 
 ACTIVATIONS = ("relu", "swish", "gelu")
+POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "sinusoidal_fairseq")
 
 
 @dataclass
@@ -61,7 +63,9 @@ class ModelConfig:
     # Not in the paper (0.0 = paper); dropout on attention probabilities and inside the FFN.
     attention_dropout: float = 0.0
     activation_dropout: float = 0.0
-    # "sinusoidal" (section 3.5) or "learned" (Table 3, row E).
+    # "sinusoidal" (section 3.5), "learned" (Table 3, row E) or "sinusoidal_fairseq" (fairseq's
+    # table, which imported M2M100 / NLLB models need: every sine, then every cosine, with
+    # frequencies 10000^(-i/(D/2-1)), position i of a sequence reading row i + 2).
     positional_encoding: str = "sinusoidal"
     max_positions: int = 1024
     # "post" = LayerNorm(x + Dropout(Sublayer(x))) as in the paper; "pre" is the common variant.
@@ -171,8 +175,8 @@ class ExperimentConfig:
             f"got {m.init_std}",
         )
         need(
-            m.positional_encoding in ("sinusoidal", "learned"),
-            f"model.positional_encoding must be 'sinusoidal' or 'learned', "
+            m.positional_encoding in POSITIONAL_ENCODINGS,
+            f"model.positional_encoding must be one of {', '.join(POSITIONAL_ENCODINGS)}, "
             f"got {m.positional_encoding!r}",
         )
         need(

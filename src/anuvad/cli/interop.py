@@ -1,4 +1,5 @@
-"""``anuvad import``: a Hugging Face Marian model (OPUS-MT and the like) → an anuvad model file."""
+"""``anuvad import``: a Hugging Face Marian (OPUS-MT and the like) or M2M100 / NLLB-200 model →
+an anuvad model file."""
 
 from __future__ import annotations
 
@@ -8,14 +9,16 @@ from collections.abc import Callable
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import, then say what was written and what it holds."""
-    from anuvad.interop.importer import import_marian
+    from anuvad.data.language_tokens import parse_pairs
+    from anuvad.interop.importer import import_model
 
-    imported = import_marian(
+    imported = import_model(
         args.source,
         args.out,
         src_lang=args.src_lang,
         tgt_lang=args.tgt_lang,
         revision=args.revision,
+        pairs=parse_pairs(args.pairs) if args.pairs else None,
     )
     print(
         f"wrote {imported.path} ({imported.src_lang}->{imported.tgt_lang}, "
@@ -29,14 +32,17 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """Add ``anuvad import`` to the CLI."""
     p = add(
         "import",
-        "Import a Hugging Face Marian model (e.g. Helsinki-NLP/opus-mt-en-hi) as an anuvad model "
+        "Import a Hugging Face Marian model (e.g. Helsinki-NLP/opus-mt-en-hi) or an M2M100 / "
+        "NLLB-200 model (e.g. facebook/nllb-200-distilled-600M, with --pairs) as an anuvad model "
         "file.",
     )
     p.add_argument(
         "source",
         help="a hub model id (downloaded; HF_ENDPOINT, HF_HOME and HF_HUB_OFFLINE are "
-        "respected) or a local folder in Hugging Face's Marian layout (config.json, "
-        "model.safetensors or pytorch_model.bin, source.spm, target.spm, vocab.json)",
+        "respected) or a local folder in Hugging Face's layout (Marian: config.json, "
+        "model.safetensors or pytorch_model.bin, source.spm, target.spm, vocab.json; M2M100 / "
+        "NLLB: config.json, the weights, sentencepiece.bpe.model and tokenizer.json or "
+        "vocab.json)",
     )
     p.add_argument(
         "--out",
@@ -45,5 +51,10 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--src-lang", help="source language code (default: from an opus-mt-xx-yy name)")
     p.add_argument("--tgt-lang", help="target language code (default: from an opus-mt-xx-yy name)")
+    p.add_argument(
+        "--pairs",
+        help="M2M100 / NLLB: the language pairs the file offers, SRC-TGT comma-separated, the "
+        "default first (e.g. eng_Latn-hin_Deva,hin_Deva-eng_Latn; en-hi for M2M100)",
+    )
     p.add_argument("--revision", help="hub revision: a branch, tag or commit (default: main)")
     p.set_defaults(func=cmd_import)

@@ -39,13 +39,18 @@ class Tokenizer:
             here, unknown pieces becoming ``<unk>``, as Marian's tokenizer does). Its entries
             ``PAD_ID``, ``UNK_ID`` and ``EOS_ID`` must be ``<pad>``, ``<unk>`` and ``</s>``.
             None: the ids are SentencePiece's, which must then reserve anuvad's special ids.
+        silent: pieces of ``vocab`` that are not text, which :meth:`decode` leaves out as it
+            leaves out padding, BOS and EOS (an imported NLLB / M2M100 model's language tokens,
+            ``<mask>`` and fairseq's ``<s>``: what Hugging Face's tokenizers skip as special).
 
     Raises:
         CheckpointError: the bytes are not a SentencePiece model, or its special ids (or the
             vocabulary's) differ from anuvad's.
     """
 
-    def __init__(self, model_proto: bytes, vocab: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, model_proto: bytes, vocab: Sequence[str] | None = None, silent: Sequence[str] = ()
+    ) -> None:
         processor = spm.SentencePieceProcessor()
         try:
             processor.LoadFromSerializedProto(model_proto)
@@ -74,10 +79,17 @@ class Tokenizer:
                     f"a tokenizer vocabulary needs distinct pieces with <pad>, <unk> and </s> at "
                     f"ids {PAD_ID}, {UNK_ID} and {EOS_ID}; found {wrong}"
                 )
+        if silent and (vocab is None or not set(silent) <= set(vocab)):
+            raise CheckpointError(
+                "a tokenizer's silent pieces must be pieces of its own vocabulary; "
+                f"not found: {sorted(set(silent) - set(vocab or ()))[:5]}"
+            )
         self._sp = processor
         self.model_proto = bytes(model_proto)
         self.vocab: tuple[str, ...] | None = tuple(vocab) if vocab is not None else None
         self._ids = {piece: i for i, piece in enumerate(vocab)} if vocab is not None else {}
+        self.silent = tuple(silent)
+        self._dropped = {*_DROPPED_IDS, *(self._ids[piece] for piece in self.silent)}
         self.word_level = _is_word_model(self.model_proto)
 
     def state(self) -> bytes | dict[str, Any]:
@@ -85,7 +97,10 @@ class Tokenizer:
         its own (read back by :meth:`from_state`)."""
         if self.vocab is None:
             return self.model_proto
-        return {"sentencepiece": self.model_proto, "vocab": list(self.vocab)}
+        state: dict[str, Any] = {"sentencepiece": self.model_proto, "vocab": list(self.vocab)}
+        if self.silent:
+            state["silent"] = list(self.silent)
+        return state
 
     def vocab_json(self) -> bytes:
         """The vocabulary as :meth:`load` reads it beside the ``.model`` file (a JSON list)."""
@@ -105,7 +120,7 @@ class Tokenizer:
         if isinstance(state, bytes):
             return cls(state)
         if isinstance(state, dict) and isinstance(state.get("sentencepiece"), bytes):
-            return cls(state["sentencepiece"], state.get("vocab"))
+            return cls(state["sentencepiece"], state.get("vocab"), state.get("silent", ()))
         raise CheckpointError(f"not a stored tokenizer: {type(state).__name__}")
 
     @classmethod
@@ -220,7 +235,7 @@ class Tokenizer:
             # piece this SentencePiece model lacks (one only the source model of a shared
             # vocabulary knows, "▁case") keeps its text, its word marker read as a space; no
             # space at either end.
-            kept = [self.vocab[int(i)] for i in ids if int(i) not in _DROPPED_IDS]
+            kept = [self.vocab[int(i)] for i in ids if int(i) not in self._dropped]
             return str(self._sp.DecodePieces(kept)).replace("▁", " ").strip()
         return str(self._sp.DecodeIds([int(i) for i in ids if int(i) not in _DROPPED_IDS]))
 

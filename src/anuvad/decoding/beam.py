@@ -51,6 +51,7 @@ finished hypothesis holds them all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -81,20 +82,26 @@ Signals = tuple[list[float], list[float]]  # (token log-probabilities, entropies
 class _Sentence:
     """Book-keeping of one sentence: its finished hypotheses and when it is done."""
 
-    def __init__(self, limit: int, settings: DecodeConfig) -> None:
+    def __init__(self, limit: int, settings: DecodeConfig, prefix_length: int = 0) -> None:
         self.beam_size = settings.beam_size
         self.early_stopping = settings.early_stopping
         self.length_penalty = settings.length_penalty
         self.form = settings.length_normalization
         self.limit = limit
+        # A target prefix counts in |Y| of lp(Y) (generate counts its forced token).
+        self.prefix_length = prefix_length
         self.finished: list[Hypothesis] = []
+
+    def normalizer(self, num_tokens: int) -> float:
+        """lp(Y) of a hypothesis of ``num_tokens`` output tokens (EOS included when it ended),
+        the target prefix counted."""
+        return length_normalizer(num_tokens + self.prefix_length, self.length_penalty, self.form)
 
     def add(
         self, token_ids: list[int], log_prob: float, finished: bool, signals: Signals | None
     ) -> None:
         """Keep a hypothesis (``signals``: its token log-probabilities and entropies)."""
-        length = len(token_ids) + (1 if finished else 0)
-        score = log_prob / length_normalizer(length, self.length_penalty, self.form)
+        score = log_prob / self.normalizer(len(token_ids) + (1 if finished else 0))
         token_log_probs, entropies = signals if signals is not None else (None, None)
         self.finished.append(
             Hypothesis(token_ids, score, finished, log_prob, token_log_probs, entropies)
@@ -116,15 +123,9 @@ class _Sentence:
         if self.early_stopping == "finished":
             return True
         if self.early_stopping == "heuristic":  # generate's: the best active as it stands now
-            return (
-                best_active_log_prob / length_normalizer(num_tokens, self.length_penalty, self.form)
-                <= worst
-            )
+            return best_active_log_prob / self.normalizer(num_tokens) <= worst
         # Reachable |Y|: num_tokens (limit hit) .. limit (EOS or limit); lp is monotonic.
-        largest_lp = max(
-            length_normalizer(num_tokens, self.length_penalty, self.form),
-            length_normalizer(self.limit, self.length_penalty, self.form),
-        )
+        largest_lp = max(self.normalizer(num_tokens), self.normalizer(self.limit))
         return best_active_log_prob / largest_lp <= worst
 
     def nbest(self, count: int) -> list[Hypothesis]:
@@ -172,11 +173,13 @@ class _Beams:
         use_cache: bool,
         constraint: OutputConstraint | None,
         signals: bool,
+        tgt_prefix: Sequence[int] = (),
     ) -> _Beams:
-        """Encode the batch (B, S) and start K beams per sentence (B*K rows)."""
+        """Encode the batch (B, S) and start K beams per sentence (B*K rows), ``tgt_prefix``
+        forced after BOS."""
         batch, device = src_ids.size(0), src_ids.device
         memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
-        decoder = make_step_decoder(model, memory, src_pad_mask, use_cache, group=k)
+        decoder = make_step_decoder(model, memory, src_pad_mask, use_cache, k, tgt_prefix)
         allowed = None
         if constraint is not None:
             expand = torch.arange(batch, device=device).repeat_interleave(k)  # (B*K,)
@@ -244,6 +247,7 @@ def beam_search(
     constraint: OutputConstraint | None = None,
     stop: BetweenSteps | None = None,
     signals: bool = False,
+    tgt_prefix: Sequence[int] = (),
 ) -> list[list[Hypothesis]]:
     """Batched beam search with the length penalty of Wu et al. (2016).
 
@@ -263,6 +267,9 @@ def beam_search(
         signals: also record, per hypothesis, each token's log-probability and its
             distribution's entropy (``Hypothesis.token_log_probs`` / ``entropies``: what a
             teacher-forced pass over the outputs would give, without that pass).
+        tgt_prefix: target tokens forced after BOS, part of no output but counted in |Y| of
+            the length penalty (a multilingual model's target-language token;
+            :mod:`anuvad.decoding.search`).
 
     Returns:
         Per input row, in input order, ``nbest`` hypotheses (fewer only when the limit leaves
@@ -274,9 +281,11 @@ def beam_search(
     """
     check_settings(settings)
     k = settings.beam_size
-    limits = output_limits(model, src_pad_mask, settings)
-    sentences = [_Sentence(limit, settings) for limit in limits]
-    beams = _Beams.start(model, src_ids, src_pad_mask, limits, k, use_cache, constraint, signals)
+    limits = output_limits(model, src_pad_mask, settings, len(tgt_prefix))
+    sentences = [_Sentence(limit, settings, len(tgt_prefix)) for limit in limits]
+    beams = _Beams.start(
+        model, src_ids, src_pad_mask, limits, k, use_cache, constraint, signals, tgt_prefix
+    )
     step = 0
     while beams.active:
         check_stop(stop)

@@ -6,6 +6,8 @@ the signal recorder) live in :mod:`anuvad.decoding.search`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from torch import Tensor
 
@@ -60,6 +62,7 @@ def greedy_search(
     constraint: OutputConstraint | None = None,
     stop: BetweenSteps | None = None,
     signals: bool = False,
+    tgt_prefix: Sequence[int] = (),
 ) -> list[Hypothesis]:
     """Batched greedy decoding: the most probable (allowed) token at every step.
 
@@ -79,6 +82,8 @@ def greedy_search(
         signals: also record each output token's log-probability and its distribution's
             entropy (``Hypothesis.token_log_probs`` / ``entropies``; what a teacher-forced pass
             over the outputs would give, without that pass).
+        tgt_prefix: target tokens forced after BOS, part of no output (a multilingual model's
+            target-language token; :mod:`anuvad.decoding.search`).
 
     Returns:
         One hypothesis per input row, in input order; ``score`` = ``log_prob``.
@@ -90,8 +95,8 @@ def greedy_search(
     check_settings(settings)
     batch, device = src_ids.size(0), src_ids.device
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
-    decoder = make_step_decoder(model, memory, src_pad_mask, use_cache)
-    limits = output_limits(model, src_pad_mask, settings)
+    decoder = make_step_decoder(model, memory, src_pad_mask, use_cache, tgt_prefix=tgt_prefix)
+    limits = output_limits(model, src_pad_mask, settings, len(tgt_prefix))
     allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
     recorder = SignalRecorder(batch, device) if signals else None
     generator = (

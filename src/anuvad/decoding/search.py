@@ -7,11 +7,18 @@ the whole teacher-forced decoder on the prefix (:class:`UncachedStepDecoder`, th
 cache is tested and benchmarked against). Both take the search settings as one
 :class:`~anuvad.decode_config.DecodeConfig`, and with ``signals=True`` both keep a
 :class:`SignalRecorder` in step with their rows.
+
+A **target prefix** (``tgt_prefix``: a multilingual model's target-language token, Hugging Face's
+``forced_bos_token_id``) is fed to the decoder after BOS before the search chooses anything: it
+is part of no output, costs nothing (log-probability 0, as generate's forcing gives it), counts
+in |Y| of the length penalty (generate counts it among the generated tokens) and takes positions,
+but not the output limit, which counts the tokens after it.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -87,13 +94,16 @@ def max_output_lengths(src_pad_mask: Tensor, max_len_a: float, max_len_b: int) -
     return limits_for_lengths(src_lengths, max_len_a, max_len_b)
 
 
-def output_limits(model: Transformer, src_pad_mask: Tensor, settings: DecodeConfig) -> list[int]:
+def output_limits(
+    model: Transformer, src_pad_mask: Tensor, settings: DecodeConfig, prefix_length: int = 0
+) -> list[int]:
     """Output-token limits (EOS not counted) of a padded batch (B, S): ``settings.max_len_a *
-    source_length + settings.max_len_b``, capped so that BOS + tokens fit the positions and,
-    when ``settings.max_output_tokens`` > 0, at that many tokens (a server's work budget)."""
+    source_length + settings.max_len_b``, capped so that BOS + the target prefix
+    (``prefix_length`` tokens) + tokens fit the positions and, when
+    ``settings.max_output_tokens`` > 0, at that many tokens (a server's work budget)."""
     limits = max_output_lengths(src_pad_mask, settings.max_len_a, settings.max_len_b)
     # Position 0 holds BOS, so at most max_positions - 1 tokens can follow it.
-    top = capped_top(model.config.max_positions, settings.max_output_tokens)
+    top = capped_top(model.config.max_positions - prefix_length, settings.max_output_tokens)
     return [int(x) for x in limits.clamp(min=0, max=top).tolist()]
 
 
@@ -167,23 +177,39 @@ class StepDecoder(ABC):
         """
 
 
+def with_prefix(last_ids: Tensor, tgt_prefix: Sequence[int]) -> Tensor:
+    """The first step's input: every row's BOS (N, 1) and then the target prefix, (N, 1 + P)."""
+    forced = torch.tensor(list(tgt_prefix), dtype=torch.long, device=last_ids.device)  # (P,)
+    return torch.cat([last_ids, forced.expand(last_ids.size(0), -1)], dim=1)  # (N, 1 + P)
+
+
 class CachedStepDecoder(StepDecoder):
     """Incremental decoding: ``decode_step`` on the newest token with the key/value cache.
 
     The cross-attention keys/values and the padding mask are kept once per sentence, shared by
     its ``group`` rows; without any padding the mask is dropped (no masking work per step).
+    ``tgt_prefix`` is fed after BOS in the first step (see the module docstring).
     """
 
     def __init__(
-        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
+        self,
+        model: Transformer,
+        memory: Tensor,
+        src_pad_mask: Tensor,
+        group: int = 1,
+        tgt_prefix: Sequence[int] = (),
     ) -> None:
         self.model = model
         self.group = group
         self.cache = model.init_cache(memory, group)  # cross K/V computed once, (B, H, S, Dh)
         self.src_pad_mask = src_pad_mask if bool(src_pad_mask.any()) else None  # (B, S)
+        self.tgt_prefix = tuple(tgt_prefix)
 
     def step(self, last_ids: Tensor) -> Tensor:
-        """One ``decode_step`` on (N, 1) → logits (N, V); the cache grows by one position."""
+        """One ``decode_step`` on (N, 1) → logits (N, V); the cache grows by one position (by
+        1 + P in the first step, with a target prefix of P tokens)."""
+        if self.cache.length == 0 and self.tgt_prefix:
+            last_ids = with_prefix(last_ids, self.tgt_prefix)  # (N, 1 + P)
         return self.model.decode_step(last_ids, self.cache, self.src_pad_mask).logits[:, -1]
 
     def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
@@ -195,19 +221,28 @@ class CachedStepDecoder(StepDecoder):
 
 
 class UncachedStepDecoder(StepDecoder):
-    """The reference: the whole teacher-forced decoder re-run on BOS + prefix at every step."""
+    """The reference: the whole teacher-forced decoder re-run on BOS + prefix at every step
+    (``tgt_prefix`` follows BOS, see the module docstring)."""
 
     def __init__(
-        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
+        self,
+        model: Transformer,
+        memory: Tensor,
+        src_pad_mask: Tensor,
+        group: int = 1,
+        tgt_prefix: Sequence[int] = (),
     ) -> None:
         self.model = model
         expand = torch.arange(memory.size(0), device=memory.device).repeat_interleave(group)
         self.memory = memory.index_select(0, expand)  # (N, S, D)
         self.src_pad_mask = src_pad_mask.index_select(0, expand)  # (N, S)
         self.prefix = torch.empty(self.memory.size(0), 0, dtype=torch.long, device=memory.device)
+        self.tgt_prefix = tuple(tgt_prefix)
 
     def step(self, last_ids: Tensor) -> Tensor:
         """Append (N, 1) to the prefix, decode it all, return the last position's logits."""
+        if self.prefix.size(1) == 0 and self.tgt_prefix:
+            last_ids = with_prefix(last_ids, self.tgt_prefix)  # (N, 1 + P)
         self.prefix = torch.cat([self.prefix, last_ids], dim=1)  # (N, t + 1)
         out = self.model.decode(self.prefix, self.memory, self.src_pad_mask)
         return out.logits[:, -1]  # (N, V)
@@ -220,13 +255,19 @@ class UncachedStepDecoder(StepDecoder):
 
 
 def make_step_decoder(
-    model: Transformer, memory: Tensor, src_pad_mask: Tensor, use_cache: bool, group: int = 1
+    model: Transformer,
+    memory: Tensor,
+    src_pad_mask: Tensor,
+    use_cache: bool,
+    group: int = 1,
+    tgt_prefix: Sequence[int] = (),
 ) -> StepDecoder:
     """A cached (default) or uncached step decoder over ``memory`` (B, S, D) and its padding
-    mask (B, S), decoding ``group`` hypotheses per sentence (N = B * group rows)."""
+    mask (B, S), decoding ``group`` hypotheses per sentence (N = B * group rows), with
+    ``tgt_prefix`` forced after BOS."""
     if use_cache:
-        return CachedStepDecoder(model, memory, src_pad_mask, group)
-    return UncachedStepDecoder(model, memory, src_pad_mask, group)
+        return CachedStepDecoder(model, memory, src_pad_mask, group, tgt_prefix)
+    return UncachedStepDecoder(model, memory, src_pad_mask, group, tgt_prefix)
 
 
 def next_log_probs(logits: Tensor) -> Tensor:

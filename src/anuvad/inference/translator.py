@@ -7,6 +7,7 @@ input order, with n-best lists and, on request, attention matrices for heatmaps.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.download import sha256_of
+from anuvad.data.language_tokens import language_tokens_of
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
@@ -62,6 +64,13 @@ class Translator:
     Args:
         model_file: the model, its config and tokenizers (see :func:`anuvad.checkpoint.load_model`).
         decode: search settings; defaults to the ones stored with the model.
+        pair: (source, target) language codes of a multilingual model file (an imported NLLB /
+            M2M100 model, :mod:`anuvad.data.language_tokens`): which of its pairs to translate;
+            None: the config's ``data.src_lang`` / ``data.tgt_lang``.
+
+    Raises:
+        ConfigError: ``pair`` is not one the file offers.
+        CheckpointError: the file's language tokens are malformed.
     """
 
     engine = "torch"
@@ -76,7 +85,30 @@ class Translator:
     )
     parallel_calls = 1  # not thread-safe: one model call at a time
 
-    def __init__(self, model_file: ModelFile, decode: DecodeConfig | None = None) -> None:
+    def __init__(
+        self,
+        model_file: ModelFile,
+        decode: DecodeConfig | None = None,
+        pair: tuple[str, str] | None = None,
+    ) -> None:
+        languages = language_tokens_of(model_file.metadata)
+        data = model_file.config.data
+        if pair is not None and pair != (data.src_lang, data.tgt_lang):
+            if languages is None:
+                raise ConfigError(
+                    f"this model translates {data.src_lang}-{data.tgt_lang} only, not "
+                    f"{pair[0]}-{pair[1]}"
+                )
+            data = dataclasses.replace(data, src_lang=pair[0], tgt_lang=pair[1])
+            config = dataclasses.replace(model_file.config, data=data)
+            model_file = dataclasses.replace(model_file, config=config)
+        # A multilingual model's language tokens: before the source, forced after BOS.
+        self.src_prefix: list[int] = []
+        self.tgt_prefix: list[int] = []
+        if languages is not None:
+            self.src_prefix, self.tgt_prefix = languages.prefixes(
+                (data.src_lang, data.tgt_lang), model_file.src_tokenizer, model_file.tgt_tokenizer
+            )
         self.model_file = model_file
         self.model = model_file.model.eval()
         self.src_tokenizer = model_file.src_tokenizer
@@ -90,15 +122,20 @@ class Translator:
         self.reverse: Translator | None = None
         # Compute every confidence feature (for fitting a calibration), not only those in use.
         self.all_features = False
-        # Room for EOS after the source tokens.
-        self.max_src_tokens = model_file.config.model.max_positions - 1
+        # Room for the language token before the source tokens and EOS after them.
+        self.max_src_tokens = model_file.config.model.max_positions - 1 - len(self.src_prefix)
         self._phrase_encoder: PhraseEncoder | None = None  # built on the first required phrase
 
     @classmethod
     def from_file(
-        cls, path: str | Path, device: str = "auto", confidence: bool = True
+        cls,
+        path: str | Path,
+        device: str = "auto",
+        confidence: bool = True,
+        pair: tuple[str, str] | None = None,
     ) -> Translator:
-        """Load ``path`` (a model file) onto ``device`` ("auto", "cpu", "cuda", ...).
+        """Load ``path`` (a model file) onto ``device`` ("auto", "cpu", "cuda", ...); ``pair``
+        picks one of a multilingual model file's pairs (see :class:`Translator`).
 
         On a CPU the projections get the faster product for this machine, chosen once and
         then fixed (:func:`anuvad.inference.cpu.accelerate`; ``ANUVAD_CPU_PRODUCT``).
@@ -113,7 +150,7 @@ class Translator:
             ConfigError: ``ANUVAD_CPU_PRODUCT`` is not a product mode, or the confidence model
                 beside the file is malformed or belongs to another model file.
         """
-        translator = cls(load_model(path, device=resolve_device(device)))
+        translator = cls(load_model(path, device=resolve_device(device)), pair=pair)
         accelerate(translator.model)
         translator.model_path = Path(path)
         if not confidence:
@@ -161,10 +198,13 @@ class Translator:
 
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Source ids per text, as the search gets them (prepared, tokenised, cut to the
-        model's length; no EOS)."""
-        return encode_sources(
+        model's length, after a multilingual model's source-language token; no EOS)."""
+        encoded = encode_sources(
             texts, self.model_file.config.data, self.src_tokenizer, self.max_src_tokens
         )
+        if not self.src_prefix:
+            return encoded
+        return [[*self.src_prefix, *ids] if ids else ids for ids in encoded]
 
     def settings(self, **changes: Any) -> DecodeConfig:
         """This translator's decode settings with ``changes`` (None values ignored).
@@ -327,14 +367,14 @@ class Translator:
         hypotheses: list[list[Hypothesis]]
         if d.beam_size == 1:  # greedy search: identical to beam 1, without the bookkeeping
             greedy = greedy_search(
-                self.model, src_ids, src_pad_mask, d,
-                use_cache=use_cache, constraint=constraint, stop=stop, signals=signals,
+                self.model, src_ids, src_pad_mask, d, use_cache=use_cache, constraint=constraint,
+                stop=stop, signals=signals, tgt_prefix=self.tgt_prefix,
             )  # fmt: skip
             hypotheses = [[h] for h in greedy]
         else:
             hypotheses = beam_search(
-                self.model, src_ids, src_pad_mask, d,
-                use_cache=use_cache, constraint=constraint, stop=stop, signals=signals,
+                self.model, src_ids, src_pad_mask, d, use_cache=use_cache, constraint=constraint,
+                stop=stop, signals=signals, tgt_prefix=self.tgt_prefix,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
 

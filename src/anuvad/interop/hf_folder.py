@@ -68,7 +68,12 @@ class MarianFolder:
     files: dict[str, str] = field(default_factory=dict)
 
 
-def _read_json(path: Path, what: str) -> dict[str, Any]:
+def read_json(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object file (``what`` names it in messages).
+
+    Raises:
+        CheckpointError: it is unreadable, not JSON, or not an object.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -80,7 +85,7 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
 
 def _vocab_list(path: Path, expected: int) -> list[str]:
     """A ``vocab.json`` (piece → id) as id → piece, every id from 0 to ``expected`` - 1 once."""
-    mapping = _read_json(path, "the vocabulary")
+    mapping = read_json(path, "the vocabulary")
     pieces: list[str | None] = [None] * len(mapping)
     for piece, index in mapping.items():
         if not isinstance(index, int) or not 0 <= index < len(mapping) or pieces[index]:
@@ -97,8 +102,12 @@ def _vocab_list(path: Path, expected: int) -> list[str]:
     return [str(p) for p in pieces]
 
 
-def _read_weights(folder: Path) -> tuple[dict[str, Tensor], str]:
-    """The folder's weights (safetensors preferred) and the file they came from."""
+def read_weights(folder: Path, family: str = "Marian") -> tuple[dict[str, Tensor], str]:
+    """The folder's weights (safetensors preferred) and the file they came from.
+
+    Raises:
+        CheckpointError: neither weights file is there, or the one there is unreadable.
+    """
     safetensors_path, pytorch_path = folder / SAFETENSORS_FILE, folder / PYTORCH_FILE
     if safetensors_path.is_file():
         from safetensors import SafetensorError
@@ -122,7 +131,7 @@ def _read_weights(folder: Path) -> tuple[dict[str, Tensor], str]:
             raise CheckpointError(f"{pytorch_path}: holds no state dict")
         return dict(state), PYTORCH_FILE
     raise CheckpointError(
-        f"{folder}: no weights ({SAFETENSORS_FILE} or {PYTORCH_FILE}); a Marian folder needs one"
+        f"{folder}: no weights ({SAFETENSORS_FILE} or {PYTORCH_FILE}); a {family} folder needs one"
     )
 
 
@@ -142,7 +151,7 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
             f"{folder}: not a Hugging Face model folder (no {CONFIG_FILE}); a Marian folder has "
             f"{', '.join(REQUIRED)} and {SAFETENSORS_FILE} or {PYTORCH_FILE}"
         )
-    config = _read_json(folder / CONFIG_FILE, "the model config")
+    config = read_json(folder / CONFIG_FILE, "the model config")
     from anuvad.interop.marian_config import MarianShape
 
     shape = MarianShape.from_config(config, str(folder))  # refuses other architectures first
@@ -152,12 +161,12 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
             f"{SOURCE_SPM}, {TARGET_SPM}, {VOCAB_FILE})"
         )
     tokenizer_config = (
-        _read_json(folder / TOKENIZER_CONFIG_FILE, "the tokenizer config")
+        read_json(folder / TOKENIZER_CONFIG_FILE, "the tokenizer config")
         if (folder / TOKENIZER_CONFIG_FILE).is_file()
         else {}
     )
     generation = (
-        _read_json(folder / GENERATION_FILE, "the generation config")
+        read_json(folder / GENERATION_FILE, "the generation config")
         if (folder / GENERATION_FILE).is_file()
         else {}
     )
@@ -171,7 +180,7 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
         tgt_vocab = _vocab_list(folder / TARGET_VOCAB_FILE, shape.decoder_vocab_size)
     else:
         tgt_vocab = src_vocab
-    state, weights_file = _read_weights(folder)
+    state, weights_file = read_weights(folder)
     card = folder / CARD_FILE
     return MarianFolder(
         name=name or str(folder),
@@ -212,8 +221,25 @@ def reachable(url: str, timeout: float = 5.0) -> bool:
 
 
 def download_marian(repo_id: str, revision: str | None = None) -> Path:
-    """Fetch a Marian model's files from the Hugging Face hub (``HF_ENDPOINT``, ``HF_HOME`` /
-    the hub cache and ``HF_HUB_OFFLINE`` are respected) and return the local folder.
+    """Fetch a Marian model's files from the Hugging Face hub (:func:`download_files`).
+
+    Raises:
+        CheckpointError: as :func:`download_files`.
+    """
+    return download_files(repo_id, revision, REQUIRED, OPTIONAL, "a Marian model")
+
+
+def download_files(
+    repo_id: str,
+    revision: str | None,
+    required: tuple[str, ...],
+    optional: tuple[str, ...],
+    family: str,
+) -> Path:
+    """Fetch a model's ``required`` files, its weights and whichever ``optional`` files it has
+    from the Hugging Face hub (``HF_ENDPOINT``, ``HF_HOME`` / the hub cache and
+    ``HF_HUB_OFFLINE`` are respected) and return the local folder; ``family`` ("a Marian
+    model") names what a missing file suggests it is not.
 
     Raises:
         CheckpointError: one line: the hub cannot be reached (and what to do offline), the model
@@ -276,12 +302,12 @@ def download_marian(repo_id: str, revision: str | None = None) -> Path:
         folder = path.parent
         return path
 
-    for filename in REQUIRED:
+    for filename in required:
         if fetch(filename) is None:
-            raise CheckpointError(f"{repo_id}: has no {filename}; is it a Marian model?")
+            raise CheckpointError(f"{repo_id}: has no {filename}; is it {family}?")
     if not any(fetch(filename) is not None for filename in WEIGHT_FILES):
         raise CheckpointError(f"{repo_id}: has neither {' nor '.join(WEIGHT_FILES)}")
-    for filename in OPTIONAL:
+    for filename in optional:
         fetch(filename)
     assert folder is not None
     return folder

@@ -1,4 +1,6 @@
-"""``anuvad import``: a Hugging Face Marian model (hub id or folder) → an anuvad model file.
+"""``anuvad import``: a Hugging Face Marian model (hub id or folder) → an anuvad model file;
+:func:`import_model` sends M2M100 / NLLB-200 models (``model_type: m2m_100``) to
+:mod:`anuvad.interop.m2m100_importer`.
 
 The written file is an ordinary anuvad model: every command takes it (translate, serve,
 evaluate, calibrate, export to CTranslate2 or back to Hugging Face). Its search settings are
@@ -24,11 +26,15 @@ from anuvad.data_config import DataConfig
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.interop.hf_folder import (
+    CONFIG_FILE,
     MarianFolder,
+    download_files,
     download_marian,
     looks_like_hub_id,
+    read_json,
     read_marian_folder,
 )
+from anuvad.interop.m2m100_folder import M2M100Folder
 from anuvad.interop.marian import VocabOrder, marian_to_anuvad
 from anuvad.interop.marian_config import MarianShape
 from anuvad.model.transformer import build_model
@@ -118,7 +124,7 @@ def tokenizer_for(model_proto: bytes, pieces: tuple[str, ...]) -> Tokenizer:
     return Tokenizer(model_proto, vocab=pieces)
 
 
-def decode_settings(folder: MarianFolder) -> DecodeConfig:
+def decode_settings(folder: MarianFolder | M2M100Folder) -> DecodeConfig:
     """The search ``generate`` runs by default for this model (its generation config, then its
     config, then Hugging Face's defaults), as anuvad settings.
 
@@ -136,6 +142,54 @@ def decode_settings(folder: MarianFolder) -> DecodeConfig:
         early_stopping="finished" if early is True else "heuristic",
         no_repeat_ngram_size=int(settings.get("no_repeat_ngram_size") or 0),
     )
+
+
+def model_type(source: str, revision: str | None = None) -> str | None:
+    """The ``model_type`` of a hub model's or a folder's ``config.json`` (None: no such file).
+
+    Raises:
+        CheckpointError: the hub cannot give the file, or it is not JSON.
+    """
+    if looks_like_hub_id(source):
+        folder = download_files(source, revision, (CONFIG_FILE,), (), "a Hugging Face model")
+    else:
+        folder = Path(source)
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        return None
+    kind = read_json(path, "the model config").get("model_type")
+    return str(kind) if kind is not None else None
+
+
+def import_model(
+    source: str,
+    out: str | Path | None = None,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    revision: str | None = None,
+    pairs: list[tuple[str, str]] | None = None,
+) -> ImportedModel:
+    """Import a Hugging Face translation model; its ``config.json`` picks the family: M2M100 /
+    NLLB-200 (``m2m_100``: :func:`anuvad.interop.m2m100_importer.import_m2m100`, for ``pairs``,
+    or ``src_lang``-``tgt_lang``) or Marian (:func:`import_marian`, one pair).
+
+    Raises:
+        CheckpointError: one line naming what is wrong; nothing is written then.
+    """
+    if model_type(source, revision) == "m2m_100":
+        from anuvad.interop.m2m100_importer import import_m2m100
+
+        if not pairs and src_lang and tgt_lang:
+            pairs = [(src_lang, tgt_lang)]
+        return import_m2m100(source, out, pairs or [], revision)
+    if pairs:
+        if len(pairs) > 1:
+            raise CheckpointError(
+                f"{source}: a Marian model translates one pair; give one --pairs SRC-TGT (or "
+                "--src-lang and --tgt-lang)"
+            )
+        src_lang, tgt_lang = pairs[0]
+    return import_marian(source, out, src_lang, tgt_lang, revision)
 
 
 def import_marian(

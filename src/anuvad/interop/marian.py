@@ -370,7 +370,10 @@ def export_problems(config: ModelConfig) -> list[str]:
     if config.norm_position != "post":
         problems.append("model.norm_position is 'pre'; Marian models are post-LN")
     if config.positional_encoding != "sinusoidal":
-        problems.append("model.positional_encoding is 'learned'; Marian's positions are sinusoids")
+        problems.append(
+            f"model.positional_encoding is {config.positional_encoding!r}; Marian's positions "
+            "are the paper's sinusoids"
+        )
     if config.d_model % 2:
         problems.append(f"model.d_model {config.d_model} is odd")
     return problems

@@ -47,7 +47,8 @@ class MarianShape:
         if kind != "marian":
             raise CheckpointError(
                 f"{where}: model_type is {kind!r}; anuvad imports Marian models (model_type "
-                f"'marian', e.g. Helsinki-NLP/opus-mt-*) only"
+                f"'marian', e.g. Helsinki-NLP/opus-mt-*) and M2M100 / NLLB-200 models "
+                f"('m2m_100', e.g. facebook/nllb-200-distilled-600M)"
             )
         problems = []
         for field, wanted in (

@@ -8,6 +8,7 @@ that must not be attended to, everywhere).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
@@ -38,13 +39,41 @@ def sinusoidal_table(max_positions: int, d_model: int) -> Tensor:
     return table.float()
 
 
-class SinusoidalPositions(nn.Module):
-    """Fixed sinusoidal encodings, precomputed up to ``max_positions`` (not saved: derivable)."""
+FAIRSEQ_FIRST_POSITION = 2  # fairseq numbers positions from padding_idx + 1, its pad being 1
 
-    def __init__(self, max_positions: int, d_model: int) -> None:
+
+def fairseq_sinusoidal_table(max_positions: int, d_model: int) -> Tensor:
+    """fairseq's sinusoids (tensor2tensor's layout), which M2M100 and NLLB models were trained
+    with: with h = D // 2, row p holds ``[sin(p w_0) .. sin(p w_{h-1}), cos(p w_0) ..
+    cos(p w_{h-1})]`` (not interleaved), w_i = exp(-i ln(10000) / (h - 1)), and a zero column
+    when D is odd. fairseq numbers the positions of a sequence from 2 (its padding index 1, plus
+    one), so row i of this table is fairseq's row i + 2. Computed in float32 exactly as
+    ``transformers``' ``M2M100SinusoidalPositionalEmbedding`` computes it (bit for bit).
+
+    Returns:
+        (max_positions, D) float32 table.
+    """
+    half = d_model // 2
+    step = math.log(10000) / (half - 1)
+    frequency = torch.exp(torch.arange(half, dtype=torch.int64).float() * -step)  # (h,)
+    rows = max_positions + FAIRSEQ_FIRST_POSITION
+    position = torch.arange(rows, dtype=torch.int64).float().unsqueeze(1)  # (P + 2, 1)
+    angle = position * frequency.unsqueeze(0)  # (P + 2, h)
+    table = torch.cat([torch.sin(angle), torch.cos(angle)], dim=1)  # (P + 2, 2h)
+    if d_model % 2:
+        table = torch.cat([table, torch.zeros(rows, 1)], dim=1)  # (P + 2, D)
+    return table[FAIRSEQ_FIRST_POSITION:].contiguous()
+
+
+class SinusoidalPositions(nn.Module):
+    """Fixed sinusoidal encodings, precomputed up to ``max_positions`` (not saved: derivable);
+    ``fairseq``: fairseq's table (:func:`fairseq_sinusoidal_table`) instead of the paper's."""
+
+    def __init__(self, max_positions: int, d_model: int, fairseq: bool = False) -> None:
         super().__init__()
         self.max_positions = max_positions
-        self.register_buffer("table", sinusoidal_table(max_positions, d_model), persistent=False)
+        make_table = fairseq_sinusoidal_table if fairseq else sinusoidal_table
+        self.register_buffer("table", make_table(max_positions, d_model), persistent=False)
 
     def forward(self, length: int, offset: int = 0) -> Tensor:
         """Encodings of positions offset .. offset+length-1, shape (length, D)."""

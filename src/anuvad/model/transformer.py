@@ -77,10 +77,13 @@ class Transformer(nn.Module):
             if config.share_source_embedding
             else nn.Embedding(config.src_vocab_size, d)
         )
-        positions: type[SinusoidalPositions] | type[LearnedPositions] = (
-            SinusoidalPositions if config.positional_encoding == "sinusoidal" else LearnedPositions
+        self.positions: SinusoidalPositions | LearnedPositions = (
+            LearnedPositions(config.max_positions, d)
+            if config.positional_encoding == "learned"
+            else SinusoidalPositions(
+                config.max_positions, d, fairseq=config.positional_encoding == "sinusoidal_fairseq"
+            )
         )
-        self.positions = positions(config.max_positions, d)
         self.embed_dropout = nn.Dropout(config.dropout)
         self.encoder_layers = nn.ModuleList(
             EncoderLayer(config) for _ in range(config.num_encoder_layers)

@@ -1,0 +1,138 @@
+"""The language tokens of a multilingual model (NLLB-200, M2M100): which token names each
+language, which pairs a model file was imported for, and the ids one pair's translation needs.
+
+Such a model reads ``[source-language token] + pieces + </s>`` and its decoder is forced to begin
+with the target-language token (NLLB's non-legacy layout; M2M100's), which is part of no output.
+A model file keeps this under its metadata's ``language_tokens`` (:meth:`LanguageTokens.
+to_metadata`)::
+
+    {"tokens": {"eng_Latn": "eng_Latn", "hin_Deva": "hin_Deva", ...},   # every language
+     "pairs": [["eng_Latn", "hin_Deva"], ["hin_Deva", "eng_Latn"]]}       # imported for
+
+Its config's ``data.src_lang`` / ``data.tgt_lang`` is the first pair, which every command uses;
+another pair is picked by name (``Translator(..., pair=...)``), and a server can list ``pairs``
+and route each request to a translator of its pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from anuvad.data.tokenizer import Tokenizer
+from anuvad.errors import CheckpointError, ConfigError
+
+METADATA_KEY = "language_tokens"
+
+
+@dataclass(frozen=True)
+class LanguageTokens:
+    """A multilingual model's language tokens and the pairs its file was imported for.
+
+    Attributes:
+        tokens: (language code, its token) for every language the vocabulary has.
+        pairs: the (source, target) language codes the file offers, the default first.
+    """
+
+    tokens: tuple[tuple[str, str], ...]
+    pairs: tuple[tuple[str, str], ...]
+
+    @property
+    def codes(self) -> list[str]:
+        """Every language code, in vocabulary order."""
+        return [code for code, _ in self.tokens]
+
+    def token(self, code: str) -> str:
+        """The token of language ``code``.
+
+        Raises:
+            ConfigError: the model has no such language (its codes listed).
+        """
+        found = dict(self.tokens).get(code)
+        if found is None:
+            raise ConfigError(
+                f"the model has no language {code!r}; its language codes are "
+                f"{', '.join(self.codes)}"
+            )
+        return found
+
+    def check_pairs(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Refuse pairs with a language the model lacks, or a language paired with itself.
+
+        Raises:
+            ConfigError: naming every such pair and listing the model's language codes.
+        """
+        known = set(self.codes)
+        bad = [f"{s}-{t}" for s, t in pairs if s not in known or t not in known or s == t]
+        if bad:
+            raise ConfigError(
+                f"unknown language pair {', '.join(bad)}: give pairs as SRC-TGT of two different "
+                f"language codes of the model, which are {', '.join(self.codes)}"
+            )
+
+    def prefixes(
+        self, pair: tuple[str, str], src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer
+    ) -> tuple[list[int], list[int]]:
+        """The source prefix and the forced target prefix (ids) of ``pair``.
+
+        Raises:
+            ConfigError: the file was not imported for ``pair`` (its pairs listed).
+            CheckpointError: a tokenizer lacks the language's token.
+        """
+        if pair not in self.pairs:
+            offered = ", ".join(f"{s}-{t}" for s, t in self.pairs)
+            raise ConfigError(
+                f"this model file offers {offered}, not {pair[0]}-{pair[1]}; import the model "
+                f"again with --pairs {pair[0]}-{pair[1]}"
+            )
+        return [_id_of(src_tokenizer, self.token(pair[0]))], [
+            _id_of(tgt_tokenizer, self.token(pair[1]))
+        ]
+
+    def to_metadata(self) -> dict[str, Any]:
+        """Plain data for a model file's metadata (read back by :func:`language_tokens_of`)."""
+        return {"tokens": dict(self.tokens), "pairs": [list(p) for p in self.pairs]}
+
+
+def _id_of(tokenizer: Tokenizer, piece: str) -> int:
+    if tokenizer.vocab is None or piece not in tokenizer.vocab:
+        raise CheckpointError(f"the model file's tokenizer has no language token {piece!r}")
+    return tokenizer.vocab.index(piece)
+
+
+def language_tokens_of(metadata: Mapping[str, Any]) -> LanguageTokens | None:
+    """The language tokens a model file's metadata holds (None: not a multilingual model).
+
+    Raises:
+        CheckpointError: the entry is malformed.
+    """
+    entry = metadata.get(METADATA_KEY)
+    if entry is None:
+        return None
+    try:
+        tokens = tuple((str(c), str(t)) for c, t in dict(entry["tokens"]).items())
+        pairs = tuple((str(s), str(t)) for s, t in entry["pairs"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"the model file's {METADATA_KEY} metadata is malformed") from exc
+    if not pairs:
+        raise CheckpointError(f"the model file's {METADATA_KEY} metadata lists no pair")
+    return LanguageTokens(tokens, pairs)
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """``"eng_Latn-hin_Deva,hin_Deva-eng_Latn"`` → [(eng_Latn, hin_Deva), (hin_Deva, eng_Latn)].
+
+    Raises:
+        ConfigError: an item is not SRC-TGT.
+    """
+    pairs = []
+    for item in (part.strip() for part in text.split(",")):
+        source, dash, target = item.partition("-")
+        if not dash or not source or not target or "-" in target:
+            raise ConfigError(
+                f"--pairs: {item!r} is not SRC-TGT (e.g. eng_Latn-hin_Deva or en-hi); separate "
+                "pairs with commas"
+            )
+        pairs.append((source, target))
+    return pairs
