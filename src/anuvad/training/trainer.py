@@ -26,7 +26,7 @@ from anuvad.config import ExperimentConfig, config_to_dict
 from anuvad.data.batching import Batch, collate, rank_share
 from anuvad.data.prepare import PreparedData, with_vocab_sizes
 from anuvad.data.prepared_folder import data_fingerprint
-from anuvad.device import resolve_device
+from anuvad.device import prefer_shape_free_attention, resolve_device
 from anuvad.distributed import DistributedContext, any_rank, barrier, broadcast_from_main
 from anuvad.errors import TrainingError
 from anuvad.model.attention import use_explicit_attention
@@ -96,6 +96,7 @@ class Trainer:
     ) -> None:
         self.context = context or DistributedContext(device=resolve_device(config.train.device))
         self.device = self.context.device
+        prefer_shape_free_attention(self.device)
         # config.yaml keeps the precision asked for ("auto"): a run resumed on another machine
         # decides again (a bf16 run on a CPU without native bf16 would be 40-100x slower).
         self.requested_config = with_vocab_sizes(config, prepared)
