@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import yaml
@@ -96,7 +97,7 @@ def test_the_recipe_runs_every_stage_once(tmp_path: Path, tiny_enhi_model: Path)
     } == before
 
 
-def _recipe_module():  # type: ignore[no-untyped-def]
+def _recipe_module() -> ModuleType:
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         import recipe_gpu

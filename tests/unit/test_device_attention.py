@@ -8,17 +8,21 @@ import torch
 from anuvad.device import prefer_shape_free_attention
 
 
+def _cudnn() -> bool:
+    return bool(torch.backends.cuda.cudnn_sdp_enabled())  # type: ignore[no-untyped-call]
+
+
 def test_a_cpu_device_leaves_the_backends_alone() -> None:
-    before = torch.backends.cuda.cudnn_sdp_enabled()
+    before = _cudnn()
     prefer_shape_free_attention(torch.device("cpu"))
-    assert torch.backends.cuda.cudnn_sdp_enabled() == before
+    assert _cudnn() == before
 
 
 def test_a_cuda_device_turns_cudnn_attention_off() -> None:
-    before = torch.backends.cuda.cudnn_sdp_enabled()
+    before = _cudnn()
     try:
         torch.backends.cuda.enable_cudnn_sdp(True)
         prefer_shape_free_attention(torch.device("cuda"))  # sets a flag; needs no GPU
-        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert not _cudnn()
     finally:
         torch.backends.cuda.enable_cudnn_sdp(before)
