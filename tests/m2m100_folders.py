@@ -6,7 +6,6 @@ M2M100's ``vocab.json`` with ``__xx__`` language tokens after it (``M2M100Tokeni
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ import sentencepiece as spm
 import torch
 
 from conftest import EN_HI_PAIRS
+from hf_model_folders import ModelShape, train_spm, tune_eos
 
 ENGLISH = [en for en, _ in EN_HI_PAIRS if not any(c.isdigit() for c in en)]
 HINDI = [hi for _, hi in EN_HI_PAIRS if not any(c.isdigit() for c in hi)]
@@ -23,15 +23,10 @@ NLLB_LANGUAGES = ["eng_Latn", "hin_Deva", "deu_Latn", "fra_Latn"]
 
 
 @dataclass(frozen=True)
-class Shape:
+class Shape(ModelShape):
     """One M2M100 model shape to build."""
 
-    layers: tuple[int, int] = (2, 2)
-    d_model: int = 32
-    heads: int = 4
-    ffn: int = 64
     nllb: bool = True  # NLLB's tokenizer (tokenizer.json); False: M2M100's (vocab.json)
-    seed: int = 0
 
     @property
     def name(self) -> str:
@@ -45,18 +40,7 @@ _SPM: dict[str, bytes] = {}
 def spm_model() -> bytes:
     """A SentencePiece BPE model (fairseq's ids: unk 0, bos 1, eos 2), trained once."""
     if "bpe" not in _SPM:
-        buffer = io.BytesIO()
-        spm.SentencePieceTrainer.Train(
-            sentence_iterator=iter([s for pair in EN_HI_PAIRS for s in pair] * 4),
-            model_writer=buffer,
-            vocab_size=200,
-            model_type="bpe",
-            character_coverage=1.0,
-            hard_vocab_limit=False,
-            minloglevel=2,
-            num_threads=1,
-        )
-        _SPM["bpe"] = buffer.getvalue()
+        _SPM["bpe"] = train_spm([s for pair in EN_HI_PAIRS for s in pair], 200, "bpe")
     return _SPM["bpe"]
 
 
@@ -132,18 +116,18 @@ def _tune_eos(model: Any, tokenizer: Any, texts: list[str], forced: int) -> None
     eos_row = model.model.shared.weight[2].detach().clone()
     direction = eos_row / eos_row.norm() ** 2  # adds 1 to EOS's logit per unit
     batch = tokenizer(texts, return_tensors="pt", padding=True)
-    best: tuple[int, int, float] = (-1, -1, 0.0)
-    with torch.no_grad():
-        for step in range(30):
-            model.model.decoder.layer_norm.bias.copy_(direction * step * 0.25)
-            out = model.generate(
-                **batch, num_beams=1, max_new_tokens=24, forced_bos_token_id=forced,
-                suppress_tokens=[1],
-            )  # fmt: skip
-            rows = [row.tolist()[2:] for row in out]
-            ended = [row.index(2) for row in rows if 2 in row and 2 <= row.index(2) <= 20]
-            best = max(best, (len(ended), len(set(ended)), -step * 0.25))
-        model.model.decoder.layer_norm.bias.copy_(direction * -best[2])
+
+    def set_bias(strength: float) -> None:
+        model.model.decoder.layer_norm.bias.copy_(direction * strength)
+
+    def greedy_rows() -> list[list[int]]:
+        out = model.generate(
+            **batch, num_beams=1, max_new_tokens=24, forced_bos_token_id=forced,
+            suppress_tokens=[1],
+        )  # fmt: skip
+        return [row.tolist()[2:] for row in out]  # after the start and the forced token
+
+    tune_eos(set_bias, greedy_rows, eos=2, grid=[step * 0.25 for step in range(30)])
 
 
 def load_m2m100(folder: Path, nllb: bool, src_lang: str) -> tuple[Any, Any]:

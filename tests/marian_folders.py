@@ -5,7 +5,6 @@ conversions lay it out (``</s>`` 0, ``<unk>`` 1, the pieces, ``<pad>`` last)."""
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ import sentencepiece as spm
 import torch
 
 from conftest import EN_HI_PAIRS
+from hf_model_folders import ModelShape, train_spm, tune_eos
 
 SOURCES = [en for en, _ in EN_HI_PAIRS]
 TARGETS = [hi for _, hi in EN_HI_PAIRS]
@@ -24,18 +24,13 @@ TEXTS = [s for s in SOURCES if not any(c.isdigit() for c in s)][:8]
 
 
 @dataclass(frozen=True)
-class Shape:
+class Shape(ModelShape):
     """One Marian model shape to build."""
 
-    layers: tuple[int, int] = (2, 2)
-    d_model: int = 32
-    heads: int = 4
-    ffn: int = 64
     activation: str = "swish"
     shared_vocab: bool = True  # one vocab.json and one embedding for encoder and decoder
     tied: bool = True  # the output layer is the (decoder) embedding
     max_positions: int = 128
-    seed: int = 0
 
     @property
     def name(self) -> str:
@@ -48,19 +43,7 @@ class Shape:
 
 def _train_spm(lines: list[str], vocab_size: int) -> bytes:
     """A SentencePiece model with Marian's special ids (unk 0, bos 1, eos 2, no pad)."""
-    buffer = io.BytesIO()
-    spm.SentencePieceTrainer.Train(
-        sentence_iterator=iter(lines * 4),
-        model_writer=buffer,
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        hard_vocab_limit=False,
-        minloglevel=2,
-        num_threads=1,
-        seed_sentencepiece_size=100_000,
-    )
-    return buffer.getvalue()
+    return train_spm(lines, vocab_size, "unigram", seed_sentencepiece_size=100_000)
 
 
 _SPM_CACHE: dict[str, tuple[bytes, bytes]] = {}
@@ -145,15 +128,16 @@ def _tune_eos_bias(model: Any, tokenizer: Any) -> None:
     sentences end on their own at varied lengths (a random model either never ends or ends at
     once): the bias on a grid with the most outputs of 2 to 20 tokens, the most lengths next."""
     batch = tokenizer(TEXTS, return_tensors="pt", padding=True)
-    best: tuple[int, int, float] = (-1, -1, 0.0)
-    with torch.no_grad():
-        for step in range(40):
-            model.final_logits_bias[0, 0] = step * 0.2
-            out = model.generate(**batch, num_beams=1, max_new_tokens=24)
-            rows = [row.tolist()[1:] for row in out]
-            ended = [row.index(0) for row in rows if 0 in row and 2 <= row.index(0) <= 20]
-            best = max(best, (len(ended), len(set(ended)), -step * 0.2))
-        model.final_logits_bias[0, 0] = -best[2]  # (deep random models may still never end)
+
+    def set_bias(strength: float) -> None:
+        model.final_logits_bias[0, 0] = strength
+
+    def greedy_rows() -> list[list[int]]:
+        out = model.generate(**batch, num_beams=1, max_new_tokens=24)
+        return [row.tolist()[1:] for row in out]
+
+    # (deep random models may still never end)
+    tune_eos(set_bias, greedy_rows, eos=0, grid=[step * 0.2 for step in range(40)])
 
 
 def load_marian(folder: Path) -> tuple[Any, Any]:

@@ -188,28 +188,19 @@ class CachedStepDecoder(StepDecoder):
 
     The cross-attention keys/values and the padding mask are kept once per sentence, shared by
     its ``group`` rows; without any padding the mask is dropped (no masking work per step).
-    ``tgt_prefix`` is fed after BOS in the first step (see the module docstring).
     """
 
     def __init__(
-        self,
-        model: Transformer,
-        memory: Tensor,
-        src_pad_mask: Tensor,
-        group: int = 1,
-        tgt_prefix: Sequence[int] = (),
+        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
     ) -> None:
         self.model = model
         self.group = group
         self.cache = model.init_cache(memory, group)  # cross K/V computed once, (B, H, S, Dh)
         self.src_pad_mask = src_pad_mask if bool(src_pad_mask.any()) else None  # (B, S)
-        self.tgt_prefix = tuple(tgt_prefix)
 
     def step(self, last_ids: Tensor) -> Tensor:
-        """One ``decode_step`` on (N, 1) → logits (N, V); the cache grows by one position (by
-        1 + P in the first step, with a target prefix of P tokens)."""
-        if self.cache.length == 0 and self.tgt_prefix:
-            last_ids = with_prefix(last_ids, self.tgt_prefix)  # (N, 1 + P)
+        """One ``decode_step`` on (N, t) → logits (N, V); the cache grows by t positions (t is 1
+        but in a :class:`PrefixedStepDecoder`'s first step)."""
         return self.model.decode_step(last_ids, self.cache, self.src_pad_mask).logits[:, -1]
 
     def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
@@ -221,29 +212,21 @@ class CachedStepDecoder(StepDecoder):
 
 
 class UncachedStepDecoder(StepDecoder):
-    """The reference: the whole teacher-forced decoder re-run on BOS + prefix at every step
-    (``tgt_prefix`` follows BOS, see the module docstring)."""
+    """The reference: the whole teacher-forced decoder re-run on BOS + prefix at every step."""
 
     def __init__(
-        self,
-        model: Transformer,
-        memory: Tensor,
-        src_pad_mask: Tensor,
-        group: int = 1,
-        tgt_prefix: Sequence[int] = (),
+        self, model: Transformer, memory: Tensor, src_pad_mask: Tensor, group: int = 1
     ) -> None:
         self.model = model
         expand = torch.arange(memory.size(0), device=memory.device).repeat_interleave(group)
         self.memory = memory.index_select(0, expand)  # (N, S, D)
         self.src_pad_mask = src_pad_mask.index_select(0, expand)  # (N, S)
         self.prefix = torch.empty(self.memory.size(0), 0, dtype=torch.long, device=memory.device)
-        self.tgt_prefix = tuple(tgt_prefix)
 
     def step(self, last_ids: Tensor) -> Tensor:
-        """Append (N, 1) to the prefix, decode it all, return the last position's logits."""
-        if self.prefix.size(1) == 0 and self.tgt_prefix:
-            last_ids = with_prefix(last_ids, self.tgt_prefix)  # (N, 1 + P)
-        self.prefix = torch.cat([self.prefix, last_ids], dim=1)  # (N, t + 1)
+        """Append (N, t) to the prefix (t is 1 but in a :class:`PrefixedStepDecoder`'s first
+        step), decode it all, return the last position's logits."""
+        self.prefix = torch.cat([self.prefix, last_ids], dim=1)  # (N, T + t)
         out = self.model.decode(self.prefix, self.memory, self.src_pad_mask)
         return out.logits[:, -1]  # (N, V)
 
@@ -252,6 +235,27 @@ class UncachedStepDecoder(StepDecoder):
         self.memory = self.memory.index_select(0, index)
         self.src_pad_mask = self.src_pad_mask.index_select(0, index)
         self.prefix = self.prefix.index_select(0, index)
+
+
+class PrefixedStepDecoder(StepDecoder):
+    """Any step decoder with ``tgt_prefix`` fed after BOS in its first step (see the module
+    docstring): the first step feeds (N, 1 + P), every later one (N, 1)."""
+
+    def __init__(self, decoder: StepDecoder, tgt_prefix: Sequence[int]) -> None:
+        self.decoder = decoder
+        self.tgt_prefix = tuple(tgt_prefix)
+        self.started = False
+
+    def step(self, last_ids: Tensor) -> Tensor:
+        """The wrapped decoder's step on (N, 1), BOS + the prefix (N, 1 + P) the first time."""
+        if not self.started:
+            self.started = True
+            last_ids = with_prefix(last_ids, self.tgt_prefix)  # (N, 1 + P)
+        return self.decoder.step(last_ids)
+
+    def reorder(self, index: Tensor, sentences: Tensor | None = None) -> None:
+        """The wrapped decoder's :meth:`StepDecoder.reorder`."""
+        self.decoder.reorder(index, sentences)
 
 
 def make_step_decoder(
@@ -265,9 +269,12 @@ def make_step_decoder(
     """A cached (default) or uncached step decoder over ``memory`` (B, S, D) and its padding
     mask (B, S), decoding ``group`` hypotheses per sentence (N = B * group rows), with
     ``tgt_prefix`` forced after BOS."""
+    decoder: StepDecoder
     if use_cache:
-        return CachedStepDecoder(model, memory, src_pad_mask, group, tgt_prefix)
-    return UncachedStepDecoder(model, memory, src_pad_mask, group, tgt_prefix)
+        decoder = CachedStepDecoder(model, memory, src_pad_mask, group)
+    else:
+        decoder = UncachedStepDecoder(model, memory, src_pad_mask, group)
+    return PrefixedStepDecoder(decoder, tgt_prefix) if tgt_prefix else decoder
 
 
 def next_log_probs(logits: Tensor) -> Tensor:

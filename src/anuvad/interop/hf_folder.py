@@ -83,6 +83,21 @@ def read_json(path: Path, what: str) -> dict[str, Any]:
     return data
 
 
+def read_optional_json(path: Path, what: str) -> dict[str, Any]:
+    """:func:`read_json` of a file a folder may lack ({} when it is absent).
+
+    Raises:
+        CheckpointError: it is there but unreadable, not JSON, or not an object.
+    """
+    return read_json(path, what) if path.is_file() else {}
+
+
+def read_card(folder: Path) -> str:
+    """The folder's model card (``README.md``) as text, "" when it has none."""
+    card = folder / CARD_FILE
+    return card.read_text(encoding="utf-8", errors="replace") if card.is_file() else ""
+
+
 def _vocab_list(path: Path, expected: int) -> list[str]:
     """A ``vocab.json`` (piece → id) as id → piece, every id from 0 to ``expected`` - 1 once."""
     mapping = read_json(path, "the vocabulary")
@@ -160,16 +175,8 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
             f"{folder}: missing {', '.join(missing)} (a Marian model's tokenizer files: "
             f"{SOURCE_SPM}, {TARGET_SPM}, {VOCAB_FILE})"
         )
-    tokenizer_config = (
-        read_json(folder / TOKENIZER_CONFIG_FILE, "the tokenizer config")
-        if (folder / TOKENIZER_CONFIG_FILE).is_file()
-        else {}
-    )
-    generation = (
-        read_json(folder / GENERATION_FILE, "the generation config")
-        if (folder / GENERATION_FILE).is_file()
-        else {}
-    )
+    tokenizer_config = read_optional_json(folder / TOKENIZER_CONFIG_FILE, "the tokenizer config")
+    generation = read_optional_json(folder / GENERATION_FILE, "the generation config")
     src_vocab = _vocab_list(folder / VOCAB_FILE, shape.vocab_size)
     if tokenizer_config.get("separate_vocabs"):
         if not (folder / TARGET_VOCAB_FILE).is_file():
@@ -181,7 +188,6 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
     else:
         tgt_vocab = src_vocab
     state, weights_file = read_weights(folder)
-    card = folder / CARD_FILE
     return MarianFolder(
         name=name or str(folder),
         config=config,
@@ -192,7 +198,7 @@ def read_marian_folder(folder: str | Path, name: str | None = None) -> MarianFol
         target_spm=(folder / TARGET_SPM).read_bytes(),
         src_vocab=src_vocab,
         tgt_vocab=tgt_vocab,
-        card=card.read_text(encoding="utf-8", errors="replace") if card.is_file() else "",
+        card=read_card(folder),
         files={"weights": weights_file},
     )
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
+from torch import Tensor
 
 from anuvad.checkpoint import default_model_path, save_model
-from anuvad.config import ExperimentConfig
+from anuvad.config import ExperimentConfig, ModelConfig
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.data_config import DataConfig
 from anuvad.decode_config import DecodeConfig
@@ -37,7 +39,7 @@ from anuvad.interop.hf_folder import (
 from anuvad.interop.m2m100_folder import M2M100Folder
 from anuvad.interop.marian import VocabOrder, marian_to_anuvad
 from anuvad.interop.marian_config import MarianShape
-from anuvad.model.transformer import build_model
+from anuvad.model.transformer import Transformer, build_model
 
 logger = logging.getLogger(__name__)
 
@@ -144,6 +146,87 @@ def decode_settings(folder: MarianFolder | M2M100Folder) -> DecodeConfig:
     )
 
 
+def checked_import(
+    folder: MarianFolder | M2M100Folder,
+    model_config: ModelConfig,
+    state: dict[str, Tensor],
+    src_lang: str,
+    tgt_lang: str,
+) -> tuple[Transformer, ExperimentConfig]:
+    """The imported model with ``state`` loaded strictly, and its experiment config (the search
+    ``generate`` runs: :func:`decode_settings`), checked; ``folder.name`` names it.
+
+    Raises:
+        CheckpointError: the weights do not fit ``model_config``, or the config is invalid.
+    """
+    source = folder.name
+    model = build_model(model_config)
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as exc:
+        first = str(exc).splitlines()[1 if "\n" in str(exc) else 0].strip()
+        raise CheckpointError(f"{source}: its weights do not fit its config.json: {first}") from exc
+    config = ExperimentConfig(
+        name=f"import of {source}",
+        model=model_config,
+        data=DataConfig(src_lang=src_lang, tgt_lang=tgt_lang),
+        decode=decode_settings(folder),
+    )
+    try:
+        config.validate()
+    except ConfigError as exc:
+        raise CheckpointError(f"{source}: {exc}") from exc
+    return model, config
+
+
+def save_import(
+    folder: MarianFolder | M2M100Folder,
+    model: Transformer,
+    config: ExperimentConfig,
+    tokenizers: tuple[Tokenizer, Tokenizer],
+    *,
+    out: str | Path | None,
+    revision: str | None,
+    import_format: str,
+    extra_metadata: Mapping[str, Any] | None = None,
+) -> ImportedModel:
+    """Write the imported model file, with where it came from in its metadata.
+
+    Args:
+        folder: what was read (``folder.name``: the hub id or folder the user gave).
+        model, config: from :func:`checked_import`.
+        tokenizers: the source and the target tokenizer.
+        out: the file to write, or a folder for the default name
+            (``<pair>_d<D>_L<layers>_V<vocab>_<time>.pt``); None: ``data/trained_models/``.
+        revision: the hub revision asked for (None: the default).
+        import_format: the family read (``marian``, ``m2m100``).
+        extra_metadata: what the family adds to the metadata.
+
+    Returns:
+        What was written.
+    """
+    source = folder.name
+    target = Path(out) if out is not None else Path("data/trained_models")
+    if target.is_dir() or target.suffix != ".pt":
+        target = default_model_path(config, target)
+    metadata = {
+        "imported_from": source,
+        "revision": revision,
+        "import_format": import_format,
+        "weights_file": folder.files.get("weights"),
+        "license": card_license(folder.card),
+        "model_card": folder.card,
+        "hf_config": folder.config,
+        "hf_generation_config": folder.generation,
+        **(extra_metadata or {}),
+    }
+    with torch.no_grad():
+        path = save_model(target, model, config, *tokenizers, metadata)
+    parameters = sum(p.numel() for p in model.parameters())
+    logger.info("imported %s into %s (%d parameters)", source, path, parameters)
+    return ImportedModel(path, source, config.data.src_lang, config.data.tgt_lang, parameters)
+
+
 def model_type(source: str, revision: str | None = None) -> str | None:
     """The ``model_type`` of a hub model's or a folder's ``config.json`` (None: no such file).
 
@@ -225,43 +308,14 @@ def import_marian(
         src_lang, tgt_lang = src_lang or named[0], tgt_lang or named[1]
     src_order, tgt_order = vocab_orders(folder, shape)
     model_config, state = marian_to_anuvad(shape, folder.state, src_order, tgt_order, source)
-    model = build_model(model_config)
-    try:
-        model.load_state_dict(state, strict=True)
-    except RuntimeError as exc:
-        first = str(exc).splitlines()[1 if "\n" in str(exc) else 0].strip()
-        raise CheckpointError(f"{source}: its weights do not fit its config.json: {first}") from exc
-    config = ExperimentConfig(
-        name=f"import of {source}",
-        model=model_config,
-        data=DataConfig(src_lang=src_lang, tgt_lang=tgt_lang),
-        decode=decode_settings(folder),
-    )
-    try:
-        config.validate()
-    except ConfigError as exc:
-        raise CheckpointError(f"{source}: {exc}") from exc
+    model, config = checked_import(folder, model_config, state, src_lang, tgt_lang)
     src_tokenizer = tokenizer_for(folder.source_spm, src_order.pieces)
     tgt_tokenizer = (
         src_tokenizer
         if folder.source_spm == folder.target_spm and src_order is tgt_order
         else tokenizer_for(folder.target_spm, tgt_order.pieces)
     )
-    target = Path(out) if out is not None else Path("data/trained_models")
-    if target.is_dir() or target.suffix != ".pt":
-        target = default_model_path(config, target)
-    metadata = {
-        "imported_from": source,
-        "revision": revision,
-        "import_format": "marian",
-        "weights_file": folder.files.get("weights"),
-        "license": card_license(folder.card),
-        "model_card": folder.card,
-        "hf_config": folder.config,
-        "hf_generation_config": folder.generation,
-    }
-    with torch.no_grad():
-        path = save_model(target, model, config, src_tokenizer, tgt_tokenizer, metadata)
-    parameters = sum(p.numel() for p in model.parameters())
-    logger.info("imported %s into %s (%d parameters)", source, path, parameters)
-    return ImportedModel(path, source, src_lang, tgt_lang, parameters)
+    tokenizers = (src_tokenizer, tgt_tokenizer)
+    return save_import(
+        folder, model, config, tokenizers, out=out, revision=revision, import_format="marian"
+    )

@@ -25,32 +25,26 @@ Folders and tokenizers: :mod:`anuvad.interop.m2m100_folder`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from anuvad.config import ACTIVATIONS, ModelConfig
+from anuvad.config import ModelConfig
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from anuvad.errors import CheckpointError
+from anuvad.interop.hf_config import EncoderDecoderShape, layer_problems
 from anuvad.interop.marian import NEVER_LOGIT, VocabOrder
 
 M2M100_LAYER_NORM_EPS = 1e-5  # torch.nn.LayerNorm's default, which M2M100 uses
-_ACTIVATIONS = {"relu": "relu", "swish": "swish", "silu": "swish", "gelu": "gelu"}
 _START_PIECE = "<decoder-start>"  # anuvad's BOS: a copy of the decoder-start row
 
 
 @dataclass(frozen=True)
-class M2M100Shape:
+class M2M100Shape(EncoderDecoderShape):
     """The Hugging Face ``M2M100Config`` fields anuvad reads, checked."""
 
-    d_model: int
-    num_heads: int
-    d_ff: int
-    encoder_layers: int
-    decoder_layers: int
-    activation: str
     dropout: float
     max_positions: int
     vocab_size: int
@@ -77,16 +71,7 @@ class M2M100Shape:
         if not bool(config.get("scale_embedding", True)):
             problems.append("scale_embedding is false (anuvad scales embeddings by sqrt(d_model))")
         activation = str(config.get("activation_function", "relu"))
-        if activation not in _ACTIVATIONS:
-            problems.append(
-                f"activation_function {activation!r} (anuvad has {', '.join(_ACTIVATIONS)})"
-            )
-        for ours, theirs in (
-            ("encoder_attention_heads", "decoder_attention_heads"),
-            ("encoder_ffn_dim", "decoder_ffn_dim"),
-        ):
-            if config.get(ours) != config.get(theirs):
-                problems.append(f"{ours} {config.get(ours)} != {theirs} {config.get(theirs)}")
+        problems += layer_problems(config, activation)
         if config.get("pad_token_id", 1) != 1:
             problems.append(
                 f"pad_token_id is {config.get('pad_token_id')!r}; fairseq's positions start "
@@ -100,12 +85,7 @@ class M2M100Shape:
         try:
             eos = int(config.get("eos_token_id", 2))
             return cls(
-                d_model=int(config["d_model"]),
-                num_heads=int(config["encoder_attention_heads"]),
-                d_ff=int(config["encoder_ffn_dim"]),
-                encoder_layers=int(config["encoder_layers"]),
-                decoder_layers=int(config["decoder_layers"]),
-                activation=_ACTIVATIONS[activation],
+                **cls.layer_fields(config, activation),
                 dropout=float(config.get("dropout", 0.1)),
                 max_positions=int(config.get("max_position_embeddings", 1024)),
                 vocab_size=int(config["vocab_size"]),
@@ -119,18 +99,12 @@ class M2M100Shape:
 
     def model_config(self, vocab_size: int) -> ModelConfig:
         """anuvad's :class:`ModelConfig` for this shape (``vocab_size`` after reordering)."""
-        assert self.activation in ACTIVATIONS
-        return ModelConfig(
-            d_model=self.d_model,
-            num_heads=self.num_heads,
-            d_ff=self.d_ff,
-            num_encoder_layers=self.encoder_layers,
-            num_decoder_layers=self.decoder_layers,
+        return replace(
+            self.layer_config(),
             dropout=self.dropout,
             positional_encoding="sinusoidal_fairseq",
             max_positions=self.max_positions,
             norm_position="pre",
-            activation=self.activation,
             layer_norm_eps=M2M100_LAYER_NORM_EPS,
             src_vocab_size=vocab_size,
             tgt_vocab_size=vocab_size,

@@ -35,7 +35,9 @@ from anuvad.interop.hf_folder import (
     SAFETENSORS_FILE,
     TOKENIZER_CONFIG_FILE,
     VOCAB_FILE,
+    read_card,
     read_json,
+    read_optional_json,
     read_weights,
 )
 
@@ -220,16 +222,8 @@ def read_m2m100_folder(folder: str | Path, name: str | None = None) -> M2M100Fol
             "again, or copy them from the hub's model page (transformers 5's save_pretrained "
             f"writes no {SPM_FILE}: copy the original one beside it)"
         )
-    tokenizer_config = (
-        read_json(folder / TOKENIZER_CONFIG_FILE, "the tokenizer config")
-        if (folder / TOKENIZER_CONFIG_FILE).is_file()
-        else {}
-    )
-    generation = (
-        read_json(folder / GENERATION_FILE, "the generation config")
-        if (folder / GENERATION_FILE).is_file()
-        else {}
-    )
+    tokenizer_config = read_optional_json(folder / TOKENIZER_CONFIG_FILE, "the tokenizer config")
+    generation = read_optional_json(folder / GENERATION_FILE, "the generation config")
     named = _special_names(tokenizer_config)
     if (folder / TOKENIZER_FILE).is_file():
         found, specials = _nllb_vocab(folder / TOKENIZER_FILE, size)
@@ -252,7 +246,6 @@ def read_m2m100_folder(folder: str | Path, name: str | None = None) -> M2M100Fol
         )
     skipped = [named["bos_token"], named["mask_token"], *languages.values()]
     state, weights_file = read_weights(folder, "M2M100 / NLLB")
-    card = folder / CARD_FILE
     return M2M100Folder(
         name=name or str(folder),
         config=config,
@@ -264,6 +257,6 @@ def read_m2m100_folder(folder: str | Path, name: str | None = None) -> M2M100Fol
         languages=languages,
         specials=[p for p in skipped if p in pieces],
         unk=pieces.index(named["unk_token"]),
-        card=card.read_text(encoding="utf-8", errors="replace") if card.is_file() else "",
+        card=read_card(folder),
         files={"weights": weights_file, "vocabulary": vocabulary},
     )

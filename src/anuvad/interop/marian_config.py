@@ -4,27 +4,20 @@ the architectures it refuses, and the anuvad :class:`~anuvad.config.ModelConfig`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from anuvad.config import ACTIVATIONS, ModelConfig
+from anuvad.config import ModelConfig
 from anuvad.errors import CheckpointError
+from anuvad.interop.hf_config import EncoderDecoderShape, layer_problems
 
 MARIAN_LAYER_NORM_EPS = 1e-5  # torch.nn.LayerNorm's default, which MarianMTModel uses
-# Hugging Face activation names → anuvad's (ACT2FN: "swish" and "silu" are one function).
-_ACTIVATIONS = {"relu": "relu", "swish": "swish", "silu": "swish", "gelu": "gelu"}
 
 
 @dataclass(frozen=True)
-class MarianShape:
+class MarianShape(EncoderDecoderShape):
     """The Hugging Face ``MarianConfig`` fields anuvad reads, checked."""
 
-    d_model: int
-    num_heads: int
-    d_ff: int
-    encoder_layers: int
-    decoder_layers: int
-    activation: str
     max_positions: int
     vocab_size: int
     decoder_vocab_size: int
@@ -61,16 +54,7 @@ class MarianShape:
             if field in config and bool(config[field]) != wanted:
                 problems.append(f"{field} is {config[field]!r} (anuvad computes {wanted})")
         activation = str(config.get("activation_function", "swish"))
-        if activation not in _ACTIVATIONS:
-            problems.append(
-                f"activation_function {activation!r} (anuvad has {', '.join(_ACTIVATIONS)})"
-            )
-        for ours, theirs in (
-            ("encoder_attention_heads", "decoder_attention_heads"),
-            ("encoder_ffn_dim", "decoder_ffn_dim"),
-        ):
-            if config.get(ours) != config.get(theirs):
-                problems.append(f"{ours} {config.get(ours)} != {theirs} {config.get(theirs)}")
+        problems += layer_problems(config, activation)
         if problems:
             raise CheckpointError(
                 f"{where}: this Marian model is not one anuvad can compute exactly: "
@@ -78,15 +62,10 @@ class MarianShape:
             )
         try:
             vocab_size = int(config["vocab_size"])
-            d_model = int(config["d_model"])
+            layers = cls.layer_fields(config, activation)
             pad = int(config["pad_token_id"])
             return cls(
-                d_model=d_model,
-                num_heads=int(config["encoder_attention_heads"]),
-                d_ff=int(config["encoder_ffn_dim"]),
-                encoder_layers=int(config["encoder_layers"]),
-                decoder_layers=int(config["decoder_layers"]),
-                activation=_ACTIVATIONS[activation],
+                **layers,
                 max_positions=int(config.get("max_position_embeddings", 512)),
                 vocab_size=vocab_size,
                 decoder_vocab_size=int(config.get("decoder_vocab_size") or vocab_size),
@@ -101,18 +80,12 @@ class MarianShape:
 
     def model_config(self, src_vocab: int, tgt_vocab: int, output_bias: bool) -> ModelConfig:
         """anuvad's :class:`ModelConfig` for this shape (vocabulary sizes after reordering)."""
-        assert self.activation in ACTIVATIONS
-        return ModelConfig(
-            d_model=self.d_model,
-            num_heads=self.num_heads,
-            d_ff=self.d_ff,
-            num_encoder_layers=self.encoder_layers,
-            num_decoder_layers=self.decoder_layers,
+        return replace(
+            self.layer_config(),
             dropout=0.1,
             positional_encoding="sinusoidal",
             max_positions=self.max_positions,
             norm_position="post",
-            activation=self.activation,
             layer_norm_eps=MARIAN_LAYER_NORM_EPS,
             src_vocab_size=src_vocab,
             tgt_vocab_size=tgt_vocab,
