@@ -158,6 +158,7 @@ def serve(
 
     from anuvad.errors import ConfigError
     from anuvad.inference.engine import load_engine, server_layout
+    from anuvad.inference.pairs import pairs_of
     from anuvad.server.app import create_app
     from anuvad.server.auth import load_api_keys
     from anuvad.server.shutdown import DrainingServer
@@ -170,7 +171,7 @@ def serve(
         raise ConfigError("; ".join(connections.problems()))
     check_model_paths(models, engine)
     threads, replicas = server_layout(engine, device, threads, replicas)
-    translators = [
+    loaded = [
         load_engine(
             model,
             engine=engine,
@@ -181,6 +182,9 @@ def serve(
         )
         for model in models
     ]
+    # A multilingual model file serves every pair it was imported for, each as a model.
+    served = [(model, one) for model, e in zip(models, loaded, strict=True) for one in pairs_of(e)]
+    translators = [one for _, one in served]
     # Bound to the IPv4 loopback (the default), the server answers its own names only: a web
     # page elsewhere cannot reach it through DNS rebinding.
     loopback = host in ("127.0.0.1", "localhost")
@@ -195,7 +199,7 @@ def serve(
     )
     shown = f"[{host}]" if ":" in host else host
     lines = []
-    for model, translator in zip(models, translators, strict=True):
+    for model, translator in served:
         config = translator.model_file.config
         lines.append(
             f"anuvad: serving {config.name} ({config.data.src_lang} -> {config.data.tgt_lang}) "

@@ -25,6 +25,17 @@ from anuvad.errors import CheckpointError, ConfigError
 
 METADATA_KEY = "language_tokens"
 
+# ISO 639-3 (the first part of an NLLB-200 / FLORES-200 code) -> ISO 639-1, for the languages
+# anuvad names, detects or treats specially and those near them; a server, LibreTranslate's
+# clients and the sentence rules speak the two-letter codes.
+TWO_LETTER = {
+    "eng": "en", "hin": "hi", "deu": "de", "fra": "fr", "spa": "es", "mar": "mr", "npi": "ne",
+    "ben": "bn", "guj": "gu", "pan": "pa", "ory": "or", "tam": "ta", "tel": "te", "kan": "kn",
+    "mal": "ml", "asm": "as", "san": "sa", "urd": "ur", "por": "pt", "ita": "it", "nld": "nl",
+    "rus": "ru", "ukr": "uk", "pol": "pl", "ces": "cs", "tur": "tr", "arb": "ar", "pes": "fa",
+    "zho": "zh", "jpn": "ja", "kor": "ko", "vie": "vi", "tha": "th", "ind": "id", "swh": "sw",
+}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class LanguageTokens:
@@ -90,9 +101,26 @@ class LanguageTokens:
             _id_of(tgt_tokenizer, self.token(pair[1]))
         ]
 
+    def named(self, pair: tuple[str, str]) -> tuple[str, str] | None:
+        """The offered pair ``pair`` names, in the model's codes or in two-letter codes
+        (``("en", "hi")`` → ``("eng_Latn", "hin_Deva")``); None: no offered pair."""
+        for offered in self.pairs:
+            if pair in (offered, (common_code(offered[0]), common_code(offered[1]))):
+                return offered
+        return None
+
     def to_metadata(self) -> dict[str, Any]:
         """Plain data for a model file's metadata (read back by :func:`language_tokens_of`)."""
         return {"tokens": dict(self.tokens), "pairs": [list(p) for p in self.pairs]}
+
+
+def common_code(code: str) -> str:
+    """The two-letter ISO 639-1 code of a model's language code where there is one
+    (``eng_Latn`` → ``en``; M2M100's ``hi`` stays ``hi``); any other code as it is."""
+    stem = code.split("_", 1)[0]
+    if len(stem) == 2:
+        return stem
+    return TWO_LETTER.get(stem, code)
 
 
 def _id_of(tokenizer: Tokenizer, piece: str) -> int:

@@ -14,6 +14,7 @@ that produced output token t (the last row produced EOS when the hypothesis fini
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -40,7 +41,11 @@ class AttentionMatrices:
 
 @torch.inference_mode()
 def attention_matrices(
-    model: Transformer, src_ids: Tensor, output_ids: list[int], finished: bool
+    model: Transformer,
+    src_ids: Tensor,
+    output_ids: list[int],
+    finished: bool,
+    tgt_prefix: Sequence[int] = (),
 ) -> AttentionMatrices:
     """Cross-attention and cosine similarity of one hypothesis.
 
@@ -49,6 +54,8 @@ def attention_matrices(
         src_ids: (S,) the source ids, EOS-terminated, no padding.
         output_ids: the hypothesis' tokens without BOS/EOS.
         finished: whether the hypothesis ended with EOS (its row is included).
+        tgt_prefix: tokens the search forced after BOS (a multilingual model's target-language
+            token): fed to the decoder as it saw them, their rows left out.
 
     Returns:
         The matrices for the T = len(output_ids) (+1 when finished) output positions; T may
@@ -62,10 +69,12 @@ def attention_matrices(
         layers, heads = len(model.decoder_layers), model.config.num_heads
         empty = memory.new_zeros(layers, heads, 0, src.size(1))
         return AttentionMatrices(empty, memory.new_zeros(0, src.size(1)))
-    tgt_in = torch.tensor([[BOS_ID, *targets[:-1]]], device=src.device)  # (1, T)
+    forced = len(tgt_prefix)
+    tgt_in = torch.tensor([[BOS_ID, *tgt_prefix, *targets[:-1]]], device=src.device)  # (1, P+T)
     out = model.decode(tgt_in, memory, src_pad_mask, need_attention=True)
     assert out.cross_attention is not None
-    cross = torch.stack([a[0] for a in out.cross_attention]).float()  # (layers, H, T, S)
-    hidden = F.normalize(out.hidden[0].float(), dim=-1)  # (T, D)
+    # (layers, H, T, S): the output's rows, not the forced prefix's
+    cross = torch.stack([a[0, :, forced:] for a in out.cross_attention]).float()
+    hidden = F.normalize(out.hidden[0, forced:].float(), dim=-1)  # (T, D)
     keys = F.normalize(memory[0].float(), dim=-1)  # (S, D)
     return AttentionMatrices(cross, hidden @ keys.T)  # (T, S)

@@ -104,6 +104,7 @@ def output_signals(
     outputs: Sequence[tuple[list[int], bool]],
     attention: bool = True,
     entropy: bool = True,
+    tgt_prefix: Sequence[int] = (),
 ) -> list[OutputSignals]:
     """Teacher-force each output against its source and read off the signals.
 
@@ -114,6 +115,8 @@ def output_signals(
         attention: also read the cross-attention (the slower attention path); False leaves
             ``coverage`` None.
         entropy: also compute each distribution's entropy (False: ``entropies`` are empty).
+        tgt_prefix: tokens the search forced after BOS (a multilingual model's target-language
+            token): fed to the decoder before each output, no signals read for them.
 
     Returns:
         One :class:`OutputSignals` per source; an output with no tokens at all (unfinished and
@@ -134,7 +137,7 @@ def output_signals(
             end += 1
         chunk = order[start:end]
         found = _signals(model, [sources[i] for i in chunk], [targets[i] for i in chunk],
-                         attention, entropy)  # fmt: skip
+                         attention, entropy, list(tgt_prefix))  # fmt: skip
         for i, signals in zip(chunk, found, strict=True):
             result[i] = signals
         start = end
@@ -147,22 +150,26 @@ def _signals(
     targets: Sequence[list[int]],
     attention: bool,
     entropy: bool,
+    prefix: list[int],
 ) -> list[OutputSignals]:
     device = next(model.parameters()).device
+    forced = len(prefix)
     src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
     src_ids, src_pad_mask = src_ids.to(device), src_pad_mask.to(device)
     longest = max((len(t) for t in targets), default=0)
     if longest == 0:
         return [OutputSignals([], [], [0.0] * (len(s) + 1) if attention else None) for s in sources]
-    tgt_out = torch.full((len(targets), longest), PAD_ID, dtype=torch.long)  # (B, T)
+    # (B, P+T): the forced prefix, then the output (P = len(prefix), usually 0)
+    tgt_out = torch.full((len(targets), forced + longest), PAD_ID, dtype=torch.long)
     for i, t in enumerate(targets):
-        tgt_out[i, : len(t)] = torch.tensor(t, dtype=torch.long)
+        tgt_out[i, : forced + len(t)] = torch.tensor([*prefix, *t], dtype=torch.long)
     tgt_out = tgt_out.to(device)
-    tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)  # (B, T)
+    tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)
     memory = model.encode(src_ids, src_pad_mask)  # (B, S, D)
     hidden, cross = model.decode_states(tgt_in, memory, src_pad_mask, need_attention=attention)
-    # Only the output tokens go through the output layer, not the padding.
-    real = tgt_out != PAD_ID  # (B, T): each row's first len(target) positions
+    # Only the output tokens go through the output layer, not the prefix or the padding.
+    real = tgt_out != PAD_ID  # (B, P+T): each row's first P + len(target) positions
+    real[:, :forced] = False
     logits = model.project(hidden[real]).float()  # (N, V), N = output tokens in all
     log_norm = torch.logsumexp(logits, dim=-1)  # (N,)
     chosen = logits.gather(-1, tgt_out[real].unsqueeze(-1)).squeeze(-1) - log_norm  # (N,)
@@ -180,7 +187,7 @@ def _signals(
     if not attention:
         return result
     assert cross is not None
-    weights = torch.stack(cross).float().mean(dim=(0, 2))  # (B, T, S)
+    weights = torch.stack(cross).float().mean(dim=(0, 2))[:, forced:]  # (B, T, S)
     attn_entropy = -(weights * weights.clamp_min(1e-12).log()).sum(dim=-1)  # (B, T)
     for i, (t, signals) in enumerate(zip(targets, result, strict=True)):
         n, s = len(t), len(sources[i]) + 1  # target tokens; source pieces with EOS

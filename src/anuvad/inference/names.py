@@ -210,8 +210,9 @@ def model_scorer(translator: Translator) -> Callable[[str, Sequence[str]], list[
         (source,) = translator.encode([word])
         targets = [(translator.tgt_tokenizer.encode(s), True) for s in spellings]
         found = output_signals(
-            translator.model, [source] * len(targets), targets, attention=False, entropy=False
-        )
+            translator.model, [source] * len(targets), targets, attention=False, entropy=False,
+            tgt_prefix=translator.tgt_prefix,
+        )  # fmt: skip
         return [sum(signals.log_probs) for signals in found]
 
     return score

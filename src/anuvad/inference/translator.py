@@ -10,9 +10,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import torch
 
@@ -20,7 +21,7 @@ from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.download import sha256_of
-from anuvad.data.language_tokens import language_tokens_of
+from anuvad.data.language_tokens import common_code, language_tokens_of
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
@@ -56,6 +57,22 @@ from anuvad.inference.verbatim import (
 from anuvad.model.transformer import count_parameters
 
 logger = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _holding_lock(
+    method: Callable[Concatenate[Translator, P], R],
+) -> Callable[Concatenate[Translator, P], R]:
+    """``method`` run while holding the translator's :attr:`~Translator.lock` (translators of
+    one multilingual file share a network and the lock: one model call at a time)."""
+
+    def locked(self: Translator, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(locked, method)
+    return locked
 
 
 class Translator:
@@ -65,8 +82,10 @@ class Translator:
         model_file: the model, its config and tokenizers (see :func:`anuvad.checkpoint.load_model`).
         decode: search settings; defaults to the ones stored with the model.
         pair: (source, target) language codes of a multilingual model file (an imported NLLB /
-            M2M100 model, :mod:`anuvad.data.language_tokens`): which of its pairs to translate;
-            None: the config's ``data.src_lang`` / ``data.tgt_lang``.
+            M2M100 model, :mod:`anuvad.data.language_tokens`): which of its pairs to translate,
+            in the model's codes or two-letter ones (``("en", "hi")``); None: the file's
+            default. Past the constructor the translator's languages (``model_file.config.
+            data``) are two-letter codes where there is one, :attr:`pair` the model's own.
 
     Raises:
         ConfigError: ``pair`` is not one the file offers.
@@ -93,6 +112,9 @@ class Translator:
     ) -> None:
         languages = language_tokens_of(model_file.metadata)
         data = model_file.config.data
+        if languages is not None:  # the pair in the model's codes; None: the file's default
+            named = languages.named(pair or (data.src_lang, data.tgt_lang))
+            pair = named or pair or languages.pairs[0]
         if pair is not None and pair != (data.src_lang, data.tgt_lang):
             if languages is None:
                 raise ConfigError(
@@ -100,15 +122,23 @@ class Translator:
                     f"{pair[0]}-{pair[1]}"
                 )
             data = dataclasses.replace(data, src_lang=pair[0], tgt_lang=pair[1])
-            config = dataclasses.replace(model_file.config, data=data)
-            model_file = dataclasses.replace(model_file, config=config)
         # A multilingual model's language tokens: before the source, forced after BOS.
         self.src_prefix: list[int] = []
         self.tgt_prefix: list[int] = []
+        # The pair in the model's own codes (eng_Latn, hin_Deva); None: a one-pair model.
+        self.pair: tuple[str, str] | None = None
         if languages is not None:
+            self.pair = (data.src_lang, data.tgt_lang)
             self.src_prefix, self.tgt_prefix = languages.prefixes(
-                (data.src_lang, data.tgt_lang), model_file.src_tokenizer, model_file.tgt_tokenizer
+                self.pair, model_file.src_tokenizer, model_file.tgt_tokenizer
             )
+            # Past this point the languages are two-letter codes where they have one (en, hi):
+            # the sentence rules, dates, scripts and a server's clients speak those.
+            data = dataclasses.replace(
+                data, src_lang=common_code(data.src_lang), tgt_lang=common_code(data.tgt_lang)
+            )
+            config = dataclasses.replace(model_file.config, data=data)
+            model_file = dataclasses.replace(model_file, config=config)
         self.model_file = model_file
         self.model = model_file.model.eval()
         self.src_tokenizer = model_file.src_tokenizer
@@ -125,6 +155,8 @@ class Translator:
         # Room for the language token before the source tokens and EOS after them.
         self.max_src_tokens = model_file.config.model.max_positions - 1 - len(self.src_prefix)
         self._phrase_encoder: PhraseEncoder | None = None  # built on the first required phrase
+        # Held by every model call; shared by the translators of one network (inference.pairs).
+        self.lock = threading.RLock()
 
     @classmethod
     def from_file(
@@ -214,6 +246,7 @@ class Translator:
         """
         return self.decode.with_overrides(**changes)
 
+    @_holding_lock
     def translate(
         self,
         texts: Sequence[str],
@@ -396,7 +429,9 @@ class Translator:
             signals = [OutputSignals(lps, ents, None) for lps, ents in filter(None, recorded)]
         else:
             outputs = [(c.token_ids, c.finished) for c in best]
-            signals = output_signals(self.model, sources, outputs, attention)
+            signals = output_signals(
+                self.model, sources, outputs, attention, tgt_prefix=self.tgt_prefix
+            )
         backward: list[OutputSignals | None] = [None] * len(best)
         if self.reverse is not None:
             reverse = self.reverse
@@ -405,7 +440,14 @@ class Translator:
             normalize = source_normalizer(reverse.model_file.config.data)
             originals = [(reverse.tgt_tokenizer.encode(normalize(t))[:top], True) for t in texts]
             backward = list(
-                output_signals(reverse.model, written, originals, attention=False, entropy=False)
+                output_signals(
+                    reverse.model,
+                    written,
+                    originals,
+                    attention=False,
+                    entropy=False,
+                    tgt_prefix=reverse.tgt_prefix,
+                )
             )
         for src, found, seen, back in zip(sources, candidates, signals, backward, strict=True):
             found[0].quality = assess(
@@ -442,12 +484,15 @@ class Translator:
         (result,) = self.translate([text], settings)
         return self.attention_of(result)
 
+    @_holding_lock
     def attention_of(self, result: Translation) -> AttentionView:
         """The attention view of a translation :meth:`translate` returned (its best output)."""
         text = result.source
         src = [*self.encode([text])[0], EOS_ID]
         src_ids = torch.tensor(src, device=self.device)  # (S,)
-        matrices = attention_matrices(self.model, src_ids, result.token_ids, result.finished)
+        matrices = attention_matrices(
+            self.model, src_ids, result.token_ids, result.finished, self.tgt_prefix
+        )
         tgt = result.token_ids + ([EOS_ID] if result.finished else [])
         cross = matrices.cross_attention  # (layers, H, T, S)
         return AttentionView(

@@ -1,0 +1,58 @@
+"""One translator per language pair of a multilingual model file (issue 41, item 4).
+
+An imported NLLB-200 / M2M100 file offers the pairs it was imported for
+(:mod:`anuvad.data.language_tokens`). A server serves each as a model of its own, so that
+``GET /models``, the page's direction choice, ``POST /translate`` and the LibreTranslate-compatible
+routes list and route them like any other model; the translators share one network in memory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from anuvad.data.language_tokens import common_code, language_tokens_of
+from anuvad.inference.engine import TranslationEngine
+from anuvad.inference.translator import Translator
+
+
+def pair_translators(translator: Translator) -> list[Translator]:
+    """A translator for every pair of ``translator``'s model file, the file's default first;
+    ``[translator]`` itself for a one-pair model.
+
+    Each shares ``translator``'s network (no second copy in memory) and its search settings;
+    its config name gets the pair's two-letter codes (``nllb-200-distilled-600M-en-hi``), which
+    a server uses as the model's id.
+
+    Raises:
+        CheckpointError: the file's language tokens are malformed.
+    """
+    languages = language_tokens_of(translator.model_file.metadata)
+    if languages is None or len(languages.pairs) < 2:
+        return [translator]
+    original = translator.model_file
+    default = translator.pair
+    name = original.config.name
+    translators = []
+    for pair in languages.pairs:
+        if pair == default:
+            one = translator
+        else:
+            one = Translator(original, decode=translator.decode, pair=pair)
+            one.model_path = translator.model_path
+            one.lock = translator.lock  # one network: one model call at a time
+        suffix = f"{common_code(pair[0])}-{common_code(pair[1])}"
+        config = dataclasses.replace(one.model_file.config, name=f"{name}-{suffix}")
+        one.model_file = dataclasses.replace(one.model_file, config=config)
+        translators.append(one)
+    return translators
+
+
+def pairs_of(engine: TranslationEngine) -> list[TranslationEngine]:
+    """What a server serves for ``engine``: a torch translator of a multilingual file as one
+    translator per pair (:func:`pair_translators`), anything else as itself."""
+    if isinstance(engine, Translator):
+        return list(pair_translators(engine))
+    return [engine]
+
+
+__all__ = ["pair_translators", "pairs_of"]
