@@ -12,7 +12,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 # What serving needs is there when either install is: a venv set up for the tests serves too.
 SERVING := $(if $(wildcard $(STAMP)),$(STAMP),$(SERVE_STAMP))
 
-.PHONY: demo demo-opus train-demo test test-fast test-system lint format install clean chromium synthetic calibrate synthetic-en gpu-pack train-gpu
+.PHONY: demo demo-opus train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-en gpu-pack train-gpu
 
 # $(call pip_step,what is installed and roughly how long,pip install arguments): one install
 # step, said before it starts (pip itself is quiet) and timed when it ends.
@@ -140,6 +140,15 @@ calibrate: $(SERVING)
 		--dev captions=$(DEV)/hvg/hindi-visual-genome-dev.txt@6,5 \
 		--dev general=$(DEV)/dev-general/ntrex128.hi,$(DEV)/dev-general/ntrex128.en \
 		--dev general=$(DEV)/newsdev2014/newsdev2014.hi,$(DEV)/newsdev2014/newsdev2014.en
+
+# The npm packages of `anuvad export --format web` (onnxruntime-web and sentencepiece-js, copied
+# into every export) and of its tests (onnxruntime-node), pinned by src/anuvad/web/package-lock.json,
+# into src/anuvad/web/node_modules (git-ignored: 450 MB, onnxruntime-web's WASM alone 14 MB).
+# npm's cache makes a second run offline. Install scripts are off (src/anuvad/web/.npmrc):
+# onnxruntime-node's would download CUDA libraries. Without node/npm the web tests skip.
+web-runtime:
+	@command -v npm >/dev/null 2>&1 && cd src/anuvad/web && npm ci --no-audit --no-fund || \
+		echo "note: npm not found; anuvad export --format web and its tests need it"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -1,9 +1,11 @@
 """``anuvad export``: rewrite a model file for release (16-bit weights) or another engine
-(a CTranslate2 model folder, a Hugging Face Marian folder)."""
+(a CTranslate2 model folder, a Hugging Face Marian folder, a folder that translates in the
+browser)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,10 +40,24 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"{_size_mb(folder):.1f} MB; was {before_mb:.1f} MB)"
         )
         return 0
+    if args.format == "web":
+        from anuvad.web.export import export_web
+
+        folder, check = export_web(args.model, args.out, args.dtype or "float32", args.force)
+        print(
+            f"wrote {folder}/ (web: {args.dtype or 'float32'} ONNX graphs, JavaScript runtime; "
+            f"{_size_mb(folder):.1f} MB; log-probabilities within {check.max_abs_diff:.1e} of "
+            f"the torch model, best token agreeing at {check.argmax_agree}/{check.steps} steps)"
+        )
+        return 0
     from anuvad.checkpoint import export_model_file
 
-    out = export_model_file(args.model, args.out, dtype=args.dtype)
-    print(f"wrote {out} ({args.dtype} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB)")
+    dtype = args.dtype or "float16"
+    if dtype == "int8":
+        print("error: --dtype int8 is for --format web only", file=sys.stderr)
+        return 2
+    out = export_model_file(args.model, args.out, dtype=dtype)
+    print(f"wrote {out} ({dtype} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB)")
     return 0
 
 
@@ -61,17 +77,18 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--format",
         default="anuvad",
-        choices=["anuvad", "ctranslate2", "huggingface"],
+        choices=["anuvad", "ctranslate2", "huggingface", "web"],
         help="anuvad (a .pt model file; default), ctranslate2 (a folder for "
-        "anuvad translate/serve --engine ctranslate2, or CTranslate2 itself) or huggingface "
-        "(a Marian folder for transformers, with its model card)",
+        "anuvad translate/serve --engine ctranslate2, or CTranslate2 itself), huggingface "
+        "(a Marian folder for transformers, with its model card) or web (a folder that "
+        "translates in the browser: ONNX graphs and a JavaScript runtime)",
     )
     p.add_argument(
         "--dtype",
-        default="float16",
-        choices=["float16", "bfloat16", "float32"],
+        default=None,
+        choices=["float16", "bfloat16", "float32", "int8"],
         help="anuvad format: storage dtype of the weights (restored to float32 on load; "
-        "default float16)",
+        "default float16); web format: float32 (default) or int8 weights",
     )
     p.add_argument(
         "--quantization",
@@ -83,6 +100,6 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="ctranslate2 and huggingface formats: replace an existing folder",
+        help="ctranslate2, huggingface and web formats: replace an existing folder",
     )
     p.set_defaults(func=cmd_export)

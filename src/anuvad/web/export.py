@@ -1,0 +1,144 @@
+"""``anuvad export MODEL --format web --out DIR``: a folder any static file host serves, which
+translates in the browser with no server (issue 42).
+
+The folder holds ``encoder.onnx`` and ``decoder.onnx`` (:mod:`anuvad.web.onnx_export`; float32,
+or int8 weights by onnxruntime's dynamic quantisation), both SentencePiece models, ``model.json``
+(:mod:`anuvad.web.settings`), the JavaScript runtime (``anuvad.js`` and its modules,
+:file:`static/`), the vendored onnxruntime-web and sentencepiece-js with their licences
+(:mod:`anuvad.web.vendor`) and a README. It is written complete or not at all: every problem with
+the model is named before anything is written, the graphs are checked against the torch model
+with onnxruntime (float32: every log-probability within :data:`MAX_ABS_DIFF`), and the folder
+is built beside ``DIR`` and renamed into place.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+import torch
+
+from anuvad.checkpoint import ModelFile, load_model
+from anuvad.data.batching import collate_source
+from anuvad.decoding.greedy import greedy_search
+from anuvad.errors import CheckpointError
+from anuvad.web.onnx_check import OnnxGraphs, StepComparison, compare_step_log_probs
+from anuvad.web.onnx_export import export_graphs
+from anuvad.web.settings import model_settings, web_problems
+from anuvad.web.vendor import node_modules, vendor_runtime
+
+logger = logging.getLogger(__name__)
+
+DTYPES = ("float32", "int8")
+MAX_ABS_DIFF = 1e-4  # float32 graphs vs torch: largest log-probability difference allowed
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+RUNTIME_FILES = ("anuvad.js", "search.js", "text.js", "worker.js", "README.md")
+# Checked at export time: short, and with the features the runtime must get right (numbers).
+CHECK_SENTENCES = (
+    "The train is late. It will come at 8 pm.",
+    "Water boils at 100 degrees.",
+    "She said that the meeting was moved to Monday.",
+)
+
+
+def check_graphs(loaded: ModelFile, folder: Path, sentences: tuple[str, ...]) -> StepComparison:
+    """Greedy-decode ``sentences`` with torch, then teacher-force the outputs through the graphs
+    in ``folder`` (:func:`~anuvad.web.onnx_check.compare_step_log_probs`)."""
+    sources = [
+        ids[: loaded.config.model.max_positions - 1]
+        for ids in loaded.src_tokenizer.encode_batch(list(sentences))
+    ]
+    src_ids, src_pad_mask = collate_source(sources)
+    settings = loaded.config.decode.with_overrides(beam_size=1, nbest=1, no_repeat_ngram_size=0)
+    targets = [h.token_ids for h in greedy_search(loaded.model, src_ids, src_pad_mask, settings)]
+    return compare_step_log_probs(loaded.model, OnnxGraphs(folder), sources, targets)
+
+
+def _quantize(folder: Path) -> None:
+    """Both graphs' weights to int8 (onnxruntime's dynamic quantisation: int8 weights, the
+    activations quantised per call), in place."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    for name in ("encoder.onnx", "decoder.onnx"):
+        full = folder / name
+        quantized = folder / f"{full.stem}.int8.onnx"
+        quantize_dynamic(str(full), str(quantized), weight_type=QuantType.QInt8)
+        quantized.replace(full)
+
+
+def export_web(
+    model_path: str | Path, out: str | Path, dtype: str = "float32", force: bool = False
+) -> tuple[Path, StepComparison]:
+    """Write the browser export of ``model_path`` into ``out`` (complete or not at all).
+
+    Args:
+        model_path: an anuvad model file.
+        out: the folder to write.
+        dtype: "float32" (token-identical to the torch engine) or "int8" (int8 weights).
+        force: replace ``out`` when it exists.
+
+    Returns:
+        The folder and how closely its graphs follow the torch model (float32 log-probabilities;
+        for int8 how often the best token agrees).
+
+    Raises:
+        CheckpointError: the model has options the runtime does not support (all named), ``out``
+            exists without ``force``, the runtime's npm packages are missing, or the float32
+            graphs do not reproduce the model.
+    """
+    model_path, out = Path(model_path), Path(out)
+    if dtype not in DTYPES:
+        raise CheckpointError(f"--dtype for the web format must be one of {DTYPES}, got {dtype}")
+    loaded = load_model(model_path, device="cpu")
+    problems = web_problems(loaded)
+    if problems:
+        raise CheckpointError(
+            f"{model_path}: the web runtime does not support " + "; ".join(problems)
+        )
+    if out.exists() and not force:
+        raise CheckpointError(f"{out} exists; choose another --out or add --force to replace it")
+    modules = node_modules()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        with torch.no_grad():
+            export_graphs(loaded.model, building)
+        comparison = check_graphs(loaded, building, CHECK_SENTENCES)
+        if comparison.max_abs_diff > MAX_ABS_DIFF:
+            raise CheckpointError(
+                f"the exported graphs differ from {model_path} by up to "
+                f"{comparison.max_abs_diff:.2e} in a log-probability (allowed {MAX_ABS_DIFF:g}); "
+                "this is a bug in anuvad's ONNX export, please report it"
+            )
+        if dtype == "int8":
+            _quantize(building)
+            comparison = check_graphs(loaded, building, CHECK_SENTENCES)
+        files = {
+            "encoder": "encoder.onnx",
+            "decoder": "decoder.onnx",
+            "source_spm": "source.model",
+            "target_spm": "target.model",
+        }
+        (building / files["source_spm"]).write_bytes(loaded.src_tokenizer.model_proto)
+        (building / files["target_spm"]).write_bytes(loaded.tgt_tokenizer.model_proto)
+        settings = model_settings(loaded, dtype, files, model_path.name)
+        settings["third_party"] = vendor_runtime(building, modules)
+        (building / "model.json").write_text(
+            json.dumps(settings, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
+        for name in RUNTIME_FILES:
+            shutil.copyfile(STATIC_DIR / name, building / name)
+        if out.exists():
+            shutil.rmtree(out)
+        building.rename(out)
+    finally:
+        if building.exists():
+            shutil.rmtree(building)
+    logger.info("web export %s: %s", out, comparison)
+    return out, comparison
+
+
+__all__ = ["CHECK_SENTENCES", "DTYPES", "MAX_ABS_DIFF", "check_graphs", "export_web"]

@@ -1,0 +1,145 @@
+"""What the browser runtime must know of a model (``model.json``), and what it cannot run.
+
+The JavaScript runtime (``static/``) reproduces the torch engine's text side and search rules,
+so every rule it follows comes from here, generated from the Python definitions rather than
+written twice: the search settings of the model's :class:`~anuvad.decode_config.DecodeConfig`,
+the special ids of :mod:`anuvad.data.tokenizer`, the pieces that may repeat three times in a
+row (digits, :class:`~anuvad.decoding.constraints.NoRepeatNGram`), the recasing thresholds of
+:mod:`anuvad.inference.casing` and the source normaliser's substitutions, read from sacremoses'
+``MosesPunctNormalizer`` itself and rewritten as JavaScript regular expressions.
+
+:func:`web_problems` names every model option the runtime does not support, all at once, before
+anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from anuvad import __version__
+from anuvad.checkpoint import ModelFile
+from anuvad.data.cleaning import moses_punct_normalizer
+from anuvad.data.language_tokens import METADATA_KEY
+from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
+from anuvad.web.onnx_export import graph_shapes
+
+WEB_FORMAT = "anuvad-web"
+WEB_FORMAT_VERSION = 1
+# The languages whose source normaliser the runtime has (sacremoses' Moses punctuation rules);
+# the Indic NLP library's normaliser (Hindi and the other Indic languages) has no web version yet.
+_MOSES_LANGUAGES = frozenset({"en", "de", "fr", "es", "cs", "cz"})
+
+# Recasing thresholds: the values of anuvad.inference.casing, which the web package may not
+# import (it is on the same layer); tests/unit/web checks that they agree.
+RECASE = {"shouted_share": 0.7, "title_share": 0.8, "min_words": 2, "unknown_cost": 10}
+
+
+def web_problems(loaded: ModelFile) -> list[str]:
+    """Every option of ``loaded`` the web runtime cannot run, one line each (empty: none)."""
+    problems: list[str] = []
+    if METADATA_KEY in loaded.metadata:
+        problems.append(
+            f"{METADATA_KEY} (a multilingual model's language tokens and forced target prefix)"
+        )
+    for side, tokenizer in (("source", loaded.src_tokenizer), ("target", loaded.tgt_tokenizer)):
+        if tokenizer.vocab is not None:
+            problems.append(
+                f"a {side} tokenizer with its own vocabulary (an imported model's vocab.json)"
+            )
+        if tokenizer.word_level:
+            problems.append(f"a word-level {side} vocabulary (a parsing model)")
+    data = loaded.config.data
+    if data.clean.normalize and data.src_lang not in _MOSES_LANGUAGES:
+        problems.append(
+            f"data.clean.normalize for source language {data.src_lang!r} (the Indic NLP "
+            "normaliser has no web version yet)"
+        )
+    return problems
+
+
+def _js_pattern(pattern: str) -> str:
+    """A Python ``re`` pattern as the same JavaScript pattern (used with the ``u`` flag):
+    Python's ``\\d`` is any Unicode decimal digit, JavaScript's only 0-9; JavaScript's ``u``
+    mode refuses escaped characters that need no escape (``\\!``)."""
+    return re.sub(r"\\([!%:;,\"'<>=@#&~`])", r"\1", pattern.replace("\\d", "\\p{Nd}"))
+
+
+def _js_replacement(replacement: str) -> str:
+    r"""A Python replacement (``\g<1>`` groups) as a JavaScript one (``$1``)."""
+    return re.sub(r"\\g<(\d+)>", r"$\1", replacement.replace("$", "$$"))
+
+
+def normalization(loaded: ModelFile) -> dict[str, Any]:
+    """How a source sentence is normalised before tokenisation, as the runtime applies it:
+    NFC, the substitutions in order, control characters removed, NFC again, spaces collapsed and
+    trimmed (:class:`anuvad.data.cleaning.TextNormalizer`); or only trimmed."""
+    data = loaded.config.data
+    if not data.clean.normalize:
+        return {"kind": "strip"}
+    normalizer = moses_punct_normalizer()(
+        lang=data.src_lang, pre_replace_unicode_punct=True, post_remove_control_chars=True
+    )
+    rules = [*normalizer.REPLACE_UNICODE_PUNCTUATION, *normalizer.substitutions]
+    return {
+        "kind": "moses_punct",
+        "language": data.src_lang,
+        "rules": [[_js_pattern(p), _js_replacement(r)] for p, r in rules],
+        "remove_control_chars": True,
+    }
+
+
+def _may_run(tokenizer: Tokenizer) -> list[int]:
+    """Target ids whose piece holds a digit: they may come three times in a row ("1000")."""
+    pieces = tokenizer.id_to_piece(list(range(tokenizer.vocab_size)))
+    return [i for i, piece in enumerate(pieces) if any(c.isdigit() for c in piece)]
+
+
+def model_settings(
+    loaded: ModelFile, dtype: str, files: dict[str, str], source_name: str
+) -> dict[str, Any]:
+    """The content of ``model.json``: everything the runtime reads besides the files."""
+    c = loaded.config
+    shapes = graph_shapes(loaded.model)
+    d = c.decode
+    return {
+        "format": WEB_FORMAT,
+        "format_version": WEB_FORMAT_VERSION,
+        "anuvad_version": __version__,
+        "name": c.name,
+        "source_model": source_name,
+        "languages": {"source": c.data.src_lang, "target": c.data.tgt_lang},
+        "direction": f"{c.data.src_lang}-{c.data.tgt_lang}",
+        "dtype": dtype,
+        "files": files,
+        "special_ids": {"pad": PAD_ID, "unk": UNK_ID, "bos": BOS_ID, "eos": EOS_ID},
+        "shapes": {
+            "decoder_layers": shapes.layers,
+            "heads": shapes.heads,
+            "head_size": shapes.head_size,
+            "src_vocab_size": c.model.src_vocab_size,
+            "tgt_vocab_size": shapes.vocab_size,
+            "max_positions": c.model.max_positions,
+        },
+        # Source pieces kept: one position is EOS's (Translator.max_src_tokens).
+        "max_src_tokens": c.model.max_positions - 1,
+        "search": {
+            "beam_size": d.beam_size,
+            "nbest": d.nbest,
+            "length_penalty": d.length_penalty,
+            "length_normalization": d.length_normalization,
+            "early_stopping": d.early_stopping,
+            # The output limit: floor(max_len_a * source tokens with EOS) + max_len_b.
+            "max_len_a": d.max_len_a,
+            "max_len_b": d.max_len_b,
+            "max_output_tokens": d.max_output_tokens,
+            "no_repeat_ngram_size": d.no_repeat_ngram_size,
+            "batch_size": d.batch_size,
+        },
+        "may_run": _may_run(loaded.tgt_tokenizer),
+        "normalization": normalization(loaded),
+        "recase": RECASE,
+    }
+
+
+__all__ = ["RECASE", "WEB_FORMAT", "model_settings", "normalization", "web_problems"]

@@ -1,0 +1,261 @@
+// anuvad in the browser: `const t = await load("en-hi")` then
+// `await t.translate(["text", ...], { beam_size: 4, nbest: 1, signal })`.
+// The model is the export's encoder.onnx and decoder.onnx (one decoder step with its key/value
+// cache) run by onnxruntime-web; the search (search.js) and the text side (text.js) follow the
+// torch engine's rules, so that the tokens are the torch engine's. In a page, load() runs the
+// translator in a Web Worker (worker.js) so that the page stays responsive.
+
+import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
+import { normalizer, recase } from "./text.js";
+
+export { AbortError };
+
+const IS_NODE = typeof process !== "undefined" && !!(process.versions && process.versions.node);
+
+function resolve(base, name) {
+  const folder = base.endsWith("/") ? base : `${base}/`;
+  if (IS_NODE && !/^[a-z]+:\/\//i.test(folder)) return folder + name;
+  return new URL(name, new URL(folder, globalThis.location ? globalThis.location.href : import.meta.url)).href;
+}
+
+async function readBytes(location) {
+  if (IS_NODE && !/^[a-z]+:\/\//i.test(location)) {
+    const { readFile } = await import("node:fs/promises");
+    return new Uint8Array(await readFile(location));
+  }
+  const response = await fetch(location);
+  if (!response.ok) throw new Error(`${location}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function sentencePiece(bytes) {
+  const { SentencePieceProcessor } = await import("./vendor/sentencepiece-js/index.js");
+  const processor = new SentencePieceProcessor();
+  await processor._loadModel(bytes); // the bytes of a .model file (its URL loader needs fs)
+  return processor;
+}
+
+async function defaultOrt() {
+  const ort = await import("./vendor/onnxruntime-web/ort.wasm.min.mjs");
+  ort.env.wasm.wasmPaths = new URL("./vendor/onnxruntime-web/", import.meta.url).href;
+  return ort;
+}
+
+/** Rows of a (rows, ...) float or byte array kept/duplicated: row i becomes old row rows[i]. */
+function gatherRows(data, rowSize, rows) {
+  const out = new data.constructor(rows.length * rowSize);
+  rows.forEach((r, i) => out.set(data.subarray(r * rowSize, (r + 1) * rowSize), i * rowSize));
+  return out;
+}
+
+/** decoder.onnx for N rows, its cache kept here: self_kv (N, 2L, H, t, Dh), cross_kv
+ * (N, 2L, H, S, Dh) and src_pad_mask (N, S), each row one block. */
+class StepDecoder {
+  constructor(ort, session, shapes, crossKv, mask, batch, srcLen, group) {
+    this.ort = ort;
+    this.session = session;
+    this.slices = 2 * shapes.decoder_layers;
+    this.heads = shapes.heads;
+    this.headSize = shapes.head_size;
+    this.srcLen = srcLen;
+    const expand = [...Array(batch * group).keys()].map((i) => Math.floor(i / group));
+    this.crossRow = this.slices * this.heads * srcLen * this.headSize;
+    this.crossKv = gatherRows(crossKv, this.crossRow, expand);
+    this.mask = gatherRows(mask, srcLen, expand);
+    this.rows = expand.length;
+    this.t = 0;
+    this.selfKv = new Float32Array(0);
+  }
+
+  async step(lastTokens) {
+    const { ort, rows, slices, heads, headSize } = this;
+    const feeds = {
+      tgt_ids: new ort.Tensor("int64", BigInt64Array.from(lastTokens, (v) => BigInt(v)), [rows, 1]),
+      self_kv: new ort.Tensor("float32", this.selfKv, [rows, slices, heads, this.t, headSize]),
+      cross_kv: new ort.Tensor("float32", this.crossKv, [rows, slices, heads, this.srcLen, headSize]),
+      src_pad_mask: new ort.Tensor("bool", this.mask, [rows, this.srcLen]),
+    };
+    const out = await this.session.run(feeds);
+    this.selfKv = out.new_self_kv.data;
+    this.t += 1;
+    return out.log_probs.data;
+  }
+
+  keep(rowIndex) {
+    const selfRow = this.slices * this.heads * this.t * this.headSize;
+    this.selfKv = gatherRows(this.selfKv, selfRow, rowIndex);
+    this.crossKv = gatherRows(this.crossKv, this.crossRow, rowIndex);
+    this.mask = gatherRows(this.mask, this.srcLen, rowIndex);
+    this.rows = rowIndex.length;
+  }
+}
+
+/** A loaded export, translating in this thread. */
+export class Translator {
+  constructor(settings, ort, encoder, decoder, sourceSpm, targetSpm) {
+    this.settings = settings;
+    this.ort = ort;
+    this.encoder = encoder;
+    this.decoder = decoder;
+    this.sourceSpm = sourceSpm;
+    this.targetSpm = targetSpm;
+    this.normalize = normalizer(settings.normalization);
+    this.mayRun = new Set(settings.may_run);
+    this.direction = settings.direction;
+  }
+
+  /** Source ids per text as the torch engine makes them (normalised, recased, split, cut). */
+  encode(texts) {
+    const ids = this.settings.special_ids;
+    const encode = (t) => this.sourceSpm.encodeIds(t);
+    return texts.map((text) => {
+      const prepared = recase(this.normalize(text), encode, this.settings.recase, ids.unk);
+      return encode(prepared).slice(0, this.settings.max_src_tokens);
+    });
+  }
+
+  /** Translate texts (results in input order): {text, token_ids, score, finished,
+   * candidates: n-best [{text, token_ids, score, finished}]}. Options: beam_size, nbest,
+   * length_penalty, no_repeat_ngram_size, ... (model.json's search settings), signal (an
+   * AbortSignal: stops between two decoding steps with an AbortError). */
+  async translate(texts, options = {}) {
+    const { signal, ...changes } = options;
+    const search = { ...this.settings.search };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === undefined || value === null) continue;
+      if (!(key in search)) throw new Error(`unknown search setting ${key}`);
+      search[key] = value;
+    }
+    if (!(search.beam_size >= 1) || !(search.nbest >= 1) || search.nbest > search.beam_size) {
+      throw new Error(`need 1 <= nbest <= beam_size, got nbest ${search.nbest}, beam_size ${search.beam_size}`);
+    }
+    const wide = { ...search, nbest: search.nbest > 1 ? search.beam_size : 1 };
+    const encoded = this.encode(texts);
+    const results = texts.map(() => null);
+    const todo = [...texts.keys()].filter((i) => encoded[i].length > 0);
+    for (const i of texts.keys()) {
+      if (encoded[i].length === 0) {
+        const empty = { text: "", token_ids: [], score: 0, finished: true };
+        results[i] = { ...empty, source: texts[i], candidates: [empty] };
+      }
+    }
+    const order = [...todo].sort((a, b) => encoded[a].length - encoded[b].length);
+    for (let start = 0; start < order.length; start += search.batch_size) {
+      if (signal && signal.aborted) throw new AbortError();
+      const indices = order.slice(start, start + search.batch_size);
+      const found = await this.searchBatch(indices.map((i) => encoded[i]), wide, signal);
+      indices.forEach((index, n) => {
+        const seen = new Set();
+        const candidates = [];
+        for (const h of found[n]) {
+          const text = this.targetSpm.decodeIds(h.token_ids);
+          if (seen.has(text)) continue;
+          seen.add(text);
+          candidates.push({ text, token_ids: h.token_ids, score: h.score, finished: h.finished });
+        }
+        if (candidates.length === 0) candidates.push({ text: "", token_ids: [], score: -Infinity, finished: false });
+        const best = candidates[0];
+        results[index] = { source: texts[index], ...best, candidates: candidates.slice(0, search.nbest) };
+      });
+    }
+    return results;
+  }
+
+  async searchBatch(sources, search, signal) {
+    const { ort, settings } = this;
+    const ids = settings.special_ids;
+    const batch = sources.length;
+    const srcLen = Math.max(...sources.map((s) => s.length)) + 1; // + EOS
+    const srcIds = new BigInt64Array(batch * srcLen).fill(BigInt(ids.pad));
+    const mask = new Uint8Array(batch * srcLen).fill(1);
+    sources.forEach((s, b) => {
+      [...s, ids.eos].forEach((token, j) => {
+        srcIds[b * srcLen + j] = BigInt(token);
+        mask[b * srcLen + j] = 0;
+      });
+    });
+    const encoded = await this.encoder.run({
+      src_ids: new ort.Tensor("int64", srcIds, [batch, srcLen]),
+      src_pad_mask: new ort.Tensor("bool", mask, [batch, srcLen]),
+    });
+    const limits = sources.map((s) => outputLimit(s.length + 1, search, settings.shapes.max_positions));
+    const group = search.beam_size;
+    const decoder = new StepDecoder(ort, this.decoder, settings.shapes, encoded.cross_kv.data, mask, batch, srcLen, group);
+    const ctx = { vocab: settings.shapes.tgt_vocab_size, ids, search, mayRun: this.mayRun, signal };
+    return group === 1 ? greedySearch(decoder, limits, ctx) : beamSearch(decoder, limits, ctx);
+  }
+}
+
+/** Load the export at `base` (a folder URL, or a path under Node) in this thread. Options: ort
+ * (an onnxruntime module, e.g. onnxruntime-node; default the vendored onnxruntime-web),
+ * sessionOptions (passed to InferenceSession.create). */
+export async function loadHere(base, options = {}) {
+  const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"))));
+  if (settings.format !== "anuvad-web") throw new Error(`${base}: not an anuvad web export`);
+  const ort = options.ort || (await defaultOrt());
+  const sessionOptions = options.sessionOptions || {};
+  const files = settings.files;
+  const [encoderBytes, decoderBytes, sourceBytes, targetBytes] = await Promise.all(
+    [files.encoder, files.decoder, files.source_spm, files.target_spm].map((f) => readBytes(resolve(base, f))),
+  );
+  const encoder = await ort.InferenceSession.create(encoderBytes, sessionOptions);
+  const decoder = await ort.InferenceSession.create(decoderBytes, sessionOptions);
+  const sourceSpm = await sentencePiece(sourceBytes);
+  const targetSpm = await sentencePiece(targetBytes);
+  return new Translator(settings, ort, encoder, decoder, sourceSpm, targetSpm);
+}
+
+/** A translator running in a Web Worker: the same translate(texts, options) as Translator. */
+export class WorkerTranslator {
+  constructor(worker, settings) {
+    this.worker = worker;
+    this.settings = settings;
+    this.direction = settings.direction;
+    this.next = 0;
+    this.pending = new Map();
+    worker.onmessage = (event) => {
+      const { id, result, error } = event.data;
+      const call = this.pending.get(id);
+      if (!call) return;
+      this.pending.delete(id);
+      if (error) {
+        const failure = error.name === "AbortError" ? new AbortError(error.message) : new Error(error.message);
+        call.reject(failure);
+      } else call.resolve(result);
+    };
+  }
+
+  call(message, signal) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (signal) signal.addEventListener("abort", () => this.worker.postMessage({ type: "abort", target: id }), { once: true });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  translate(texts, options = {}) {
+    const { signal, ...rest } = options;
+    if (signal && signal.aborted) return Promise.reject(new AbortError());
+    return this.call({ type: "translate", texts, options: rest }, signal);
+  }
+
+  terminate() {
+    this.worker.terminate();
+  }
+}
+
+/** Load the export at `base`: in a page, in a Web Worker (options.worker false: in this
+ * thread); under Node, in this thread (see loadHere for the options). */
+export async function load(base, options = {}) {
+  const useWorker = options.worker ?? (!IS_NODE && typeof Worker !== "undefined" && typeof window !== "undefined");
+  if (!useWorker) return loadHere(base, options);
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  const proxy = new WorkerTranslator(worker, {});
+  const absolute = resolve(base, "");
+  proxy.settings = await proxy.call({ type: "load", base: absolute });
+  proxy.direction = proxy.settings.direction;
+  return proxy;
+}
+
+export default { load, loadHere, AbortError };

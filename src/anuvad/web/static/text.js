@@ -1,0 +1,60 @@
+// The text side of the torch engine's frontend (src/anuvad/inference/frontend.py): a source
+// sentence is normalised as the training data was (the rules come from model.json, generated
+// from the Python normaliser), recased when shouted or in title case
+// (src/anuvad/inference/casing.py), then split by SentencePiece.
+
+/** The normaliser model.json describes: a function text -> text. */
+export function normalizer(spec) {
+  if (spec.kind === "strip") return (text) => text.trim();
+  const rules = spec.rules.map(([pattern, replacement]) => [new RegExp(pattern, "gu"), replacement]);
+  return (text) => {
+    let t = text.normalize("NFC");
+    for (const [pattern, replacement] of rules) t = t.replace(pattern, replacement);
+    if (spec.remove_control_chars) t = t.replace(/\p{C}/gu, "");
+    t = t.trim();
+    return t.normalize("NFC").replace(/\s+/gu, " ").trim();
+  };
+}
+
+// A run of letters (Python's [^\W\d_]: letters and the numerals that are not decimal digits).
+const WORD = /[\p{L}\p{Nl}\p{No}]+/gu;
+
+const isUpper = (c) => c === c.toUpperCase() && c !== c.toLowerCase();
+const cased = (w) => w.toLowerCase() !== w.toUpperCase();
+const capitalize = (w) => {
+  const [first, ...rest] = [...w];
+  return first.toUpperCase() + rest.join("").toLowerCase();
+};
+
+/** Whether text is shouted or title case (casing.needs_recasing). */
+export function needsRecasing(text, spec) {
+  const words = (text.match(WORD) || []).filter((w) => [...w].length >= 2 && cased(w));
+  if (words.length < spec.min_words) return false;
+  const letters = [...words.join("")];
+  const capitals = letters.filter(isUpper).length;
+  if (capitals >= spec.shouted_share * letters.length) return true;
+  const capitalised = words.filter((w) => isUpper([...w][0])).length;
+  return words.length > spec.min_words && capitalised >= spec.title_share * words.length;
+}
+
+/** Every word in the casing the source vocabulary knows best (casing.recase). */
+export function recase(text, encode, spec, unkId) {
+  if (!needsRecasing(text, spec)) return text;
+  WORD.lastIndex = 0;
+  const first = WORD.exec(text);
+  const start = first ? first.index : -1;
+  const cost = (word) => {
+    const ids = encode(word);
+    return ids.length + (spec.unknown_cost - 1) * ids.filter((i) => i === unkId).length;
+  };
+  return text.replace(WORD, (word, offset) => {
+    const options = offset === start ? [capitalize(word), word] : [word.toLowerCase(), capitalize(word), word];
+    let best = null;
+    let bestCost = Infinity;
+    for (const option of new Set(options)) {
+      const c = cost(option);
+      if (c < bestCost) { best = option; bestCost = c; }
+    }
+    return best;
+  });
+}

@@ -1,0 +1,129 @@
+"""``anuvad export --format web``: the ONNX graphs compute the torch model, and a model or folder
+the export cannot take is refused in one line with nothing written (issue 42)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import torch
+
+from anuvad.checkpoint import load_model, save_model
+from anuvad.cli.main import main
+from anuvad.data.batching import collate_source
+from anuvad.decoding.greedy import greedy_search
+from anuvad.inference import casing
+from anuvad.web.settings import RECASE, web_problems
+
+pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install -e '.[web]')")
+pytest.importorskip("onnxscript", reason="onnxscript is not installed (pip install -e '.[web]')")
+
+from anuvad.web.onnx_check import OnnxGraphs, compare_step_log_probs
+from anuvad.web.onnx_export import export_graphs
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+SENTENCES = ["I am going home.", "Where is the station?", "Please sit down now, Ravi."]
+
+
+def test_graphs_give_the_torch_models_log_probabilities(
+    tiny_enhi_model: Path, tmp_path: Path
+) -> None:
+    loaded = load_model(tiny_enhi_model)
+    export_graphs(loaded.model, tmp_path)
+    sources = loaded.src_tokenizer.encode_batch(SENTENCES)  # lengths differ: padding is used
+    src_ids, src_pad_mask = collate_source(sources)
+    settings = loaded.config.decode.with_overrides(beam_size=1, no_repeat_ngram_size=0)
+    targets = [h.token_ids for h in greedy_search(loaded.model, src_ids, src_pad_mask, settings)]
+    found = compare_step_log_probs(loaded.model, OnnxGraphs(tmp_path), sources, targets)
+    assert found.steps == sum(len(t) + 1 for t in targets)
+    assert found.max_abs_diff < 1e-4
+    assert found.argmax_agree == found.steps
+
+
+def test_recasing_thresholds_are_the_torch_engines() -> None:
+    assert RECASE == {
+        "shouted_share": casing.SHOUTED_SHARE,
+        "title_share": casing.TITLE_SHARE,
+        "min_words": casing.MIN_WORDS,
+        "unknown_cost": casing.UNKNOWN_COST,
+    }
+
+
+def test_every_unsupported_option_is_named(tiny_enhi_model: Path) -> None:
+    loaded = load_model(tiny_enhi_model)
+    assert web_problems(loaded) == []
+    data = dataclasses.replace(loaded.config.data, src_lang="hi")
+    data.clean.normalize = True
+    hindi = dataclasses.replace(loaded, config=dataclasses.replace(loaded.config, data=data))
+    multilingual = dataclasses.replace(hindi, metadata={"language_tokens": {}})
+    problems = web_problems(multilingual)
+    assert len(problems) == 2
+    assert "language_tokens" in problems[0] and "normalize" in problems[1]
+
+
+def _export(*args: str) -> int:
+    return main(["export", *args, "--format", "web"])
+
+
+def test_an_unsupported_model_is_refused_in_one_line_and_nothing_written(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loaded = load_model(tiny_enhi_model)
+    path = save_model(
+        tmp_path / "multi.pt", loaded.model, loaded.config, loaded.src_tokenizer,
+        loaded.tgt_tokenizer, {"language_tokens": {"tokens": {}, "pairs": []}},
+    )  # fmt: skip
+    out = tmp_path / "web"
+    assert _export(str(path), "--out", str(out)) == 2
+    message = capsys.readouterr().err.strip()
+    assert "language_tokens" in message and len(message.splitlines()) == 1
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["multi.pt"]  # no half-built folder either
+
+
+def test_an_existing_folder_is_kept_without_force(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "web"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert _export(str(tiny_enhi_model), "--out", str(out)) == 2
+    assert "--force" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_missing_npm_packages_name_the_command_that_fetches_them(
+    tiny_enhi_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.setenv("ANUVAD_WEB_NODE_MODULES", str(tmp_path / "nothing"))
+    out = tmp_path / "web"
+    assert _export(str(tiny_enhi_model), "--out", str(out)) == 2
+    assert "make web-runtime" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_int8_is_for_the_web_format_only(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "model.pt"
+    assert main(["export", str(tiny_enhi_model), "--out", str(out), "--dtype", "int8"]) == 2
+    assert "web" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_graph_inputs_are_torch_tensors_of_the_documented_kinds(tiny_enhi_model: Path) -> None:
+    from anuvad.web.onnx_export import DecoderStepGraph, EncoderGraph, graph_shapes
+
+    loaded = load_model(tiny_enhi_model)
+    g = graph_shapes(loaded.model)
+    src_ids = torch.tensor([[5, 6, 3]])  # (B, S)
+    mask = torch.zeros(1, 3, dtype=torch.bool)
+    cross_kv = EncoderGraph(loaded.model)(src_ids, mask)
+    assert cross_kv.shape == (1, 2 * g.layers, g.heads, 3, g.head_size)
+    empty = torch.zeros(1, 2 * g.layers, g.heads, 0, g.head_size)
+    log_probs, self_kv = DecoderStepGraph(loaded.model)(torch.tensor([[2]]), empty, cross_kv, mask)
+    assert log_probs.shape == (1, g.vocab_size) and self_kv.shape[3] == 1
+    assert torch.isinf(log_probs[0, [0, 2]]).all()  # PAD and BOS are never generated
