@@ -121,3 +121,44 @@ def test_the_server_lists_and_routes_every_pair(
         )
         assert answer.status_code == 200
         assert answer.json()["translatedText"] == hindi_english.translate([HINDI[2]])[0].text
+
+
+def test_each_pair_is_calibrated_with_the_same_file_s_reverse_pair(
+    nllb_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``anuvad calibrate --pair hi-en --reverse-model <the same file>`` writes the pair's own
+    confidence file; served, that pair gives calibrated confidences with the file's English→Hindi
+    pair as its reverse model (the same network), and the other pair, uncalibrated, gives none."""
+    import shutil
+
+    from anuvad.cli.main import main
+
+    model = tmp_path / "nllb.pt"
+    shutil.copy(nllb_file, model)
+    hindi_english = Translator.from_file(model, device="cpu", pair=("hi", "en"))
+    outputs = hindi_english.translate_text(HINDI)
+    # Odd lines get the model's own output as reference (good), even lines an unrelated one.
+    references = [out if i % 2 else "Zebra quantum yields." for i, out in enumerate(outputs)]
+    (tmp_path / "dev.hi").write_text("".join(s + "\n" for s in HINDI), encoding="utf-8")
+    (tmp_path / "dev.en").write_text("".join(r + "\n" for r in references), encoding="utf-8")
+    dev = f"general={tmp_path / 'dev.hi'},{tmp_path / 'dev.en'}"
+    command = ["calibrate", "--model", str(model), "--pair", "hin_Deva-eng_Latn", "--dev", dev]
+    command += ["--reverse-model", str(model), "--device", "cpu", "--no-progress"]
+    assert main([*command, "--beam-size", "2"]) == 0
+    assert "nllb.hi-en.confidence.json" in capsys.readouterr().out
+    assert not (tmp_path / "nllb.confidence.json").exists()
+
+    served = pairs_of(Translator.from_file(model, device="cpu"))
+    first, second = served
+    assert isinstance(first, Translator) and isinstance(second, Translator)
+    assert first.calibration is None and first.reverse is None
+    assert second.calibration is not None and second.reverse is not None
+    assert second.reverse.model is second.model  # no second copy
+    assert second.reverse.pair == ("eng_Latn", "hin_Deva")
+    results = second.translate(HINDI[:6], second.settings(beam_size=2), quality=True)
+    for result in results:
+        assert result.quality is not None and result.quality.confidence is not None
+        assert 0.0 <= result.quality.confidence <= 1.0
+    with TestClient(create_app(served)) as client:
+        models = client.get("/models").json()["models"]
+        assert [m["confidence"] is not None for m in models] == [False, True]

@@ -17,6 +17,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """Translate the dev sets (or read ``--rows``), fit on their first halves, report on the
     second halves, write the confidence model beside the model file."""
     from anuvad.data.download import sha256_of
+    from anuvad.data.language_tokens import common_code, parse_pairs
     from anuvad.decode_config import DecodeConfig
     from anuvad.evaluation.confidence_model import calibrate, report_table
     from anuvad.inference.confidence import calibration_path
@@ -32,6 +33,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print("error: give dev sets (--dev DOMAIN=SRC,REF) or --rows FILE", file=sys.stderr)
         return 2
     dev_sets = [read_dev_set(spec) for spec in args.dev]  # bad input fails before the model loads
+    pair = parse_pairs(args.pair)[0] if args.pair else None
     # The beam the rows were translated with (--rows: as --beam-size says, else the default).
     beam = SearchOptions.from_args(args).get("beam_size") or DecodeConfig().beam_size
     if args.rows:
@@ -41,8 +43,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
         from anuvad.inference.translator import Translator
 
-        translator = Translator.from_file(args.model, device=args.device)
-        translator.calibration, translator.reverse = None, None  # fitting anew
+        translator = Translator.from_file(
+            args.model, device=args.device, confidence=False, pair=pair
+        )
         translator.all_features = True
         if args.reverse_model:
             translator.use_reverse(args.reverse_model)
@@ -76,7 +79,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.reverse_model:
         model.reverse_model = os.path.relpath(args.reverse_model, Path(args.model).parent)
         model.reverse_sha256 = sha256_of(Path(args.reverse_model))
-    out = Path(args.out) if args.out else calibration_path(args.model)
+    # A pair's file is named by the two-letter codes the translator speaks (eng_Latn -> en).
+    pair_name = f"{common_code(pair[0])}-{common_code(pair[1])}" if pair else None
+    out = Path(args.out) if args.out else calibration_path(args.model, pair_name)
     model.save(out)
     if args.json:
         print(json.dumps(model.report, indent=1))
@@ -107,6 +112,14 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         metavar="PT",
         help="a target->source model (e.g. the shipped Hindi->English one): how well each output "
         "explains its source becomes a feature; the server then loads it beside the model",
+    )
+    p.add_argument(
+        "--pair",
+        metavar="SRC-TGT",
+        help="which pair of a multilingual model file (an imported NLLB / M2M100 model; e.g. en-hi "
+        "or eng_Latn-hin_Deva) to calibrate; written to STEM.en-hi.confidence.json, which that "
+        "pair loads when served. --reverse-model may be the same file: its reverse pair then "
+        "gives the reverse features without a second copy in memory",
     )
     p.add_argument("--out", help="where to write (default: beside the model: STEM.confidence.json)")
     p.add_argument("--save-rows", metavar="FILE", help="also write each sentence's features here")

@@ -307,20 +307,22 @@ def document_confidence(
     return sum(c * n for c, n in known) / sum(n for _, n in known)
 
 
-def calibration_path(model_path: str | Path) -> Path:
-    """Where a model file's confidence model lives: beside it, ``<stem>.confidence.json``."""
+def calibration_path(model_path: str | Path, pair: str | None = None) -> Path:
+    """Where a model file's confidence model lives: beside it, ``<stem>.confidence.json``; for
+    one pair of a multilingual file (``pair`` "en-hi"), ``<stem>.en-hi.confidence.json``."""
     path = Path(model_path)
-    return path.with_name(path.stem + ".confidence.json")
+    return path.with_name(path.stem + (f".{pair}" if pair else "") + ".confidence.json")
 
 
-def load_calibration(model_path: str | Path) -> ConfidenceModel | None:
-    """The confidence model beside ``model_path`` (None when there is none).
+def load_calibration(model_path: str | Path, pair: str | None = None) -> ConfidenceModel | None:
+    """The confidence model beside ``model_path`` (of its pair ``pair``, see
+    :func:`calibration_path`; None when there is none).
 
     Raises:
         ConfigError: the file is malformed, names a feature this anuvad does not compute, or
             was fitted on another model file (naming both and how to fix it).
     """
-    path = calibration_path(model_path)
+    path = calibration_path(model_path, pair)
     if not path.is_file():
         return None
     calibration = ConfidenceModel.load(path)

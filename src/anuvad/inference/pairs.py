@@ -15,16 +15,19 @@ from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.translator import Translator
 
 
-def pair_translators(translator: Translator) -> list[Translator]:
+def pair_translators(translator: Translator, confidence: bool = True) -> list[Translator]:
     """A translator for every pair of ``translator``'s model file, the file's default first;
     ``[translator]`` itself for a one-pair model.
 
     Each shares ``translator``'s network (no second copy in memory) and its search settings;
     its config name gets the pair's two-letter codes (``nllb-200-distilled-600M-en-hi``), which
-    a server uses as the model's id.
+    a server uses as the model's id. With ``confidence`` each new one loads its pair's
+    confidence model (``<stem>.hi-en.confidence.json``, ``anuvad calibrate --pair``) when the
+    file has one beside it.
 
     Raises:
         CheckpointError: the file's language tokens are malformed.
+        ConfigError: a pair's confidence model is malformed or belongs to another file.
     """
     languages = language_tokens_of(translator.model_file.metadata)
     if languages is None or len(languages.pairs) < 2:
@@ -40,6 +43,8 @@ def pair_translators(translator: Translator) -> list[Translator]:
             one = Translator(original, decode=translator.decode, pair=pair)
             one.model_path = translator.model_path
             one.lock = translator.lock  # one network: one model call at a time
+            if confidence:
+                one.load_confidence()
         suffix = f"{common_code(pair[0])}-{common_code(pair[1])}"
         config = dataclasses.replace(one.model_file.config, name=f"{name}-{suffix}")
         one.model_file = dataclasses.replace(one.model_file, config=config)

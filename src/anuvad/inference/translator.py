@@ -185,13 +185,31 @@ class Translator:
         translator = cls(load_model(path, device=resolve_device(device)), pair=pair)
         accelerate(translator.model)
         translator.model_path = Path(path)
-        if not confidence:
-            return translator
-        translator.calibration = load_calibration(path)
-        if translator.calibration is not None and translator.calibration.reverse_model:
-            reverse = Path(path).parent / translator.calibration.reverse_model
-            translator.use_reverse(reverse, translator.calibration.reverse_sha256)
+        if confidence:
+            translator.load_confidence()
         return translator
+
+    @property
+    def pair_name(self) -> str | None:
+        """ "en-hi" for a pair of a multilingual file (its two-letter codes); None otherwise."""
+        data = self.model_file.config.data
+        return None if self.pair is None else f"{data.src_lang}-{data.tgt_lang}"
+
+    def load_confidence(self) -> None:
+        """Load the confidence model beside :attr:`model_path` (a multilingual file's: its
+        pair's, ``<stem>.en-hi.confidence.json``) and the reverse model it needs, if any.
+
+        Raises:
+            ConfigError: it is malformed or belongs to another model file, or its reverse model
+                is missing or another.
+            CheckpointError: the reverse model cannot be loaded.
+        """
+        if self.model_path is None:
+            return
+        self.calibration = load_calibration(self.model_path, self.pair_name)
+        if self.calibration is not None and self.calibration.reverse_model:
+            reverse = self.model_path.parent / self.calibration.reverse_model
+            self.use_reverse(reverse, self.calibration.reverse_sha256)
 
     def use_reverse(self, path: str | Path, sha256: str = "") -> None:
         """Load the reverse (target→source) model at ``path`` for the confidence features.
@@ -211,9 +229,18 @@ class Translator:
                 f"{path} is not the reverse model the confidence was fitted with (SHA-256 "
                 "differs); run `anuvad calibrate` again"
             )
-        reverse = Translator(load_model(path, device=self.device))
-        accelerate(reverse.model)
-        mine, theirs = self.model_file.config.data, reverse.model_file.config.data
+        mine = self.model_file.config.data
+        if (
+            self.pair is not None
+            and self.model_path is not None
+            and (Path(path).resolve() == self.model_path.resolve())
+        ):  # a multilingual file's reverse pair: the same network, no second copy
+            reverse = Translator(self.model_file, self.decode, (mine.tgt_lang, mine.src_lang))
+            reverse.lock = self.lock
+        else:
+            reverse = Translator(load_model(path, device=self.device))
+            accelerate(reverse.model)
+        theirs = reverse.model_file.config.data
         if (theirs.src_lang, theirs.tgt_lang) != (mine.tgt_lang, mine.src_lang):
             raise ConfigError(
                 f"{path} translates {theirs.src_lang}->{theirs.tgt_lang}; a reverse model for "
