@@ -1,5 +1,5 @@
-"""``anuvad import``: a Hugging Face Marian (OPUS-MT and the like) or M2M100 / NLLB-200 model →
-an anuvad model file."""
+"""``anuvad import``: a Hugging Face Marian (OPUS-MT and the like), a Marian release zip or an
+M2M100 / NLLB-200 model → an anuvad model file."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """Add ``anuvad import`` to the CLI."""
     p = add(
         "import",
-        "Import a Hugging Face Marian model (e.g. Helsinki-NLP/opus-mt-en-hi) or an M2M100 / "
-        "NLLB-200 model (e.g. facebook/nllb-200-distilled-600M, with --pairs) as an anuvad model "
-        "file.",
+        "Import a Hugging Face Marian model (e.g. Helsinki-NLP/opus-mt-en-hi), a Marian release "
+        "zip (OPUS-MT / Tatoeba-MT) or an M2M100 / NLLB-200 model (e.g. "
+        "facebook/nllb-200-distilled-600M, with --pairs) as an anuvad model file.",
     )
     p.add_argument(
         "source",
@@ -42,15 +42,22 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "respected) or a local folder in Hugging Face's layout (Marian: config.json, "
         "model.safetensors or pytorch_model.bin, source.spm, target.spm, vocab.json; M2M100 / "
         "NLLB: config.json, the weights, sentencepiece.bpe.model and tokenizer.json or "
-        "vocab.json)",
+        "vocab.json), or a Marian release as OPUS-MT / Tatoeba-MT publish it: the .zip or its "
+        "folder (decoder.yml, the .npz, *.vocab.yml, source.spm, target.spm)",
     )
     p.add_argument(
         "--out",
         help="the model file to write, or a folder for the default name (default: "
         "data/trained_models/<pair>_d<D>_L<layers>_V<vocab>_<time>.pt)",
     )
-    p.add_argument("--src-lang", help="source language code (default: from an opus-mt-xx-yy name)")
-    p.add_argument("--tgt-lang", help="target language code (default: from an opus-mt-xx-yy name)")
+    p.add_argument(
+        "--src-lang",
+        help="source language code (default: from an opus-mt-xx-yy name, or a release's README)",
+    )
+    p.add_argument(
+        "--tgt-lang",
+        help="target language code (default: from an opus-mt-xx-yy name, or a release's README)",
+    )
     p.add_argument(
         "--pairs",
         help="M2M100 / NLLB: the language pairs the file offers, SRC-TGT comma-separated, the "

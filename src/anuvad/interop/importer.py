@@ -1,6 +1,7 @@
 """``anuvad import``: a Hugging Face Marian model (hub id or folder) → an anuvad model file;
 :func:`import_model` sends M2M100 / NLLB-200 models (``model_type: m2m_100``) to
-:mod:`anuvad.interop.m2m100_importer`.
+:mod:`anuvad.interop.m2m100_importer` and Marian's own release zips and folders to
+:mod:`anuvad.interop.marian_release`.
 
 The written file is an ordinary anuvad model: every command takes it (translate, serve,
 evaluate, calibrate, export to CTranslate2 or back to Hugging Face). Its search settings are
@@ -252,14 +253,19 @@ def import_model(
     revision: str | None = None,
     pairs: list[tuple[str, str]] | None = None,
 ) -> ImportedModel:
-    """Import a Hugging Face translation model; its ``config.json`` picks the family: M2M100 /
-    NLLB-200 (``m2m_100``: :func:`anuvad.interop.m2m100_importer.import_m2m100`, for ``pairs``,
-    or ``src_lang``-``tgt_lang``) or Marian (:func:`import_marian`, one pair).
+    """Import a translation model: a Marian release ``.zip`` or folder
+    (:func:`anuvad.interop.marian_release.import_marian_release`), or a Hugging Face model whose
+    ``config.json`` picks the family: M2M100 / NLLB-200 (``m2m_100``:
+    :func:`anuvad.interop.m2m100_importer.import_m2m100`, for ``pairs``, or
+    ``src_lang``-``tgt_lang``) or Marian (:func:`import_marian`, one pair).
 
     Raises:
         CheckpointError: one line naming what is wrong; nothing is written then.
     """
-    if model_type(source, revision) == "m2m_100":
+    from anuvad.interop.marian_release import import_marian_release, is_marian_release
+
+    release = is_marian_release(source)  # Marian's own .zip / folder (decoder.yml, .npz)
+    if not release and model_type(source, revision) == "m2m_100":
         from anuvad.interop.m2m100_importer import import_m2m100
 
         if not pairs and src_lang and tgt_lang:
@@ -272,6 +278,8 @@ def import_model(
                 "--src-lang and --tgt-lang)"
             )
         src_lang, tgt_lang = pairs[0]
+    if release:
+        return import_marian_release(source, out, src_lang, tgt_lang)
     return import_marian(source, out, src_lang, tgt_lang, revision)
 
 
@@ -297,7 +305,6 @@ def import_marian(
     """
     folder_path = download_marian(source, revision) if looks_like_hub_id(source) else Path(source)
     folder = read_marian_folder(folder_path, name=source)
-    shape = MarianShape.from_config(folder.config, source)
     named = languages_of(source) or languages_of(str(folder_path.resolve()))
     if src_lang is None or tgt_lang is None:
         if named is None:
@@ -306,8 +313,36 @@ def import_marian(
                 "--tgt-lang (e.g. --src-lang en --tgt-lang hi)"
             )
         src_lang, tgt_lang = src_lang or named[0], tgt_lang or named[1]
+    return import_marian_folder(folder, out, src_lang, tgt_lang, revision=revision)
+
+
+def import_marian_folder(
+    folder: MarianFolder,
+    out: str | Path | None,
+    src_lang: str,
+    tgt_lang: str,
+    *,
+    revision: str | None = None,
+    import_format: str = "marian",
+    extra_metadata: Mapping[str, Any] | None = None,
+) -> ImportedModel:
+    """Write the anuvad model file of a read Marian folder (Hugging Face's, or a Marian release
+    read onto its layout: :mod:`anuvad.interop.marian_release`).
+
+    Args:
+        folder: what was read; ``folder.name`` names it.
+        out: as :func:`import_marian`.
+        src_lang, tgt_lang: language codes.
+        revision: the hub revision asked for (None: the default or not the hub).
+        import_format: the format read (``marian``, ``marian_release``), for the metadata.
+        extra_metadata: what the format adds to the metadata.
+
+    Raises:
+        CheckpointError: one line naming what is wrong; nothing is written then.
+    """
+    shape = MarianShape.from_config(folder.config, folder.name)
     src_order, tgt_order = vocab_orders(folder, shape)
-    model_config, state = marian_to_anuvad(shape, folder.state, src_order, tgt_order, source)
+    model_config, state = marian_to_anuvad(shape, folder.state, src_order, tgt_order, folder.name)
     model, config = checked_import(folder, model_config, state, src_lang, tgt_lang)
     src_tokenizer = tokenizer_for(folder.source_spm, src_order.pieces)
     tgt_tokenizer = (
@@ -317,5 +352,12 @@ def import_marian(
     )
     tokenizers = (src_tokenizer, tgt_tokenizer)
     return save_import(
-        folder, model, config, tokenizers, out=out, revision=revision, import_format="marian"
+        folder,
+        model,
+        config,
+        tokenizers,
+        out=out,
+        revision=revision,
+        import_format=import_format,
+        extra_metadata=extra_metadata,
     )
