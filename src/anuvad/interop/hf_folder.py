@@ -263,7 +263,7 @@ def download_files(
     except ImportError as exc:
         raise CheckpointError(
             f"downloading {repo_id} needs huggingface_hub (pip install huggingface_hub), or give "
-            "a local Marian folder"
+            "a local model folder"
         ) from exc
     endpoint = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
     # Unreachable (offline, a firewall): answer from the hub cache at once rather than after the
@@ -290,7 +290,7 @@ def download_files(
             raise CheckpointError(
                 f"{repo_id}: cannot reach {endpoint} to download {filename} and it is not in "
                 "the hub cache; connect (or set HF_ENDPOINT to a mirror), or import a local "
-                "Marian folder"
+                "folder of it"
             ) from exc
         except EntryNotFoundError:
             return None

@@ -51,6 +51,10 @@ def model_licence(corpora: Sequence[str], metadata: Mapping[str, Any]) -> Licenc
     """
     card = metadata.get("license")
     if isinstance(card, str) and card.strip():
+        if RESTRICTED.search(card):  # "cc-by-nc-4.0" (NLLB-200): say it in words
+            return Licence(
+                f"non-commercial use only ({card.strip()})", "the licence its model card states"
+            )
         return Licence(card.strip(), "the licence its model card states")
     restricted = [
         f"{name} ({CATALOGUE[name].licence})"

@@ -18,6 +18,14 @@ def test_the_model_card_s_licence_comes_first() -> None:
     assert "model card" in licence.why
 
 
+def test_a_non_commercial_card_licence_is_said_in_words() -> None:
+    """NLLB-200's card says cc-by-nc-4.0: the page must say non-commercial (issue 41 item 6)."""
+    licence = model_licence([], {"license": "cc-by-nc-4.0"})
+    assert licence is not None and licence.terms == "non-commercial use only (cc-by-nc-4.0)"
+    commercial = model_licence([], {"license": "cc-by-4.0"})
+    assert commercial is not None and commercial.terms == "cc-by-4.0"
+
+
 def test_one_non_commercial_corpus_makes_the_model_non_commercial_and_is_named() -> None:
     licence = model_licence(["ud-pud", "hvg", "xquad"], {})
     assert licence is not None and licence.terms == "non-commercial research use only"
