@@ -53,10 +53,17 @@ def pair_translators(translator: Translator, confidence: bool = True) -> list[Tr
 
 
 def pairs_of(engine: TranslationEngine) -> list[TranslationEngine]:
-    """What a server serves for ``engine``: a torch translator of a multilingual file as one
-    translator per pair (:func:`pair_translators`), anything else as itself."""
+    """What a server serves for ``engine``: a multilingual model as one engine per pair (the
+    torch engine's :func:`pair_translators`, the CTranslate2 engine's
+    :func:`~anuvad.inference.ct2.pairs.ct2_pair_translators`), anything else as itself."""
     if isinstance(engine, Translator):
         return list(pair_translators(engine))
+    if engine.engine == "ctranslate2":  # imported here: ctranslate2 is an optional dependency
+        from anuvad.inference.ct2.engine import CT2Translator
+        from anuvad.inference.ct2.pairs import ct2_pair_translators
+
+        if isinstance(engine, CT2Translator):
+            return list(ct2_pair_translators(engine))
     return [engine]
 
 

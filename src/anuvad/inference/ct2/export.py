@@ -13,7 +13,13 @@ How each part of anuvad's Transformer is expressed (everything else is refused, 
   ``kv_proj`` already have CTranslate2's layout (Q, K, V and K, V stacked), so they are copied.
 * positions: CTranslate2's built-in sinusoids put all sines before all cosines; anuvad interleaves
   them (``PE(pos, 2i)`` = sin, ``PE(pos, 2i+1)`` = cos). The table is therefore always written
-  explicitly (anuvad's own sinusoidal table, or the learned one), ``max_positions`` rows.
+  explicitly (anuvad's own sinusoidal table, fairseq's for an imported M2M100 / NLLB model, or the
+  learned one), ``max_positions`` rows.
+* an imported M2M100 / NLLB model (issue 41 item 5): pre-LN with the final LayerNorms, fairseq's
+  table from its first real position, and the vocabulary in anuvad's order, whose BOS is the
+  copied decoder-start row (``</s>``'s embedding) and the decoder start token. The language
+  tokens are ordinary pieces; the metadata that names them (``language_tokens``) is kept in
+  ``anuvad.json``, and the engine passes them (:mod:`anuvad.inference.ct2.languages`).
 * embeddings scaled by sqrt(D) (``scale_embeddings``); tied output projection and three-way tying
   are the same tensor in several places, which CTranslate2 stores once (aliases).
 * special tokens: the vocabularies are the SentencePiece pieces in id order, so ids agree
@@ -51,7 +57,7 @@ from anuvad.config import ModelConfig, config_to_dict
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
 from anuvad.errors import CheckpointError
 from anuvad.inference.ct2 import QUANTIZATIONS, missing_ctranslate2
-from anuvad.model.layers import sinusoidal_table
+from anuvad.model.layers import fairseq_sinusoidal_table, sinusoidal_table
 
 try:
     import ctranslate2
@@ -91,7 +97,7 @@ _HANDLED_FIELDS = {
     "share_source_embedding": "source embedding = target embedding",
     "init_std": "training only",
 }
-_POSITIONS = ("sinusoidal", "learned")
+_POSITIONS = ("sinusoidal", "learned", "sinusoidal_fairseq")
 _ACTIVATION_SPECS = {
     "relu": common_spec.Activation.RELU,
     "swish": common_spec.Activation.SWISH,
@@ -179,7 +185,11 @@ def _layer_norm(spec: Any, weights: _Weights, prefix: str) -> None:
 def _position_table(config: ModelConfig, weights: _Weights) -> Tensor:
     if config.positional_encoding == "learned":
         return weights.take("positions.embedding.weight")
-    # The sinusoidal table is a non-persistent buffer (derivable): rebuild anuvad's own.
+    # The sinusoidal tables are non-persistent buffers (derivable): rebuild anuvad's own.
+    if config.positional_encoding == "sinusoidal_fairseq":
+        # Row i is fairseq's row i + 2 (positions after padding index 1): what CTranslate2's own
+        # M2M100 converter stores (the table from the module's offset on).
+        return fairseq_sinusoidal_table(config.max_positions, config.d_model)
     return sinusoidal_table(config.max_positions, config.d_model)
 
 
