@@ -35,6 +35,18 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "legal text, TED talks, speeches and dictionaries, and 48,000 Hindi news sentences "
         "translated back into English",
     ),
+    "enhi_bt_d256_L3": (
+        "general text",
+        "trained on 125,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
+        "translated back into English",
+    ),
+    "hien_bt_d256_L3": (
+        "general text",
+        "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 124,000 English news sentences "
+        "translated into Hindi",
+    ),
     "hien_d256_L3": (
         "",
         "trained on 93,000 sentence pairs of image captions, everyday phrases, Wikipedia, news, "
