@@ -54,7 +54,7 @@ from torch import Tensor
 from anuvad import __version__
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.config import ModelConfig, config_to_dict
-from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
+from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from anuvad.errors import CheckpointError
 from anuvad.inference.ct2 import QUANTIZATIONS, missing_ctranslate2
 from anuvad.model.layers import fairseq_sinusoidal_table, sinusoidal_table
@@ -345,6 +345,12 @@ def export_ctranslate2(
             "quantization": quantization,
             "config": config_to_dict(model_file.config),
             "metadata": facts,
+            # Pieces that are no text (an imported model's language tokens): the .spm files
+            # do not keep them, and decoding would show them.
+            "silent_pieces": {
+                "source": list(model_file.src_tokenizer.silent),
+                "target": list(model_file.tgt_tokenizer.silent),
+            },
         }
         (built / METADATA_FILE).write_text(
             json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -386,9 +392,3 @@ def read_ct2_metadata(folder: str | Path) -> dict[str, Any]:
             f"{CT2_FORMAT_VERSION}: upgrade anuvad"
         )
     return dict(info)
-
-
-def load_ct2_tokenizers(folder: str | Path) -> tuple[Tokenizer, Tokenizer]:
-    """The source and target SentencePiece models stored in an exported folder."""
-    folder = Path(folder)
-    return Tokenizer.load(folder / SRC_TOKENIZER_FILE), Tokenizer.load(folder / TGT_TOKENIZER_FILE)

@@ -20,7 +20,11 @@ from anuvad.data.language_tokens import common_code, language_tokens_of
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.inference.ct2 import missing_ctranslate2
-from anuvad.inference.ct2.export import load_ct2_tokenizers, read_ct2_metadata
+from anuvad.inference.ct2.export import (
+    SRC_TOKENIZER_FILE,
+    TGT_TOKENIZER_FILE,
+    read_ct2_metadata,
+)
 
 try:
     import ctranslate2
@@ -37,6 +41,26 @@ class ExportedModel:
     src_tokenizer: Tokenizer
     tgt_tokenizer: Tokenizer
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def load_ct2_tokenizers(folder: str | Path) -> tuple[Tokenizer, Tokenizer]:
+    """The source and target SentencePiece models stored in an exported folder, with the
+    pieces ``anuvad.json`` names silent (decoded to nothing).
+
+    Raises:
+        CheckpointError: the folder is not an anuvad CTranslate2 export, or a tokenizer is
+            unreadable.
+    """
+    folder = Path(folder)
+    silent = read_ct2_metadata(folder).get("silent_pieces", {})
+    tokenizers = []
+    for side, name in (("source", SRC_TOKENIZER_FILE), ("target", TGT_TOKENIZER_FILE)):
+        tokenizer = Tokenizer.load(folder / name)
+        pieces = silent.get(side, []) if isinstance(silent, dict) else []
+        if pieces:
+            tokenizer = Tokenizer(tokenizer.model_proto, tokenizer.vocab, pieces)
+        tokenizers.append(tokenizer)
+    return tokenizers[0], tokenizers[1]
 
 
 def load_exported_model(folder: str | Path) -> ExportedModel:
