@@ -5,7 +5,10 @@
 For each shape (one shared vocabulary, two vocabularies, an output layer of its own, a
 multilingual target with ``>>hin<<`` tokens) the 20 sentences are cut into Marian's pieces, and
 greedy and beam outputs equal ``MarianMTModel.generate``'s token for token and
-``MarianTokenizer.batch_decode(..., skip_special_tokens=True)``'s string for string.
+``MarianTokenizer.batch_decode(..., skip_special_tokens=True)``'s string for string. A
+multilingual release imported for named target languages (``--tgt-lang``, ``--pairs``) puts each
+pair's ``>>xxx<<`` token before the source itself, and each pair equals ``generate`` on the
+sentences with that token written.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ import pytest
 import torch
 
 from anuvad.checkpoint import load_model
+from anuvad.data.language_tokens import language_tokens_of
+from anuvad.errors import CheckpointError
+from anuvad.inference.pairs import pair_translators
 from anuvad.inference.translator import Translator
 from anuvad.interop.importer import import_model
 from anuvad.interop.marian_release import is_marian_release, read_marian_release
@@ -85,9 +91,12 @@ def generated_strings(marian: Any, tokenizer: Any, texts: list[str], **settings:
     return [str(text) for text in tokenizer.batch_decode(out, skip_special_tokens=True)]
 
 
-def translated(path: Path, texts: list[str], **settings: Any) -> tuple[list[list[str]], list[str]]:
-    """anuvad's outputs: the pieces, and the text the target tokenizer makes of them."""
-    translator = Translator.from_file(path, device="cpu")
+def translated(
+    path: Path | Translator, texts: list[str], **settings: Any
+) -> tuple[list[list[str]], list[str]]:
+    """anuvad's outputs (of a model file or a translator): the pieces, and the text the target
+    tokenizer makes of them."""
+    translator = path if isinstance(path, Translator) else Translator.from_file(path, device="cpu")
     results = translator.translate(
         texts, translator.settings(max_len_a=0.0, max_len_b=LIMIT, **settings)
     )
@@ -126,6 +135,57 @@ def test_outputs_equal_the_converted_models_token_for_token_and_string_for_strin
     pieces, strings = translated(path, texts, **ours_settings)
     assert pieces == generated(marian, tokenizer, texts, **generate_settings)
     assert strings == generated_strings(marian, tokenizer, texts, **generate_settings)
+
+
+@pytest.mark.parametrize(
+    ("ours_settings", "generate_settings"),
+    [({"beam_size": 1}, {"num_beams": 1}), ({}, {})],
+    ids=["greedy", "release-defaults"],
+)
+def test_named_target_languages_put_their_token_before_each_source(
+    release: Any,
+    tmp_path: Path,
+    ours_settings: dict[str, Any],
+    generate_settings: dict[str, Any],
+) -> None:
+    """Imported for eng-hin and eng-mar (named by two- and three-letter codes), the file serves
+    two pairs; each equals generate on the sentences after its token, with no token forced on
+    the target side."""
+    shape, _, marian, tokenizer, _ = release
+    if not shape.language_tokens:
+        pytest.skip("a multilingual target only")
+    path = import_model(
+        str(release[1]), tmp_path / "targets.pt", pairs=[("eng", "hi"), ("eng", "mar")]
+    ).path
+    languages = language_tokens_of(load_model(path).metadata)
+    assert languages is not None and languages.target_in_source
+    assert languages.pairs == (("eng", "hin"), ("eng", "mar"))
+    translators = pair_translators(Translator.from_file(path, device="cpu"), confidence=False)
+    assert [t.pair for t in translators] == [("eng", "hin"), ("eng", "mar")]
+    for translator, token in zip(translators, (">>hin<<", ">>mar<<"), strict=True):
+        assert translator.tgt_prefix == []
+        texts = [f"{token} {text}" for text in SENTENCES]
+        pieces, strings = translated(translator, SENTENCES, **ours_settings)
+        assert pieces == generated(marian, tokenizer, texts, **generate_settings)
+        assert strings == generated_strings(marian, tokenizer, texts, **generate_settings)
+
+
+def test_tgt_lang_names_one_target_and_an_unknown_one_is_refused(
+    release: Any, tmp_path: Path
+) -> None:
+    shape, folder, _, _, _ = release
+    if not shape.language_tokens:
+        with pytest.raises(CheckpointError, match="translates one pair"):
+            import_model(str(folder), tmp_path / "m.pt", pairs=[("eng", "hin"), ("eng", "mar")])
+        return
+    path = import_model(str(folder), tmp_path / "urd.pt", tgt_lang="urd").path
+    translator = Translator.from_file(path, device="cpu")
+    assert translator.pair == ("eng", "urd")
+    vocab = translator.src_tokenizer.vocab
+    assert vocab is not None and translator.encode(["a"])[0][0] == vocab.index(">>urd<<")
+    with pytest.raises(CheckpointError, match="target languages, which are hin, mar, urd"):
+        import_model(str(folder), tmp_path / "deu.pt", tgt_lang="deu")
+    assert not (tmp_path / "deu.pt").exists()
 
 
 def test_the_release_settings_become_the_files_search(release: Any) -> None:

@@ -1,13 +1,19 @@
-"""The language tokens of a multilingual model (NLLB-200, M2M100): which token names each
-language, which pairs a model file was imported for, and the ids one pair's translation needs.
+"""The language tokens of a multilingual model (NLLB-200, M2M100, a multilingual-target Marian
+release): which token names each language, which pairs a model file was imported for, and the ids
+one pair's translation needs.
 
-Such a model reads ``[source-language token] + pieces + </s>`` and its decoder is forced to begin
-with the target-language token (NLLB's non-legacy layout; M2M100's), which is part of no output.
+NLLB-200 and M2M100 read ``[source-language token] + pieces + </s>`` and their decoder is forced
+to begin with the target-language token (NLLB's non-legacy layout; M2M100's), which is part of no
+output. A multilingual-target Marian model (OPUS-MT / Tatoeba-MT, ``>>hin<<``) reads
+``[target-language token] + pieces + </s>`` and nothing is forced: its tokens name target
+languages only (``target_in_source``), as ``MarianTokenizer`` reads ``>>hin<< text``.
 A model file keeps this under its metadata's ``language_tokens`` (:meth:`LanguageTokens.
 to_metadata`)::
 
     {"tokens": {"eng_Latn": "eng_Latn", "hin_Deva": "hin_Deva", ...},   # every language
      "pairs": [["eng_Latn", "hin_Deva"], ["hin_Deva", "eng_Latn"]]}       # imported for
+    {"tokens": {"hin": ">>hin<<", "mar": ">>mar<<"}, "pairs": [["eng", "hin"]],
+     "target_in_source": true}                                             # Marian's layout
 
 Its config's ``data.src_lang`` / ``data.tgt_lang`` is the first pair, which every command uses;
 another pair is picked by name (``Translator(..., pair=...)``), and a server can list ``pairs``
@@ -44,10 +50,14 @@ class LanguageTokens:
     Attributes:
         tokens: (language code, its token) for every language the vocabulary has.
         pairs: the (source, target) language codes the file offers, the default first.
+        target_in_source: Marian's layout: the target language's token starts the source and
+            no target token is forced (then ``tokens`` are the target languages only, and a
+            pair's source may be any language).
     """
 
     tokens: tuple[tuple[str, str], ...]
     pairs: tuple[tuple[str, str], ...]
+    target_in_source: bool = False
 
     @property
     def codes(self) -> list[str]:
@@ -75,17 +85,30 @@ class LanguageTokens:
             ConfigError: naming every such pair and listing the model's language codes.
         """
         known = set(self.codes)
-        bad = [f"{s}-{t}" for s, t in pairs if s not in known or t not in known or s == t]
+        sources = None if self.target_in_source else known  # None: any source language
+        bad = [
+            f"{s}-{t}"
+            for s, t in pairs
+            if t not in known or s == t or (sources is not None and s not in sources)
+        ]
         if bad:
+            codes = ", ".join(self.codes)
+            wanted = (
+                f"languages, TGT one of the model's target languages, which are {codes}"
+                if self.target_in_source
+                else f"language codes of the model, which are {codes}"
+            )
             raise ConfigError(
                 f"unknown language pair {', '.join(bad)}: give pairs as SRC-TGT of two different "
-                f"language codes of the model, which are {', '.join(self.codes)}"
+                f"{wanted}"
             )
 
     def prefixes(
         self, pair: tuple[str, str], src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer
     ) -> tuple[list[int], list[int]]:
-        """The source prefix and the forced target prefix (ids) of ``pair``.
+        """The source prefix and the forced target prefix (ids) of ``pair``: NLLB's source- and
+        target-language tokens, or Marian's target-language token and nothing
+        (:attr:`target_in_source`).
 
         Raises:
             ConfigError: the file was not imported for ``pair`` (its pairs listed).
@@ -97,6 +120,8 @@ class LanguageTokens:
                 f"this model file offers {offered}, not {pair[0]}-{pair[1]}; import the model "
                 f"again with --pairs {pair[0]}-{pair[1]}"
             )
+        if self.target_in_source:
+            return [_id_of(src_tokenizer, self.token(pair[1]))], []
         return [_id_of(src_tokenizer, self.token(pair[0]))], [
             _id_of(tgt_tokenizer, self.token(pair[1]))
         ]
@@ -111,7 +136,13 @@ class LanguageTokens:
 
     def to_metadata(self) -> dict[str, Any]:
         """Plain data for a model file's metadata (read back by :func:`language_tokens_of`)."""
-        return {"tokens": dict(self.tokens), "pairs": [list(p) for p in self.pairs]}
+        entry: dict[str, Any] = {
+            "tokens": dict(self.tokens),
+            "pairs": [list(p) for p in self.pairs],
+        }
+        if self.target_in_source:
+            entry["target_in_source"] = True
+        return entry
 
 
 def common_code(code: str) -> str:
@@ -141,11 +172,13 @@ def language_tokens_of(metadata: Mapping[str, Any]) -> LanguageTokens | None:
     try:
         tokens = tuple((str(c), str(t)) for c, t in dict(entry["tokens"]).items())
         pairs = tuple((str(s), str(t)) for s, t in entry["pairs"])
+        # Absent in NLLB / M2M100 files, which were written before Marian's layout came.
+        target_in_source = entry.get("target_in_source", False) is True
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"the model file's {METADATA_KEY} metadata is malformed") from exc
     if not pairs:
         raise CheckpointError(f"the model file's {METADATA_KEY} metadata lists no pair")
-    return LanguageTokens(tokens, pairs)
+    return LanguageTokens(tokens, pairs, target_in_source)
 
 
 def parse_pairs(text: str) -> list[tuple[str, str]]:

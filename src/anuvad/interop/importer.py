@@ -24,6 +24,7 @@ from torch import Tensor
 
 from anuvad.checkpoint import default_model_path, save_model
 from anuvad.config import ExperimentConfig, ModelConfig
+from anuvad.data.download import Progress
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.data_config import DataConfig
 from anuvad.decode_config import DecodeConfig
@@ -252,25 +253,30 @@ def import_model(
     tgt_lang: str | None = None,
     revision: str | None = None,
     pairs: list[tuple[str, str]] | None = None,
+    progress: Progress | None = None,
 ) -> ImportedModel:
-    """Import a translation model: a Marian release ``.zip`` or folder
-    (:func:`anuvad.interop.marian_release.import_marian_release`), or a Hugging Face model whose
-    ``config.json`` picks the family: M2M100 / NLLB-200 (``m2m_100``:
+    """Import a translation model: a Marian release ``.zip``, folder or zip URL
+    (:func:`anuvad.interop.marian_release.import_marian_release`: ``progress`` is told the
+    download's bytes; several ``pairs`` for a multilingual-target release), or a Hugging Face
+    model whose ``config.json`` picks the family: M2M100 / NLLB-200 (``m2m_100``:
     :func:`anuvad.interop.m2m100_importer.import_m2m100`, for ``pairs``, or
     ``src_lang``-``tgt_lang``) or Marian (:func:`import_marian`, one pair).
 
     Raises:
         CheckpointError: one line naming what is wrong; nothing is written then.
+        DataError: a release URL cannot be downloaded.
     """
     from anuvad.interop.marian_release import import_marian_release, is_marian_release
 
-    release = is_marian_release(source)  # Marian's own .zip / folder (decoder.yml, .npz)
+    release = is_marian_release(source)  # Marian's own .zip / folder / zip URL
     if not release and model_type(source, revision) == "m2m_100":
         from anuvad.interop.m2m100_importer import import_m2m100
 
         if not pairs and src_lang and tgt_lang:
             pairs = [(src_lang, tgt_lang)]
         return import_m2m100(source, out, pairs or [], revision)
+    if release:
+        return import_marian_release(source, out, src_lang, tgt_lang, pairs, progress)
     if pairs:
         if len(pairs) > 1:
             raise CheckpointError(
@@ -278,8 +284,6 @@ def import_model(
                 "--src-lang and --tgt-lang)"
             )
         src_lang, tgt_lang = pairs[0]
-    if release:
-        return import_marian_release(source, out, src_lang, tgt_lang)
     return import_marian(source, out, src_lang, tgt_lang, revision)
 
 

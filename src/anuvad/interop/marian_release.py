@@ -9,7 +9,12 @@ A release holds ``decoder.yml`` (Marian's decoding options: ``models`` names the
 shared by both sides (``opus.spm32k-spm32k.vocab.yml``) or two (``*.src.vocab.yml``,
 ``*.trg.vocab.yml``), and usually ``README.md`` and ``LICENSE``. A multilingual model's
 vocabulary has target-language tokens (``>>hin<<``): a sentence starts with the one of the
-language wanted, as with ``MarianTokenizer``.
+language wanted, as with ``MarianTokenizer``. Imported for named target languages (``--tgt-lang
+hin``, ``--pairs eng-hin,eng-mar``) the file puts it there itself: its metadata's
+``language_tokens`` (:class:`~anuvad.data.language_tokens.LanguageTokens`, ``target_in_source``)
+make it a source prefix with no forced target token, and each pair is served as a model of its
+own (:mod:`anuvad.inference.pairs`). An http(s) URL of a zip is downloaded into the user cache
+first (:mod:`anuvad.interop.release_download`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from anuvad.errors import CheckpointError
+from anuvad.data.download import Progress
+from anuvad.data.language_tokens import METADATA_KEY, LanguageTokens, common_code
+from anuvad.errors import CheckpointError, ConfigError
 from anuvad.interop.hf_folder import MarianFolder
 from anuvad.interop.importer import ImportedModel, import_marian_folder
 from anuvad.interop.marian_npz import (
@@ -35,6 +42,7 @@ from anuvad.interop.marian_npz import (
     model_options,
     read_yaml,
 )
+from anuvad.interop.release_download import download_release, is_release_url
 
 DECODER_YML = "decoder.yml"
 SOURCE_SPM = "source.spm"
@@ -114,6 +122,8 @@ class MarianRelease:
         folder: what the Hugging Face import reads (config, weights, tokenizer files).
         languages: (source, target) language codes its README or folder name gives (None:
             neither says, or it names several).
+        source_language: the one source language its README or folder name gives (None:
+            neither says, or it names several).
         language_tokens: a multilingual model's target-language tokens (``>>hin<<``), in
             vocabulary order; () for a model of one target language.
         license: the licence its ``LICENSE`` names (``cc-by-4.0``), None when unknown.
@@ -121,13 +131,16 @@ class MarianRelease:
 
     folder: MarianFolder
     languages: tuple[str, str] | None
+    source_language: str | None
     language_tokens: tuple[str, ...]
     license: str | None
 
 
 def is_marian_release(source: str) -> bool:
-    """Whether ``source`` is a release: a ``.zip`` file, or a folder with ``decoder.yml`` or an
-    ``.npz`` and no Hugging Face ``config.json``."""
+    """Whether ``source`` is a release: an http(s) URL (of a zip), a ``.zip`` file, or a folder
+    with ``decoder.yml`` or an ``.npz`` and no Hugging Face ``config.json``."""
+    if is_release_url(source):
+        return True
     path = Path(source)
     if path.is_file():
         return path.suffix.lower() == ".zip"
@@ -176,10 +189,16 @@ def read_vocab(files: ReleaseFiles, name: str) -> list[str]:
     return [str(p) for p in pieces]
 
 
+def card_sides(card: str) -> dict[str, list[str]]:
+    """The languages of a release README's ``* source language(s): eng`` and ``* target
+    language(s): hin mar`` lines, by side (``source``, ``target``; a side absent: no key)."""
+    return {side: value.split() for side, value in _CARD_LANGUAGES.findall(card)}
+
+
 def card_languages(card: str) -> tuple[str, str] | None:
-    """(source, target) of a release README's ``* source language(s): eng`` lines (None: absent,
-    or a side lists several languages)."""
-    found = {side: value.split() for side, value in _CARD_LANGUAGES.findall(card)}
+    """(source, target) of a release README's language lines (None: absent, or a side lists
+    several languages)."""
+    found = card_sides(card)
     source, target = found.get("source", []), found.get("target", [])
     return (source[0], target[0]) if len(source) == 1 and len(target) == 1 else None
 
@@ -285,12 +304,37 @@ def read_marian_release(source: str | Path, name: str | None = None) -> MarianRe
         card=card,
         files={"weights": models[0]},
     )
+    named = folder_languages(path)
+    card_source = card_sides(card).get("source", [])
     return MarianRelease(
         folder=folder,
-        languages=card_languages(card) or folder_languages(path),
+        languages=card_languages(card) or named,
+        source_language=card_source[0] if len(card_source) == 1 else named and named[0],
         language_tokens=tuple(p for p in src_vocab if _LANGUAGE_TOKEN.match(p)),
         license=license_of(files.text(LICENSE_FILE)),
     )
+
+
+def target_tokens(
+    release: MarianRelease, pairs: Sequence[tuple[str, str]], name: str
+) -> LanguageTokens:
+    """The language tokens of a multilingual-target release imported for ``pairs``, each pair's
+    target named by its token's code (``hin``), a two-letter code (``hi``) or the token itself
+    (``>>hin<<``), its source as given.
+
+    Raises:
+        CheckpointError: a target the release has no token for (its target languages listed).
+    """
+    tokens = tuple((token[2:-2], token) for token in release.language_tokens)
+    names = {alias: code for code, token in tokens for alias in (common_code(code), token)}
+    names.update({code: code for code, _ in tokens})  # a code itself wins over an alias
+    resolved = tuple((src, names.get(tgt, tgt)) for src, tgt in pairs)
+    languages = LanguageTokens(tokens, resolved, target_in_source=True)
+    try:
+        languages.check_pairs(resolved)
+    except ConfigError as exc:
+        raise CheckpointError(f"{name}: {exc}") from exc
+    return languages
 
 
 def import_marian_release(
@@ -298,20 +342,50 @@ def import_marian_release(
     out: str | Path | None = None,
     src_lang: str | None = None,
     tgt_lang: str | None = None,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    progress: Progress | None = None,
 ) -> ImportedModel:
-    """Import a Marian release (a ``.zip`` or its folder) into one anuvad model file, as
-    :func:`anuvad.interop.importer.import_marian` imports the Hugging Face conversion of it.
+    """Import a Marian release (a ``.zip``, its folder or the URL of the zip) into one anuvad
+    model file, as :func:`anuvad.interop.importer.import_marian` imports the Hugging Face
+    conversion of it.
 
     Args:
-        source: the ``.zip`` or folder.
+        source: the ``.zip`` or folder, or an http(s) URL of the zip (downloaded into the user
+            cache first: :func:`~anuvad.interop.release_download.download_release`).
         out: the file to write, or a folder for the default name; None: ``data/trained_models/``.
         src_lang, tgt_lang: language codes (default: the README's ``source language(s)`` and
-            ``target language(s)``, else a folder named ``eng-hin``).
+            ``target language(s)``, else a folder named ``eng-hin``). A multilingual-target
+            release given ``tgt_lang`` puts that language's token before each source itself.
+        pairs: (source, target) pairs instead: one for a release of one target language, any
+            number (the default first) for a multilingual-target one.
+        progress: told (bytes so far, total or None) while a URL downloads.
 
     Raises:
         CheckpointError: one line naming what is wrong; nothing is written then.
+        DataError: the URL cannot be downloaded (one line saying what to do).
     """
-    release = read_marian_release(source)
+    path = download_release(source, progress) if is_release_url(source) else Path(source)
+    release = read_marian_release(path, name=source)
+    if not pairs and tgt_lang is not None and release.language_tokens:
+        source_lang = src_lang or release.source_language
+        if source_lang is None:
+            raise CheckpointError(
+                f"{source}: neither its README nor its folder name says its source language; "
+                "give --src-lang"
+            )
+        pairs = [(source_lang, tgt_lang)]
+    metadata: dict[str, Any] = {"marian_language_tokens": list(release.language_tokens)}
+    if pairs and release.language_tokens:
+        languages = target_tokens(release, pairs, source)
+        metadata[METADATA_KEY] = languages.to_metadata()
+        src_lang, tgt_lang = languages.pairs[0]
+    elif pairs:
+        if len(pairs) > 1:
+            raise CheckpointError(
+                f"{source}: a Marian model of one target language translates one pair; give one "
+                "--pairs SRC-TGT (or --src-lang and --tgt-lang)"
+            )
+        src_lang, tgt_lang = pairs[0]
     if src_lang is None or tgt_lang is None:
         if release.languages is None:
             labels = f" (its target tokens: {' '.join(release.language_tokens)})"
@@ -320,7 +394,6 @@ def import_marian_release(
                 f"--src-lang and --tgt-lang{labels if release.language_tokens else ''}"
             )
         src_lang, tgt_lang = src_lang or release.languages[0], tgt_lang or release.languages[1]
-    metadata: dict[str, Any] = {"marian_language_tokens": list(release.language_tokens)}
     if release.license is not None:
         metadata["license"] = release.license
     return import_marian_folder(
