@@ -192,7 +192,8 @@ def test_the_release_settings_become_the_files_search(release: Any) -> None:
     shape, _, _, _, path = release
     model_file = load_model(path)
     assert model_file.config.decode.beam_size == shape.beam_size
-    assert (model_file.config.data.src_lang, model_file.config.data.tgt_lang) == ("eng", "hin")
+    # The README's eng / hin as the two-letter codes the sentence rules and the server speak.
+    assert (model_file.config.data.src_lang, model_file.config.data.tgt_lang) == ("en", "hi")
     metadata = model_file.metadata
     assert metadata["import_format"] == "marian_release"
     assert metadata["license"] == "cc-by-4.0"

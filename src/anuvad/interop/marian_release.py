@@ -354,8 +354,9 @@ def import_marian_release(
             cache first: :func:`~anuvad.interop.release_download.download_release`).
         out: the file to write, or a folder for the default name; None: ``data/trained_models/``.
         src_lang, tgt_lang: language codes (default: the README's ``source language(s)`` and
-            ``target language(s)``, else a folder named ``eng-hin``). A multilingual-target
-            release given ``tgt_lang`` puts that language's token before each source itself.
+            ``target language(s)``, else a folder named ``eng-hin``, as two-letter codes where
+            there are: ``en``, ``hi``). A multilingual-target release given ``tgt_lang`` puts
+            that language's token before each source itself.
         pairs: (source, target) pairs instead: one for a release of one target language, any
             number (the default first) for a multilingual-target one.
         progress: told (bytes so far, total or None) while a URL downloads.
@@ -393,7 +394,10 @@ def import_marian_release(
                 f"{source}: neither its README nor its folder name says its languages; give "
                 f"--src-lang and --tgt-lang{labels if release.language_tokens else ''}"
             )
-        src_lang, tgt_lang = src_lang or release.languages[0], tgt_lang or release.languages[1]
+        # The README's codes (eng, hin) as two-letter ones where there are: the sentence rules,
+        # punctuation, script detection and a server's clients speak those (en, hi).
+        named = (common_code(release.languages[0]), common_code(release.languages[1]))
+        src_lang, tgt_lang = src_lang or named[0], tgt_lang or named[1]
     if release.license is not None:
         metadata["license"] = release.license
     return import_marian_folder(
