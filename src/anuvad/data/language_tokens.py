@@ -22,11 +22,13 @@ and route each request to a translator of its pair.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from anuvad.data.tokenizer import Tokenizer
+from anuvad.data_config import DataConfig
 from anuvad.errors import CheckpointError, ConfigError
 
 METADATA_KEY = "language_tokens"
@@ -152,6 +154,56 @@ def common_code(code: str) -> str:
     if len(stem) == 2:
         return stem
     return TWO_LETTER.get(stem, code)
+
+
+@dataclass(frozen=True)
+class ResolvedPair:
+    """Which pair a translator of a model file translates, and what that takes.
+
+    Attributes:
+        pair: the pair in the model's own codes (``eng_Latn``, ``hin_Deva``); None: a one-pair
+            model.
+        data: the model's data settings with the pair's languages, two-letter codes where there
+            is one (the sentence rules, dates, script checks and a server's clients speak those).
+        src_prefix: source ids before the pieces (the source-language token; empty: none).
+        tgt_prefix: target ids forced after the decoder start (the target-language token).
+    """
+
+    pair: tuple[str, str] | None
+    data: DataConfig
+    src_prefix: list[int]
+    tgt_prefix: list[int]
+
+
+def resolve_pair(
+    metadata: Mapping[str, Any],
+    data: DataConfig,
+    src_tokenizer: Tokenizer,
+    tgt_tokenizer: Tokenizer,
+    pair: tuple[str, str] | None = None,
+) -> ResolvedPair:
+    """The pair a model file (its ``metadata`` and ``data`` settings, its tokenizers) translates
+    when asked for ``pair`` (the model's codes or two-letter ones; None: the file's default).
+    Both engines resolve pairs with it.
+
+    Raises:
+        ConfigError: ``pair`` is not one the model offers (or the model has one pair only).
+        CheckpointError: the language tokens are malformed or missing from a tokenizer.
+    """
+    languages = language_tokens_of(metadata)
+    if languages is None:
+        if pair is not None and pair != (data.src_lang, data.tgt_lang):
+            raise ConfigError(
+                f"this model translates {data.src_lang}-{data.tgt_lang} only, not "
+                f"{pair[0]}-{pair[1]}"
+            )
+        return ResolvedPair(None, data, [], [])
+    chosen = languages.named(pair or (data.src_lang, data.tgt_lang)) or pair or languages.pairs[0]
+    src_prefix, tgt_prefix = languages.prefixes(chosen, src_tokenizer, tgt_tokenizer)
+    spoken = dataclasses.replace(
+        data, src_lang=common_code(chosen[0]), tgt_lang=common_code(chosen[1])
+    )
+    return ResolvedPair(chosen, spoken, src_prefix, tgt_prefix)
 
 
 def _id_of(tokenizer: Tokenizer, piece: str) -> int:

@@ -21,7 +21,7 @@ from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
 from anuvad.data.cleaning import source_normalizer
 from anuvad.data.download import sha256_of
-from anuvad.data.language_tokens import common_code, language_tokens_of
+from anuvad.data.language_tokens import resolve_pair
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
@@ -110,34 +110,19 @@ class Translator:
         decode: DecodeConfig | None = None,
         pair: tuple[str, str] | None = None,
     ) -> None:
-        languages = language_tokens_of(model_file.metadata)
-        data = model_file.config.data
-        if languages is not None:  # the pair in the model's codes; None: the file's default
-            named = languages.named(pair or (data.src_lang, data.tgt_lang))
-            pair = named or pair or languages.pairs[0]
-        if pair is not None and pair != (data.src_lang, data.tgt_lang):
-            if languages is None:
-                raise ConfigError(
-                    f"this model translates {data.src_lang}-{data.tgt_lang} only, not "
-                    f"{pair[0]}-{pair[1]}"
-                )
-            data = dataclasses.replace(data, src_lang=pair[0], tgt_lang=pair[1])
-        # A multilingual model's language tokens: before the source, forced after BOS.
-        self.src_prefix: list[int] = []
-        self.tgt_prefix: list[int] = []
+        resolved = resolve_pair(
+            model_file.metadata,
+            model_file.config.data,
+            model_file.src_tokenizer,
+            model_file.tgt_tokenizer,
+            pair,
+        )
         # The pair in the model's own codes (eng_Latn, hin_Deva); None: a one-pair model.
-        self.pair: tuple[str, str] | None = None
-        if languages is not None:
-            self.pair = (data.src_lang, data.tgt_lang)
-            self.src_prefix, self.tgt_prefix = languages.prefixes(
-                self.pair, model_file.src_tokenizer, model_file.tgt_tokenizer
-            )
-            # Past this point the languages are two-letter codes where they have one (en, hi):
-            # the sentence rules, dates, scripts and a server's clients speak those.
-            data = dataclasses.replace(
-                data, src_lang=common_code(data.src_lang), tgt_lang=common_code(data.tgt_lang)
-            )
-            config = dataclasses.replace(model_file.config, data=data)
+        self.pair = resolved.pair
+        # A multilingual model's language tokens: before the source, forced after BOS.
+        self.src_prefix, self.tgt_prefix = resolved.src_prefix, resolved.tgt_prefix
+        if resolved.pair is not None:  # the pair's languages, two-letter codes where there is one
+            config = dataclasses.replace(model_file.config, data=resolved.data)
             model_file = dataclasses.replace(model_file, config=config)
         self.model_file = model_file
         self.model = model_file.model.eval()

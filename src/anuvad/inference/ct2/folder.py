@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from anuvad.config import ExperimentConfig, config_from_dict
-from anuvad.data.language_tokens import common_code, language_tokens_of
+from anuvad.data.language_tokens import resolve_pair
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.inference.ct2 import missing_ctranslate2
@@ -122,20 +122,19 @@ def pair_view(exported: ExportedModel, pair: tuple[str, str] | None) -> PairView
         ConfigError: ``pair`` is not one the model offers (or the model has one pair only).
         CheckpointError: the language tokens are malformed or missing from a tokenizer.
     """
-    languages = language_tokens_of(exported.metadata)
-    data = exported.config.data
-    if languages is not None:
-        named = languages.named(pair or (data.src_lang, data.tgt_lang))
-        pair = named or pair or languages.pairs[0]
-    if pair is not None and pair != (data.src_lang, data.tgt_lang) and languages is None:
-        raise ConfigError(
-            f"this model translates {data.src_lang}-{data.tgt_lang} only, not {pair[0]}-{pair[1]}"
-        )
-    if languages is None or pair is None:
-        return PairView(exported, None, [], [])
-    src_prefix, tgt_prefix = languages.prefixes(
-        pair, exported.src_tokenizer, exported.tgt_tokenizer
+    resolved = resolve_pair(
+        exported.metadata,
+        exported.config.data,
+        exported.src_tokenizer,
+        exported.tgt_tokenizer,
+        pair,
     )
-    data = dataclasses.replace(data, src_lang=common_code(pair[0]), tgt_lang=common_code(pair[1]))
-    config = dataclasses.replace(exported.config, data=data)
-    return PairView(dataclasses.replace(exported, config=config), pair, src_prefix, tgt_prefix)
+    if resolved.pair is None:
+        return PairView(exported, None, [], [])
+    config = dataclasses.replace(exported.config, data=resolved.data)
+    return PairView(
+        dataclasses.replace(exported, config=config),
+        resolved.pair,
+        resolved.src_prefix,
+        resolved.tgt_prefix,
+    )
