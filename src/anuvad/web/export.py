@@ -25,6 +25,7 @@ from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
 from anuvad.decoding.greedy import greedy_search
 from anuvad.errors import CheckpointError
+from anuvad.web.indic_rules import check as check_rules
 from anuvad.web.onnx_check import OnnxGraphs, StepComparison, compare_step_log_probs
 from anuvad.web.onnx_export import export_graphs
 from anuvad.web.settings import model_settings, web_problems
@@ -35,13 +36,27 @@ logger = logging.getLogger(__name__)
 DTYPES = ("float32", "int8")
 MAX_ABS_DIFF = 1e-4  # float32 graphs vs torch: largest log-probability difference allowed
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+FILES = {
+    "encoder": "encoder.onnx",
+    "decoder": "decoder.onnx",
+    "source_spm": "source.model",
+    "target_spm": "target.model",
+}
 RUNTIME_FILES = ("anuvad.js", "search.js", "text.js", "worker.js", "README.md")
-# Checked at export time: short, and with the features the runtime must get right (numbers).
-CHECK_SENTENCES = (
-    "The train is late. It will come at 8 pm.",
-    "Water boils at 100 degrees.",
-    "She said that the meeting was moved to Monday.",
-)
+# Checked at export time, per source language: short, and with the features the runtime must
+# get right (numbers).
+CHECK_SENTENCES = {
+    "en": (
+        "The train is late. It will come at 8 pm.",
+        "Water boils at 100 degrees.",
+        "She said that the meeting was moved to Monday.",
+    ),
+    "hi": (
+        "ट्रेन देर से है। वह रात 8 बजे आएगी।",
+        "पानी 100 डिग्री पर उबलता है।",
+        "उसने कहा कि बैठक सोमवार को कर दी गई है।",
+    ),
+}
 
 
 def check_graphs(loaded: ModelFile, folder: Path, sentences: tuple[str, ...]) -> StepComparison:
@@ -101,12 +116,22 @@ def export_web(
     if out.exists() and not force:
         raise CheckpointError(f"{out} exists; choose another --out or add --force to replace it")
     modules = node_modules()
+    settings = model_settings(loaded, dtype, FILES, model_path.name)
+    if settings["normalization"]["kind"] == "indic":
+        differences = check_rules(settings["normalization"])
+        if differences:
+            raise CheckpointError(
+                "the web runtime's description of the Indic NLP normaliser differs from it ("
+                + "; ".join(differences)
+                + "); the library changed: update anuvad/web/indic_rules.py"
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         with torch.no_grad():
             export_graphs(loaded.model, building)
-        comparison = check_graphs(loaded, building, CHECK_SENTENCES)
+        sentences = CHECK_SENTENCES.get(loaded.config.data.src_lang, CHECK_SENTENCES["en"])
+        comparison = check_graphs(loaded, building, sentences)
         if comparison.max_abs_diff > MAX_ABS_DIFF:
             raise CheckpointError(
                 f"the exported graphs differ from {model_path} by up to "
@@ -115,16 +140,9 @@ def export_web(
             )
         if dtype == "int8":
             _quantize(building)
-            comparison = check_graphs(loaded, building, CHECK_SENTENCES)
-        files = {
-            "encoder": "encoder.onnx",
-            "decoder": "decoder.onnx",
-            "source_spm": "source.model",
-            "target_spm": "target.model",
-        }
-        (building / files["source_spm"]).write_bytes(loaded.src_tokenizer.model_proto)
-        (building / files["target_spm"]).write_bytes(loaded.tgt_tokenizer.model_proto)
-        settings = model_settings(loaded, dtype, files, model_path.name)
+            comparison = check_graphs(loaded, building, sentences)
+        (building / FILES["source_spm"]).write_bytes(loaded.src_tokenizer.model_proto)
+        (building / FILES["target_spm"]).write_bytes(loaded.tgt_tokenizer.model_proto)
         settings["third_party"] = vendor_runtime(building, modules)
         (building / "model.json").write_text(
             json.dumps(settings, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"

@@ -6,7 +6,9 @@ written twice: the search settings of the model's :class:`~anuvad.decode_config.
 the special ids of :mod:`anuvad.data.tokenizer`, the pieces that may repeat three times in a
 row (digits, :class:`~anuvad.decoding.constraints.NoRepeatNGram`), the recasing thresholds of
 :mod:`anuvad.inference.casing` and the source normaliser's substitutions, read from sacremoses'
-``MosesPunctNormalizer`` itself and rewritten as JavaScript regular expressions.
+``MosesPunctNormalizer`` itself and rewritten as JavaScript regular expressions, or, for an
+Indic source language, the Indic NLP library's normaliser probed character by character
+(:mod:`anuvad.web.indic_rules`).
 
 :func:`web_problems` names every model option the runtime does not support, all at once, before
 anything is written.
@@ -22,13 +24,16 @@ from anuvad.checkpoint import ModelFile
 from anuvad.data.cleaning import moses_punct_normalizer
 from anuvad.data.language_tokens import METADATA_KEY
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
+from anuvad.web.indic_rules import indic_normalization
 from anuvad.web.onnx_export import graph_shapes
 
 WEB_FORMAT = "anuvad-web"
 WEB_FORMAT_VERSION = 1
-# The languages whose source normaliser the runtime has (sacremoses' Moses punctuation rules);
-# the Indic NLP library's normaliser (Hindi and the other Indic languages) has no web version yet.
+# The languages whose source normaliser the runtime has: sacremoses' Moses punctuation rules,
+# and the Indic NLP library's Devanagari normaliser (indic_rules; the library's other scripts
+# have rules this module does not describe yet).
 _MOSES_LANGUAGES = frozenset({"en", "de", "fr", "es", "cs", "cz"})
+_INDIC_LANGUAGES = frozenset({"hi", "mr", "ne"})
 
 # Recasing thresholds: the values of anuvad.inference.casing, which the web package may not
 # import (it is on the same layer); tests/unit/web checks that they agree.
@@ -50,10 +55,10 @@ def web_problems(loaded: ModelFile) -> list[str]:
         if tokenizer.word_level:
             problems.append(f"a word-level {side} vocabulary (a parsing model)")
     data = loaded.config.data
-    if data.clean.normalize and data.src_lang not in _MOSES_LANGUAGES:
+    if data.clean.normalize and data.src_lang not in _MOSES_LANGUAGES | _INDIC_LANGUAGES:
         problems.append(
-            f"data.clean.normalize for source language {data.src_lang!r} (the Indic NLP "
-            "normaliser has no web version yet)"
+            f"data.clean.normalize for source language {data.src_lang!r} (the web runtime "
+            f"has the normalisers of {', '.join(sorted(_MOSES_LANGUAGES | _INDIC_LANGUAGES))})"
         )
     return problems
 
@@ -73,10 +78,14 @@ def _js_replacement(replacement: str) -> str:
 def normalization(loaded: ModelFile) -> dict[str, Any]:
     """How a source sentence is normalised before tokenisation, as the runtime applies it:
     NFC, the substitutions in order, control characters removed, NFC again, spaces collapsed and
-    trimmed (:class:`anuvad.data.cleaning.TextNormalizer`); or only trimmed."""
+    trimmed (:class:`anuvad.data.cleaning.TextNormalizer`); for an Indic language the character
+    map and context rules of :func:`~anuvad.web.indic_rules.indic_normalization`; or only
+    trimmed."""
     data = loaded.config.data
     if not data.clean.normalize:
         return {"kind": "strip"}
+    if data.src_lang in _INDIC_LANGUAGES:
+        return indic_normalization(data.src_lang)
     normalizer = moses_punct_normalizer()(
         lang=data.src_lang, pre_replace_unicode_punct=True, post_remove_control_chars=True
     )

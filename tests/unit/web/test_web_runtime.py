@@ -22,7 +22,10 @@ from anuvad.web.node_check import node_problem, node_translate
 from anuvad.web.settings import normalization
 
 REPO = Path(__file__).resolve().parents[3]
-SHIPPED = sorted((REPO / "data" / "trained_models").glob("enhi_*.pt"))
+SHIPPED = {
+    direction: sorted((REPO / "data" / "trained_models").glob(f"{direction}_*.pt"))
+    for direction in ("enhi", "hien")
+}
 STATIC = REPO / "src" / "anuvad" / "web" / "static"
 NO_NODE = node_problem()
 pytestmark = [
@@ -76,11 +79,33 @@ def test_tiny_model_js_search_equals_the_torch_engine(
     _equal_to_torch(tiny_enhi_model, export, SENTENCES)
 
 
+# The Hindi side: danda and pipe, nukta letters (precomposed and not), a visarga typed as ":",
+# ZWJ/ZWNJ, curly quotes, numbers in both scripts.
+HINDI = [
+    "ट्रेन देर से है। वह रात 8 बजे आएगी।",
+    "मैं घर जा रहा हूँ|",
+    "आपका नाम क्या है?",
+    "पानी 100 डिग्री सेल्सियस पर उबलता है।",
+    "उसने कहा, “बैठक सोमवार को होगी।”",
+    "क़िला बहुत पुराना है और ज\u093cरा ऊँचा भी।",
+    "अतः दुख: का कारण क्या है?",
+    "क्\u200dष और क्\u200cष अलग\u00a0दिखते हैं।",
+    "कीमत 2023 में २,५०० रुपये (लगभग 30 डॉलर) बढ़ी।",
+    "दिल्ली भारत की राजधानी है।",
+]
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(not SHIPPED, reason="no shipped enhi_*.pt in data/trained_models")
-def test_shipped_model_js_search_equals_the_torch_engine(tmp_path: Path) -> None:
-    export, _ = export_web(SHIPPED[-1], tmp_path / "web")
-    _equal_to_torch(SHIPPED[-1], export, SENTENCES)
+@pytest.mark.parametrize(
+    ("direction", "sentences"), [("enhi", SENTENCES), ("hien", HINDI)], ids=["enhi", "hien"]
+)
+def test_shipped_model_js_search_equals_the_torch_engine(
+    direction: str, sentences: list[str], tmp_path: Path
+) -> None:
+    if not SHIPPED[direction]:
+        pytest.skip(f"no shipped {direction}_*.pt in data/trained_models")
+    export, _ = export_web(SHIPPED[direction][-1], tmp_path / "web")
+    _equal_to_torch(SHIPPED[direction][-1], export, sentences)
 
 
 def test_int8_export_translates(tiny_enhi_model: Path, tmp_path: Path) -> None:

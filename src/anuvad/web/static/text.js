@@ -6,6 +6,7 @@
 /** The normaliser model.json describes: a function text -> text. */
 export function normalizer(spec) {
   if (spec.kind === "strip") return (text) => text.trim();
+  if (spec.kind === "indic") return indicNormalizer(spec);
   const rules = spec.rules.map(([pattern, replacement]) => [new RegExp(pattern, "gu"), replacement]);
   return (text) => {
     let t = text.normalize("NFC");
@@ -13,6 +14,25 @@ export function normalizer(spec) {
     if (spec.remove_control_chars) t = t.replace(/\p{C}/gu, "");
     t = t.trim();
     return t.normalize("NFC").replace(/\s+/gu, " ").trim();
+  };
+}
+
+// The Indic NLP library's normaliser (src/anuvad/web/indic_rules.py, whose `apply` is this
+// function in Python): NFC, the character map, the context rules, NFC, Python's whitespace
+// (not JavaScript's \s) collapsed and trimmed.
+function indicNormalizer(spec) {
+  const map = new Map(Object.entries(spec.char_map));
+  const rules = spec.rules.map(([pattern, replacement]) => [new RegExp(pattern, "gu"), replacement]);
+  const space = spec.space_ranges
+    .map(([a, b]) => (a === b ? `\\u{${a.toString(16)}}` : `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`))
+    .join("");
+  const runs = new RegExp(`[${space}]+`, "gu");
+  const ends = new RegExp(`^[${space}]+|[${space}]+$`, "gu");
+  return (text) => {
+    let t = "";
+    for (const c of text.normalize("NFC")) t += map.get(c) ?? c;
+    for (const [pattern, replacement] of rules) t = t.replace(pattern, replacement);
+    return t.normalize("NFC").replace(runs, " ").replace(ends, "");
   };
 }
 

@@ -1,0 +1,76 @@
+"""The browser runtime's Hindi source normaliser (``text.js``, rules from
+:mod:`anuvad.web.indic_rules`) gives what anuvad's Python normaliser gives: on the NTREX-128
+Hindi dev side, on every BMP character, and on the cases the Indic NLP library treats specially
+(issue 42)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from anuvad.data.cleaning import normalizer_for
+from anuvad.web.indic_rules import apply, check, indic_normalization
+from anuvad.web.node_check import node_problem
+
+REPO = Path(__file__).resolve().parents[3]
+STATIC = REPO / "src" / "anuvad" / "web" / "static"
+NTREX_HI = REPO.parent / "shared" / "data" / "en-hi" / "dev-general" / "ntrex128.hi"
+
+TRICKY = [
+    "क़िला ख़बर ग़लत ज़रा ड़ ढ़ फ़ायदा य़",  # precomposed nukta letters (U+0958-U+095F)
+    "क\u093cिला ज\u093cरा",  # already decomposed: NFC keeps them decomposed
+    "ऩ ऱ ऴ न\u093c",  # nukta letters NFC composes again
+    "वह घर गया| फिर आया||",  # pipe as danda
+    "अतः दुःख: राम:",  # colon after Devanagari becomes visarga
+    "time: 10:30, ratio 3:2 : ok",  # colons elsewhere stay
+    "उसने कहा ''नमस्ते'' और ’’ठीक’’ और ‘एक’ “दो” „तीन‟",
+    "क्\u200dष और क्\u200cष \u2060जोड़\u00ad",  # ZWJ, ZWNJ, word joiner, soft hyphen
+    "\ufeffशुरू\u00a0बीच\u200bअंत\ufeff",  # BOM, no-break and zero-width spaces
+    "  बहुत   सारी\t\nखाली\u3000जगह  ",
+    "\x1cफ़ाइल\x1f अलग\x85 पंक्ति\u2028",  # Python's whitespace, not JavaScript's
+    "ॲ मराठी चंद्र",
+    "एक—दो–तीन… और ´´ और ´",
+    "कः: क::",
+    "",
+    "   ",
+    "Delhi में 2,500 रुपये (लगभग $30) — 9876543210 पर कॉल करें।",
+]
+
+
+def _ntrex() -> list[str]:
+    if not NTREX_HI.is_file():
+        pytest.skip(f"{NTREX_HI} is missing")
+    return NTREX_HI.read_text(encoding="utf-8").splitlines()
+
+
+def test_rules_describe_the_python_normaliser() -> None:
+    spec = indic_normalization("hi")
+    assert check(spec, TRICKY) == []
+    python = normalizer_for("hi")
+    assert [apply(spec, t) for t in TRICKY] == [python(t) for t in TRICKY]
+
+
+@pytest.mark.skipif(node_problem() is not None, reason=f"node: {node_problem()}")
+def test_js_normaliser_equals_python_on_hindi() -> None:
+    spec = indic_normalization("hi")
+    singles = [chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF]
+    texts = [*_ntrex(), *TRICKY, *singles, *(c + ":" for c in singles[0x900:0x980])]
+    script = (
+        f"import {{ normalizer }} from {json.dumps((STATIC / 'text.js').as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { spec, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "const normalize = normalizer(spec);\n"
+        "process.stdout.write(JSON.stringify(texts.map(normalize)));\n"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        input=json.dumps({"spec": spec, "texts": texts}),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    python = normalizer_for("hi")
+    found = json.loads(done.stdout)
+    differ = [(t, python(t), f) for t, f in zip(texts, found, strict=True) if python(t) != f]
+    assert differ == [], f"{len(differ)} differ, e.g. {differ[:3]}"
