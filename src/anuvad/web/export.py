@@ -42,7 +42,10 @@ FILES = {
     "source_spm": "source.model",
     "target_spm": "target.model",
 }
-RUNTIME_FILES = ("anuvad.js", "search.js", "text.js", "worker.js", "README.md")
+RUNTIME_FILES = (
+    "anuvad.js", "search.js", "text.js", "document.js", "worker.js", "index.html", "page.js",
+    "README.md",
+)  # fmt: skip
 # Checked at export time, per source language: short, and with the features the runtime must
 # get right (numbers).
 CHECK_SENTENCES = {
@@ -144,11 +147,17 @@ def export_web(
         (building / FILES["source_spm"]).write_bytes(loaded.src_tokenizer.model_proto)
         (building / FILES["target_spm"]).write_bytes(loaded.tgt_tokenizer.model_proto)
         settings["third_party"] = vendor_runtime(building, modules)
+        for name in RUNTIME_FILES:
+            shutil.copyfile(STATIC_DIR / name, building / name)
+        # What a page downloads (shown before it does): every file but the docs and licences.
+        settings["download_bytes"] = sum(
+            f.stat().st_size
+            for f in building.rglob("*")
+            if f.is_file() and f.suffix not in (".md", ".txt")
+        )
         (building / "model.json").write_text(
             json.dumps(settings, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
         )
-        for name in RUNTIME_FILES:
-            shutil.copyfile(STATIC_DIR / name, building / name)
         if out.exists():
             shutil.rmtree(out)
         building.rename(out)

@@ -26,6 +26,7 @@ from anuvad.data.language_tokens import METADATA_KEY
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
 from anuvad.web.indic_rules import indic_normalization
 from anuvad.web.onnx_export import graph_shapes
+from anuvad.web.text_rules import text_rules
 
 WEB_FORMAT = "anuvad-web"
 WEB_FORMAT_VERSION = 1
@@ -148,6 +149,7 @@ def model_settings(
         "may_run": _may_run(loaded.tgt_tokenizer),
         "normalization": normalization(loaded),
         "recase": RECASE,
+        "text": text_rules(c.data.src_lang, c.data.tgt_lang),
     }
 
 

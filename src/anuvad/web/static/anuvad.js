@@ -7,8 +7,33 @@
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { normalizer, recase } from "./text.js";
+import { assemble, mend, splitDocument } from "./document.js";
 
 export { AbortError };
+
+/** Thrown by load() where the browser cannot run the model (onnxruntime-web's WASM build
+ * needs WebAssembly SIMD). */
+export class UnsupportedBrowserError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UnsupportedBrowserError";
+  }
+}
+
+// The smallest module using a SIMD instruction (v128.const; i8x16.popcnt; drop), as
+// wasm-feature-detect checks it: WebAssembly.validate is false where SIMD is missing.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+/** Why this browser cannot run the export (null: it can). */
+export function browserProblem() {
+  if (typeof WebAssembly !== "object") return "this browser has no WebAssembly";
+  if (!WebAssembly.validate(SIMD_PROBE)) {
+    return "this browser lacks WebAssembly SIMD, which the offline translator needs (Chrome/Edge 91+, Firefox 89+, Safari 16.4+)";
+  }
+  return null;
+}
 
 const IS_NODE = typeof process !== "undefined" && !!(process.versions && process.versions.node);
 
@@ -18,13 +43,31 @@ function resolve(base, name) {
   return new URL(name, new URL(folder, globalThis.location ? globalThis.location.href : import.meta.url)).href;
 }
 
-async function readBytes(location) {
+/** The bytes at `location`; with `store` ({cache: a Cache Storage name, warnings: []}) read
+ * from and kept in that cache, so that the model is downloaded once. A full disk does not stop
+ * the translation: it leaves a warning and the file is downloaded again next time. */
+async function readBytes(location, store = null) {
   if (IS_NODE && !/^[a-z]+:\/\//i.test(location)) {
     const { readFile } = await import("node:fs/promises");
     return new Uint8Array(await readFile(location));
   }
+  const cache = store && store.cache && typeof caches !== "undefined" ? await caches.open(store.cache) : null;
+  const kept = cache ? await cache.match(location) : undefined;
+  if (kept) return new Uint8Array(await kept.arrayBuffer());
   const response = await fetch(location);
   if (!response.ok) throw new Error(`${location}: HTTP ${response.status}`);
+  if (cache) {
+    try {
+      await cache.put(location, response.clone());
+    } catch (error) {
+      const full = error && (error.name === "QuotaExceededError" || /quota/i.test(String(error.message)));
+      store.warnings.push(
+        full
+          ? `Not enough storage in this browser to keep the model (${location.split("/").pop()}): it works now but will be downloaded again next time. Free some space or allow this site more storage.`
+          : `The model could not be kept in this browser's storage (${error.message}); it will be downloaded again next time.`,
+      );
+    }
+  }
   return new Uint8Array(await response.arrayBuffer());
 }
 
@@ -102,6 +145,13 @@ export class Translator {
     this.normalize = normalizer(settings.normalization);
     this.mayRun = new Set(settings.may_run);
     this.direction = settings.direction;
+  }
+
+  /** A whole text (paragraphs, several sentences) translated as the server does it: cut into
+   * sentences that keep their place, each translated, mended (danda, quotes, the source's
+   * numbers) and put back. Returns {text, sentences: [{source, text, ...}]}. */
+  async translateText(text, options = {}) {
+    return translateText(this, text, options);
   }
 
   /** Source ids per text as the torch engine makes them (normalised, recased, split, cut). */
@@ -186,23 +236,42 @@ export class Translator {
   }
 }
 
+async function translateText(translator, text, options) {
+  const rules = translator.settings.text;
+  const segments = splitDocument(text, rules.split);
+  const found = await translator.translate(segments.map((s) => s.text), options);
+  const mended = found.map((r) => mend(r.text, r.source, rules));
+  return {
+    text: assemble(text, segments, mended),
+    sentences: found.map((r, i) => ({ ...r, raw_text: r.text, text: mended[i] })),
+  };
+}
+
 /** Load the export at `base` (a folder URL, or a path under Node) in this thread. Options: ort
  * (an onnxruntime module, e.g. onnxruntime-node; default the vendored onnxruntime-web),
- * sessionOptions (passed to InferenceSession.create). */
+ * sessionOptions (passed to InferenceSession.create), cache (a Cache Storage name: keep the
+ * files there and read them from there next time). */
 export async function loadHere(base, options = {}) {
+  if (!options.ort && !IS_NODE) {
+    const problem = browserProblem();
+    if (problem) throw new UnsupportedBrowserError(problem);
+  }
+  const store = options.cache ? { cache: options.cache, warnings: [] } : null;
   const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"))));
   if (settings.format !== "anuvad-web") throw new Error(`${base}: not an anuvad web export`);
   const ort = options.ort || (await defaultOrt());
   const sessionOptions = options.sessionOptions || {};
   const files = settings.files;
   const [encoderBytes, decoderBytes, sourceBytes, targetBytes] = await Promise.all(
-    [files.encoder, files.decoder, files.source_spm, files.target_spm].map((f) => readBytes(resolve(base, f))),
+    [files.encoder, files.decoder, files.source_spm, files.target_spm].map((f) => readBytes(resolve(base, f), store)),
   );
   const encoder = await ort.InferenceSession.create(encoderBytes, sessionOptions);
   const decoder = await ort.InferenceSession.create(decoderBytes, sessionOptions);
   const sourceSpm = await sentencePiece(sourceBytes);
   const targetSpm = await sentencePiece(targetBytes);
-  return new Translator(settings, ort, encoder, decoder, sourceSpm, targetSpm);
+  const translator = new Translator(settings, ort, encoder, decoder, sourceSpm, targetSpm);
+  translator.warnings = store ? store.warnings : [];
+  return translator;
 }
 
 /** A translator running in a Web Worker: the same translate(texts, options) as Translator. */
@@ -219,7 +288,12 @@ export class WorkerTranslator {
       if (!call) return;
       this.pending.delete(id);
       if (error) {
-        const failure = error.name === "AbortError" ? new AbortError(error.message) : new Error(error.message);
+        const failure =
+          error.name === "AbortError"
+            ? new AbortError(error.message)
+            : error.name === "UnsupportedBrowserError"
+              ? new UnsupportedBrowserError(error.message)
+              : new Error(error.message);
         call.reject(failure);
       } else call.resolve(result);
     };
@@ -240,6 +314,10 @@ export class WorkerTranslator {
     return this.call({ type: "translate", texts, options: rest }, signal);
   }
 
+  translateText(text, options = {}) {
+    return translateText(this, text, options);
+  }
+
   terminate() {
     this.worker.terminate();
   }
@@ -250,12 +328,22 @@ export class WorkerTranslator {
 export async function load(base, options = {}) {
   const useWorker = options.worker ?? (!IS_NODE && typeof Worker !== "undefined" && typeof window !== "undefined");
   if (!useWorker) return loadHere(base, options);
+  const problem = browserProblem();
+  if (problem) throw new UnsupportedBrowserError(problem);
   const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   const proxy = new WorkerTranslator(worker, {});
   const absolute = resolve(base, "");
-  proxy.settings = await proxy.call({ type: "load", base: absolute });
+  let loaded;
+  try {
+    loaded = await proxy.call({ type: "load", base: absolute, cache: options.cache || null });
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+  proxy.settings = loaded.settings;
+  proxy.warnings = loaded.warnings;
   proxy.direction = proxy.settings.direction;
   return proxy;
 }
 
-export default { load, loadHere, AbortError };
+export default { load, loadHere, browserProblem, AbortError, UnsupportedBrowserError };

@@ -14,8 +14,8 @@ self.onmessage = async (event) => {
   }
   try {
     if (type === "load") {
-      translator = await loadHere(event.data.base);
-      self.postMessage({ id, result: translator.settings });
+      translator = await loadHere(event.data.base, { cache: event.data.cache });
+      self.postMessage({ id, result: { settings: translator.settings, warnings: translator.warnings } });
     } else if (type === "translate") {
       const controller = new AbortController();
       running.set(id, controller);

@@ -1,0 +1,270 @@
+// Documents in the page, as the server handles them: a text cut into sentences that keep their
+// place (src/anuvad/inference/documents.py, sentences.py), and each translation mended after the
+// search: danda and quotes (punctuation.py), then the source's numbers put back
+// (numbers_back.py; the page's search, like the server's CTranslate2 engine, cannot be made to
+// copy them). Every pattern comes from model.json's `text`, generated from those Python
+// modules (src/anuvad/web/text_rules.py); the code around the patterns follows theirs line by
+// line.
+
+const re = (pattern, flags = "gu") => new RegExp(pattern, flags);
+const isSpace = (c) => /\s/u.test(c);
+const isAlpha = (c) => /\p{L}/u.test(c);
+const isLower = (c) => c !== c.toUpperCase() && c === c.toLowerCase();
+const isUpper = (c) => c !== c.toLowerCase() && c === c.toUpperCase();
+const sameLength = (c, f) => (f(c).length === c.length ? f(c) : c);
+
+// --- Moses' splitter (the sentence-splitter package), on a sentence-case view of the line ---
+
+const STARTER = "['\"(\\[\\u00bf\\u00a1\\p{Pi}]";
+const UPPER_OR_OTHER = "[\\p{Lu}\\p{Lo}]";
+
+function mosesSplit(text, prefixes) {
+  if (!text) return [];
+  text = text.replace(re(`([?!]) +(${STARTER}*${UPPER_OR_OTHER})`), "$1\n$2");
+  text = text.replace(re(`(\\.[\\.]+) +(${STARTER}*${UPPER_OR_OTHER})`), "$1\n$2");
+  text = text.replace(re(`([?!\\.][ ]*['")\\]\\p{Pf}]+) +(${STARTER}*[ ]*${UPPER_OR_OTHER})`), "$1\n$2");
+  text = text.replace(re(`([?!\\.]) +(['"\\[\\u00bf\\u00a1\\p{Pi}]+[ ]*${UPPER_OR_OTHER})`), "$1\n$2");
+  const words = text.split(/ +/u);
+  const word = /([\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\u200c\u200d.\-]*)(['")\]%\p{Pf}]*)(\.+)$/u;
+  let out = "";
+  for (let i = 0; i < words.length - 1; i++) {
+    const match = word.exec(words[i]);
+    if (match) {
+      const [, prefix, punct] = match;
+      if (prefix && prefixes[prefix] === "default" && !punct) {
+        // a known honorific: no break
+      } else if (/(\.)[\p{Lu}\p{Lo}-]+(\.+)$/u.test(words[i])) {
+        // an upper-case acronym: no break
+      } else if (re(`^([ ]*${STARTER}*[ ]*[\\p{Lu}\\p{Lo}0-9])`, "u").test(words[i + 1])) {
+        const numeric = prefix && prefixes[prefix] === "numeric" && !punct && /^[0-9]+/u.test(words[i + 1]);
+        if (!numeric) words[i] += "\n";
+      }
+    }
+    out += `${words[i]} `;
+  }
+  out += words[words.length - 1];
+  out = out.replace(/ +/gu, " ").replace(/\n /gu, "\n").replace(/ \n/gu, "\n").trim();
+  return out.split("\n");
+}
+
+function sentenceCaseView(line, split) {
+  const abbreviations = new Set(split.abbreviations);
+  const initials = re(split.initials, "u");
+  const letters = [...line].filter((c) => isAlpha(c) && c.toLowerCase() !== c.toUpperCase());
+  const capitals = letters.filter(isUpper).length;
+  let view = line;
+  if (letters.length >= 8 && capitals > 0.6 * letters.length) {
+    view = [...line].map((c) => sameLength(c, (x) => x.toLowerCase())).join("");
+  }
+  const starts = [...view.matchAll(re(split.next_start, "gud"))].filter((m) => {
+    const mark = m.groups.mark;
+    if (mark.includes("..") || mark.includes("…")) return false;
+    const w = m.groups.word.toLowerCase().replace(/^["'“‘«([]+/u, "");
+    return !abbreviations.has(w) && !initials.test(w);
+  });
+  const first = [...view].find((c) => isAlpha(c)) || "";
+  const lower = starts.filter((m) => isLower(view.slice(m.indices.groups.letter[0], m.indices.groups.letter[1]))).length
+    + (first && isLower(first) ? 1 : 0);
+  if (2 * lower <= starts.length + 1) return view;
+  const chars = view.split("");
+  for (const m of starts) {
+    const at = m.indices.groups.letter[0];
+    const end = m.indices.groups.letter[1];
+    const letter = view.slice(at, end);
+    const upper = sameLength(letter, (x) => x.toUpperCase());
+    chars.splice(at, end - at, upper, ...Array(end - at - 1).fill(""));
+  }
+  return chars.join("");
+}
+
+/** [start, end) of each sentence in line, matching non-space characters in order. */
+export function locate(sentences, line) {
+  const spans = [];
+  const chars = [...line];
+  // offsets in UTF-16 units, as JavaScript strings index
+  const offsets = [];
+  let o = 0;
+  for (const c of chars) { offsets.push(o); o += c.length; }
+  offsets.push(o);
+  let pos = 0;
+  for (const sentence of sentences) {
+    const wanted = [...sentence].filter((c) => !isSpace(c));
+    if (wanted.length === 0) continue;
+    while (pos < chars.length && isSpace(chars[pos])) pos++;
+    const start = pos;
+    for (const c of wanted) {
+      while (pos < chars.length && isSpace(chars[pos])) pos++;
+      if (pos >= chars.length || chars[pos] !== c) return null;
+      pos++;
+    }
+    spans.push([offsets[start], offsets[pos]]);
+  }
+  if (chars.slice(pos).join("").trim()) return null;
+  return spans;
+}
+
+function ruleSplit(text, rule) {
+  const pieces = [];
+  let start = 0;
+  for (const m of text.matchAll(re(rule))) {
+    const end = m.index + m[0].trimEnd().length;
+    pieces.push(text.slice(start, end));
+    start = m.index + m[0].length;
+  }
+  pieces.push(text.slice(start));
+  return pieces.map((p) => p.trim()).filter((p) => p);
+}
+
+/** The sentences of one line (sentences.sentence_splitter). */
+export function splitLine(line, split) {
+  if (split.kind === "rule") return ruleSplit(line, split.rule);
+  const view = sentenceCaseView(line, split);
+  if (view === line) return mosesSplit(line, split.prefixes);
+  const spans = locate(mosesSplit(view, split.prefixes), view);
+  if (spans === null) return mosesSplit(line, split.prefixes);
+  return spans.map(([a, b]) => line.slice(a, b));
+}
+
+/** The sentences of a text, each {start, end, text, line} (documents.split_document, without
+ * cutting sentences too long for the model: those are cut by the model's limit instead). */
+export function splitDocument(text, split) {
+  const segments = [];
+  let offset = 0;
+  const marker = re(split.list_marker, "uy");
+  text.split("\n").forEach((line, number) => {
+    marker.lastIndex = 0;
+    const m = marker.exec(line);
+    const skip = m ? m[0].length : 0;
+    const body = line.slice(skip);
+    if (body.trim()) {
+      let spans = locate(splitLine(body, split), body);
+      if (spans === null) {
+        const left = body.length - body.trimStart().length;
+        spans = [[left, body.trimEnd().length]];
+      }
+      for (const [a, b] of spans) {
+        segments.push({ start: offset + skip + a, end: offset + skip + b, text: line.slice(skip + a, skip + b), line: number });
+      }
+    }
+    offset += line.length + 1;
+  });
+  return segments;
+}
+
+/** Translations put in the places of their segments (documents.assemble). */
+export function assemble(text, segments, translations) {
+  let out = "";
+  let pos = 0;
+  segments.forEach((s, i) => {
+    out += text.slice(pos, s.start) + translations[i];
+    pos = s.end;
+  });
+  return out + text.slice(pos);
+}
+
+// --- after the search ---
+
+function beforeFinalMark(text, words, rules) {
+  const m = re(rules.punctuation.final, "u").exec(text);
+  const cut = m ? m.index : text.length;
+  return [text.slice(0, cut).trimEnd(), ...words].filter((p) => p).join(" ") + text.slice(cut).trimStart();
+}
+
+const LINKISH = /(?:https?:\/\/|www\.)\S+|\S+@\S+\.\S+/giu;
+const latin = (number) => number.replace(/\p{Nd}/gu, (d) => {
+  const code = d.codePointAt(0);
+  for (const zero of [0x30, 0x966, 0x660, 0x6f0, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66]) {
+    if (code >= zero && code <= zero + 9) return String(code - zero);
+  }
+  return d;
+});
+
+function numbersOf(text, rules) {
+  const links = [...text.matchAll(LINKISH)].map((m) => [m.index, m.index + m[0].length]);
+  return [...text.matchAll(re(rules.numbers.number))].filter((m) => !links.some(([a, b]) => a <= m.index && m.index < b));
+}
+
+/** The numbers of a source in Latin digits, in order (numbers_back.source_numbers). */
+export function sourceNumbers(text, rules) {
+  return numbersOf(text, rules).map((m) => latin(m[0]));
+}
+
+/** text holding each of numbers as often as listed, and no other (numbers_back.carry_numbers). */
+export function carryNumbers(text, numbers, rules) {
+  const count = (list) => list.reduce((c, n) => c.set(n, (c.get(n) || 0) + 1), new Map());
+  const wanted = count(numbers);
+  const found = numbersOf(text, rules);
+  if (numbers.length === 0 && found.length === 0) return text;
+  const present = count(found.map((m) => latin(m[0])));
+  const lost = [];
+  for (const n of new Set(numbers)) {
+    for (let k = 0; k < Math.max(0, wanted.get(n) - (present.get(n) || 0)); k++) lost.push(n);
+  }
+  let out = "";
+  let pos = 0;
+  let removed = false;
+  const used = new Map();
+  for (const m of found) {
+    const number = latin(m[0]);
+    out += text.slice(pos, m.index);
+    if ((used.get(number) || 0) < (wanted.get(number) || 0)) {
+      used.set(number, (used.get(number) || 0) + 1);
+      out += m[0];
+    } else if (lost.length) {
+      const replacement = lost.shift();
+      used.set(replacement, (used.get(replacement) || 0) + 1);
+      out += replacement;
+    } else removed = true;
+    pos = m.index + m[0].length;
+  }
+  out += text.slice(pos);
+  if (removed) {
+    out = out.replace(re(rules.numbers.empty), "").replace(/ {2,}/gu, " ").replace(re(rules.numbers.before_mark), "").trim();
+  }
+  return lost.length ? beforeFinalMark(out, lost, rules) : out;
+}
+
+function count(text, c) {
+  return text.split(c).length - 1;
+}
+
+function drop(text, index) {
+  let before = text.slice(0, index);
+  const after = text.slice(index + 1);
+  if (before.endsWith(" ") && (after.startsWith(" ") || !after)) before = before.slice(0, -1);
+  return before + after;
+}
+
+function pair(text, source, opening, closing, rules) {
+  let unpaired;
+  if (opening === closing) unpaired = count(text, opening) % 2 === 1;
+  else {
+    unpaired = count(text, opening) === count(text, closing) + 1;
+    if (count(text, closing) === count(text, opening) + 1 && !source.includes(opening)) {
+      return drop(text, text.lastIndexOf(closing));
+    }
+  }
+  if (!unpaired) return text;
+  if (source.includes(opening) || source.includes(closing)) {
+    const m = re(rules.punctuation.trailing, "u").exec(text);
+    const cut = m ? m.index : text.length;
+    return text.slice(0, cut) + closing + text.slice(cut);
+  }
+  return drop(text, text.lastIndexOf(opening));
+}
+
+/** Consistent final punctuation and paired quotes (punctuation.punctuate). */
+export function punctuate(text, source, rules) {
+  const p = rules.punctuation;
+  if (p.danda) {
+    text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), ` ${p.danda_char}`);
+  }
+  text = pair(text, source, '"', '"', rules);
+  return pair(text, source, "“", "”", rules);
+}
+
+/** One translation of `source` mended as the server mends its CTranslate2 engine's: punctuation
+ * (each batch's candidates), then the source's numbers put back. */
+export function mend(text, source, rules) {
+  return carryNumbers(punctuate(text, source, rules), sourceNumbers(source, rules), rules);
+}

@@ -1,0 +1,113 @@
+"""The server's document rules as data for the offline page (``model.json``'s ``text``; issue 42).
+
+The page (``static/document.js``) splits a pasted text into sentences and mends each output as
+the server does; its rules are read here from the modules the server runs, not written twice:
+
+* **splitting** (:mod:`anuvad.inference.sentences`, :mod:`anuvad.inference.documents`): Moses'
+  non-breaking prefixes of the source language from the ``sentence-splitter`` package and
+  the abbreviations of the sentence-case view, or the punctuation rule for languages Moses has
+  no rules for (Hindi); the list-marker pattern;
+* **punctuation** (:mod:`anuvad.inference.punctuation`): the danda languages and their
+  final-stop and lone-pipe patterns, the quote-pairing pattern;
+* **numbers** (:mod:`anuvad.inference.numbers_back`): the number pattern and the clean-up
+  patterns. The page's search cannot be constrained, so numbers are put back after it, as the
+  server does for its CTranslate2 engine.
+
+The algorithms around the patterns are JavaScript (``document.js``); tests/unit/web checks them
+equal to the Python functions on WMT24 paragraphs and crafted cases.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from anuvad.inference import documents, numbers_back, post_search, punctuation, sentences
+
+
+def js_pattern(pattern: str) -> str:
+    r"""A Python ``re`` pattern as the same JavaScript pattern (``u`` flag): ``\d`` is any
+    decimal digit in both only as ``\p{Nd}``; Python's ``\w`` (letters, digits, ``_``) is
+    spelled out; escapes JavaScript's ``u`` mode refuses (``\!``, ``\"``) lose the backslash;
+    named groups ``(?P<name>`` become ``(?<name>``; a letter, ``[^\W\d_]``, is
+    ``[\p{L}\p{Nl}\p{No}]``."""
+    pattern = pattern.replace("[^\\W\\d_]", "[\\p{L}\\p{Nl}\\p{No}]")
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            n = pattern[i + 1]
+            if n == "d":
+                out.append(r"\p{Nd}")
+            elif n == "w":
+                out.append(r"\p{L}\p{N}_" if in_class else r"[\p{L}\p{N}_]")
+            elif n in "!%:;,\"'<>=@#&~`":
+                out.append(n)
+            else:
+                out.append(c + n)
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out).replace("(?P<", "(?<")
+
+
+def _prefixes(lang: str) -> dict[str, str] | None:
+    """Moses' non-breaking prefixes of ``lang`` ("default" or "numeric": only before a number),
+    as ``sentence-splitter`` reads them; None where it has no file for ``lang``."""
+    import sentence_splitter
+
+    path = Path(sentence_splitter.__file__).parent / "non_breaking_prefixes" / f"{lang}.txt"
+    if not path.is_file():
+        return None
+    found: dict[str, str] = {}
+    for row in path.read_text(encoding="utf-8").splitlines():
+        kind = "numeric" if "#NUMERIC_ONLY#" in row else "default"
+        word = re.sub(r"#.*", "", row, flags=re.DOTALL).strip()
+        if word:
+            found[word] = kind
+    return found
+
+
+def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
+    """``model.json``'s ``text``: how the page splits ``src_lang`` documents and mends
+    ``tgt_lang`` outputs."""
+    prefixes = _prefixes(src_lang)
+    split: dict[str, Any] = {"list_marker": js_pattern(documents._LIST_MARKER.pattern)}
+    if prefixes is None:
+        split |= {"kind": "rule", "rule": js_pattern(sentences._RULE.pattern)}
+    else:
+        abbreviations = sorted(sentences._abbreviations(src_lang))
+        split |= {
+            "kind": "moses",
+            "prefixes": prefixes,
+            "abbreviations": abbreviations,
+            "next_start": js_pattern(sentences._NEXT_START.pattern),
+            "initials": js_pattern(sentences._INITIALS.pattern),
+        }
+    return {
+        "split": split,
+        "punctuation": {
+            "danda": tgt_lang in punctuation.DANDA_LANGUAGES,
+            "danda_char": punctuation.DANDA,
+            "final_stop": js_pattern(punctuation._FINAL_STOP.pattern),
+            "lone_pipe": js_pattern(punctuation._LONE_PIPE.pattern),
+            "trailing": js_pattern(punctuation._TRAILING.pattern),
+            "final": js_pattern(post_search._FINAL.pattern),
+        },
+        "numbers": {
+            "number": js_pattern(numbers_back._NUMBER.pattern),
+            "empty": js_pattern(numbers_back._EMPTY.pattern),
+            "before_mark": js_pattern(numbers_back._BEFORE_MARK.pattern),
+        },
+    }
+
+
+__all__ = ["js_pattern", "text_rules"]

@@ -1,0 +1,99 @@
+"""The offline page's document rules (``document.js``, patterns from
+:mod:`anuvad.web.text_rules`) do what the server's Python does: sentence splitting with layout on
+WMT24 paragraphs (as written, in lower case, in capitals), numbers put back, danda and quotes
+(issue 42)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anuvad.inference.documents import split_document
+from anuvad.inference.numbers_back import carry_numbers, source_numbers
+from anuvad.inference.punctuation import punctuate
+from anuvad.web.node_check import node_problem
+from anuvad.web.text_rules import text_rules
+
+REPO = Path(__file__).resolve().parents[3]
+DOCUMENT_JS = REPO / "src" / "anuvad" / "web" / "static" / "document.js"
+DEV = REPO.parent / "shared" / "data" / "en-hi" / "dev-general"
+pytestmark = pytest.mark.skipif(node_problem() is not None, reason=f"node: {node_problem()}")
+
+DOCUMENTS = {
+    "en": [
+        "Dr. Rao met Mr. Singh at 10 a.m. on Monday. They spoke for an hour!\n\nThen they left.",
+        "- first item. second sentence\n1. numbered item? yes.\n(a) lettered",
+        "the u.s. team won. it was a surprise... or not? we will see.",
+        'He said "Stop." Then he left. No. 5 is next.',
+        "  leading spaces. And trailing ones.   \n\n\nthree newlines above.",
+    ],
+    "hi": [
+        "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
+        '  "उद्धरण।" और फिर (कोष्ठक।) आगे ',
+    ],
+}
+# (output, source) pairs for the number and punctuation rules, into Hindi and into English.
+MENDS = {
+    "hi": [
+        ("कॉल 1399 या 1399.", "Call 139 or 139."),
+        ("मार्च 30252 को", "March 3, 2025"),
+        ('उसने कहा "रुको', 'He said "stop"'),
+        ('उसने कहा "रुको.', "He said stop."),
+        ("यह 3.5 है.", "It is 3.5."),
+        ("वह आया |", "He came."),
+        ("कीमत ₹80 (लगभग 1 डॉलर) है.", "The price is ₹80."),
+        ("वह “आया", "He came."),
+        ("वह आया” था", "He “came"),
+        ("पृष्ठ 12 देखें www.site2.in पर", "See page 12 at www.site2.in"),
+        ("२५० ट्रेनें", "250 trains"),
+    ],
+    "en": [
+        ("He came at 8 pm.", "वह 8 बजे आया।"),
+        ("There were 25 trains and 7 buses.", "25 ट्रेनें थीं।"),
+        ('She said "yes.', 'उसने "हाँ" कहा।'),
+    ],
+}
+
+
+def _node(request: dict[str, Any]) -> Any:
+    script = (
+        f"import * as doc from {json.dumps(DOCUMENT_JS.as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { rules, documents, mends } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "const split = documents.map((d) => doc.splitDocument(d, rules.split)\n"
+        "  .map((s) => [s.text, s.line, [...d.slice(0, s.start)].length]));\n"
+        "const punct = mends.map(([t, s]) => doc.punctuate(t, s, rules));\n"
+        "const numbers = mends.map(([t, s]) =>\n"
+        "  doc.carryNumbers(t, doc.sourceNumbers(s, rules), rules));\n"
+        "process.stdout.write(JSON.stringify({ split, punct, numbers }));\n"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script], input=json.dumps(request),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def _paragraphs(lang: str) -> list[str]:
+    path = DEV / f"wmt24.{lang}"
+    return path.read_text(encoding="utf-8").splitlines()[:300] if path.is_file() else []
+
+
+@pytest.mark.parametrize(("src", "tgt"), [("en", "hi"), ("hi", "en")])
+def test_splitting_and_mending_equal_the_server(src: str, tgt: str) -> None:
+    rules = text_rules(src, tgt)
+    paragraphs = _paragraphs(src)
+    documents = [*DOCUMENTS[src], *paragraphs]
+    if src == "en":  # the sentence-case view: lower case and capitals split as written
+        documents += [p.lower() for p in paragraphs[:100]] + [p.upper() for p in paragraphs[:100]]
+    mends = MENDS[tgt]
+    found = _node({"rules": rules, "documents": documents, "mends": mends})
+    expected = [[[s.text, s.line, s.start] for s in split_document(d, src)] for d in documents]
+    differ = [d for d, e, f in zip(documents, expected, found["split"], strict=True) if e != f]
+    assert differ == [], f"{len(differ)}/{len(documents)} split differently, e.g. {differ[:2]}"
+    assert found["punct"] == [punctuate(t, s, tgt) for t, s in mends]
+    assert found["numbers"] == [carry_numbers(t, source_numbers(s)) for t, s in mends]
