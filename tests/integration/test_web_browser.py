@@ -97,7 +97,8 @@ def test_storage_full_leaves_a_message_and_still_translates(page: object) -> Non
     assert isinstance(page, ExportPage)
     found = page.page.evaluate(
         """async () => {
-          Cache.prototype.put = () => Promise.reject(new DOMException("full", "QuotaExceededError"));
+          const full = new DOMException("full", "QuotaExceededError");
+          Cache.prototype.put = () => Promise.reject(full);
           const { loadHere } = await import("./anuvad.js");
           const t = await loadHere(".", { cache: "anuvad-test-full" });
           const [r] = await t.translate(["I am going home."]);
