@@ -162,3 +162,43 @@ def test_each_pair_is_calibrated_with_the_same_file_s_reverse_pair(
     with TestClient(create_app(served)) as client:
         models = client.get("/models").json()["models"]
         assert [m["confidence"] is not None for m in models] == [False, True]
+
+
+def test_calibrating_without_a_pair_fits_the_default_pair_s_file(
+    nllb_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --pair the file's default pair is calibrated, into the file its translator loads
+    (a name without the pair would never be read); a pair the file lacks is refused."""
+    import shutil
+
+    from anuvad.cli.main import main
+
+    model = tmp_path / "nllb.pt"
+    shutil.copy(nllb_file, model)
+    english_hindi = Translator.from_file(model, device="cpu")
+    outputs = english_hindi.translate_text(ENGLISH)
+    references = [out if i % 2 else "क ख ग घ" for i, out in enumerate(outputs)]
+    (tmp_path / "dev.en").write_text("".join(s + "\n" for s in ENGLISH), encoding="utf-8")
+    (tmp_path / "dev.hi").write_text("".join(r + "\n" for r in references), encoding="utf-8")
+    dev = f"general={tmp_path / 'dev.en'},{tmp_path / 'dev.hi'}"
+    base = ["calibrate", "--model", str(model), "--device", "cpu", "--no-progress"]
+    rows = str(tmp_path / "rows")
+    assert main([*base, "--dev", dev, "--beam-size", "2", "--save-rows", rows]) == 0
+    assert (tmp_path / "nllb.en-hi.confidence.json").is_file()
+    assert not (tmp_path / "nllb.confidence.json").exists()
+    (tmp_path / "nllb.en-hi.confidence.json").unlink()
+    assert main([*base, "--rows", rows]) == 0  # refit from rows: the same name, unbuilt
+    assert (tmp_path / "nllb.en-hi.confidence.json").is_file()
+    capsys.readouterr()
+    loaded = Translator.from_file(model, device="cpu")
+    assert loaded.calibration is not None and loaded.pair_name == "en-hi"
+    assert main([*base, "--rows", rows, "--pair", "en-de"]) == 2
+    assert "offers eng_Latn-hin_Deva, hin_Deva-eng_Latn, not en-de" in capsys.readouterr().err
+
+
+def test_same_file_reverse_pair_shares_the_network_and_its_lock(nllb_file: Path) -> None:
+    english_hindi = Translator.from_file(nllb_file, device="cpu", confidence=False)
+    english_hindi.use_reverse(nllb_file)
+    assert english_hindi.reverse is not None
+    assert english_hindi.reverse.model is english_hindi.model
+    assert english_hindi.reverse.lock is english_hindi.lock

@@ -195,3 +195,19 @@ def test_a_missing_file_is_named_with_the_fix(tmp_path: Path) -> None:
     (folder / "tokenizer.json").unlink()
     with pytest.raises(CheckpointError, match=r"tokenizer\.json \(NLLB\) or vocab\.json"):
         import_model(str(folder), tmp_path / "m.pt", pairs=[("eng_Latn", "hin_Deva")])
+
+
+def test_two_letter_codes_only_where_they_name_one_language() -> None:
+    """zho_Hans and zho_Hant are both "zh": such codes stay whole (ids and confidence file names
+    would collide, and ("zh", "en") would pick one silently)."""
+    from anuvad.data.language_tokens import LanguageTokens
+
+    codes = ("eng_Latn", "hin_Deva", "zho_Hans", "zho_Hant")
+    languages = LanguageTokens(
+        tuple((c, c) for c in codes), (("eng_Latn", "hin_Deva"), ("zho_Hans", "eng_Latn"))
+    )
+    assert [languages.spoken(c) for c in codes] == ["en", "hi", "zho_Hans", "zho_Hant"]
+    assert languages.pair_name(("zho_Hans", "eng_Latn")) == "zho_Hans-en"
+    assert languages.named(("en", "hi")) == ("eng_Latn", "hin_Deva")
+    assert languages.named(("zh", "en")) is None
+    assert languages.named(("zho_Hans", "en")) == ("zho_Hans", "eng_Latn")

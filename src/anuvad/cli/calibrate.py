@@ -17,7 +17,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """Translate the dev sets (or read ``--rows``), fit on their first halves, report on the
     second halves, write the confidence model beside the model file."""
     from anuvad.data.download import sha256_of
-    from anuvad.data.language_tokens import common_code, parse_pairs
+    from anuvad.data.language_tokens import parse_pairs
     from anuvad.decode_config import DecodeConfig
     from anuvad.evaluation.confidence_model import calibrate, report_table
     from anuvad.inference.confidence import calibration_path
@@ -38,6 +38,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     beam = SearchOptions.from_args(args).get("beam_size") or DecodeConfig().beam_size
     if args.rows:
         rows = load_rows(args.rows)
+        pair_name = rows_pair_name(args.model, pair)
     else:
         from tqdm import tqdm
 
@@ -47,6 +48,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             args.model, device=args.device, confidence=False, pair=pair
         )
         translator.all_features = True
+        # A multilingual file's pair (also its default) writes STEM.en-hi.confidence.json,
+        # the file a translator of that pair loads.
+        pair_name = translator.pair_name
         if args.reverse_model:
             translator.use_reverse(args.reverse_model)
         search = SearchOptions.from_args(args)
@@ -79,8 +83,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.reverse_model:
         model.reverse_model = os.path.relpath(args.reverse_model, Path(args.model).parent)
         model.reverse_sha256 = sha256_of(Path(args.reverse_model))
-    # A pair's file is named by the two-letter codes the translator speaks (eng_Latn -> en).
-    pair_name = f"{common_code(pair[0])}-{common_code(pair[1])}" if pair else None
     out = Path(args.out) if args.out else calibration_path(args.model, pair_name)
     model.save(out)
     if args.json:
@@ -89,6 +91,24 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(report_table(model))
         print(f"\nwrote {out}")
     return 0
+
+
+def rows_pair_name(model: str, pair: tuple[str, str] | None) -> str | None:
+    """The pair name (``"en-hi"``; None: a one-pair model) of ``model``'s pair ``pair`` (None:
+    its default), as its translator would name it, read from the file without building it.
+
+    Raises:
+        ConfigError: ``pair`` is not one the file offers.
+        CheckpointError: the file cannot be read.
+    """
+    from anuvad.checkpoint import model_info
+    from anuvad.data.language_tokens import choose_pair, language_tokens_of
+
+    info = model_info(model)
+    data = info["config"]["data"]
+    chosen = choose_pair(info["metadata"], (data["src_lang"], data["tgt_lang"]), pair)
+    languages = language_tokens_of(info["metadata"])
+    return None if chosen is None or languages is None else languages.pair_name(chosen)
 
 
 def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:

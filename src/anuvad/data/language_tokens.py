@@ -116,23 +116,41 @@ class LanguageTokens:
             ConfigError: the file was not imported for ``pair`` (its pairs listed).
             CheckpointError: a tokenizer lacks the language's token.
         """
-        if pair not in self.pairs:
-            offered = ", ".join(f"{s}-{t}" for s, t in self.pairs)
-            raise ConfigError(
-                f"this model file offers {offered}, not {pair[0]}-{pair[1]}; import the model "
-                f"again with --pairs {pair[0]}-{pair[1]}"
-            )
+        self.check_offered(pair)
         if self.target_in_source:
             return [_id_of(src_tokenizer, self.token(pair[1]))], []
         return [_id_of(src_tokenizer, self.token(pair[0]))], [
             _id_of(tgt_tokenizer, self.token(pair[1]))
         ]
 
+    def check_offered(self, pair: tuple[str, str]) -> None:
+        """Raises ConfigError when the file was not imported for ``pair`` (its pairs listed)."""
+        if pair not in self.pairs:
+            offered = ", ".join(f"{s}-{t}" for s, t in self.pairs)
+            raise ConfigError(
+                f"this model file offers {offered}, not {pair[0]}-{pair[1]}; import the model "
+                f"again with --pairs {pair[0]}-{pair[1]}"
+            )
+
+    def spoken(self, code: str) -> str:
+        """``code`` as a translator of the file speaks it: its two-letter code (``eng_Latn`` →
+        ``en``) unless another language of the file has the same one (``zho_Hans`` and
+        ``zho_Hant`` are both ``zh``: kept whole)."""
+        short = common_code(code)
+        everyone = {*self.codes, *(c for pair in self.pairs for c in pair)}
+        if any(other != code and common_code(other) == short for other in everyone):
+            return code
+        return short
+
+    def pair_name(self, pair: tuple[str, str]) -> str:
+        """``"en-hi"``: the pair in spoken codes (:meth:`spoken`), for ids and file names."""
+        return f"{self.spoken(pair[0])}-{self.spoken(pair[1])}"
+
     def named(self, pair: tuple[str, str]) -> tuple[str, str] | None:
-        """The offered pair ``pair`` names, in the model's codes or in two-letter codes
+        """The offered pair ``pair`` names, in the model's codes or in spoken codes
         (``("en", "hi")`` → ``("eng_Latn", "hin_Deva")``); None: no offered pair."""
         for offered in self.pairs:
-            if pair in (offered, (common_code(offered[0]), common_code(offered[1]))):
+            if pair in (offered, (self.spoken(offered[0]), self.spoken(offered[1]))):
                 return offered
         return None
 
@@ -174,6 +192,36 @@ class ResolvedPair:
     src_prefix: list[int]
     tgt_prefix: list[int]
 
+    @property
+    def name(self) -> str | None:
+        """``"en-hi"`` (the data's spoken codes) for a pair of a multilingual file; else None."""
+        return None if self.pair is None else f"{self.data.src_lang}-{self.data.tgt_lang}"
+
+
+def choose_pair(
+    metadata: Mapping[str, Any], default: tuple[str, str], pair: tuple[str, str] | None = None
+) -> tuple[str, str] | None:
+    """The offered pair a model file (its ``metadata``; ``default`` its config's languages)
+    translates when asked for ``pair`` (the model's codes or spoken ones; None: the default),
+    in the model's codes; None for a one-pair model.
+
+    Raises:
+        ConfigError: ``pair`` is not one the model offers (its pairs named).
+        CheckpointError: the language tokens are malformed.
+    """
+    languages = language_tokens_of(metadata)
+    if languages is None:
+        if pair is not None and pair != default:
+            raise ConfigError(
+                f"this model translates {default[0]}-{default[1]} only, not {pair[0]}-{pair[1]}"
+            )
+        return None
+    if pair is None:
+        return languages.named(default) or languages.pairs[0]
+    chosen = languages.named(pair) or pair
+    languages.check_offered(chosen)
+    return chosen
+
 
 def resolve_pair(
     metadata: Mapping[str, Any],
@@ -190,18 +238,13 @@ def resolve_pair(
         ConfigError: ``pair`` is not one the model offers (or the model has one pair only).
         CheckpointError: the language tokens are malformed or missing from a tokenizer.
     """
+    chosen = choose_pair(metadata, (data.src_lang, data.tgt_lang), pair)
     languages = language_tokens_of(metadata)
-    if languages is None:
-        if pair is not None and pair != (data.src_lang, data.tgt_lang):
-            raise ConfigError(
-                f"this model translates {data.src_lang}-{data.tgt_lang} only, not "
-                f"{pair[0]}-{pair[1]}"
-            )
+    if chosen is None or languages is None:
         return ResolvedPair(None, data, [], [])
-    chosen = languages.named(pair or (data.src_lang, data.tgt_lang)) or pair or languages.pairs[0]
     src_prefix, tgt_prefix = languages.prefixes(chosen, src_tokenizer, tgt_tokenizer)
     spoken = dataclasses.replace(
-        data, src_lang=common_code(chosen[0]), tgt_lang=common_code(chosen[1])
+        data, src_lang=languages.spoken(chosen[0]), tgt_lang=languages.spoken(chosen[1])
     )
     return ResolvedPair(chosen, spoken, src_prefix, tgt_prefix)
 

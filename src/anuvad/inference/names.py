@@ -209,10 +209,11 @@ def model_scorer(translator: Translator) -> Callable[[str, Sequence[str]], list[
     def score(word: str, spellings: Sequence[str]) -> list[float]:
         (source,) = translator.encode([word])
         targets = [(translator.tgt_tokenizer.encode(s), True) for s in spellings]
-        found = output_signals(
-            translator.model, [source] * len(targets), targets, attention=False, entropy=False,
-            tgt_prefix=translator.tgt_prefix,
-        )  # fmt: skip
+        with translator.lock:  # the network may be shared with another pair's translator
+            found = output_signals(
+                translator.model, [source] * len(targets), targets, attention=False,
+                entropy=False, tgt_prefix=translator.tgt_prefix,
+            )  # fmt: skip
         return [sum(signals.log_probs) for signals in found]
 
     return score

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from anuvad.data.language_tokens import common_code, language_tokens_of
+from anuvad.data.language_tokens import language_tokens_of
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.translator import Translator
 
@@ -45,19 +45,23 @@ def pair_translators(translator: Translator, confidence: bool = True) -> list[Tr
             one.lock = translator.lock  # one network: one model call at a time
             if confidence:
                 one.load_confidence()
-        suffix = f"{common_code(pair[0])}-{common_code(pair[1])}"
+        suffix = languages.pair_name(pair)
         config = dataclasses.replace(one.model_file.config, name=f"{name}-{suffix}")
         one.model_file = dataclasses.replace(one.model_file, config=config)
         translators.append(one)
     return translators
 
 
-def pairs_of(engine: TranslationEngine) -> list[TranslationEngine]:
+def pairs_of(engine: TranslationEngine, confidence: bool = True) -> list[TranslationEngine]:
     """What a server serves for ``engine``: a multilingual model as one engine per pair (the
-    torch engine's :func:`pair_translators`, the CTranslate2 engine's
-    :func:`~anuvad.inference.ct2.pairs.ct2_pair_translators`), anything else as itself."""
+    torch engine's :func:`pair_translators`, ``confidence`` passed on; the CTranslate2
+    engine's :func:`~anuvad.inference.ct2.pairs.ct2_pair_translators`), anything else as
+    itself.
+
+    The pairs of one network take turns: a call of one pair waits for another pair's call to
+    end (each has its own batcher; a long call of one delays the other's requests)."""
     if isinstance(engine, Translator):
-        return list(pair_translators(engine))
+        return list(pair_translators(engine, confidence))
     if engine.engine == "ctranslate2":  # imported here: ctranslate2 is an optional dependency
         from anuvad.inference.ct2.engine import CT2Translator
         from anuvad.inference.ct2.pairs import ct2_pair_translators

@@ -119,6 +119,8 @@ class Translator:
         )
         # The pair in the model's own codes (eng_Latn, hin_Deva); None: a one-pair model.
         self.pair = resolved.pair
+        # "en-hi" for a pair of a multilingual file (ids, confidence file names); else None.
+        self.pair_name = resolved.name
         # A multilingual model's language tokens: before the source, forced after BOS.
         self.src_prefix, self.tgt_prefix = resolved.src_prefix, resolved.tgt_prefix
         if resolved.pair is not None:  # the pair's languages, two-letter codes where there is one
@@ -173,12 +175,6 @@ class Translator:
         if confidence:
             translator.load_confidence()
         return translator
-
-    @property
-    def pair_name(self) -> str | None:
-        """ "en-hi" for a pair of a multilingual file (its two-letter codes); None otherwise."""
-        data = self.model_file.config.data
-        return None if self.pair is None else f"{data.src_lang}-{data.tgt_lang}"
 
     def load_confidence(self) -> None:
         """Load the confidence model beside :attr:`model_path` (a multilingual file's: its

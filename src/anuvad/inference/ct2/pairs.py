@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from anuvad.data.language_tokens import common_code, language_tokens_of
+from anuvad.data.language_tokens import language_tokens_of
 from anuvad.inference.ct2.engine import CT2Translator
 
 
@@ -31,7 +31,7 @@ def ct2_pair_translators(engine: CT2Translator) -> list[CT2Translator]:
     engines = []
     for pair in languages.pairs:
         one = engine if pair == engine.pair else engine.with_pair(pair)
-        suffix = f"{common_code(pair[0])}-{common_code(pair[1])}"
+        suffix = languages.pair_name(pair)
         config = dataclasses.replace(one.model_file.config, name=f"{name}-{suffix}")
         one.model_file = dataclasses.replace(one.model_file, config=config)
         engines.append(one)
