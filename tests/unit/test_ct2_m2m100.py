@@ -183,7 +183,7 @@ def test_search_equals_ctranslate2s_own_converter(
                 assert a.scores == pytest.approx(b.scores, abs=1e-4)
 
 
-def test_int8_agreement_with_the_float32_torch_engine_is_reported(model: Any) -> None:
+def test_int8_greedy_mostly_agrees_with_the_float32_torch_engine(model: Any) -> None:
     _, path, _, int8 = model
     model_file = load_model(path)
     for engine in ct2_pair_translators(CT2Translator(int8, device="cpu")):
@@ -194,7 +194,8 @@ def test_int8_agreement_with_the_float32_torch_engine_is_reported(model: Any) ->
             theirs = engine.translate(texts, settings(engine, k))
             same = sum(a.token_ids == b.token_ids for a, b in zip(ours, theirs, strict=True))
             print(f"int8 {engine.pair} beam {k}: {same}/{len(texts)} equal to float32 torch")
-            assert all(isinstance(t.text, str) for t in theirs)
+            if k == 1:  # measured 19-20 of 20 greedy; beam 4 varies (3-19 of 20) on random weights
+                assert same >= len(texts) * 3 // 4, f"int8 greedy: {same}/{len(texts)}"
 
 
 def test_attention_leaves_out_the_language_tokens_row(model: Any) -> None:

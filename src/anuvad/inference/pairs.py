@@ -20,8 +20,8 @@ def pair_translators(translator: Translator, confidence: bool = True) -> list[Tr
     ``[translator]`` itself for a one-pair model.
 
     Each shares ``translator``'s network (no second copy in memory) and its search settings;
-    its config name gets the pair's two-letter codes (``nllb-200-distilled-600M-en-hi``), which
-    a server uses as the model's id. With ``confidence`` each new one loads its pair's
+    its config name gets the pair's codes (``import of facebook/nllb-200-distilled-600M-en-hi``),
+    which a server uses as the model's id. With ``confidence`` each new one loads its pair's
     confidence model (``<stem>.hi-en.confidence.json``, ``anuvad calibrate --pair``) when the
     file has one beside it.
 

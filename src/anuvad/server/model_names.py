@@ -44,7 +44,7 @@ SHIPPED: dict[str, tuple[str, str]] = {
     "hien_bt_d256_L3": (
         "general text",
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
-        "legal text, TED talks, speeches and dictionaries, and 124,000 English news sentences "
+        "legal text, TED talks, speeches and dictionaries, and 137,000 English news sentences "
         "translated into Hindi",
     ),
     "hien_d256_L3": (

@@ -19,7 +19,7 @@ How each part of anuvad's Transformer is expressed (everything else is refused, 
   table from its first real position, and the vocabulary in anuvad's order, whose BOS is the
   copied decoder-start row (``</s>``'s embedding) and the decoder start token. The language
   tokens are ordinary pieces; the metadata that names them (``language_tokens``) is kept in
-  ``anuvad.json``, and the engine passes them (:mod:`anuvad.inference.ct2.languages`).
+  ``anuvad.json``, and the engine passes them (:mod:`anuvad.inference.ct2.pairs`).
 * embeddings scaled by sqrt(D) (``scale_embeddings``); tied output projection and three-way tying
   are the same tensor in several places, which CTranslate2 stores once (aliases).
 * special tokens: the vocabularies are the SentencePiece pieces in id order, so ids agree

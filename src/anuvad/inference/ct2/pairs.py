@@ -18,8 +18,9 @@ def ct2_pair_translators(engine: CT2Translator) -> list[CT2Translator]:
     """An engine for every pair of ``engine``'s model in the model file's order (its default
     first; ``engine`` itself for its own pair); ``[engine]`` for a one-pair model.
 
-    Each engine's config name gets the pair's two-letter codes (``nllb-200-distilled-600M-en-hi``),
-    which a server uses as the model's id, as for the torch engine's pairs.
+    Each engine's config name gets the pair's codes
+    (``import of facebook/nllb-200-distilled-600M-en-hi``), which a server uses as the model's id,
+    as for the torch engine's pairs.
 
     Raises:
         CheckpointError: the model's language tokens are malformed.
