@@ -8,13 +8,16 @@ or int8 weights by onnxruntime's dynamic quantisation), both SentencePiece model
 (:mod:`anuvad.web.vendor`) and a README. It is written complete or not at all: every problem with
 the model is named before anything is written, the graphs are checked against the torch model
 with onnxruntime (float32: every log-probability within :data:`MAX_ABS_DIFF`), and the folder
-is built beside ``DIR`` and renamed into place.
+is built beside ``DIR`` and renamed into place, with the permissions of any folder the user makes
+(0755 folders, 0644 files under the usual umask 022: a static server running as another user reads
+it); ``--force`` moves the old folder aside first and puts it back if the swap fails.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,6 +26,7 @@ import torch
 
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
+from anuvad.data.download import sha256_of
 from anuvad.decoding.greedy import greedy_search
 from anuvad.errors import CheckpointError
 from anuvad.web.indic_rules import check as check_rules
@@ -47,7 +51,8 @@ RUNTIME_FILES = (
     "README.md",
 )  # fmt: skip
 # Checked at export time, per source language: short, and with the features the runtime must
-# get right (numbers).
+# get right (numbers; for the Indic languages the normaliser's danda, nukta and visarga cases,
+# which indic_rules.check runs besides every character alone).
 CHECK_SENTENCES = {
     "en": (
         "The train is late. It will come at 8 pm.",
@@ -58,6 +63,17 @@ CHECK_SENTENCES = {
         "ट्रेन देर से है। वह रात 8 बजे आएगी।",
         "पानी 100 डिग्री पर उबलता है।",
         "उसने कहा कि बैठक सोमवार को कर दी गई है।",
+        "उसने कहा ''ज़रूर'' | अतः दुःख: समय 10:30 है…",
+    ),
+    "mr": (
+        "गाडी उशिरा आहे. ती रात्री 8 वाजता येईल.",
+        "पाणी 100 अंशांवर उकळते।",
+        "तो म्हणाला ''ठीक'' | अतः दुःख: वेळ 10:30 आहे…",
+    ),
+    "ne": (
+        "रेल ढिलो छ। यो राति 8 बजे आउँछ।",
+        "पानी 100 डिग्रीमा उम्लिन्छ।",
+        "उनले भने ''हुन्छ'' | अतः दुःख: समय 10:30 हो…",
     ),
 }
 
@@ -85,6 +101,33 @@ def _quantize(folder: Path) -> None:
         quantized = folder / f"{full.stem}.int8.onnx"
         quantize_dynamic(str(full), str(quantized), weight_type=QuantType.QInt8)
         quantized.replace(full)
+
+
+def usual_permissions(folder: Path) -> None:
+    """Give ``folder`` (made by ``mkdtemp``: 0700) and everything in it the permissions of a
+    folder and files the user makes: 0777 and 0666 less the umask (0755 and 0644 under 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    folder.chmod(0o777 & ~umask)
+    for path in folder.rglob("*"):
+        path.chmod((0o777 if path.is_dir() else 0o666) & ~umask)
+
+
+def swap_into_place(building: Path, out: Path) -> None:
+    """Rename ``building`` to ``out``; an existing ``out`` is renamed aside first and removed
+    only once the new folder is in place (put back if the rename fails: nothing is lost)."""
+    if not out.exists():
+        building.rename(out)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    aside.rmdir()  # a free name beside `out`
+    out.rename(aside)
+    try:
+        building.rename(out)
+    except OSError:
+        aside.rename(out)
+        raise
+    shutil.rmtree(aside)
 
 
 def export_web(
@@ -120,8 +163,11 @@ def export_web(
         raise CheckpointError(f"{out} exists; choose another --out or add --force to replace it")
     modules = node_modules()
     settings = model_settings(loaded, dtype, FILES, model_path.name)
+    # What `anuvad serve --web` matches the export to a served model by.
+    settings["source_sha256"] = sha256_of(model_path)
+    sentences = CHECK_SENTENCES.get(loaded.config.data.src_lang, CHECK_SENTENCES["en"])
     if settings["normalization"]["kind"] == "indic":
-        differences = check_rules(settings["normalization"])
+        differences = check_rules(settings["normalization"], sentences)
         if differences:
             raise CheckpointError(
                 "the web runtime's description of the Indic NLP normaliser differs from it ("
@@ -133,7 +179,6 @@ def export_web(
     try:
         with torch.no_grad():
             export_graphs(loaded.model, building)
-        sentences = CHECK_SENTENCES.get(loaded.config.data.src_lang, CHECK_SENTENCES["en"])
         comparison = check_graphs(loaded, building, sentences)
         if comparison.max_abs_diff > MAX_ABS_DIFF:
             raise CheckpointError(
@@ -158,9 +203,8 @@ def export_web(
         (building / "model.json").write_text(
             json.dumps(settings, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
         )
-        if out.exists():
-            shutil.rmtree(out)
-        building.rename(out)
+        usual_permissions(building)
+        swap_into_place(building, out)
     finally:
         if building.exists():
             shutil.rmtree(building)
@@ -168,4 +212,7 @@ def export_web(
     return out, comparison
 
 
-__all__ = ["CHECK_SENTENCES", "DTYPES", "MAX_ABS_DIFF", "check_graphs", "export_web"]
+__all__ = [
+    "CHECK_SENTENCES", "DTYPES", "MAX_ABS_DIFF", "check_graphs", "export_web", "swap_into_place",
+    "usual_permissions",
+]  # fmt: skip

@@ -24,7 +24,7 @@ from anuvad.checkpoint import ModelFile
 from anuvad.data.cleaning import moses_punct_normalizer
 from anuvad.data.language_tokens import METADATA_KEY
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
-from anuvad.web.indic_rules import indic_normalization
+from anuvad.web.indic_rules import indic_normalization, space_ranges
 from anuvad.web.onnx_export import graph_shapes
 from anuvad.web.text_rules import text_rules
 
@@ -34,7 +34,7 @@ WEB_FORMAT_VERSION = 1
 # and the Indic NLP library's Devanagari normaliser (indic_rules; the library's other scripts
 # have rules this module does not describe yet).
 _MOSES_LANGUAGES = frozenset({"en", "de", "fr", "es", "cs", "cz"})
-_INDIC_LANGUAGES = frozenset({"hi", "mr", "ne"})
+INDIC_LANGUAGES = frozenset({"hi", "mr", "ne"})
 
 # Recasing thresholds: the values of anuvad.inference.casing, which the web package may not
 # import (it is on the same layer); tests/unit/web checks that they agree.
@@ -56,10 +56,10 @@ def web_problems(loaded: ModelFile) -> list[str]:
         if tokenizer.word_level:
             problems.append(f"a word-level {side} vocabulary (a parsing model)")
     data = loaded.config.data
-    if data.clean.normalize and data.src_lang not in _MOSES_LANGUAGES | _INDIC_LANGUAGES:
+    if data.clean.normalize and data.src_lang not in _MOSES_LANGUAGES | INDIC_LANGUAGES:
         problems.append(
             f"data.clean.normalize for source language {data.src_lang!r} (the web runtime "
-            f"has the normalisers of {', '.join(sorted(_MOSES_LANGUAGES | _INDIC_LANGUAGES))})"
+            f"has the normalisers of {', '.join(sorted(_MOSES_LANGUAGES | INDIC_LANGUAGES))})"
         )
     return problems
 
@@ -81,11 +81,13 @@ def normalization(loaded: ModelFile) -> dict[str, Any]:
     NFC, the substitutions in order, control characters removed, NFC again, spaces collapsed and
     trimmed (:class:`anuvad.data.cleaning.TextNormalizer`); for an Indic language the character
     map and context rules of :func:`~anuvad.web.indic_rules.indic_normalization`; or only
-    trimmed."""
+    stripped of Python's whitespace (``str.strip``)."""
     data = loaded.config.data
     if not data.clean.normalize:
-        return {"kind": "strip"}
-    if data.src_lang in _INDIC_LANGUAGES:
+        # Python's str.strip: its whitespace, not JavaScript's trim() (which strips U+FEFF and
+        # keeps U+001C-U+001F and U+0085).
+        return {"kind": "strip", "space_ranges": space_ranges()}
+    if data.src_lang in INDIC_LANGUAGES:
         return indic_normalization(data.src_lang)
     normalizer = moses_punct_normalizer()(
         lang=data.src_lang, pre_replace_unicode_punct=True, post_remove_control_chars=True
@@ -153,4 +155,11 @@ def model_settings(
     }
 
 
-__all__ = ["RECASE", "WEB_FORMAT", "model_settings", "normalization", "web_problems"]
+__all__ = [
+    "INDIC_LANGUAGES",
+    "RECASE",
+    "WEB_FORMAT",
+    "model_settings",
+    "normalization",
+    "web_problems",
+]

@@ -4,6 +4,7 @@ the export cannot take is refused in one line with nothing written (issue 42).""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import torch
 from anuvad.checkpoint import load_model, save_model
 from anuvad.cli.main import main
 from anuvad.data.batching import collate_source
+from anuvad.data.download import sha256_of
 from anuvad.decoding.greedy import greedy_search
 from anuvad.inference import casing
 from anuvad.web.settings import RECASE, web_problems
@@ -127,3 +129,49 @@ def test_graph_inputs_are_torch_tensors_of_the_documented_kinds(tiny_enhi_model:
     log_probs, self_kv = DecoderStepGraph(loaded.model)(torch.tensor([[2]]), empty, cross_kv, mask)
     assert log_probs.shape == (1, g.vocab_size) and self_kv.shape[3] == 1
     assert torch.isinf(log_probs[0, [0, 2]]).all()  # PAD and BOS are never generated
+
+
+def test_the_export_has_usual_permissions_and_force_loses_nothing(
+    tiny_enhi_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built in a 0700 temporary folder, the export ends with the permissions of any folder
+    the user makes (a static server running as another user reads it); --force moves the old
+    folder aside and puts it back when the swap fails."""
+    import os
+    import stat
+
+    from anuvad.web import export as web_export
+    from anuvad.web.vendor import node_modules
+
+    try:
+        node_modules()
+    except Exception as exc:
+        pytest.skip(str(exc))
+    old_umask = os.umask(0o022)
+    try:
+        out, _ = web_export.export_web(tiny_enhi_model, tmp_path / "web")
+    finally:
+        os.umask(old_umask)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in [out, *out.rglob("*")] if p.is_dir()}
+    assert modes == {0o755}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in out.rglob("*") if p.is_file()} == {0o644}
+    settings = json.loads((out / "model.json").read_text())
+    assert settings["source_sha256"] == sha256_of(tiny_enhi_model)
+
+    (out / "keep.txt").write_text("old")
+    real_rename = Path.rename
+
+    def failing_rename(self: Path, target: str | Path) -> Path:
+        if Path(target) == out and self.name.startswith(".web.") and ".old." not in self.name:
+            raise OSError("disk trouble")
+        return real_rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", failing_rename)
+    with pytest.raises(OSError, match="disk trouble"):
+        web_export.export_web(tiny_enhi_model, out, force=True)
+    assert (out / "keep.txt").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["web"]  # nothing half-built left
+    monkeypatch.setattr(Path, "rename", real_rename)
+    web_export.export_web(tiny_enhi_model, out, force=True)
+    assert not (out / "keep.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["web"]

@@ -144,3 +144,26 @@ def test_js_normaliser_equals_python(tiny_enhi_model: Path) -> None:
     )  # fmt: skip
     python = normalizer_for("en")
     assert json.loads(done.stdout) == [python(t) for t in texts]
+
+
+def test_js_strip_equals_python_strip(tiny_enhi_model: Path) -> None:
+    """A model trained without normalisation: the runtime strips what ``str.strip`` strips
+    (JavaScript's trim() strips U+FEFF and keeps U+001C-U+001F and U+0085)."""
+    loaded = load_model(tiny_enhi_model)
+    loaded.config.data.clean.normalize = False
+    spec = normalization(loaded)
+    assert spec["kind"] == "strip"
+    edges = ["\ufeff", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u3000", " \t\n"]
+    texts = [f"{e}I am  going\x1fhome.{e}" for e in edges] + ["", " ", "\ufeff\x85\ufeff"]
+    script = (
+        f"import {{ normalizer }} from {json.dumps((STATIC / 'text.js').as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { spec, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(JSON.stringify(texts.map(normalizer(spec))));\n"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        input=json.dumps({"spec": spec, "texts": texts}),
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert json.loads(done.stdout) == [t.strip() for t in texts]

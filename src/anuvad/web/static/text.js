@@ -5,7 +5,10 @@
 
 /** The normaliser model.json describes: a function text -> text. */
 export function normalizer(spec) {
-  if (spec.kind === "strip") return (text) => text.trim();
+  if (spec.kind === "strip") {
+    const ends = pythonSpaceEnds(spec.space_ranges);
+    return (text) => text.replace(ends, "");
+  }
   if (spec.kind === "indic") return indicNormalizer(spec);
   const rules = spec.rules.map(([pattern, replacement]) => [new RegExp(pattern, "gu"), replacement]);
   return (text) => {
@@ -23,17 +26,27 @@ export function normalizer(spec) {
 function indicNormalizer(spec) {
   const map = new Map(Object.entries(spec.char_map));
   const rules = spec.rules.map(([pattern, replacement]) => [new RegExp(pattern, "gu"), replacement]);
-  const space = spec.space_ranges
-    .map(([a, b]) => (a === b ? `\\u{${a.toString(16)}}` : `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`))
-    .join("");
-  const runs = new RegExp(`[${space}]+`, "gu");
-  const ends = new RegExp(`^[${space}]+|[${space}]+$`, "gu");
+  const runs = new RegExp(`[${spaceClass(spec.space_ranges)}]+`, "gu");
+  const ends = pythonSpaceEnds(spec.space_ranges);
   return (text) => {
     let t = "";
     for (const c of text.normalize("NFC")) t += map.get(c) ?? c;
     for (const [pattern, replacement] of rules) t = t.replace(pattern, replacement);
     return t.normalize("NFC").replace(runs, " ").replace(ends, "");
   };
+}
+
+// The characters of [first, last] code point ranges as the inside of a character class.
+function spaceClass(ranges) {
+  const hex = (code) => `\\u{${code.toString(16)}}`;
+  return ranges.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join("");
+}
+
+// Leading and trailing runs of Python's whitespace (model.json's space_ranges: what str.strip
+// removes), for String.replace with "".
+function pythonSpaceEnds(ranges) {
+  const space = spaceClass(ranges);
+  return new RegExp(`^[${space}]+|[${space}]+$`, "gu");
 }
 
 // A run of letters (Python's [^\W\d_]: letters and the numerals that are not decimal digits).
