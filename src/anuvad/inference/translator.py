@@ -19,8 +19,6 @@ import torch
 
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
-from anuvad.data.cleaning import source_normalizer
-from anuvad.data.download import sha256_of
 from anuvad.data.language_tokens import resolve_pair
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
@@ -32,18 +30,12 @@ from anuvad.device import resolve_device
 from anuvad.errors import ConfigError, DataError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
-from anuvad.inference.confidence import (
-    ATTENTION_FEATURES,
-    OutputSignals,
-    assess,
-    load_calibration,
-    output_signals,
-)
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import punctuate_candidates
+from anuvad.inference.quality import assess_best, load_confidence, use_reverse
 from anuvad.inference.required import Requirements, phrase_constraint, requirements
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
@@ -177,59 +169,14 @@ class Translator:
         return translator
 
     def load_confidence(self) -> None:
-        """Load the confidence model beside :attr:`model_path` (a multilingual file's: its
-        pair's, ``<stem>.en-hi.confidence.json``) and the reverse model it needs, if any.
-
-        Raises:
-            ConfigError: it is malformed or belongs to another model file, or its reverse model
-                is missing or another.
-            CheckpointError: the reverse model cannot be loaded.
-        """
-        if self.model_path is None:
-            return
-        self.calibration = load_calibration(self.model_path, self.pair_name)
-        if self.calibration is not None and self.calibration.reverse_model:
-            reverse = self.model_path.parent / self.calibration.reverse_model
-            self.use_reverse(reverse, self.calibration.reverse_sha256)
+        """Load the confidence model beside :attr:`model_path` and the reverse model it needs
+        (:func:`anuvad.inference.quality.load_confidence`)."""
+        load_confidence(self)
 
     def use_reverse(self, path: str | Path, sha256: str = "") -> None:
-        """Load the reverse (target→source) model at ``path`` for the confidence features.
-
-        Raises:
-            CheckpointError: it cannot be loaded.
-            ConfigError: it is missing, its SHA-256 is not ``sha256`` (when given), or its
-                languages are not this model's reversed.
-        """
-        if not Path(path).is_file():
-            raise ConfigError(
-                f"the confidence model of {self.model_path} needs the reverse model {path}, "
-                "which is missing; put it back, or calibrate again without --reverse-model"
-            )
-        if sha256 and sha256_of(Path(path)) != sha256:
-            raise ConfigError(
-                f"{path} is not the reverse model the confidence was fitted with (SHA-256 "
-                "differs); run `anuvad calibrate` again"
-            )
-        mine = self.model_file.config.data
-        if (
-            self.pair is not None
-            and self.model_path is not None
-            and (Path(path).resolve() == self.model_path.resolve())
-        ):  # a multilingual file's reverse pair: the same network, no second copy
-            reverse = Translator(self.model_file, self.decode, (mine.tgt_lang, mine.src_lang))
-            reverse.lock = self.lock
-        else:
-            reverse = Translator(load_model(path, device=self.device))
-            accelerate(reverse.model)
-        theirs = reverse.model_file.config.data
-        if (theirs.src_lang, theirs.tgt_lang) != (mine.tgt_lang, mine.src_lang):
-            raise ConfigError(
-                f"{path} translates {theirs.src_lang}->{theirs.tgt_lang}; a reverse model for "
-                f"this {mine.src_lang}->{mine.tgt_lang} model must translate "
-                f"{mine.tgt_lang}->{mine.src_lang}"
-            )
-        reverse.model_path = Path(path)
-        self.reverse = reverse
+        """Load the reverse (target→source) model at ``path`` for the confidence features
+        (:func:`anuvad.inference.quality.use_reverse`)."""
+        use_reverse(self, path, sha256)
 
     @property
     def num_parameters(self) -> int:
@@ -329,7 +276,7 @@ class Translator:
             wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
             candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
             punctuate_candidates(candidates, originals, tgt_lang)
-            self._assess([texts[i] for i in indices], sources, candidates)
+            assess_best(self, [texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 
         results = translate_encoded(texts, self.encode(texts), d, search, progress, stop=stop)
@@ -402,7 +349,8 @@ class Translator:
         signals: bool = False,
     ) -> list[list[Candidate]]:
         """Greedy (beam 1) or beam search over one batch of source ids: candidates per source
-        (``signals``: with what the search saw of each token, for :meth:`_assess`)."""
+        (``signals``: with what the search saw of each token, for
+        :func:`~anuvad.inference.quality.assess_best`)."""
         src_ids, src_pad_mask = collate_source(sources)  # (B, S) each
         src_ids, src_pad_mask = src_ids.to(self.device), src_pad_mask.to(self.device)
         hypotheses: list[list[Hypothesis]]
@@ -418,51 +366,6 @@ class Translator:
                 stop=stop, signals=signals, tgt_prefix=self.tgt_prefix,
             )  # fmt: skip
         return [self._candidates(hyps) for hyps in hypotheses]
-
-    def _assess(
-        self, texts: list[str], sources: list[list[int]], candidates: list[list[Candidate]]
-    ) -> None:
-        """Set the :class:`Quality` of each source's best candidate: what the search saw of its
-        tokens (a forced pass instead when a feature needs the attention, or the search did
-        not record them), one forced pass of the :attr:`reverse` model over the source given
-        the output when there is one, and how much the other candidates agree with the best."""
-        best = [c[0] for c in candidates]
-        used = self.calibration.features if self.calibration is not None else ()
-        # The slower attention path only when a feature needs it: serving an uncalibrated model
-        # (word probabilities only) or one calibrated on the default features skips it.
-        attention = self.all_features or any(f in ATTENTION_FEATURES for f in used)
-        recorded = [c.signals for c in best]
-        signals: list[OutputSignals]
-        if not attention and all(r is not None for r in recorded):
-            signals = [OutputSignals(lps, ents, None) for lps, ents in filter(None, recorded)]
-        else:
-            outputs = [(c.token_ids, c.finished) for c in best]
-            signals = output_signals(
-                self.model, sources, outputs, attention, tgt_prefix=self.tgt_prefix
-            )
-        backward: list[OutputSignals | None] = [None] * len(best)
-        if self.reverse is not None:
-            reverse = self.reverse
-            written = reverse.encode([c.text for c in best])
-            top = reverse.model_file.config.model.max_positions - 1  # room for EOS
-            normalize = source_normalizer(reverse.model_file.config.data)
-            originals = [(reverse.tgt_tokenizer.encode(normalize(t))[:top], True) for t in texts]
-            backward = list(
-                output_signals(
-                    reverse.model,
-                    written,
-                    originals,
-                    attention=False,
-                    entropy=False,
-                    tgt_prefix=reverse.tgt_prefix,
-                )
-            )
-        for src, found, seen, back in zip(sources, candidates, signals, backward, strict=True):
-            found[0].quality = assess(
-                seen, found[0].finished, found[0].text, src, found[0].token_ids,
-                self.src_tokenizer, self.tgt_tokenizer, self.calibration, back,
-                [c.text for c in found[1:]],
-            )  # fmt: skip
 
     def _candidates(self, hyps: list[Hypothesis]) -> list[Candidate]:
         candidates = [
