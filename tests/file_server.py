@@ -18,6 +18,7 @@ class FileServer:
         self.files: dict[str, bytes] = {}
         self.cut: dict[str, int] = {}
         self.ignore_range = False
+        self.no_length: set[str] = set()  # paths answered without Content-Length (to the close)
         self.requests: list[tuple[str, str | None]] = []
         server = self
 
@@ -43,7 +44,8 @@ class FileServer:
                 else:
                     self.send_response(200)
                 body = data[start:]
-                self.send_header("Content-Length", str(len(body)))
+                if self.path not in server.no_length:
+                    self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 limit = server.cut.pop(self.path, None)
                 self.wfile.write(body if limit is None else body[:limit])

@@ -108,6 +108,24 @@ def test_an_interrupted_download_leaves_no_zip_and_resumes(
     assert_same_model(tmp_path / "cut.pt", import_model(str(release_zip), tmp_path / "z.pt").path)
 
 
+def test_a_zip_cut_short_without_a_length_is_not_cached(
+    server: FileServer, release_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server that sends no Content-Length (the body ends when the connection closes) and stops
+    early: the zip's magic number is there, its end is not; nothing broken stays in the cache and
+    the next run downloads it whole."""
+    url = server.base + ZIP_PATH
+    server.no_length.add(ZIP_PATH)
+    server.cut[ZIP_PATH] = len(server.files[ZIP_PATH]) * 2 // 3
+    code, errors = run_import(url, tmp_path / "cut.pt", capsys)
+    assert code == 2 and len(errors) == 1, errors
+    assert url in errors[0] and "incomplete or damaged" in errors[0]
+    assert not (tmp_path / "cut.pt").exists() and not cached_release(url).exists()
+    code, errors = run_import(url, tmp_path / "cut.pt", capsys)
+    assert code == 0 and not errors
+    assert cached_release(url).read_bytes() == release_zip.read_bytes()
+
+
 @pytest.mark.parametrize(
     ("where", "message"),
     [

@@ -17,6 +17,7 @@ import logging
 import re
 import urllib.error
 import urllib.parse
+import zipfile
 from pathlib import Path
 
 from anuvad.data.download import Progress, RemoteFile, cache_dir, download
@@ -67,7 +68,7 @@ def download_release(url: str, progress: Progress | None = None, timeout: float 
     part = path.with_name(path.name + ".part")
     by_hand = f"or download the zip by hand and import its path: anuvad import {path.name}"
     try:
-        return download(RemoteFile(url=url, name=path.name), path.parent, progress, timeout)
+        zipped = download(RemoteFile(url=url, name=path.name), path.parent, progress, timeout)
     except DataError as exc:
         cause = exc.__cause__
         if isinstance(cause, urllib.error.HTTPError):
@@ -91,3 +92,21 @@ def download_release(url: str, progress: Progress | None = None, timeout: float 
             f"{url} did not send a zip file (nothing was kept); check that the URL is a "
             f"release's .zip, {by_hand}"
         ) from exc
+    problem = unreadable_zip(zipped)
+    if problem:  # cut short without a length to tell (a chunked answer), or a damaged cache
+        zipped.unlink()
+        raise DataError(
+            f"{url} arrived incomplete or damaged ({problem}; the cached copy was deleted); run "
+            f"the command again, {by_hand}"
+        )
+    return zipped
+
+
+def unreadable_zip(path: Path) -> str:
+    """What is wrong with the zip at ``path`` ("": it reads whole, every member's CRC checked)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            broken = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        return f"not a readable zip: {exc}"
+    return f"member {broken} is damaged" if broken else ""
