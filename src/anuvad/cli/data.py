@@ -72,7 +72,7 @@ def cmd_data_list(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Progress:
+class DownloadProgress:
     """A one-line download progress display on stderr."""
 
     def __init__(self) -> None:
@@ -95,7 +95,7 @@ def cmd_data_download(args: argparse.Namespace) -> int:
     dataset = get_dataset(args.name)
     out = Path(args.out) if args.out else cache_dir() / "data"
     source = Path(args.source) if args.source else None
-    counts = download_dataset(dataset, out, source_dir=source, progress=_Progress())
+    counts = download_dataset(dataset, out, source_dir=source, progress=DownloadProgress())
     print(f"{dataset.name}: prepared under {out} (licence: {dataset.licence})")
     for path, lines in counts.items():
         print(f"  {path}: {lines:,} lines")

@@ -10,12 +10,12 @@ from collections.abc import Callable
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import, then say what was written and what it holds."""
-    from anuvad.cli.data import _Progress
+    from anuvad.cli.data import DownloadProgress
     from anuvad.data.language_tokens import parse_pairs
     from anuvad.errors import AnuvadError
     from anuvad.interop.importer import import_model
 
-    shown = _Progress()  # a release URL's download, on one stderr line
+    shown = DownloadProgress()  # a release URL's download, on one stderr line
     unfinished = False
 
     def progress(done: int, total: int | None) -> None:

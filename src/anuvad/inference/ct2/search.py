@@ -38,7 +38,7 @@ How the settings map, and where the two searches differ:
   anuvad and ``generate`` finish the empty output and keep K beams. It changes a beam search
   only where EOS ranks 2nd to Kth right after a multilingual model's language token, which a
   trained model gives a non-empty source almost never (random test models often: the
-  measured rates are in tests/unit/test_ct2_m2m100.py).
+  measured rates are in tests/unit/inference/test_ct2_m2m100.py).
 """
 
 from __future__ import annotations
