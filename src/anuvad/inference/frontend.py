@@ -37,10 +37,15 @@ def source_preparer(data: DataConfig, tokenizer: Tokenizer) -> Callable[[str], s
 
 
 def encode_sources(
-    texts: Sequence[str], data: DataConfig, tokenizer: Tokenizer, max_tokens: int
+    texts: Sequence[str],
+    data: DataConfig,
+    tokenizer: Tokenizer,
+    max_tokens: int,
+    prefix: Sequence[int] = (),
 ) -> list[list[int]]:
     """Source ids per text (:func:`source_preparer`, then tokenised), cut to ``max_tokens``
-    pieces with a warning naming the sentence."""
+    pieces with a warning naming the sentence, each non-empty one after ``prefix`` (a
+    multilingual model's source-language token: :mod:`anuvad.data.language_tokens`)."""
     prepare = source_preparer(data, tokenizer)
     encoded = tokenizer.encode_batch([prepare(t) for t in texts])
     for i, ids in enumerate(encoded):
@@ -52,6 +57,8 @@ def encode_sources(
                 max_tokens,
             )
             encoded[i] = ids[:max_tokens]
+    if prefix:
+        encoded = [[*prefix, *ids] if ids else ids for ids in encoded]
     return encoded
 
 

@@ -186,12 +186,8 @@ class Translator:
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Source ids per text, as the search gets them (prepared, tokenised, cut to the
         model's length, after a multilingual model's source-language token; no EOS)."""
-        encoded = encode_sources(
-            texts, self.model_file.config.data, self.src_tokenizer, self.max_src_tokens
-        )
-        if not self.src_prefix:
-            return encoded
-        return [[*self.src_prefix, *ids] if ids else ids for ids in encoded]
+        data = self.model_file.config.data
+        return encode_sources(texts, data, self.src_tokenizer, self.max_src_tokens, self.src_prefix)
 
     def settings(self, **changes: Any) -> DecodeConfig:
         """This translator's decode settings with ``changes`` (None values ignored).

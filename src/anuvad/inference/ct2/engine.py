@@ -189,10 +189,8 @@ class CT2Translator:
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Source ids per text as the search gets them (after a multilingual model's
         source-language token; no EOS), as :meth:`Translator.encode` gives them."""
-        encoded = encode_sources(
-            texts, self.model_file.config.data, self.src_tokenizer, self.max_src_tokens
-        )
-        return [[*self.src_prefix, *ids] if ids else ids for ids in encoded]
+        data = self.model_file.config.data
+        return encode_sources(texts, data, self.src_tokenizer, self.max_src_tokens, self.src_prefix)
 
     def settings(self, **changes: Any) -> DecodeConfig:
         """This engine's decode settings with ``changes`` (None values ignored).
