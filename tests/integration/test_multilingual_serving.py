@@ -88,6 +88,12 @@ def test_the_server_lists_and_routes_every_pair(
     english_hindi, hindi_english = translators
     served = pairs_of(Translator.from_file(nllb_file, device="cpu", confidence=False))
     with TestClient(create_app(served)) as client:
+        from anuvad.server.batcher import EngineBatcher
+        from anuvad.server.state import app_state
+
+        first, second = app_state(client.app).models.values()  # type: ignore[arg-type]
+        assert isinstance(second.batcher, EngineBatcher)  # one model thread for the network
+        assert second.batcher.shared is first.batcher and second.batcher.engine is served[1]
         models = client.get("/models").json()["models"]
         assert [(m["id"], m["src_lang"], m["tgt_lang"]) for m in models] == [
             (f"{english_hindi.model_file.config.name}", "en", "hi"),

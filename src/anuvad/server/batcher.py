@@ -4,7 +4,10 @@ Requests are queued; one worker thread takes the first, waits up to ``max_wait_m
 (and takes at once whatever queued while the model was busy), groups them by their settings and
 translates each group with a single :meth:`Translator.translate` call. The model is only ever
 called from that thread, so a :class:`~anuvad.inference.translator.Translator` needs no locking, and
-the event loop stays free to accept requests while the model runs.
+the event loop stays free to accept requests while the model runs. The pairs of one multilingual
+network (:mod:`anuvad.inference.pairs`) share one batcher, each served pair a view of it
+(:class:`EngineBatcher`): a one-sentence request of one pair waits one decoding step of another
+pair's long call, as within one model.
 
 **No request holds the model for long.** One model call takes at most the settings'
 ``batch_size`` sentences (the server derives it from its rows x steps budget); a request with
@@ -156,6 +159,8 @@ class MicroBatcher:
         quality: bool = True,
         progress: Progress | None = None,
         verbatim: Verbatim | None = None,
+        engine: TranslationEngine | None = None,
+        on_call: Callable[[int, int, float], None] | None = None,
     ) -> list[Translation]:
         """Translate ``texts`` (in order), possibly in one model call with other requests.
 
@@ -176,6 +181,10 @@ class MicroBatcher:
                 request is served in several calls of at most ``key.batch_size`` sentences).
             verbatim: what the translations must copy (numbers, links, kept names); like the
                 glossary, requests with different policies still share model calls.
+            engine: the engine that translates them (None: the batcher's own): the pairs of one
+                multilingual network share a batcher (:class:`EngineBatcher`); requests of
+                different engines never share a model call.
+            on_call: told of the model calls that translate them (None: the batcher's own).
 
         Raises:
             OverloadedError: too many requests are waiting.
@@ -193,6 +202,8 @@ class MicroBatcher:
             quality=quality,
             progress=progress,
             verbatim=verbatim,
+            engine=engine,
+            on_call=on_call,
         )
         self._submit(job)
         try:
@@ -288,7 +299,7 @@ class MicroBatcher:
         return jobs
 
     def _process(self, jobs: list[TranslateJob | CallJob]) -> None:
-        groups: dict[tuple[DecodeConfig, bool], list[TranslateJob]] = {}
+        groups: dict[tuple[DecodeConfig, bool, int], list[TranslateJob]] = {}
         for job in jobs:
             if isinstance(job, CallJob):
                 self._run_call(job)
@@ -298,10 +309,10 @@ class MicroBatcher:
                     job.future.set_exception(SearchStoppedError("abandoned before it ran"))
             elif job.started or job.future.set_running_or_notify_cancel():
                 job.started = True
-                groups.setdefault((job.key, job.quality), []).append(job)
+                groups.setdefault((job.key, job.quality, id(job.engine)), []).append(job)
             else:  # cancelled before it ran
                 self._taken(len(job.remaining()))
-        for (key, _), group in groups.items():
+        for (key, _, _), group in groups.items():
             if self.batching:
                 self._run_group(key, group)
             else:
@@ -350,7 +361,8 @@ class MicroBatcher:
             with self._lock:
                 self.model_calls += 1
             quality = group[0].quality  # the same for the whole group (grouped by it)
-            results = self.translator.translate(
+            translator = group[0].engine or self.translator  # the same too
+            results = translator.translate(
                 texts,
                 key,
                 stop=lambda: self._serve_waiting_then_check_stop(calling),
@@ -369,9 +381,10 @@ class MicroBatcher:
             return
         logger.debug("one model call for %d requests, %d texts", len(calling), len(texts))
         try:
-            if self.on_call is not None:
+            on_call = group[0].on_call or self.on_call
+            if on_call is not None:
                 tokens = sum(len(r.nbest[0].token_ids) for r in results if r.nbest)
-                self.on_call(len(texts), tokens, time.perf_counter() - started)
+                on_call(len(texts), tokens, time.perf_counter() - started)
         except Exception:  # metrics must never cost a request its answer
             logger.exception("recording a model call failed")
         start = 0
@@ -444,3 +457,61 @@ class MicroBatcher:
         job.results.clear()
         job.texts = []
         job.future.set_exception(exc)
+
+
+class EngineBatcher:
+    """One served engine's view of a :class:`MicroBatcher` it shares with other engines of one
+    network (the pairs of a multilingual model): its requests name it, and their model calls
+    report to its metrics; starting and stopping act on the shared batcher.
+
+    Args:
+        shared: the batcher of the network.
+        engine: the engine this view's requests are translated by.
+        on_call: this engine's model-call metrics (as :class:`MicroBatcher`'s).
+    """
+
+    def __init__(
+        self,
+        shared: MicroBatcher,
+        engine: TranslationEngine,
+        on_call: Callable[[int, int, float], None] | None = None,
+    ) -> None:
+        self.shared = shared
+        self.engine = engine
+        self.on_call = on_call
+
+    @property
+    def model_calls(self) -> int:
+        """Model calls of the shared batcher (all engines of the network)."""
+        return self.shared.model_calls
+
+    def start(self) -> None:
+        """Start the shared batcher (idempotent)."""
+        self.shared.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the shared batcher (a second stop finds nothing to stop)."""
+        self.shared.stop(timeout)
+
+    def pending(self) -> int:
+        """Requests waiting for the network (all of its engines)."""
+        return self.shared.pending()
+
+    async def translate(
+        self,
+        texts: Sequence[str],
+        key: DecodeConfig,
+        timeout: float | None = None,
+        glossary: Glossary | None = None,
+        quality: bool = True,
+        progress: Progress | None = None,
+        verbatim: Verbatim | None = None,
+    ) -> list[Translation]:
+        """:meth:`MicroBatcher.translate` by this view's engine."""
+        return await self.shared.translate(
+            texts, key, timeout, glossary, quality, progress, verbatim, self.engine, self.on_call
+        )
+
+    async def call(self, function: Callable[[], T]) -> T:
+        """:meth:`MicroBatcher.call` on the shared model thread."""
+        return await self.shared.call(function)

@@ -46,6 +46,10 @@ class TranslateJob:
     # same queue and model calls as any request, the results handed out early.
     progress: Progress | None = None
     arrival: int = -1  # its place in the queue's arrival order (set when first queued)
+    # The engine that translates it (None: the batcher's own); the pairs of one multilingual
+    # network share a batcher, each request naming its pair's engine (server/state.py).
+    engine: Any = None
+    on_call: Callable[[int, int, float], None] | None = None  # its model's call metrics
 
     def add_results(self, translations: list[Translation]) -> None:
         """Record the translations of the next ``len(translations)`` sentences and tell

@@ -20,7 +20,7 @@ from fastapi import Depends, FastAPI, Request
 
 from anuvad.inference.engine import TranslationEngine, source_fits
 from anuvad.inference.glossary import Glossary
-from anuvad.server.batcher import MicroBatcher
+from anuvad.server.batcher import EngineBatcher, MicroBatcher
 from anuvad.server.errors import (
     ApiError,
     ClientGoneError,
@@ -52,7 +52,7 @@ class ServedModel:
 
     id: str
     engine: TranslationEngine
-    batcher: MicroBatcher
+    batcher: MicroBatcher | EngineBatcher  # a view of a shared one for a network's pairs
     info: ModelInfo
     fits: Callable[[str], bool]  # whether the model takes a sentence whole
     fits_well: Callable[[str], bool]  # whether it translates one well whole (else cut it)
@@ -105,20 +105,31 @@ class ServerState:
             raise ValueError("a server needs at least one translator")
         metrics = ServerMetrics()
         models: dict[str, ServedModel] = {}
+        # The pairs of one multilingual network (torch translators sharing a model lock) share
+        # one batcher: one model thread for the network, each pair's requests naming its engine.
+        networks: dict[int, MicroBatcher] = {}
         for engine in engines:
             name = engine.model_file.config.name
             model_id, repeat = name, 1
             while model_id in models:
                 repeat += 1
                 model_id = f"{name}-{repeat}"
-            batcher = MicroBatcher(
-                engine,
-                batching=batching,
-                max_wait_ms=max_wait_ms,
-                workers=engine.parallel_calls,
-                max_pending_texts=MAX_PENDING_SENTENCES,
-                on_call=functools.partial(metrics.model_call, model_id),
-            )
+            on_call = functools.partial(metrics.model_call, model_id)
+            network = getattr(engine, "lock", None)
+            batcher: MicroBatcher | EngineBatcher
+            if network is not None and id(network) in networks:
+                batcher = EngineBatcher(networks[id(network)], engine, on_call)
+            else:
+                batcher = MicroBatcher(
+                    engine,
+                    batching=batching,
+                    max_wait_ms=max_wait_ms,
+                    workers=engine.parallel_calls,
+                    max_pending_texts=MAX_PENDING_SENTENCES,
+                    on_call=on_call,
+                )
+                if network is not None:
+                    networks[id(network)] = batcher
             metrics.watch_queue(model_id, batcher.pending)
             info = model_info(engine, model_id)
             models[model_id] = ServedModel(

@@ -12,7 +12,7 @@ import pytest
 
 from anuvad.decode_config import DecodeConfig
 from anuvad.inference.translation import Translation
-from anuvad.server.batcher import MicroBatcher
+from anuvad.server.batcher import EngineBatcher, MicroBatcher
 from anuvad.server.jobs import TranslateJob
 
 KEY = DecodeConfig(beam_size=1)
@@ -356,6 +356,54 @@ def test_a_small_new_request_runs_between_two_steps_of_a_long_call() -> None:
     # The short request started and ended inside the long call.
     assert engine.events == ["start long a+long b", "start short", "end short", "end long a+long b"]
     assert batcher._pending_texts == 0
+
+
+def test_two_engines_of_one_network_share_the_model_thread_and_its_steps() -> None:
+    """The pairs of one multilingual network share a batcher: a one-sentence request of the
+    second pair runs between two steps of the first pair's long call (not after it, as with a
+    model thread each, which would also run two calls on one network at once), translated by
+    its own engine, and each pair's calls reach its own metrics."""
+    first, second = SteppingEngine(steps=5), SteppingEngine(steps=5)
+    second.release.set()
+    second.events = first.events  # one record of what ran when, on the one model thread
+    by_second: list[str] = []
+    own = second.translate
+
+    def tagged(texts: Sequence[str], key: Any, stop: Any = None, **more: Any) -> list[Translation]:
+        by_second.extend(texts)
+        return own(texts, key, stop, **more)
+
+    second.translate = tagged  # type: ignore[method-assign]
+    first_calls: list[int] = []
+    second_calls: list[int] = []
+    shared = MicroBatcher(
+        first,  # type: ignore[arg-type]
+        max_wait_ms=0,
+        on_call=lambda n, *_: first_calls.append(n),
+    )
+    other = EngineBatcher(shared, second, lambda n, *_: second_calls.append(n))  # type: ignore[arg-type]
+    beam16 = DecodeConfig(beam_size=16, batch_size=8)
+
+    async def scenario() -> tuple[list[Translation], list[Translation]]:
+        long = asyncio.ensure_future(shared.translate(["long a", "long b"], beam16))
+        assert await asyncio.to_thread(first.first_step.wait, 5)
+        before = other.pending()
+        short = asyncio.ensure_future(other.translate(["short"], DecodeConfig(beam_size=4)))
+        await queued(shared, before + 1)
+        first.release.set()
+        return await long, await short
+
+    try:
+        got_long, got_short = asyncio.run(scenario())
+    finally:
+        other.stop()
+    assert [t.text for t in got_long] == ["LONG A", "LONG B"]
+    assert [t.text for t in got_short] == ["SHORT"]
+    # The short request ran by its own engine, between two steps of the long call.
+    assert first.events == ["start long a+long b", "start short", "end short", "end long a+long b"]
+    assert by_second == ["short"] and first_calls == [2] and second_calls == [1]
+    assert other.model_calls == shared.model_calls == 2
+    assert not any(t.name.startswith("anuvad-model") for t in threading.enumerate())
 
 
 def test_a_large_new_request_waits_for_the_call_boundary() -> None:
