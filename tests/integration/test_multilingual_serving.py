@@ -88,7 +88,7 @@ def test_the_server_lists_and_routes_every_pair(
     english_hindi, hindi_english = translators
     served = pairs_of(Translator.from_file(nllb_file, device="cpu", confidence=False))
     with TestClient(create_app(served)) as client:
-        from anuvad.server.batcher import EngineBatcher
+        from anuvad.server.engine_batcher import EngineBatcher
         from anuvad.server.state import app_state
 
         first, second = app_state(client.app).models.values()  # type: ignore[arg-type]

@@ -6,8 +6,8 @@ translates each group with a single :meth:`Translator.translate` call. The model
 called from that thread, so a :class:`~anuvad.inference.translator.Translator` needs no locking, and
 the event loop stays free to accept requests while the model runs. The pairs of one multilingual
 network (:mod:`anuvad.inference.pairs`) share one batcher, each served pair a view of it
-(:class:`EngineBatcher`): a one-sentence request of one pair waits one decoding step of another
-pair's long call, as within one model.
+(:mod:`anuvad.server.engine_batcher`): a one-sentence request of one pair waits one decoding
+step of another pair's long call, as within one model.
 
 **No request holds the model for long.** One model call takes at most the settings'
 ``batch_size`` sentences (the server derives it from its rows x steps budget); a request with
@@ -182,8 +182,8 @@ class MicroBatcher:
             verbatim: what the translations must copy (numbers, links, kept names); like the
                 glossary, requests with different policies still share model calls.
             engine: the engine that translates them (None: the batcher's own): the pairs of one
-                multilingual network share a batcher (:class:`EngineBatcher`); requests of
-                different engines never share a model call.
+                multilingual network share a batcher (:mod:`anuvad.server.engine_batcher`);
+                requests of different engines never share a model call.
             on_call: told of the model calls that translate them (None: the batcher's own).
 
         Raises:
@@ -457,61 +457,3 @@ class MicroBatcher:
         job.results.clear()
         job.texts = []
         job.future.set_exception(exc)
-
-
-class EngineBatcher:
-    """One served engine's view of a :class:`MicroBatcher` it shares with other engines of one
-    network (the pairs of a multilingual model): its requests name it, and their model calls
-    report to its metrics; starting and stopping act on the shared batcher.
-
-    Args:
-        shared: the batcher of the network.
-        engine: the engine this view's requests are translated by.
-        on_call: this engine's model-call metrics (as :class:`MicroBatcher`'s).
-    """
-
-    def __init__(
-        self,
-        shared: MicroBatcher,
-        engine: TranslationEngine,
-        on_call: Callable[[int, int, float], None] | None = None,
-    ) -> None:
-        self.shared = shared
-        self.engine = engine
-        self.on_call = on_call
-
-    @property
-    def model_calls(self) -> int:
-        """Model calls of the shared batcher (all engines of the network)."""
-        return self.shared.model_calls
-
-    def start(self) -> None:
-        """Start the shared batcher (idempotent)."""
-        self.shared.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop the shared batcher (a second stop finds nothing to stop)."""
-        self.shared.stop(timeout)
-
-    def pending(self) -> int:
-        """Requests waiting for the network (all of its engines)."""
-        return self.shared.pending()
-
-    async def translate(
-        self,
-        texts: Sequence[str],
-        key: DecodeConfig,
-        timeout: float | None = None,
-        glossary: Glossary | None = None,
-        quality: bool = True,
-        progress: Progress | None = None,
-        verbatim: Verbatim | None = None,
-    ) -> list[Translation]:
-        """:meth:`MicroBatcher.translate` by this view's engine."""
-        return await self.shared.translate(
-            texts, key, timeout, glossary, quality, progress, verbatim, self.engine, self.on_call
-        )
-
-    async def call(self, function: Callable[[], T]) -> T:
-        """:meth:`MicroBatcher.call` on the shared model thread."""
-        return await self.shared.call(function)

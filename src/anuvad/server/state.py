@@ -20,7 +20,8 @@ from fastapi import Depends, FastAPI, Request
 
 from anuvad.inference.engine import TranslationEngine, source_fits
 from anuvad.inference.glossary import Glossary
-from anuvad.server.batcher import EngineBatcher, MicroBatcher
+from anuvad.server.batcher import MicroBatcher
+from anuvad.server.engine_batcher import EngineBatcher
 from anuvad.server.errors import (
     ApiError,
     ClientGoneError,

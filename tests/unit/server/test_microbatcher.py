@@ -12,7 +12,8 @@ import pytest
 
 from anuvad.decode_config import DecodeConfig
 from anuvad.inference.translation import Translation
-from anuvad.server.batcher import EngineBatcher, MicroBatcher
+from anuvad.server.batcher import MicroBatcher
+from anuvad.server.engine_batcher import EngineBatcher
 from anuvad.server.jobs import TranslateJob
 
 KEY = DecodeConfig(beam_size=1)
