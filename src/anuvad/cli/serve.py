@@ -137,6 +137,7 @@ def serve(
     glossary_file: Path | None = None,
     connections: ConnectionLimits = CONNECTIONS,
     log_level: str = "info",
+    web: Sequence[Path] = (),
 ) -> None:
     """Load ``models`` with ``engine`` ("torch" or "ctranslate2", see
     :mod:`anuvad.inference.engine`) and serve them until interrupted (prints the address first); the
@@ -148,9 +149,12 @@ def serve(
     ``glossary_file``: terms the first model's translations must use (merged with requests').
     ``connections``: the idle and header timeouts and the per-client connection cap
     (:mod:`anuvad.server.connections`).
+    ``web``: web export folders, each served under ``/web/<model id>/`` beside the model it was
+    exported from, for the page's "Translate in this browser" (:mod:`anuvad.server.routes.web`).
 
     Raises:
-        CheckpointError: a model file is missing or unreadable, or a folder (torch engine).
+        CheckpointError: a model file is missing or unreadable, or a folder (torch engine); a
+            ``web`` folder is not a web export or matches no served model.
         ConfigError: the API key file is unreadable or holds a bad key (file and line named),
             or ``connections`` is out of range.
     """
@@ -163,6 +167,7 @@ def serve(
     from anuvad.server.auth import load_api_keys
     from anuvad.server.shutdown import DrainingServer
     from anuvad.server.state import app_state
+    from anuvad.web.served import read_export
 
     # Everything that can be checked without the models first: loading them takes seconds.
     api_keys = load_api_keys(api_key_file) if api_key_file is not None else None
@@ -170,6 +175,8 @@ def serve(
     if connections.problems():
         raise ConfigError("; ".join(connections.problems()))
     check_model_paths(models, engine)
+    for folder in web:
+        read_export(folder)  # matched to the models once they are loaded (create_app)
     threads, replicas = server_layout(engine, device, threads, replicas)
     loaded = [
         load_engine(
@@ -196,6 +203,7 @@ def serve(
         allowed_hosts=["127.0.0.1", "localhost"] if loopback else None,
         api_keys=api_keys,
         glossary=glossary,
+        web=web,
     )
     shown = f"[{host}]" if ":" in host else host
     lines = []
@@ -210,13 +218,21 @@ def serve(
         "\n".join(lines) + f"\n"
         f"  web page: http://{shown}:{port}/\n"
         f"  API docs: http://{shown}:{port}/docs\n"
-        f"  batching: {'on' if batching else 'off'}, {translators[0].parallel_calls} model "
+        + "".join(f"  in the browser: {m.id} from /web/{m.id}/\n" for m in served_web(app))
+        + f"  batching: {'on' if batching else 'off'}, {translators[0].parallel_calls} model "
         f"call(s) at once per model, {threads or torch.get_num_threads()} thread(s) each; stop "
         f"with Ctrl+C",
         flush=True,
     )
     config = server_config(app, host, port, log_level, connections)
     DrainingServer(config, app_state(app)).run()
+
+
+def served_web(app: Any) -> list[Any]:
+    """The served models of ``app`` with a web export."""
+    from anuvad.server.state import app_state
+
+    return [m.info for m in app_state(app).models.values() if m.info.web is not None]
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -247,6 +263,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             trusted_proxies=tuple(args.forwarded_allow_ips),
         ),
         log_level="debug" if args.verbose else "info",
+        web=args.web or (),
     )
     return 0
 
@@ -339,6 +356,15 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "the proxy (default: none; the header is ignored)",
     )
     add_glossary_option(p)
+    p.add_argument(
+        "--web",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="a web export of a served model (anuvad export MODEL --format web --out DIR): "
+        "served read-only under /web/<model id>/, and the page offers 'Translate in this "
+        "browser' for that model; repeatable",
+    )
     p.add_argument(
         "--api-key-file",
         type=Path,

@@ -12,6 +12,8 @@ Endpoints (OpenAPI docs at ``/docs``), one module each under :mod:`anuvad.server
 - ``/libretranslate/...``: LibreTranslate's API on the same models, for its clients
   (:mod:`anuvad.server.libretranslate`).
 - ``GET /``: the web page (``static/``: plain HTML, JS and CSS, everything local).
+- ``GET /web/{model}/...``: a model's web export (``create_app(web=...)``, ``anuvad serve
+  --web DIR``), for the page's "Translate in this browser" (:mod:`anuvad.server.routes.web`).
 
 A sentence's path: the page (or any client) posts JSON → the middleware checks its size, type
 and key → pydantic checks it against the limits in :mod:`~anuvad.server.schemas` → the route
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -42,6 +45,7 @@ from anuvad.server.metrics import RequestMetricsMiddleware
 from anuvad.server.openapi import publish_schema
 from anuvad.server.routes import attention, detect, info, libretranslate, stream, translate
 from anuvad.server.routes.page import add_page
+from anuvad.server.routes.web import add_web
 from anuvad.server.state import ServerState
 
 
@@ -55,6 +59,7 @@ def create_app(
     api_keys: Collection[str] | None = None,
     glossary: Glossary | None = None,
     title: str = "anuvad",
+    web: Sequence[str | Path] = (),
 ) -> FastAPI:
     """Build the app serving ``translators`` (the API, its docs and the web page).
 
@@ -73,6 +78,9 @@ def create_app(
         glossary: terms the first (default) model's translations must use, merged with each
             request's own ``glossary``.
         title: the OpenAPI title.
+        web: web export folders (``anuvad export --format web``) served under
+            ``/web/<model id>/`` beside the models they were exported from
+            (:mod:`anuvad.server.routes.web`).
 
     Returns:
         The FastAPI application, its :class:`ServerState` in ``app.state.server``; run it with
@@ -80,6 +88,7 @@ def create_app(
 
     Raises:
         ValueError: no translator.
+        CheckpointError: a ``web`` folder is not a web export or matches no served model.
     """
     engines = list(translators) if isinstance(translators, Sequence) else [translators]
     limits = Limits(request_timeout_s=request_timeout_s, api_key_required=api_keys is not None)
@@ -122,5 +131,6 @@ def create_app(
     add_error_handlers(app)
     for room in (translate, stream, attention, detect, info, libretranslate):
         app.include_router(room.router)
+    add_web(app, state, web)
     add_page(app)
     return app

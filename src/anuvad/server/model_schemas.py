@@ -23,6 +23,14 @@ class ConfidenceInfo(BaseModel):
     )
 
 
+class WebExportInfo(BaseModel):
+    """A served model's web export (``anuvad serve --web DIR``): the page can translate with it
+    in the browser."""
+
+    url: str = Field(description="the export's folder, e.g. '/web/enhi_d256_L3/' (its files)")
+    download_bytes: int = Field(description="what a browser downloads to translate with it")
+
+
 class ModelInfo(BaseModel):
     """What ``GET /models`` says about a served model."""
 
@@ -76,6 +84,9 @@ class ModelInfo(BaseModel):
     metadata: dict[str, Any]
     confidence: ConfidenceInfo | None = Field(
         None, description="how sentence confidence was calibrated; null: no confidence"
+    )
+    web: WebExportInfo | None = Field(
+        None, description="its export for translating in the browser; null: none served"
     )
 
 

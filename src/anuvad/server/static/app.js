@@ -7,9 +7,11 @@
 //   translate.js  a translation request, streamed, stoppable
 //   output.js     the translation pane; render.js draws a translation, heatmap.js the attention
 //   files.js      the character count, documents in, Copy and Download out
+//   browser.js    "Translate in this browser": a model's web export run in this page
 //   api.js        the requests (API key, errors, NDJSON); settings.js what is remembered
 
 import { api } from "./api.js";
+import { switchToBrowser } from "./browser.js";
 import { checkScript, selectModel } from "./direction.js";
 import { $, fillSelect, range } from "./dom.js";
 import { copyTranslation, downloadTranslation, openDocument, setDocument, updateCount } from "./files.js";
@@ -155,6 +157,7 @@ document.addEventListener("DOMContentLoaded", () => {
     translate();
   });
   $("stop-button").addEventListener("click", stopTranslation);
+  $("browser-switch").addEventListener("change", () => switchToBrowser($("browser-switch").checked));
   document.addEventListener("keydown", (e) => {
     // (Escape in an open drop-down list closes the list only.)
     if (e.key === "Escape" && state.busy && document.activeElement.tagName !== "SELECT") stopTranslation();
@@ -180,7 +183,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("file-forget").addEventListener("click", () => setDocument(null));
   $("detail").addEventListener("toggle", () => {
-    if ($("detail").open && state.result && state.attentionOf !== state.result) {
+    if ($("detail").open && state.result && !state.result.inBrowser && state.attentionOf !== state.result) {
       showAttention(Number($("sentence").value || 0));
     }
   });

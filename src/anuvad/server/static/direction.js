@@ -2,6 +2,7 @@
 // words, and the warning (with a one-click switch) when the text is in the other language.
 
 import { api } from "./api.js";
+import { syncBrowserSwitch } from "./browser.js";
 import { $, languageName } from "./dom.js";
 import { clearOutput } from "./output.js";
 import { currentModel, modelById, modelTitle, reverseOf, state } from "./state.js";
@@ -80,6 +81,7 @@ export function selectModel(id) {
   $("swap-button").hidden = !reverse;
   if (reverse) $("swap-button").title = `Swap: ${modelTitle(reverse)}; the translation becomes the text to translate`;
   describeModel(model);
+  syncBrowserSwitch();
   if (state.result && state.result.model !== id) clearOutput();
   hideScriptWarning();
 }

@@ -215,7 +215,7 @@ function nbestTable(nbest, lang, open) {
     score.append(bar, c.score.toFixed(3));
     const logp = document.createElement("td");
     logp.className = "num";
-    logp.textContent = c.log_prob.toFixed(2);
+    logp.textContent = c.log_prob == null ? "–" : c.log_prob.toFixed(2); // none in the browser
     row.append(rank, hyp, score, logp);
     body.append(row);
   });

@@ -1,8 +1,10 @@
 // A translation, from the text box to the pane: the request made from the controls and the
-// Terms, sent to POST /translate/stream so that a long text fills in sentence by sentence, and
-// Stop (or a newer keystroke) cancelling it.
+// Terms, sent to POST /translate/stream so that a long text fills in sentence by sentence (or,
+// with "Translate in this browser" on, to the model's web export: browser.js), and Stop (or a
+// newer keystroke) cancelling it.
 
 import { translateStreamed } from "./api.js";
+import { inBrowser, translateInBrowser } from "./browser.js";
 import { $, charCount, plural } from "./dom.js";
 import { checkScript, hideScriptWarning } from "./direction.js";
 import { showAttention } from "./heatmap.js";
@@ -115,9 +117,9 @@ export async function translate({ auto = false } = {}) {
     showError(`The text has ${charCount(text)} characters; this server takes up to ${state.limits.max_text_chars} per request. Translate it in parts.`);
     return;
   }
-  let wording;
+  let wording = { fields: {}, termLines: [], nameLines: [] }; // the browser runtime has no Terms
   try {
-    wording = wordingFields();
+    if (!inBrowser()) wording = wordingFields();
   } catch (err) {
     showError(err.message);
     return;
@@ -152,8 +154,20 @@ export async function translate({ auto = false } = {}) {
     showTranslation({ model: request.model, source: text, sentences: arrived.sentences, total: event.total, format: request.format });
     setStatus(`${event.done} of ${plural(event.total, "sentence")}`);
   };
+  const viaServer = () => translateStreamed(requestBody(text, request), controller.signal, onEvent);
+  const here = inBrowser() && request.format === "text"; // a document (HTML) goes to the server
   try {
-    const result = await translateStreamed(requestBody(text, request), controller.signal, onEvent);
+    let result;
+    if (here) {
+      try {
+        result = await translateInBrowser(text, request, controller.signal);
+      } catch (err) {
+        if (!err.fallBack) throw err;
+        result = await viaServer(); // the failure is said; the server translates instead
+      }
+    } else {
+      result = await viaServer();
+    }
     const roundTrip = performance.now() - started;
     showResult(result, text, { ...request, model: result.model }, roundTrip);
   } catch (err) {
@@ -176,6 +190,7 @@ export async function translate({ auto = false } = {}) {
       setBusy(false);
     }
   }
+  if (state.result && state.result.inBrowser) return; // the attention view is the server's
   // The attention view is extra and folded: asked for only when the detail is open.
   if ($("detail").open) await showAttention(0);
 }
@@ -190,6 +205,13 @@ function showResult(result, text, request, roundTrip) {
   const count = doc.sentences.length;
   setStatus(`Translated ${plural(count, "sentence")}.`);
   const search = result.decoding === "greedy" ? "greedy search" : `beam search, beam ${result.beam_size}`;
+  if (result.in_browser) {
+    state.result.inBrowser = true;
+    $("attention-status").textContent = "Translated in this browser: the attention heatmap and confidence come from the server.";
+    $("attention-status").hidden = false;
+    $("timing").textContent = `${plural(count, "sentence")} · ${result.elapsed_ms.toFixed(0)} ms in this browser · ${search}`;
+    return;
+  }
   $("timing").textContent = `${plural(count, "sentence")} · ${result.elapsed_ms.toFixed(0)} ms on the server · ${roundTrip.toFixed(0)} ms in all · ${search}`;
 }
 

@@ -149,7 +149,7 @@ export class Translator {
 
   /** A whole text (paragraphs, several sentences) translated as the server does it: cut into
    * sentences that keep their place, each translated, mended (danda, quotes, the source's
-   * numbers) and put back. Returns {text, sentences: [{source, text, ...}]}. */
+   * numbers) and put back. Returns {text, sentences: [{source, text, start, end, ...}]}. */
   async translateText(text, options = {}) {
     return translateText(this, text, options);
   }
@@ -243,7 +243,8 @@ async function translateText(translator, text, options) {
   const mended = found.map((r) => mend(r.text, r.source, rules));
   return {
     text: assemble(text, segments, mended),
-    sentences: found.map((r, i) => ({ ...r, raw_text: r.text, text: mended[i] })),
+    // start, end: the sentence's place in `text` (UTF-16 code units, as String.slice counts).
+    sentences: found.map((r, i) => ({ ...r, raw_text: r.text, text: mended[i], start: segments[i].start, end: segments[i].end })),
   };
 }
 
