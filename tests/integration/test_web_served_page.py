@@ -148,3 +148,19 @@ def test_a_load_failure_is_said_and_the_server_translates(served: str, browser: 
     with page.expect_response("**/translate/stream"):
         page.click("#translate-button")
     page.close()
+
+
+def test_without_web_exports_the_page_has_no_switch(tiny_enhi_model: Path, browser: Any) -> None:
+    from servers import running_server
+
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    app = create_app([Translator.from_file(tiny_enhi_model, device="cpu")], max_wait_ms=0)
+    with running_server(app) as (_, port, _thread):
+        assert httpx.get(f"http://127.0.0.1:{port}/models").json()["models"][0]["web"] is None
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+        assert not page.is_visible("#browser-field")
+        page.close()
