@@ -88,12 +88,14 @@ def test_threads_default_to_torchs_and_do_not_change_outputs(ct2_folder: Path) -
 
 def test_replicas_serve_concurrent_requests_with_the_same_outputs(ct2_folder: Path) -> None:
     from anuvad.server.app import create_app
+    from anuvad.server.batcher import MicroBatcher
     from anuvad.server.state import app_state
 
     single = CT2Translator(ct2_folder, device="cpu", threads=1)
     engine = CT2Translator(ct2_folder, device="cpu", threads=1, replicas=2)
     app = create_app(engine, batching=True, max_wait_ms=1)
-    assert engine.parallel_calls == 2 and app_state(app).default.batcher.workers == 2
+    batcher = app_state(app).default.batcher
+    assert isinstance(batcher, MicroBatcher) and engine.parallel_calls == batcher.workers == 2
 
     async def post_all() -> list[str]:
         transport = httpx.ASGITransport(app=app)

@@ -22,6 +22,7 @@ from servers import CountingTranslator, StallingTranslator, running_server
 from anuvad.decode_config import DecodeConfig
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
+from anuvad.server.batcher import MicroBatcher
 from anuvad.server.limits import (
     MAX_ATTENTION_TOKENS,
     MAX_BEAM_SIZE,
@@ -492,6 +493,7 @@ def test_a_model_failure_is_a_500_and_the_server_recovers(
 
 def test_too_many_waiting_requests_get_503(client: TestClient) -> None:
     batcher = app_state(client.app).default.batcher  # type: ignore[arg-type]
+    assert isinstance(batcher, MicroBatcher)  # one model: its own batcher
     limit, batcher.max_pending = batcher.max_pending, 0
     try:
         response = client.post("/translate", json={"text": "The sky is blue."})

@@ -29,6 +29,10 @@ class WebExportInfo(BaseModel):
 
     url: str = Field(description="the export's folder, e.g. '/web/enhi_d256_L3/' (its files)")
     download_bytes: int = Field(description="what a browser downloads to translate with it")
+    version: str = Field(
+        description="changes whenever the export does (a hash of its model.json): the browser's "
+        "cache key"
+    )
 
 
 class ModelInfo(BaseModel):
@@ -86,7 +90,7 @@ class ModelInfo(BaseModel):
         None, description="how sentence confidence was calibrated; null: no confidence"
     )
     web: WebExportInfo | None = Field(
-        None, description="its export for translating in the browser; null: none served"
+        default=None, description="its export for translating in the browser; null: none served"
     )
 
 

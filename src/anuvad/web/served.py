@@ -8,6 +8,7 @@ server starts.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ class WebExport:
     source_model: str  # that file's name, for messages
     direction: str  # e.g. "en-hi"
     download_bytes: int  # what a page downloads to translate
+    version: str  # SHA-256 of its model.json (the model's hash, dtype, settings): the cache key
 
 
 def read_export(folder: str | Path) -> WebExport:
@@ -43,7 +45,8 @@ def read_export(folder: str | Path) -> WebExport:
     if not path.is_dir():
         raise CheckpointError(f"--web {path}: not a folder (give a folder made by {REEXPORT})")
     try:
-        settings = json.loads((path / "model.json").read_text(encoding="utf-8"))
+        raw = (path / "model.json").read_bytes()
+        settings = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise CheckpointError(
             f"--web {path}: no readable model.json ({exc}); give a folder made by {REEXPORT}"
@@ -62,6 +65,7 @@ def read_export(folder: str | Path) -> WebExport:
         source_model=str(settings.get("source_model", "?")),
         direction=str(settings.get("direction", "?")),
         download_bytes=int(settings.get("download_bytes", 0)),
+        version=hashlib.sha256(raw).hexdigest()[:16],
     )
 
 

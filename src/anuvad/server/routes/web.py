@@ -85,7 +85,9 @@ def add_web(app: FastAPI, state: ServerState, folders: Sequence[str | Path]) -> 
     matched = match_exports(exports, models) if exports else {}
     for model_id, export in matched.items():
         state.models[model_id].info.web = WebExportInfo(
-            url=f"/web/{model_id}/", download_bytes=export.download_bytes
+            url=f"/web/{model_id}/",
+            download_bytes=export.download_bytes,
+            version=export.version,
         )
     app.state.web_exports = matched
     app.include_router(router)

@@ -13,7 +13,8 @@ import { currentModel, state } from "./state.js";
 const loaded = new Map(); // model id -> Promise of its translator
 
 // The Cache Storage name of a model's export: a new export (another size) is downloaded anew.
-const cacheName = (model) => `anuvad-web:${model.id}:${model.web.download_bytes}`;
+// A re-export (another dtype, model or setting) changes the version: never the old files.
+const cacheName = (model) => `anuvad-web:${model.id}:${model.web.version}`;
 
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
