@@ -197,7 +197,7 @@ chromium:
 # export's tests run its JavaScript under Node: web-runtime fetches the npm packages, ~10 s from
 # npm's cache).
 test: lint chromium web-runtime
-	$(BIN)/pytest -q --ignore=tests/system
+	$(BIN)/pytest -q --ignore=tests/system --durations=15
 
 # The system tier: real processes killed, served and trained end to end (SIGKILL trials, SIGTERM
 # with a request in flight, 600 silent connections, a task learned from scratch); a few
