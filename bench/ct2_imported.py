@@ -3,10 +3,11 @@ engine, anuvad's CTranslate2 export (int8) and CTranslate2's own converter of th
 (int8), beam 4, with the load time and peak memory of each, and CTranslate2's vocabulary
 shortlist (``use_vmap``) on both int8 folders.
 
-Nothing is downloaded. NLLB-200 distilled 600M (d_model 1024, 12 + 12 layers, 256k vocabulary)
-is too heavy to build and time here, so the model is the largest shape that is reasonable on 2
-shared cores: an ``M2M100ForConditionalGeneration`` with d_model 512, 6 + 6 layers, 8 heads, FFN
-2048, random weights (``init_std`` 0.02, seed 0) and a vocabulary of ``--vocab`` rows laid out as
+Nothing is downloaded. The model (``--shape d512``) is an ``M2M100ForConditionalGeneration``
+with d_model 512, 6 + 6 layers, 8 heads, FFN 2048, or (``--shape nllb-600m --vocab 256206``)
+NLLB-200 distilled 600M's shape (d_model 1024, 12 + 12 layers, 16 heads, FFN 4096, 256k
+vocabulary: its load time, memory and speed, not its outputs), random weights (``init_std``
+0.02, seed 0) and a vocabulary of ``--vocab`` rows laid out as
 M2M100's tokenizer has it: fairseq's specials, the pieces of a SentencePiece model trained on
 ``--src`` and ``--tgt-text``, dummy pieces ``▁w<N>``, then the 100 ``__xx__`` language tokens and
 fairseq's 8 made-up words. It is imported (``import_model``, pairs en-hi and hi-en) and exported
@@ -45,10 +46,16 @@ import sentencepiece as spm
 import torch
 
 ENGINES = ("generate", "anuvad-torch", "anuvad-ct2-int8", "own-ct2-int8")
+# --shape: d_model, layers a side, heads, FFN width. "nllb-600m" is NLLB-200 distilled 600M's
+# (with --vocab 256206 its vocabulary's size): its load time, memory and per-step cost on 2
+# cores, with random weights (no download).
+SHAPES = {"d512": (512, 6, 8, 2048), "nllb-600m": (1024, 12, 16, 4096)}
 VMAP_ENGINES = ("anuvad-ct2-int8+vmap", "own-ct2-int8+vmap")
 
 
-def build(work: Path, src: list[str], tgt: list[str], vocab: int) -> dict[str, Path]:
+def build(
+    work: Path, src: list[str], tgt: list[str], vocab: int, shape: str = "d512"
+) -> dict[str, Path]:
     """Write the Hugging Face folder, its import, both int8 CTranslate2 folders and their
     shortlists under ``work``; return their paths."""
     from ctranslate2.converters import TransformersConverter
@@ -82,10 +89,12 @@ def build(work: Path, src: list[str], tgt: list[str], vocab: int) -> dict[str, P
     tokenizer_config = json.loads(config_path.read_text(encoding="utf-8"))
     tokenizer_config["additional_special_tokens"] = list(tokenizer.lang_token_to_id)
     config_path.write_text(json.dumps(tokenizer_config, ensure_ascii=False), encoding="utf-8")
+    width, layers, heads, ffn = SHAPES[shape]
     config = M2M100Config(
         vocab_size=len(tokenizer.encoder) + len(tokenizer.lang_token_to_id) + madeup,
-        d_model=512, encoder_layers=6, decoder_layers=6, encoder_attention_heads=8,
-        decoder_attention_heads=8, encoder_ffn_dim=2048, decoder_ffn_dim=2048,
+        d_model=width, encoder_layers=layers, decoder_layers=layers,
+        encoder_attention_heads=heads, decoder_attention_heads=heads, encoder_ffn_dim=ffn,
+        decoder_ffn_dim=ffn,
         max_position_embeddings=1024, dropout=0.0, attention_dropout=0.0, init_std=0.02,
         scale_embedding=True, pad_token_id=1, bos_token_id=0, eos_token_id=2,
         decoder_start_token_id=2,
@@ -215,6 +224,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--max-len", type=int, default=48)
     parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="d512")
     parser.add_argument("--shortlist", type=int, default=2000)
     parser.add_argument("--work", default="")
     parser.add_argument("--worker", default="")
@@ -227,7 +237,7 @@ def main() -> None:
     tgt = Path(args.tgt_text).read_text(encoding="utf-8").splitlines()
     began = time.perf_counter()
     if not (work / "own-ct2-int8").is_dir():
-        build(work, src, tgt, args.vocab)
+        build(work, src, tgt, args.vocab, args.shape)
     always = write_shortlist(
         [work / "anuvad-ct2-int8", work / "own-ct2-int8"], src[: args.sentences], tgt,
         args.shortlist,
