@@ -197,6 +197,33 @@ def tiny_enhi_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         torch.set_num_threads(previous)
 
 
+@pytest.fixture(scope="session")
+def tiny_enhi_web(tiny_enhi_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model's web export (float32), made once for the session (an export takes ~10 s:
+    torch.onnx traces two graphs): for tests that only read it. Skips without the npm packages
+    or onnxruntime (``make web-runtime``, ``pip install -e '.[web]'``)."""
+    pytest.importorskip(
+        "onnxruntime", reason="onnxruntime is not installed (pip install -e '.[web]')"
+    )
+    pytest.importorskip(
+        "onnxscript", reason="onnxscript is not installed (pip install -e '.[web]')"
+    )
+    from anuvad.web.export import export_web
+    from anuvad.web.vendor import node_modules
+
+    try:
+        node_modules()
+    except Exception as exc:
+        pytest.skip(str(exc))
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        folder, _ = export_web(tiny_enhi_model, tmp_path_factory.mktemp("tiny_web") / "enhi")
+    finally:
+        torch.set_num_threads(previous)
+    return folder
+
+
 def write_run_config(
     tmp: Path, pairs: int = 3000, max_tokens: int = 600, seed: int = 7, **train: object
 ) -> Path:

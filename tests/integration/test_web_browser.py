@@ -18,8 +18,6 @@ pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip ins
 pytest.importorskip("onnxscript", reason="onnxscript is not installed (pip install -e '.[web]')")
 
 from anuvad.web.browser_check import browser_problem, export_page
-from anuvad.web.export import export_web
-from anuvad.web.vendor import node_modules
 
 pytestmark = [
     pytest.mark.skipif(browser_problem() is not None, reason=f"browser: {browser_problem()}"),
@@ -40,13 +38,8 @@ SENTENCES = [
 
 
 @pytest.fixture(scope="module")
-def export(tiny_enhi_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    try:
-        node_modules()
-    except Exception as exc:
-        pytest.skip(str(exc))
-    folder, _ = export_web(tiny_enhi_model, tmp_path_factory.mktemp("web") / "enhi")
-    return folder
+def export(tiny_enhi_web: Path) -> Path:
+    return tiny_enhi_web
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,6 @@ from anuvad.web.browser_check import CHROMIUM_ARGS, browser_problem
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install -e '.[web]')")
 pytest.importorskip("onnxscript", reason="onnxscript is not installed (pip install -e '.[web]')")
 
-from anuvad.web.export import export_web
-from anuvad.web.vendor import node_modules
 
 pytestmark = [
     pytest.mark.skipif(browser_problem() is not None, reason=f"browser: {browser_problem()}"),
@@ -33,19 +31,17 @@ TEXT = "I am going home. Where is the station?\n\nThe train will come soon."
 
 
 @pytest.fixture(scope="module")
-def served(tiny_enhi_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(
+    tiny_enhi_model: Path, tiny_enhi_web: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """The tiny model with its export, and a second model (other bytes) without one."""
     from servers import running_server
 
     from anuvad.inference.translator import Translator
     from anuvad.server.app import create_app
 
-    try:
-        node_modules()
-    except Exception as exc:
-        pytest.skip(str(exc))
     folder = tmp_path_factory.mktemp("served")
-    export, _ = export_web(tiny_enhi_model, folder / "enhi-web")
+    export = tiny_enhi_web
     loaded = load_model(tiny_enhi_model)
     other = save_model(
         folder / "other.pt", loaded.model, loaded.config, loaded.src_tokenizer,
