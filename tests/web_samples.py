@@ -3,7 +3,10 @@ the system tier's shipped-model test)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from anuvad.checkpoint import load_model
 from anuvad.inference.translator import Translator
@@ -61,3 +64,24 @@ HINDI = [
     "कीमत 2023 में २,५०० रुपये (लगभग 30 डॉलर) बढ़ी।",
     "दिल्ली भारत की राजधानी है।",
 ]
+
+
+STATIC = Path(__file__).resolve().parents[1] / "src" / "anuvad" / "web" / "static"
+
+
+def js_normalize(spec: dict[str, Any], texts: list[str], timeout: float = 120) -> list[str]:
+    """``texts`` through the web runtime's normaliser (``text.js``) for the export's
+    normalisation ``spec``, run under Node."""
+    script = (
+        f"import {{ normalizer }} from {json.dumps((STATIC / 'text.js').as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { spec, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(JSON.stringify(texts.map(normalizer(spec))));\n"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        input=json.dumps({"spec": spec, "texts": texts}),
+        capture_output=True, text=True, check=True, timeout=timeout,
+    )  # fmt: skip
+    normalized: list[str] = json.loads(done.stdout)
+    return normalized

@@ -6,8 +6,6 @@ the cases the Indic NLP library treats specially and on the sentences the export
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,9 +15,9 @@ from anuvad.web.export import CHECK_SENTENCES
 from anuvad.web.indic_rules import apply, check, indic_normalization
 from anuvad.web.node_check import node_problem
 from anuvad.web.settings import INDIC_LANGUAGES
+from web_samples import js_normalize
 
 REPO = Path(__file__).resolve().parents[3]
-STATIC = REPO / "src" / "anuvad" / "web" / "static"
 NTREX_HI = REPO.parent / "shared" / "data" / "en-hi" / "dev-general" / "ntrex128.hi"
 
 TRICKY = [
@@ -84,19 +82,7 @@ def test_js_normaliser_equals_python(lang: str) -> None:
     singles = [chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF]
     texts = [*_ntrex(lang), *TRICKY, *CHECK_SENTENCES[lang], *singles,
              *(c + ":" for c in singles[0x900:0x980])]  # fmt: skip
-    script = (
-        f"import {{ normalizer }} from {json.dumps((STATIC / 'text.js').as_uri())};\n"
-        "import { readFileSync } from 'node:fs';\n"
-        "const { spec, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
-        "const normalize = normalizer(spec);\n"
-        "process.stdout.write(JSON.stringify(texts.map(normalize)));\n"
-    )
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script],
-        input=json.dumps({"spec": spec, "texts": texts}),
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
     python = normalizer_for(lang)
-    found = json.loads(done.stdout)
+    found = js_normalize(spec, texts)
     differ = [(t, python(t), f) for t, f in zip(texts, found, strict=True) if python(t) != f]
     assert differ == [], f"{len(differ)} differ, e.g. {differ[:3]}"
