@@ -119,6 +119,11 @@ def test_save_then_load_gives_identical_logits(
     path = save_model(tmp_path / "m.pt", model, config, src_tok, tgt_tok, {"steps": 12})
     loaded = load_model(path)
     assert not loaded.model.training
+    # Built on the meta device and given the stored tensors: nothing is left there, the derived
+    # position table is computed again, and the weights can still be trained.
+    tensors = [*loaded.model.parameters(), *loaded.model.buffers()]
+    assert all(t.device.type == "cpu" for t in tensors)
+    assert all(p.requires_grad for p in loaded.model.parameters())
     with torch.no_grad():
         assert torch.equal(loaded.model(src, tgt, pad), expected)
     assert loaded.config == config

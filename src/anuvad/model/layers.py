@@ -72,8 +72,19 @@ class SinusoidalPositions(nn.Module):
     def __init__(self, max_positions: int, d_model: int, fairseq: bool = False) -> None:
         super().__init__()
         self.max_positions = max_positions
-        make_table = fairseq_sinusoidal_table if fairseq else sinusoidal_table
-        self.register_buffer("table", make_table(max_positions, d_model), persistent=False)
+        self.d_model = d_model
+        self.fairseq = fairseq
+        self.register_buffer("table", self._make_table(), persistent=False)
+
+    def _make_table(self) -> Tensor:
+        make_table = fairseq_sinusoidal_table if self.fairseq else sinusoidal_table
+        return make_table(self.max_positions, self.d_model)  # (P, D)
+
+    def reset_table(self, device: torch.device) -> None:
+        """Compute the table again on ``device`` (a network built on the meta device and given
+        its stored weights has none: the table is derived, never stored)."""
+        with torch.device(device):
+            self.register_buffer("table", self._make_table(), persistent=False)
 
     def forward(self, length: int, offset: int = 0) -> Tensor:
         """Encodings of positions offset .. offset+length-1, shape (length, D)."""

@@ -105,6 +105,12 @@ class Transformer(nn.Module):
         self.output_product = LinearProduct()  # hidden states x output matrix (no parameters)
         self._reset_parameters()
 
+    def restore_derived(self, device: torch.device) -> None:
+        """Compute the buffers that are derived, not stored (the sinusoidal position table), on
+        ``device``: for a network built on the meta device and given stored weights."""
+        if isinstance(self.positions, SinusoidalPositions):
+            self.positions.reset_table(device)
+
     def _reset_parameters(self) -> None:
         # Default: Xavier-uniform per projection matrix (the fused Q/K/V blocks one by one, as
         # if they were separate W_Q, W_K, W_V), zero biases, and embeddings N(0, D^-0.5) so that
