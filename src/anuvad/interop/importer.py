@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -278,13 +278,22 @@ def import_model(
     if release:
         return import_marian_release(source, out, src_lang, tgt_lang, pairs, progress)
     if pairs:
-        if len(pairs) > 1:
-            raise CheckpointError(
-                f"{source}: a Marian model translates one pair; give one --pairs SRC-TGT (or "
-                "--src-lang and --tgt-lang)"
-            )
-        src_lang, tgt_lang = pairs[0]
+        src_lang, tgt_lang = single_pair(source, pairs)
     return import_marian(source, out, src_lang, tgt_lang, revision)
+
+
+def single_pair(source: str, pairs: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    """The one pair a Marian model of one target language translates.
+
+    Raises:
+        CheckpointError: more than one pair was given.
+    """
+    if len(pairs) > 1:
+        raise CheckpointError(
+            f"{source}: a Marian model of one target language translates one pair; give one "
+            "--pairs SRC-TGT (or --src-lang and --tgt-lang)"
+        )
+    return pairs[0]
 
 
 def import_marian(

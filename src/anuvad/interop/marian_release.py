@@ -33,7 +33,7 @@ from anuvad.data.download import Progress
 from anuvad.data.language_tokens import METADATA_KEY, LanguageTokens, common_code
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.interop.hf_folder import MarianFolder
-from anuvad.interop.importer import ImportedModel, import_marian_folder
+from anuvad.interop.importer import ImportedModel, import_marian_folder, single_pair
 from anuvad.interop.marian_npz import (
     MarianOptions,
     check_weights,
@@ -381,12 +381,7 @@ def import_marian_release(
         metadata[METADATA_KEY] = languages.to_metadata()
         src_lang, tgt_lang = languages.pairs[0]
     elif pairs:
-        if len(pairs) > 1:
-            raise CheckpointError(
-                f"{source}: a Marian model of one target language translates one pair; give one "
-                "--pairs SRC-TGT (or --src-lang and --tgt-lang)"
-            )
-        src_lang, tgt_lang = pairs[0]
+        src_lang, tgt_lang = single_pair(source, pairs)
     if src_lang is None or tgt_lang is None:
         if release.languages is None:
             labels = f" (its target tokens: {' '.join(release.language_tokens)})"
