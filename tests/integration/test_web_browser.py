@@ -98,5 +98,37 @@ def test_storage_full_leaves_a_message_and_still_translates(page: object) -> Non
           return { warnings: t.warnings, text: r.text };
         }"""
     )
-    assert found["text"] and len(found["warnings"]) == 4  # the four model files
+    assert found["text"] and len(found["warnings"]) == 6  # the model's four files, the two runtimes
     assert "Not enough storage" in found["warnings"][0]
+
+
+def test_stop_ends_a_translation_and_the_translator_goes_on(page: object) -> None:
+    """Stopping a call (the page's Stop: an AbortSignal, passed to the Web Worker) ends it with an
+    AbortError and loses nothing: the next call translates as a fresh one does."""
+    from anuvad.web.browser_check import ExportPage
+
+    assert isinstance(page, ExportPage)
+    found = page.page.evaluate(
+        """async (sentences) => {
+          const t = window.anuvadTranslator;  // the page's translator, in its Web Worker
+          const [before] = await t.translate(["I am going home."], { beam_size: 4 });
+          const many = Array.from({ length: 300 }, (_, i) => sentences[i % sentences.length] + i);
+          const controller = new AbortController();
+          const running = t.translate(many, { beam_size: 4, signal: controller.signal });
+          controller.abort();
+          let stopped = "finished";
+          try { await running; } catch (error) { stopped = error.name; }
+          const [after] = await t.translate(["I am going home."], { beam_size: 4 });
+          return { stopped, before: before.token_ids, after: after.token_ids };
+        }""",
+        SENTENCES,
+    )
+    assert found["stopped"] == "AbortError"
+    assert found["after"] == found["before"] and found["after"]
+    # The page's own Stop button: the status says so and the button comes back.
+    page.page.fill("#source", " ".join(SENTENCES * 40))
+    page.page.click("#translate")
+    page.page.click("#stop")
+    page.page.wait_for_function("() => !document.getElementById('translate').disabled")
+    assert page.page.evaluate("document.getElementById('status').textContent") == "Stopped"
+    assert page.page.evaluate("document.getElementById('stop').hidden")

@@ -88,7 +88,9 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         default=None,
         choices=["float16", "bfloat16", "float32", "int8"],
         help="anuvad format: storage dtype of the weights (restored to float32 on load; "
-        "default float16); web format: float32 (default) or int8 weights",
+        "default float16); web format: float32 (default: the model's own numbers, stored as "
+        "float16 where that is exact, as for the shipped models), float16 (every weight "
+        "rounded) or int8",
     )
     p.add_argument(
         "--quantization",

@@ -1,13 +1,17 @@
 """``anuvad export MODEL --format web --out DIR``: a folder any static file host serves, which
 translates in the browser with no server (issue 42).
 
-The folder holds ``encoder.onnx`` and ``decoder.onnx`` (:mod:`anuvad.web.onnx_export`; float32,
-or int8 weights by onnxruntime's dynamic quantisation), both SentencePiece models, ``model.json``
+The folder holds ``encoder.onnx`` and ``decoder.onnx`` (:mod:`anuvad.web.onnx_export`; their
+weights stored as :mod:`anuvad.web.onnx_storage` says), both SentencePiece models, ``model.json``
 (:mod:`anuvad.web.settings`), the JavaScript runtime (``anuvad.js`` and its modules,
 :file:`static/`), the vendored onnxruntime-web and sentencepiece-js with their licences
-(:mod:`anuvad.web.vendor`) and a README. It is written complete or not at all: every problem with
-the model is named before anything is written, the graphs are checked against the torch model
-with onnxruntime (float32: every log-probability within :data:`MAX_ABS_DIFF`), and the folder
+(:mod:`anuvad.web.vendor`) and a README. The graphs, the SentencePiece models and the two
+runtimes' WebAssembly (onnxruntime-web's binary, sentencepiece-js's module) are stored
+gzip-compressed (``.gz``, unpacked by the page): what a page downloads is then small on any
+static host, whether or not it compresses what it sends.
+It is written complete or not at all: every problem with the model is named before anything is
+written, the graphs are checked against the torch model with onnxruntime (float32: every
+log-probability within :data:`MAX_ABS_DIFF`, before and after their storage), and the folder
 is built beside ``DIR`` and renamed into place, with the permissions of any folder the user makes
 (0755 folders, 0644 files under the usual umask 022: a static server running as another user reads
 it); ``--force`` moves the old folder aside first and puts it back if the swap fails.
@@ -15,6 +19,7 @@ it); ``--force`` moves the old folder aside first and puts it back if the swap f
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -32,20 +37,24 @@ from anuvad.errors import CheckpointError
 from anuvad.web.indic_rules import check as check_rules
 from anuvad.web.onnx_check import OnnxGraphs, StepComparison, compare_step_log_probs
 from anuvad.web.onnx_export import export_graphs
+from anuvad.web.onnx_storage import store
 from anuvad.web.settings import model_settings, web_problems
 from anuvad.web.vendor import node_modules, vendor_runtime
 
 logger = logging.getLogger(__name__)
 
-DTYPES = ("float32", "int8")
+DTYPES = ("float32", "float16", "int8")
 MAX_ABS_DIFF = 1e-4  # float32 graphs vs torch: largest log-probability difference allowed
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 FILES = {
-    "encoder": "encoder.onnx",
-    "decoder": "decoder.onnx",
-    "source_spm": "source.model",
-    "target_spm": "target.model",
+    "encoder": "encoder.onnx.gz",
+    "decoder": "decoder.onnx.gz",
+    "source_spm": "source.model.gz",
+    "target_spm": "target.model.gz",
 }
+# Stored packed besides FILES (the page reads them as it reads the model, then runs them).
+WASM = "vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm.gz"
+SENTENCEPIECE_JS = "vendor/sentencepiece-js/index.js.gz"
 RUNTIME_FILES = (
     "anuvad.js", "search.js", "text.js", "document.js", "worker.js", "index.html", "page.js",
     "README.md",
@@ -91,16 +100,13 @@ def check_graphs(loaded: ModelFile, folder: Path, sentences: tuple[str, ...]) ->
     return compare_step_log_probs(loaded.model, OnnxGraphs(folder), sources, targets)
 
 
-def _quantize(folder: Path) -> None:
-    """Both graphs' weights to int8 (onnxruntime's dynamic quantisation: int8 weights, the
-    activations quantised per call), in place."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    for name in ("encoder.onnx", "decoder.onnx"):
-        full = folder / name
-        quantized = folder / f"{full.stem}.int8.onnx"
-        quantize_dynamic(str(full), str(quantized), weight_type=QuantType.QInt8)
-        quantized.replace(full)
+def gzip_in_place(path: Path) -> Path:
+    """Replace ``path`` by ``path.gz`` (gzip level 9, no time stamp: the same file gives the
+    same bytes)."""
+    packed = path.with_name(path.name + ".gz")
+    packed.write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
+    path.unlink()
+    return packed
 
 
 def usual_permissions(folder: Path) -> None:
@@ -130,6 +136,15 @@ def swap_into_place(building: Path, out: Path) -> None:
     shutil.rmtree(aside)
 
 
+def _require_close(comparison: StepComparison, model_path: Path, stage: str) -> None:
+    if comparison.max_abs_diff > MAX_ABS_DIFF:
+        raise CheckpointError(
+            f"the exported graphs ({stage}) differ from {model_path} by up to "
+            f"{comparison.max_abs_diff:.2e} in a log-probability (allowed {MAX_ABS_DIFF:g}); "
+            "this is a bug in anuvad's ONNX export, please report it"
+        )
+
+
 def export_web(
     model_path: str | Path, out: str | Path, dtype: str = "float32", force: bool = False
 ) -> tuple[Path, StepComparison]:
@@ -138,7 +153,9 @@ def export_web(
     Args:
         model_path: an anuvad model file.
         out: the folder to write.
-        dtype: "float32" (token-identical to the torch engine) or "int8" (int8 weights).
+        dtype: "float32" (the torch engine's numbers: token-identical to it), "float16" (every
+            weight rounded to float16) or "int8" (int8 weights); see
+            :mod:`anuvad.web.onnx_storage`.
         force: replace ``out`` when it exists.
 
     Returns:
@@ -179,19 +196,18 @@ def export_web(
     try:
         with torch.no_grad():
             export_graphs(loaded.model, building)
+        _require_close(check_graphs(loaded, building, sentences), model_path, "export")
+        storage = store(building, dtype)
         comparison = check_graphs(loaded, building, sentences)
-        if comparison.max_abs_diff > MAX_ABS_DIFF:
-            raise CheckpointError(
-                f"the exported graphs differ from {model_path} by up to "
-                f"{comparison.max_abs_diff:.2e} in a log-probability (allowed {MAX_ABS_DIFF:g}); "
-                "this is a bug in anuvad's ONNX export, please report it"
-            )
-        if dtype == "int8":
-            _quantize(building)
-            comparison = check_graphs(loaded, building, sentences)
-        (building / FILES["source_spm"]).write_bytes(loaded.src_tokenizer.model_proto)
-        (building / FILES["target_spm"]).write_bytes(loaded.tgt_tokenizer.model_proto)
+        if dtype == "float32":
+            _require_close(comparison, model_path, "float16 storage of exact weights")
+        settings["weights"] = {"float16": storage.as_float16, "float32": storage.as_float32}
+        (building / "source.model").write_bytes(loaded.src_tokenizer.model_proto)
+        (building / "target.model").write_bytes(loaded.tgt_tokenizer.model_proto)
         settings["third_party"] = vendor_runtime(building, modules)
+        for name in [*FILES.values(), WASM, SENTENCEPIECE_JS]:
+            gzip_in_place(building / name.removesuffix(".gz"))
+        settings["wasm"], settings["sentencepiece_js"] = WASM, SENTENCEPIECE_JS
         for name in RUNTIME_FILES:
             shutil.copyfile(STATIC_DIR / name, building / name)
         # What a page downloads (shown before it does): every file but the docs and licences.
@@ -213,6 +229,6 @@ def export_web(
 
 
 __all__ = [
-    "CHECK_SENTENCES", "DTYPES", "MAX_ABS_DIFF", "check_graphs", "export_web", "swap_into_place",
-    "usual_permissions",
+    "CHECK_SENTENCES", "DTYPES", "FILES", "MAX_ABS_DIFF", "SENTENCEPIECE_JS", "WASM",
+    "check_graphs", "export_web", "gzip_in_place", "swap_into_place", "usual_permissions",
 ]  # fmt: skip

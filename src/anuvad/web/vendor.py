@@ -156,8 +156,11 @@ def vendor_runtime(out: Path, modules: Path) -> list[dict[str, str]]:
         "",
         "onnxruntime-web's npm package ships no licence file; LICENSES/onnxruntime-web.txt is "
         "the MIT licence of github.com/microsoft/onnxruntime, which its package.json names.",
+        "onnxruntime-web's `ort-wasm-simd-threaded.wasm` is stored gzip-compressed "
+        "(`.wasm.gz`, unchanged inside); `anuvad.js` unpacks it and hands it to onnxruntime-web.",
         "sentencepiece-js/index.js: its two Node-only imports (`fs`, `buffer`) are replaced by "
-        "stubs so that it loads in a browser; nothing else is changed.",
+        "stubs so that it loads in a browser; nothing else is changed. It is stored "
+        "gzip-compressed too (`index.js.gz`); `anuvad.js` unpacks it and imports it.",
         "",
     ]
     (out / "THIRD_PARTY.md").write_text("\n".join(lines), encoding="utf-8")

@@ -5,12 +5,14 @@ missing."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from anuvad.checkpoint import load_model
+from anuvad.checkpoint import export_model_file, load_model
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install -e '.[web]')")
 pytest.importorskip("onnxscript", reason="onnxscript is not installed (pip install -e '.[web]')")
@@ -38,9 +40,48 @@ def test_int8_export_translates(tiny_enhi_model: Path, tiny_enhi_web: Path, tmp_
     float32 = tiny_enhi_web
     int8, _ = export_web(tiny_enhi_model, tmp_path / "int8", dtype="int8")
     assert json.loads((int8 / "model.json").read_text())["dtype"] == "int8"
-    assert (int8 / "decoder.onnx").stat().st_size < (float32 / "decoder.onnx").stat().st_size
+    assert (int8 / "decoder.onnx.gz").stat().st_size < (float32 / "decoder.onnx.gz").stat().st_size
     (run,) = node_translate(int8, SENTENCES[:3], [{"beam_size": 2, "nbest": 2}])["runs"]
     assert [len(r["candidates"]) >= 1 for r in run["results"]] == [True] * 3
+
+
+def test_a_float16_model_file_exports_at_half_size_and_equal_to_torch(
+    tiny_enhi_model: Path, tiny_enhi_web: Path, tmp_path: Path
+) -> None:
+    """A model file saved in float16 (as the shipped ones): the float32 export stores its weights
+    as float16 (the numbers float32 widens them to are the model's own), half the bytes, and the
+    runtime still gives the torch engine's tokens."""
+    half = export_model_file(tiny_enhi_model, tmp_path / "half.pt", dtype="float16")
+    web, comparison = export_web(half, tmp_path / "web")
+    weights = json.loads((web / "model.json").read_text())["weights"]
+    packed = json.loads((tiny_enhi_web / "model.json").read_text())["weights"]
+    assert packed["float16"] == 0  # the tiny model is saved in float32: nothing is rounded
+    assert weights["float16"] > 4 * weights["float32"]  # float32: the sinusoids, small vectors
+    assert comparison.argmax_agree == comparison.steps
+    for graph in ("encoder.onnx.gz", "decoder.onnx.gz"):
+        full, small = (
+            gzip.decompress((tiny_enhi_web / graph).read_bytes()),
+            gzip.decompress((web / graph).read_bytes()),
+        )
+        assert len(small) < 0.75 * len(full), graph  # the tiny graphs: their nodes weigh too
+    equal_to_torch(half, web, SENTENCES)
+
+
+def test_files_a_host_sent_unpacked_are_read_as_they_are(
+    tiny_enhi_web: Path, tmp_path: Path
+) -> None:
+    """A host that sends the .gz files with ``Content-Encoding: gzip`` hands the page unpacked
+    bytes under the same names: the runtime reads them too, and translates the same."""
+    copy = Path(shutil.copytree(tiny_enhi_web, tmp_path / "unpacked"))
+    packed = sorted(copy.rglob("*.gz"))
+    assert {p.name for p in packed} >= {"encoder.onnx.gz", "decoder.onnx.gz", "source.model.gz"}
+    for path in packed:
+        path.write_bytes(gzip.decompress(path.read_bytes()))
+    runs = [{"beam_size": 2}]
+    before = node_translate(tiny_enhi_web, SENTENCES[:4], runs)["runs"][0]["results"]
+    after = node_translate(copy, SENTENCES[:4], runs)["runs"][0]["results"]
+    assert [r["token_ids"] for r in after] == [r["token_ids"] for r in before]
+    assert all(r["token_ids"] for r in after)
 
 
 def test_js_normaliser_equals_python(tiny_enhi_model: Path) -> None:

@@ -31,8 +31,9 @@ MEDIA_TYPES = {
     ".html": "text/html",
     ".md": "text/markdown",
     ".txt": "text/plain",
+    ".gz": "application/gzip",  # the packed graphs, SentencePiece models and WASM (no encoding)
 }
-OTHER = "application/octet-stream"  # the ONNX graphs and SentencePiece models
+OTHER = "application/octet-stream"
 FILE_ANSWER: dict[str, Any] = {
     "description": "the file (its type by its extension)",
     "content": {media: {} for media in sorted({*MEDIA_TYPES.values(), OTHER})},

@@ -32,6 +32,9 @@ export function browserProblem() {
   if (!WebAssembly.validate(SIMD_PROBE)) {
     return "this browser lacks WebAssembly SIMD, which the offline translator needs (Chrome/Edge 91+, Firefox 89+, Safari 16.4+)";
   }
+  if (typeof DecompressionStream === "undefined") {
+    return "this browser lacks DecompressionStream, which unpacks the model files (Chrome/Edge 80+, Firefox 113+, Safari 16.4+)";
+  }
   return null;
 }
 
@@ -43,17 +46,29 @@ function resolve(base, name) {
   return new URL(name, new URL(folder, globalThis.location ? globalThis.location.href : import.meta.url)).href;
 }
 
-/** The bytes at `location`; with `store` ({cache: a Cache Storage name, warnings: []}) read
+/** `bytes` unpacked when they are gzip data (the export stores its large files as `.gz`; a
+ * host that already sent them with Content-Encoding: gzip gives the unpacked bytes). */
+async function gunzip(bytes) {
+  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  if (IS_NODE) {
+    const { gunzipSync } = await import("node:zlib");
+    return new Uint8Array(gunzipSync(bytes));
+  }
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** The bytes at `location`, unpacked (gunzip); with `store` ({cache: a Cache Storage name, warnings: []}) read
  * from and kept in that cache, so that the model is downloaded once. A full disk does not stop
  * the translation: it leaves a warning and the file is downloaded again next time. */
 async function readBytes(location, store = null) {
   if (IS_NODE && !/^[a-z]+:\/\//i.test(location)) {
     const { readFile } = await import("node:fs/promises");
-    return new Uint8Array(await readFile(location));
+    return gunzip(new Uint8Array(await readFile(location)));
   }
   const cache = store && store.cache && typeof caches !== "undefined" ? await caches.open(store.cache) : null;
   const kept = cache ? await cache.match(location) : undefined;
-  if (kept) return new Uint8Array(await kept.arrayBuffer());
+  if (kept) return gunzip(new Uint8Array(await kept.arrayBuffer()));
   const response = await fetch(location);
   if (!response.ok) throw new Error(`${location}: HTTP ${response.status}`);
   if (cache) {
@@ -68,19 +83,34 @@ async function readBytes(location, store = null) {
       );
     }
   }
-  return new Uint8Array(await response.arrayBuffer());
+  return gunzip(new Uint8Array(await response.arrayBuffer()));
 }
 
-async function sentencePiece(bytes) {
-  const { SentencePieceProcessor } = await import("./vendor/sentencepiece-js/index.js");
+/** The ES module whose (unpacked) source is `bytes`: from a blob: URL in a browser, a data:
+ * URL under Node (whose loader takes no blob: URLs). */
+async function importSource(bytes) {
+  if (IS_NODE) return import(`data:text/javascript;base64,${Buffer.from(bytes).toString("base64")}`);
+  const url = URL.createObjectURL(new Blob([bytes], { type: "text/javascript" }));
+  try {
+    return await import(url);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+async function sentencePiece(module, bytes) {
+  const { SentencePieceProcessor } = module;
   const processor = new SentencePieceProcessor();
   await processor._loadModel(bytes); // the bytes of a .model file (its URL loader needs fs)
   return processor;
 }
 
-async function defaultOrt() {
+/** The vendored onnxruntime-web, given the WASM binary the export stores packed (read, and
+ * cached, as the model is: ort itself would fetch an unpacked file by name). */
+async function defaultOrt(wasmBinary) {
   const ort = await import("./vendor/onnxruntime-web/ort.wasm.min.mjs");
   ort.env.wasm.wasmPaths = new URL("./vendor/onnxruntime-web/", import.meta.url).href;
+  if (wasmBinary) ort.env.wasm.wasmBinary = wasmBinary;
   return ort;
 }
 
@@ -260,16 +290,20 @@ export async function loadHere(base, options = {}) {
   const store = options.cache ? { cache: options.cache, warnings: [] } : null;
   const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"))));
   if (settings.format !== "anuvad-web") throw new Error(`${base}: not an anuvad web export`);
-  const ort = options.ort || (await defaultOrt());
   const sessionOptions = options.sessionOptions || {};
   const files = settings.files;
-  const [encoderBytes, decoderBytes, sourceBytes, targetBytes] = await Promise.all(
-    [files.encoder, files.decoder, files.source_spm, files.target_spm].map((f) => readBytes(resolve(base, f), store)),
+  const runtime = options.ort ? [] : [settings.wasm];
+  const [encoderBytes, decoderBytes, sourceBytes, targetBytes, spmSource, wasmBytes] = await Promise.all(
+    [files.encoder, files.decoder, files.source_spm, files.target_spm, settings.sentencepiece_js, ...runtime].map((f) =>
+      readBytes(resolve(base, f), store),
+    ),
   );
+  const ort = options.ort || (await defaultOrt(wasmBytes));
+  const spm = await importSource(spmSource);
   const encoder = await ort.InferenceSession.create(encoderBytes, sessionOptions);
   const decoder = await ort.InferenceSession.create(decoderBytes, sessionOptions);
-  const sourceSpm = await sentencePiece(sourceBytes);
-  const targetSpm = await sentencePiece(targetBytes);
+  const sourceSpm = await sentencePiece(spm, sourceBytes);
+  const targetSpm = await sentencePiece(spm, targetBytes);
   const translator = new Translator(settings, ort, encoder, decoder, sourceSpm, targetSpm);
   translator.warnings = store ? store.warnings : [];
   return translator;

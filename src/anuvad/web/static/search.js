@@ -17,8 +17,32 @@ export class AbortError extends Error {
   }
 }
 
-function checkAbort(signal) {
-  if (signal && signal.aborted) throw new AbortError();
+const YIELD_MS = 15;
+let lastYield = 0;
+
+/** Let the thread's other tasks run (a macrotask turn: a MessageChannel message, which no
+ * timer clamps) when YIELD_MS have passed since the last time. onnxruntime-web's run resolves
+ * through microtasks only, so without this a whole translation is one task and a Web Worker
+ * never sees the page's "stop" message until it is over. */
+async function yieldNow() {
+  const now = typeof performance !== "undefined" ? performance.now() : Date.now();
+  if (now - lastYield < YIELD_MS || typeof MessageChannel === "undefined") return;
+  await new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+  lastYield = typeof performance !== "undefined" ? performance.now() : Date.now();
+}
+
+/** Between two decoding steps: stop with an AbortError once `signal` is aborted. */
+async function checkAbort(signal) {
+  if (!signal) return;
+  await yieldNow();
+  if (signal.aborted) throw new AbortError();
 }
 
 /** floor(a * source length with EOS, in float32) + b, capped by the positions (search.py). */
@@ -75,7 +99,7 @@ export async function greedySearch(decoder, limits, ctx) {
   let last = new Array(batch).fill(ids.bos);
   const maxLimit = Math.max(0, ...limits);
   for (let step = 0; step < maxLimit; step++) {
-    checkAbort(signal);
+    await checkAbort(signal);
     const logProbs = await decoder.step(last);
     const keep = [];
     const next = [];
@@ -169,7 +193,7 @@ export async function beamSearch(decoder, limits, ctx) {
   let history = Array.from({ length: active.length * k }, () => []);
   let last = new Array(active.length * k).fill(ids.bos);
   for (let step = 0; active.length > 0; step++) {
-    checkAbort(signal);
+    await checkAbort(signal);
     // retire: sentences at their length limit end with their live beams unfinished
     const remaining = [];
     active.forEach((b, i) => {
