@@ -160,3 +160,51 @@ def test_without_web_exports_the_page_has_no_switch(tiny_enhi_model: Path, brows
         page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
         assert not page.is_visible("#browser-field")
         page.close()
+
+
+def test_with_api_keys_the_model_files_need_the_key_and_the_page_sends_it(
+    tiny_enhi_model: Path, tiny_enhi_web: Path, browser: Any
+) -> None:
+    """A server with API keys hands the export's model files (.gz, model.json) only to a request
+    with a key, as it does its API; the runtime's code stays open (a browser imports modules
+    and starts workers without headers); the page's translator sends the tab's key."""
+    from servers import running_server
+
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    key = "k" * 12 + "-web-export-key"
+    engine = Translator.from_file(tiny_enhi_model, device="cpu")
+    app = create_app([engine], web=[tiny_enhi_web], api_keys={key}, max_wait_ms=0)
+    with running_server(app) as (_, port, _thread):
+        url = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {key}"}
+        models = httpx.get(f"{url}/models", headers=auth).json()["models"]
+        web = f"{url}{models[0]['web']['url']}"
+        for name in (
+            "model.json",
+            "encoder.onnx.gz",
+            "vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm.gz",
+        ):
+            assert httpx.get(web + name).status_code == 401, name
+            assert httpx.get(web + name, headers=auth).status_code == 200, name
+        for name in ("anuvad.js", "worker.js", "vendor/onnxruntime-web/ort.wasm.min.mjs"):
+            assert httpx.get(web + name).status_code == 200, name
+        page = browser.new_page()
+        page.add_init_script(f"sessionStorage.setItem('anuvad-api-key', '{key}')")
+        page.on("dialog", lambda d: d.accept())
+        page.goto(url)
+        page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+        page.check("#browser-switch")
+        page.wait_for_function(
+            "document.getElementById('browser-status').textContent.startsWith('Ready')",
+            timeout=60_000,
+        )
+        page.fill("#source", TEXT)
+        page.click("#translate-button")
+        page.wait_for_function(
+            "document.getElementById('status').textContent.startsWith('Translated')",
+            timeout=60_000,
+        )
+        assert page.text_content("#document")
+        page.close()

@@ -3,7 +3,10 @@
 ``anuvad serve --api-key-file keys.txt`` reads one key per line (blank lines and ``#`` comments
 ignored); a request to the API (``/translate``, ``/attention``, ``/models``, ``/metrics``) then
 needs ``Authorization: Bearer <key>`` with one of them, else 401 (the same for
-``/translate/stream`` and ``/detect``). The web page, its assets, the
+``/translate/stream``, ``/detect`` and the model files of the web exports under ``/web/``, their
+``.gz`` and ``.json`` files: the weights are not handed to anyone the API would refuse; the
+runtime's code there stays open, as a browser imports modules and starts workers without
+headers). The web page, its assets, the
 API docs and ``/health`` (for load balancers) stay open; the page asks for a key when the API
 answers 401. Keys are compared in constant time.
 """
@@ -23,6 +26,17 @@ MIN_KEY_CHARS = 16  # a shorter key is guessable; secrets.token_urlsafe() makes 
 PROTECTED_PATHS = frozenset(
     {"/translate", "/translate/stream", "/attention", "/detect", "/models", "/metrics"}
 )
+# The web exports (`anuvad serve --web`): their model files (graphs, SentencePiece models,
+# model.json; the runtime reads them with the page's key), not the code a browser imports.
+WEB_PREFIX = "/web/"
+WEB_MODEL_FILES = (".gz", ".json")
+
+
+def is_protected(path: str) -> bool:
+    """Whether a request to ``path`` needs a key when the server has keys."""
+    if path.startswith(WEB_PREFIX):
+        return path.lower().endswith(WEB_MODEL_FILES)
+    return path in PROTECTED_PATHS
 
 
 def load_api_keys(path: Path) -> frozenset[str]:
@@ -82,7 +96,7 @@ class ApiKeyMiddleware:
         self.keys = frozenset(keys)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] not in PROTECTED_PATHS:
+        if scope["type"] != "http" or not is_protected(scope["path"]):
             await self.app(scope, receive, send)
             return
         token = bearer_token(scope)

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from anuvad.errors import ConfigError
-from anuvad.server.auth import ApiKeyMiddleware, key_matches, load_api_keys
+from anuvad.server.auth import ApiKeyMiddleware, is_protected, key_matches, load_api_keys
 
 KEY = "k" * 16 + "-first"
 OTHER = "o" * 20
@@ -97,3 +97,25 @@ def test_the_api_needs_a_valid_bearer_key(client: TestClient) -> None:
 def test_the_page_and_health_stay_open(client: TestClient) -> None:
     assert client.get("/").json() == {"ok": "page"}
     assert client.get("/health").json() == {"ok": "health"}
+
+
+@pytest.mark.parametrize(
+    ("path", "protected"),
+    [
+        ("/translate", True),
+        ("/web/enhi/model.json", True),
+        ("/web/enhi/encoder.onnx.gz", True),
+        ("/web/enhi/vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm.gz", True),
+        ("/web/enhi/ENCODER.ONNX.GZ", True),
+        ("/web/enhi/anuvad.js", False),  # code a browser imports without headers
+        ("/web/enhi/worker.js", False),
+        ("/web/enhi/README.md", False),
+        ("/", False),
+        ("/static/app.js", False),
+        ("/health", False),
+    ],
+)
+def test_the_web_exports_model_files_are_protected_and_their_code_is_not(
+    path: str, protected: bool
+) -> None:
+    assert is_protected(path) is protected

@@ -17,10 +17,14 @@ const stopped = () => Object.assign(new Error("stopped"), { stopped: true });
 // an error whose ``stopped`` is true; the server notices the closed connection and stops the
 // search too. Any other failure throws an error whose message is the server's, prefixed by the
 // status, and whose ``status`` and ``body`` are the answer's.
-async function send(path, body, signal, retried = false) {
-  const headers = {};
+// The Authorization header of the key this tab holds ({} without one).
+export function authHeaders() {
   if (apiKey() && !VALID_KEY.test(apiKey())) sessionStorage.removeItem("anuvad-api-key");
-  if (apiKey()) headers.Authorization = `Bearer ${apiKey()}`;
+  return apiKey() ? { Authorization: `Bearer ${apiKey()}` } : {};
+}
+
+async function send(path, body, signal, retried = false) {
+  const headers = authHeaders();
   const options = body === undefined ? { headers } : {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },

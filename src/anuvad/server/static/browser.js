@@ -6,6 +6,7 @@
 // a load error) is said and the server translates again; a full disk only means the files are
 // downloaded again next time.
 
+import { authHeaders } from "./api.js";
 import { $ } from "./dom.js";
 import { showError } from "./output.js";
 import { currentModel, state } from "./state.js";
@@ -51,7 +52,8 @@ function translator(model) {
   if (!loaded.has(model.id)) {
     const load = (async () => {
       const runtime = await import(`${model.web.url}anuvad.js`);
-      return runtime.load(model.web.url, { cache: cacheName(model) });
+      // The model files need the API key where the server has keys (the code does not).
+      return runtime.load(model.web.url, { cache: cacheName(model), headers: authHeaders() });
     })();
     loaded.set(model.id, load);
     load.catch(() => loaded.delete(model.id)); // a failed load is tried again next time

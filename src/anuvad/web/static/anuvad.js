@@ -58,10 +58,10 @@ async function gunzip(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** The bytes at `location`, unpacked (gunzip); with `store` ({cache: a Cache Storage name, warnings: []}) read
+/** The bytes at `location` (fetched with `headers`), unpacked (gunzip); with `store` ({cache: a Cache Storage name, warnings: []}) read
  * from and kept in that cache, so that the model is downloaded once. A full disk does not stop
  * the translation: it leaves a warning and the file is downloaded again next time. */
-async function readBytes(location, store = null) {
+async function readBytes(location, store = null, headers = {}) {
   if (IS_NODE && !/^[a-z]+:\/\//i.test(location)) {
     const { readFile } = await import("node:fs/promises");
     return gunzip(new Uint8Array(await readFile(location)));
@@ -69,7 +69,7 @@ async function readBytes(location, store = null) {
   const cache = store && store.cache && typeof caches !== "undefined" ? await caches.open(store.cache) : null;
   const kept = cache ? await cache.match(location) : undefined;
   if (kept) return gunzip(new Uint8Array(await kept.arrayBuffer()));
-  const response = await fetch(location);
+  const response = await fetch(location, { headers });
   if (!response.ok) throw new Error(`${location}: HTTP ${response.status}`);
   if (cache) {
     try {
@@ -281,21 +281,23 @@ async function translateText(translator, text, options) {
 /** Load the export at `base` (a folder URL, or a path under Node) in this thread. Options: ort
  * (an onnxruntime module, e.g. onnxruntime-node; default the vendored onnxruntime-web),
  * sessionOptions (passed to InferenceSession.create), cache (a Cache Storage name: keep the
- * files there and read them from there next time). */
+ * files there and read them from there next time), headers (sent with every request, e.g. a
+ * server's `Authorization: Bearer <key>`). */
 export async function loadHere(base, options = {}) {
   if (!options.ort && !IS_NODE) {
     const problem = browserProblem();
     if (problem) throw new UnsupportedBrowserError(problem);
   }
   const store = options.cache ? { cache: options.cache, warnings: [] } : null;
-  const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"))));
+  const headers = options.headers || {};
+  const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"), null, headers)));
   if (settings.format !== "anuvad-web") throw new Error(`${base}: not an anuvad web export`);
   const sessionOptions = options.sessionOptions || {};
   const files = settings.files;
   const runtime = options.ort ? [] : [settings.wasm];
   const [encoderBytes, decoderBytes, sourceBytes, targetBytes, spmSource, wasmBytes] = await Promise.all(
     [files.encoder, files.decoder, files.source_spm, files.target_spm, settings.sentencepiece_js, ...runtime].map((f) =>
-      readBytes(resolve(base, f), store),
+      readBytes(resolve(base, f), store, headers),
     ),
   );
   const ort = options.ort || (await defaultOrt(wasmBytes));
@@ -370,7 +372,7 @@ export async function load(base, options = {}) {
   const absolute = resolve(base, "");
   let loaded;
   try {
-    loaded = await proxy.call({ type: "load", base: absolute, cache: options.cache || null });
+    loaded = await proxy.call({ type: "load", base: absolute, cache: options.cache || null, headers: options.headers || {} });
   } catch (error) {
     worker.terminate();
     throw error;

@@ -14,7 +14,7 @@ self.onmessage = async (event) => {
   }
   try {
     if (type === "load") {
-      translator = await loadHere(event.data.base, { cache: event.data.cache });
+      translator = await loadHere(event.data.base, { cache: event.data.cache, headers: event.data.headers });
       self.postMessage({ id, result: { settings: translator.settings, warnings: translator.warnings } });
     } else if (type === "translate") {
       const controller = new AbortController();
