@@ -11,8 +11,10 @@ build, one thread: a static host sends no cross-origin isolation headers), then
 * document: the first 50 sentences in one call, greedy and beam 4;
 
 and the torch engine (anuvad's Translator, ``--threads`` threads) on the same calls. Reports
-sentences/s, words/s (source words), the median time of a typing call, the download size, and
-how many outputs have the torch engine's tokens.
+sentences/s, words/s (source words), the median time of a typing call, the download size, how
+many outputs have the torch engine's tokens, and the 50-sentence document's chrF++ against the
+references, greedy and beam 4 (raw outputs, before the document's mending: int8 against
+float32 in the same browser).
 
     .venv/bin/python bench/web_speed.py --threads 1
 """
@@ -27,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import sacrebleu
 import torch
 
 from anuvad.checkpoint import load_model
@@ -58,8 +61,12 @@ def _rates(sentences: int, words: int, seconds: float) -> str:
 HEADER = (
     "| direction | engine | download | first translation | typing: median s/sentence, "
     "sent/s, words/s | 50-sentence document greedy: sent/s, words/s | beam 4: sent/s, "
-    "words/s | torch's tokens |"
+    "words/s | torch's tokens | document chrF++ greedy / beam 4 |"
 )
+
+
+def _chrf(texts: list[str], references: list[str]) -> float:
+    return float(sacrebleu.corpus_chrf(texts, [references], word_order=2).score)
 
 
 def main() -> None:
@@ -76,7 +83,7 @@ def main() -> None:
         raise SystemExit(f"cannot open the export in Chromium: {problem}")
     torch.set_num_threads(args.threads)
     print(HEADER)
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for direction in args.directions:
         model = sorted((REPO / "data" / "trained_models").glob(f"{direction}_*.pt"))[-1]
         loaded = load_model(model)
@@ -85,6 +92,18 @@ def main() -> None:
         )
         sentences = lines.read_text(encoding="utf-8").splitlines()
         typing, document = sentences[: args.typing], sentences[: args.document]
+        references = (
+            lines.with_suffix(f".{loaded.config.data.tgt_lang}")
+            .read_text(encoding="utf-8")
+            .splitlines()[: args.document]
+        )
+        raw = [
+            [r.text for r in translator_outputs]
+            for translator_outputs in (
+                Translator(loaded).translate(document, Translator(loaded).settings(beam_size=k))
+                for k in (1, 4)
+            )
+        ]
         words_typing = sum(len(s.split()) for s in typing)
         words_doc = sum(len(s.split()) for s in document)
         translator = Translator(loaded)
@@ -105,6 +124,7 @@ def main() -> None:
             _rates(len(document), words_doc, t_doc),
             _rates(len(document), words_doc, t_beam),
             "-",
+            f"{_chrf(raw[0], references):.2f} / {_chrf(raw[1], references):.2f}",
         ]
         print("| " + " | ".join(cells) + " |", flush=True)
         for dtype in args.dtypes:
@@ -136,6 +156,8 @@ def main() -> None:
                 _rates(len(document), words_doc, doc_s),
                 _rates(len(document), words_doc, beam_s),
                 f"{same}/{total}",
+                f"{_chrf([r['text'] for r in doc], references):.2f} / "
+                f"{_chrf([r['text'] for r in beam], references):.2f}",
             ]
             print("| " + " | ".join(cells) + " |", flush=True)
 
