@@ -41,9 +41,22 @@ INDIC_LANGUAGES = frozenset({"hi", "mr", "ne"})
 RECASE = {"shouted_share": 0.7, "title_share": 0.8, "min_words": 2, "unknown_cost": 10}
 
 
+# The most weight bytes (float32) an export may hold: a browser's onnxruntime reads each graph as
+# one protobuf (at most 2 GB) into WASM memory (at most 4 GB, the activations and the key/value
+# cache included).
+MAX_WEIGHT_BYTES = 2 * 1024**3
+
+
 def web_problems(loaded: ModelFile) -> list[str]:
     """Every option of ``loaded`` the web runtime cannot run, one line each (empty: none)."""
     problems: list[str] = []
+    weight_bytes = 4 * sum(p.numel() for p in loaded.model.parameters())
+    if weight_bytes > MAX_WEIGHT_BYTES:
+        problems.append(
+            f"a model this large ({weight_bytes / 1e9:.1f} GB of float32 weights; a browser's "
+            f"onnxruntime loads at most {MAX_WEIGHT_BYTES / 1e9:.1f} GB: one graph is a protobuf "
+            "of at most 2 GB and WASM memory holds 4 GB); export a smaller model"
+        )
     if METADATA_KEY in loaded.metadata:
         problems.append(
             f"{METADATA_KEY} (a multilingual model's language tokens and forced target prefix)"
@@ -157,6 +170,7 @@ def model_settings(
 
 __all__ = [
     "INDIC_LANGUAGES",
+    "MAX_WEIGHT_BYTES",
     "RECASE",
     "WEB_FORMAT",
     "model_settings",

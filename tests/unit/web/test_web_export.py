@@ -16,6 +16,7 @@ from anuvad.data.batching import collate_source
 from anuvad.data.download import sha256_of
 from anuvad.decoding.greedy import greedy_search
 from anuvad.inference import casing
+from anuvad.web import settings
 from anuvad.web.settings import RECASE, web_problems
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install -e '.[web]')")
@@ -63,6 +64,23 @@ def test_every_unsupported_option_is_named(tiny_enhi_model: Path) -> None:
     problems = web_problems(multilingual)
     assert len(problems) == 2
     assert "language_tokens" in problems[0] and "normalize" in problems[1]
+
+
+def test_a_model_too_large_for_a_browser_is_refused_before_anything_is_written(
+    tiny_enhi_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    loaded = load_model(tiny_enhi_model)
+    weight_bytes = 4 * sum(p.numel() for p in loaded.model.parameters())
+    monkeypatch.setattr(settings, "MAX_WEIGHT_BYTES", weight_bytes - 1)  # one byte too many
+    (problem,) = web_problems(loaded)
+    assert "a model this large" in problem and "export a smaller model" in problem
+    out = tmp_path / "web"
+    assert _export(str(tiny_enhi_model), "--out", str(out)) == 2
+    assert "a model this large" in capsys.readouterr().err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(settings, "MAX_WEIGHT_BYTES", weight_bytes)  # exactly at the limit: fine
+    assert web_problems(loaded) == []
 
 
 def _export(*args: str) -> int:
