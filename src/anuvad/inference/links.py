@@ -29,7 +29,7 @@ from anuvad.inference.verbatim import Verbatim, find_spans
 # (a bare domain, or the junk a model writes: "A.m.ine.inin"; not initials such as "A.P.J."
 # or "B.J.P.", nor "Rs.1.5").
 _LINKISH = re.compile(
-    r"(?i:https?://|www\.)[^\s<>\"']*"
+    r"(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ww][Ww][Ww]\.)[^\s<>\"']*"  # (no inline flag: the page's too)
     r"|[A-Za-z0-9._%+-]*[A-Za-z0-9]@[A-Za-z0-9.-]+"
     r"|(?<![\w.])(?=[\w@.-]*[a-z]{2})[A-Za-z0-9@_-]*(?:\.[A-Za-z0-9@_-]+){2,}\.?"
     r"|(?<=[\u0900-\u097f])(?:\.[A-Za-z]+)+\.?",  # glued to a Devanagari word: "परम्परा.in.ine"

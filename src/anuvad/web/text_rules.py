@@ -9,6 +9,9 @@ the server does; its rules are read here from the modules the server runs, not w
   no rules for (Hindi); the list-marker pattern;
 * **punctuation** (:mod:`anuvad.inference.punctuation`): the danda languages and their
   final-stop and lone-pipe patterns, the quote-pairing pattern;
+* **links** (:mod:`anuvad.inference.verbatim`, :mod:`anuvad.inference.links`): the source's
+  URL and e-mail patterns, and what counts as link-like junk in an output: each of the
+  source's links once, no invented one, as both of the server's engines do;
 * **numbers** (:mod:`anuvad.inference.numbers_back`): the number pattern and the clean-up
   patterns. The page's search cannot be constrained, so numbers are put back after it, as the
   server does for its CTranslate2 engine.
@@ -23,15 +26,24 @@ import re
 from pathlib import Path
 from typing import Any
 
-from anuvad.inference import documents, numbers_back, post_search, punctuation, sentences
+from anuvad.inference import (
+    documents,
+    links,
+    numbers_back,
+    post_search,
+    punctuation,
+    sentences,
+    verbatim,
+)
 
 
 def js_pattern(pattern: str) -> str:
     r"""A Python ``re`` pattern as the same JavaScript pattern (``u`` flag): ``\d`` is any
     decimal digit in both only as ``\p{Nd}``; Python's ``\w`` (letters, digits, ``_``) is
-    spelled out; escapes JavaScript's ``u`` mode refuses (``\!``, ``\"``) lose the backslash;
-    named groups ``(?P<name>`` become ``(?<name>``; a letter, ``[^\W\d_]``, is
-    ``[\p{L}\p{Nl}\p{No}]``."""
+    spelled out, and ``\b`` (a Unicode word boundary in Python, an ASCII one in JavaScript)
+    becomes the lookarounds it means; escapes JavaScript's ``u`` mode refuses (``\!``,
+    ``\"``) lose the backslash; named groups ``(?P<name>`` become ``(?<name>``; a letter,
+    ``[^\W\d_]``, is ``[\p{L}\p{Nl}\p{No}]``."""
     pattern = pattern.replace("[^\\W\\d_]", "[\\p{L}\\p{Nl}\\p{No}]")
     out: list[str] = []
     in_class = False
@@ -42,6 +54,10 @@ def js_pattern(pattern: str) -> str:
             n = pattern[i + 1]
             if n == "d":
                 out.append(r"\p{Nd}")
+            elif n == "b" and not in_class:  # JavaScript's \b knows ASCII words only
+                out.append(
+                    r"(?:(?<=[\p{L}\p{N}_])(?![\p{L}\p{N}_])|(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}_]))"
+                )
             elif n == "w":
                 out.append(r"\p{L}\p{N}_" if in_class else r"[\p{L}\p{N}_]")
             elif n in "!%:;,\"'<>=@#&~`":
@@ -101,6 +117,14 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "lone_pipe": js_pattern(punctuation._LONE_PIPE.pattern),
             "trailing": js_pattern(punctuation._TRAILING.pattern),
             "final": js_pattern(post_search._FINAL.pattern),
+        },
+        "links": {
+            "email": js_pattern(verbatim._EMAIL.pattern),
+            "url": js_pattern(verbatim._URL.pattern),  # case-insensitive (the "i" flag)
+            "url_trailing": verbatim._TRAILING,  # characters an address does not end with
+            "linkish": js_pattern(links._LINKISH.pattern),
+            "linkish_trailing": js_pattern(links._TRAILING.pattern),
+            "space_before_end": js_pattern(links._SPACE_BEFORE_END.pattern),
         },
         "numbers": {
             "number": js_pattern(numbers_back._NUMBER.pattern),

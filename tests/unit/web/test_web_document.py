@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from anuvad.inference.documents import split_document
+from anuvad.inference.links import carry_links
 from anuvad.inference.numbers_back import carry_numbers, source_numbers
 from anuvad.inference.punctuation import punctuate
 from anuvad.web.node_check import node_problem
@@ -50,11 +51,36 @@ MENDS = {
         ("वह आया” था", "He “came"),
         ("पृष्ठ 12 देखें www.site2.in पर", "See page 12 at www.site2.in"),
         ("२५० ट्रेनें", "250 trains"),
+        # Links (issue 40 item 2's outputs): each of the source's once, no invented one.
+        (
+            "बुकिंग के लिए care@irctc.co.in https://www.irm.in.inin.m.c.ine.int.ina.inar.cc.mm.ms.inc"
+            ".p.ino.carc.. https://www.irctc.co.in",
+            "Visit https://www.irctc.co.in for bookings or write to care@irctc.co.in.",
+        ),
+        (
+            "139 या https://www.irctc.co.in... A.m.ine.inin.inarc.int.ina।",
+            "Call 139 or visit https://www.irctc.co.in for help.",
+        ),
+        (
+            "मौसम आज अच्छा है। विश्व स्तर परम्परा.in.ine.inin.m.inorm।",
+            "The weather is nice today. Visit https://www.irctc.co.in now.",
+        ),
+        ("U.S. में e.g. कुछ है.", "The U.S. has e.g. some."),
+        ("HTTPS://WWW.IRCTC.CO.IN पर जाएँ", "VISIT HTTPS://WWW.IRCTC.CO.IN NOW"),
+        (
+            "देखें https://en.wikipedia.org/wiki/Delhi_(city पर",
+            "See https://en.wikipedia.org/wiki/Delhi_(city).",
+        ),
+        ("बुक करें", "Book at irctc.co.in today."),
+        ("लिखें।", "Write to care@irctc.co.in."),
+        ("देखें example.comपर page2.in.x.y", "see example.comपर now"),
+        ("www.a.in और www.a.in", "www.a.in"),
     ],
     "en": [
         ("He came at 8 pm.", "वह 8 बजे आया।"),
         ("There were 25 trains and 7 buses.", "25 ट्रेनें थीं।"),
         ('She said "yes.', 'उसने "हाँ" कहा।'),
+        ("Visit the site www.example.in.in.xx for 12 items.", "12 चीज़ों के लिए www.example.in देखें।"),
     ],
 }
 
@@ -69,7 +95,10 @@ def _node(request: dict[str, Any]) -> Any:
         "const punct = mends.map(([t, s]) => doc.punctuate(t, s, rules));\n"
         "const numbers = mends.map(([t, s]) =>\n"
         "  doc.carryNumbers(t, doc.sourceNumbers(s, rules), rules));\n"
-        "process.stdout.write(JSON.stringify({ split, punct, numbers }));\n"
+        "const links = mends.map(([t, s]) =>\n"
+        "  doc.carryLinks(t, s, doc.sourceLinks(s, rules), rules));\n"
+        "const mended = mends.map(([t, s]) => doc.mend(t, s, rules));\n"
+        "process.stdout.write(JSON.stringify({ split, punct, numbers, links, mended }));\n"
     )
     done = subprocess.run(
         ["node", "--input-type=module", "-e", script], input=json.dumps(request),
@@ -97,3 +126,22 @@ def test_splitting_and_mending_equal_the_server(src: str, tgt: str) -> None:
     assert differ == [], f"{len(differ)}/{len(documents)} split differently, e.g. {differ[:2]}"
     assert found["punct"] == [punctuate(t, s, tgt) for t, s in mends]
     assert found["numbers"] == [carry_numbers(t, source_numbers(s)) for t, s in mends]
+    assert found["links"] == [carry_links(t, s) for t, s in mends]
+    # The whole mending, as the server's CTranslate2 engine mends: punctuation and links for
+    # each candidate (punctuate_candidates), then the numbers put back.
+    expected_mended = [
+        carry_numbers(carry_links(punctuate(t, s, tgt), s), source_numbers(s)) for t, s in mends
+    ]
+    assert found["mended"] == expected_mended
+    assert any(f != t for f, (t, _) in zip(found["links"], mends, strict=True))  # links changed
+
+
+def test_the_pages_link_rules_keep_and_drop_what_the_server_does() -> None:
+    """The issue-40 outputs, mended as a whole: the invented address goes, the real one stays
+    once, a lost one comes back."""
+    rules = text_rules("en", "hi")
+    found = _node({"rules": rules, "documents": [], "mends": MENDS["hi"][11:14]})["mended"]
+    assert found[0].count("https://www.irctc.co.in") == 1 and "irm.in" not in found[0]
+    assert "care@irctc.co.in" in found[0]
+    assert found[1] == "139 या https://www.irctc.co.in।"
+    assert "https://www.irctc.co.in" in found[2] and ".inin" not in found[2]

@@ -170,7 +170,83 @@ function beforeFinalMark(text, words, rules) {
   return [text.slice(0, cut).trimEnd(), ...words].filter((p) => p).join(" ") + text.slice(cut).trimStart();
 }
 
-const LINKISH = /(?:https?:\/\/|www\.)\S+|\S+@\S+\.\S+/giu;
+// --- links (verbatim.find_spans for links, links.carry_links) ---
+
+/** The source's links and e-mail addresses as [start, end] spans, non-overlapping, in order
+ * (find_spans with links only: the longer first, then the earlier). */
+function linkSpans(text, rules) {
+  const l = rules.links;
+  const found = [...text.matchAll(re(l.email))].map((m) => [m.index, m.index + m[0].length]);
+  for (const m of text.matchAll(re(l.url, "giu"))) {
+    let url = m[0];
+    while (url && l.url_trailing.includes(url[url.length - 1])) url = url.slice(0, -1);
+    if (url.includes("(") && m[0].slice(url.length, url.length + 1) === ")") url += ")";
+    found.push([m.index, m.index + url.length]);
+  }
+  found.sort((a, b) => a[0] - a[1] - (b[0] - b[1]) || a[0] - b[0]);
+  const chosen = [];
+  for (const span of found) {
+    if (!chosen.some(([a, b]) => span[0] < b && a < span[1])) chosen.push(span);
+  }
+  return chosen.sort((a, b) => a[0] - b[0]);
+}
+
+/** The links and e-mail addresses of `source`, each once, in order (links.source_links). */
+export function sourceLinks(source, rules) {
+  return [...new Set(linkSpans(source, rules).map(([a, b]) => source.slice(a, b)))];
+}
+
+/** `text` with each of the source's links exactly once and no other link-like text
+ * (links.carry_links). */
+export function carryLinks(text, source, links, rules) {
+  const l = rules.links;
+  const linkish = re(l.linkish);
+  if (!links.length && !re(l.linkish, "u").test(text)) return text;
+  const longestFirst = [...links].sort((a, b) => b.length - a.length);
+  const trailingWhole = re(`^(?:${l.linkish_trailing})$`, "u");
+  const kept = new Set();
+  const out = [];
+  let pos = 0;
+  let gap = -1;
+  for (const m of text.matchAll(linkish)) {
+    const found = m[0];
+    out.push(text.slice(pos, m.index));
+    pos = m.index + found.length;
+    const link = longestFirst.find((k) => found.startsWith(k));
+    const rest = link === undefined ? "" : found.slice(link.length);
+    if (link !== undefined && (!rest || (trailingWhole.test(rest) && !rest.includes("..")))) {
+      if (!kept.has(link)) {
+        kept.add(link);
+        out.push(link);
+      }
+      out.push(rest);
+      continue;
+    }
+    const word = found.replace(/\.+$/u, "");
+    if (source.includes(word) && !links.some((k) => k.includes(word))) {
+      out.push(found);
+      continue;
+    }
+    if (gap < 0) gap = out.join("").length;
+    const tail = re(l.linkish_trailing, "u").exec(found);
+    if (tail && !tail[0].includes(".")) out.push(tail[0]);
+  }
+  out.push(text.slice(pos));
+  let cleaned = out.join("");
+  const missing = links.filter((k) => !kept.has(k) && !cleaned.includes(k));
+  if (missing.length && gap < 0) cleaned = beforeFinalMark(cleaned, missing, rules);
+  else if (missing.length) {
+    const before = cleaned.slice(0, gap).trimEnd();
+    const after = cleaned.slice(gap).trimStart();
+    const glue = after && /[\p{L}\p{N}]/u.test(after[0]) ? " " : "";
+    cleaned = [before, ...missing].join(" ").trim() + glue + after;
+  }
+  cleaned = cleaned.replace(/ {2,}/gu, " ").trim();
+  return cleaned.replace(re(l.space_before_end, "u"), "$1");
+}
+
+// --- numbers ---
+
 const latin = (number) => number.replace(/\p{Nd}/gu, (d) => {
   const code = d.codePointAt(0);
   for (const zero of [0x30, 0x966, 0x660, 0x6f0, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66]) {
@@ -180,7 +256,7 @@ const latin = (number) => number.replace(/\p{Nd}/gu, (d) => {
 });
 
 function numbersOf(text, rules) {
-  const links = [...text.matchAll(LINKISH)].map((m) => [m.index, m.index + m[0].length]);
+  const links = linkSpans(text, rules);
   return [...text.matchAll(re(rules.numbers.number))].filter((m) => !links.some(([a, b]) => a <= m.index && m.index < b));
 }
 
@@ -264,7 +340,9 @@ export function punctuate(text, source, rules) {
 }
 
 /** One translation of `source` mended as the server mends its CTranslate2 engine's: punctuation
- * (each batch's candidates), then the source's numbers put back. */
+ * and the source's links (each batch's candidates, punctuation.punctuate_candidates), then the
+ * source's numbers put back. */
 export function mend(text, source, rules) {
-  return carryNumbers(punctuate(text, source, rules), sourceNumbers(source, rules), rules);
+  const linked = carryLinks(punctuate(text, source, rules), source, sourceLinks(source, rules), rules);
+  return carryNumbers(linked, sourceNumbers(source, rules), rules);
 }
