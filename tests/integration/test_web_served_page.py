@@ -190,6 +190,11 @@ def test_with_api_keys_the_model_files_need_the_key_and_the_page_sends_it(
             assert httpx.get(web + name, headers=auth).status_code == 200, name
         for name in ("anuvad.js", "worker.js", "vendor/onnxruntime-web/ort.wasm.min.mjs"):
             assert httpx.get(web + name).status_code == 200, name
+        # Another spelling of a model file's name: refused without a key, and never served.
+        for name in ("model.json/", "encoder.onnx.gz/", "model.json/."):
+            assert _raw_get(url, f"{models[0]['web']['url']}{name}") == 401, name
+            assert httpx.get(web + name.rstrip("/."), headers=auth).status_code == 200
+        assert httpx.get(web + "model.json/", headers=auth).status_code == 404
         page = browser.new_page()
         page.add_init_script(f"sessionStorage.setItem('anuvad-api-key', '{key}')")
         page.on("dialog", lambda d: d.accept())

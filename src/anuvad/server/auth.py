@@ -3,9 +3,9 @@
 ``anuvad serve --api-key-file keys.txt`` reads one key per line (blank lines and ``#`` comments
 ignored); a request to the API (``/translate``, ``/attention``, ``/models``, ``/metrics``) then
 needs ``Authorization: Bearer <key>`` with one of them, else 401 (the same for
-``/translate/stream``, ``/detect`` and the model files of the web exports under ``/web/``, their
-``.gz`` and ``.json`` files: the weights are not handed to anyone the API would refuse; the
-runtime's code there stays open, as a browser imports modules and starts workers without
+``/translate/stream``, ``/detect`` and every file of the web exports under ``/web/`` but their
+code and docs (``.js``, ``.mjs``, ``.html``, ``.md``, ``.txt``): the weights are not handed to
+anyone the API would refuse, while a browser imports modules and starts workers without
 headers). The web page, its assets, the
 API docs and ``/health`` (for load balancers) stay open; the page asks for a key when the API
 answers 401. Keys are compared in constant time.
@@ -26,16 +26,18 @@ MIN_KEY_CHARS = 16  # a shorter key is guessable; secrets.token_urlsafe() makes 
 PROTECTED_PATHS = frozenset(
     {"/translate", "/translate/stream", "/attention", "/detect", "/models", "/metrics"}
 )
-# The web exports (`anuvad serve --web`): their model files (graphs, SentencePiece models,
-# model.json; the runtime reads them with the page's key), not the code a browser imports.
+# The web exports (`anuvad serve --web`): everything but the code a browser imports or opens
+# without headers (modules, workers, the page) and the docs needs the key: the model files
+# (graphs, SentencePiece models, model.json: the runtime reads them with the page's key), also
+# those of an older export's layout, or under a name a route might normalise ("model.json/").
 WEB_PREFIX = "/web/"
-WEB_MODEL_FILES = (".gz", ".json")
+WEB_OPEN_FILES = (".js", ".mjs", ".html", ".md", ".txt")
 
 
 def is_protected(path: str) -> bool:
     """Whether a request to ``path`` needs a key when the server has keys."""
     if path.startswith(WEB_PREFIX):
-        return path.lower().endswith(WEB_MODEL_FILES)
+        return not path.lower().endswith(WEB_OPEN_FILES)
     return path in PROTECTED_PATHS
 
 

@@ -41,10 +41,11 @@ INDIC_LANGUAGES = frozenset({"hi", "mr", "ne"})
 RECASE = {"shouted_share": 0.7, "title_share": 0.8, "min_words": 2, "unknown_cost": 10}
 
 
-# The most weight bytes (float32) an export may hold: a browser's onnxruntime reads each graph as
-# one protobuf (at most 2 GB) into WASM memory (at most 4 GB, the activations and the key/value
-# cache included).
-MAX_WEIGHT_BYTES = 2 * 1024**3
+# The most weight bytes (float32) an export may hold. A browser's onnxruntime has one WASM memory
+# of at most 4 GiB for both graphs; while a graph loads, it holds the file's bytes and the
+# session's float32 weights at once, besides the activations and key/value cache of a search
+# (and each graph is a protobuf of at most 2 GiB): 1 GiB of weights leaves that room.
+MAX_WEIGHT_BYTES = 1024**3
 
 
 def web_problems(loaded: ModelFile) -> list[str]:
@@ -53,9 +54,10 @@ def web_problems(loaded: ModelFile) -> list[str]:
     weight_bytes = 4 * sum(p.numel() for p in loaded.model.parameters())
     if weight_bytes > MAX_WEIGHT_BYTES:
         problems.append(
-            f"a model this large ({weight_bytes / 1e9:.1f} GB of float32 weights; a browser's "
-            f"onnxruntime loads at most {MAX_WEIGHT_BYTES / 1e9:.1f} GB: one graph is a protobuf "
-            "of at most 2 GB and WASM memory holds 4 GB); export a smaller model"
+            f"a model this large ({weight_bytes / 1024**3:.2f} GiB of float32 weights; a "
+            f"browser's onnxruntime runs at most {MAX_WEIGHT_BYTES / 1024**3:.2f} GiB: its WASM "
+            "memory of 4 GiB holds a graph's file and its weights at once while loading, and "
+            "the search besides); export a smaller model"
         )
     if METADATA_KEY in loaded.metadata:
         problems.append(

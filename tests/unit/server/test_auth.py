@@ -107,6 +107,9 @@ def test_the_page_and_health_stay_open(client: TestClient) -> None:
         ("/web/enhi/encoder.onnx.gz", True),
         ("/web/enhi/vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm.gz", True),
         ("/web/enhi/ENCODER.ONNX.GZ", True),
+        ("/web/enhi/model.json/", True),  # a name a route might normalise
+        ("/web/enhi/encoder.onnx", True),  # an older export's layout
+        ("/web/enhi/source.model", True),
         ("/web/enhi/anuvad.js", False),  # code a browser imports without headers
         ("/web/enhi/worker.js", False),
         ("/web/enhi/README.md", False),

@@ -87,7 +87,17 @@ def test_only_files_inside_the_export_are_answered(tmp_path: Path) -> None:
     assert export_file(root, "model.json") == root / "model.json"
     assert export_file(root, "vendor/ort.wasm") == root / "vendor" / "ort.wasm"
     outside = ("../secret.txt", "vendor/../../secret.txt", "/etc/passwd", "vendor\\..\\x.txt")
-    for bad in (*outside, "", "vendor", ".hidden", "link.txt", "missing.js", "a\0b"):
+    other_spellings = ("model.json/", "model.json/.", "vendor//ort.wasm", "./model.json")
+    for bad in (
+        *outside,
+        *other_spellings,
+        "",
+        "vendor",
+        ".hidden",
+        "link.txt",
+        "missing.js",
+        "a\0b",
+    ):
         assert export_file(root, bad) is None, bad
 
 

@@ -48,6 +48,8 @@ def export_file(folder: Path, path: str) -> Path | None:
     parts = PurePosixPath(path).parts
     if not parts or any(p in ("", ".", "..") or p.startswith((".", "/", "\\")) for p in parts):
         return None
+    if "/".join(parts) != path:  # "model.json/", "a//b", "model.json/.": one name, one spelling
+        return None
     if "\\" in path or "\0" in path:
         return None
     full = folder.joinpath(*parts).resolve()

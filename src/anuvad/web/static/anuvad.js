@@ -289,7 +289,7 @@ export async function loadHere(base, options = {}) {
     if (problem) throw new UnsupportedBrowserError(problem);
   }
   const store = options.cache ? { cache: options.cache, warnings: [] } : null;
-  const headers = options.headers || {};
+  const headers = Object.fromEntries(new Headers(options.headers || {}));
   const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"), null, headers)));
   if (settings.format !== "anuvad-web") throw new Error(`${base}: not an anuvad web export`);
   const sessionOptions = options.sessionOptions || {};
@@ -372,7 +372,9 @@ export async function load(base, options = {}) {
   const absolute = resolve(base, "");
   let loaded;
   try {
-    loaded = await proxy.call({ type: "load", base: absolute, cache: options.cache || null, headers: options.headers || {} });
+    // A plain object: a Headers instance cannot be sent to a worker.
+    const headers = Object.fromEntries(new Headers(options.headers || {}));
+    loaded = await proxy.call({ type: "load", base: absolute, cache: options.cache || null, headers });
   } catch (error) {
     worker.terminate();
     throw error;

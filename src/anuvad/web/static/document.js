@@ -238,7 +238,7 @@ export function carryLinks(text, source, links, rules) {
   else if (missing.length) {
     const before = cleaned.slice(0, gap).trimEnd();
     const after = cleaned.slice(gap).trimStart();
-    const glue = after && /[\p{L}\p{N}]/u.test(after[0]) ? " " : "";
+    const glue = /^[\p{L}\p{N}]/u.test(after) ? " " : "";
     cleaned = [before, ...missing].join(" ").trim() + glue + after;
   }
   cleaned = cleaned.replace(/ {2,}/gu, " ").trim();
