@@ -921,3 +921,39 @@ def test_no_raw_request_line_reads_a_file_outside_the_static_folders(
     status = int(answer.split(b" ", 2)[1])
     assert status in (400, 404), answer[:300]
     assert b"def create_app" not in answer and b"class AnuvadError" not in answer
+
+
+def test_names_in_devanagari_go_to_translate_and_the_answer_is_shown(
+    browser: Any, base_url: str
+) -> None:
+    """Issue 39 item 7 on the page: for English→Hindi the reader can ask for names the model
+    leaves out in Devanagari; the request then goes to POST /translate with names "model" (the
+    stream refuses it: some sentences are translated twice) and the page shows that answer; the
+    heatmap says it is of the first translation. Off, the page streams as before."""
+    page = open_page(browser, base_url)
+    page.click("#glossary-field summary")
+    assert page.is_visible("#names-label")
+    text = "Captain Rohit Sharma scored 85 runs. The monsoon reached Kerala early."
+    page.fill("#source", text)
+    page.click("label[for=mode-greedy]")
+    page.check("#names-model")
+    with page.expect_response("**/translate") as response:
+        page.click("#translate-button")
+    page.wait_for_function(
+        "document.getElementById('status').textContent.startsWith('Translated')", timeout=60_000
+    )
+    sent = response.value.request.post_data_json
+    assert sent["names"] == "model" and response.value.url.endswith("/translate")
+    answer = response.value.json()
+    (doc,) = answer["translations"]
+    shown = page.eval_on_selector_all("#document .doc-sentence", "s => s.map(e => e.textContent)")
+    assert shown == [s["text"] for s in doc["sentences"]]
+    with page.expect_request("**/attention") as request:
+        open_detail(page)
+    assert "names" not in request.value.post_data_json  # /attention takes no names
+    assert "first translation" in page.text_content("#attention-note")
+    page.uncheck("#names-model")
+    assert "names" not in translated(page).request.post_data_json  # streamed, as before
+    page.select_option("#model-select", "tiny_hien")  # Hindi→English: no names box
+    assert not page.is_visible("#names-label")
+    page.close()

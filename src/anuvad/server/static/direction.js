@@ -76,6 +76,9 @@ export function selectModel(id) {
   $("terms-label").hidden = !can.has("glossary");
   $("keep-label").hidden = !can.has("verbatim");
   $("digits-label").hidden = !can.has("verbatim") || model.tgt_lang !== "hi";
+  // Names in Devanagari (POST /translate's names "model"): English→Hindi through a search that
+  // takes required phrases.
+  $("names-label").hidden = !can.has("glossary") || model.src_lang !== "en" || model.tgt_lang !== "hi";
   $("glossary-field").hidden = !can.has("glossary") && !can.has("verbatim");
   const reverse = reverseOf(model);
   $("swap-button").hidden = !reverse;

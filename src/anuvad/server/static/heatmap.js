@@ -242,5 +242,12 @@ async function loadAttention(index) {
   if (limit && charCount(text) > limit) {
     throw new Error(`sentence ${index + 1} has ${charCount(text)} characters; the view takes up to ${limit}`);
   }
-  return api("/attention", { text, decoding: s.decoding, beam_size: s.beam_size, model: s.model, ...s.fields });
+  const view = await api("/attention", { text, decoding: s.decoding, beam_size: s.beam_size, model: s.model, ...s.fields });
+  if (s.names) {
+    // The view translates once: a sentence whose names were written in a second pass has the
+    // heatmap of its first translation (quoted above the map).
+    const said = "Names in Devanagari: a sentence translated again for its names has the heatmap of its first translation, quoted here.";
+    view.note = view.note ? `${view.note} ${said}` : said;
+  }
+  return view;
 }

@@ -3,7 +3,7 @@
 // with "Translate in this browser" on, to the model's web export: browser.js), and Stop (or a
 // newer keystroke) cancelling it.
 
-import { translateStreamed } from "./api.js";
+import { api, translateStreamed } from "./api.js";
 import { inBrowser, translateInBrowser } from "./browser.js";
 import { $, charCount, plural } from "./dom.js";
 import { checkScript, hideScriptWarning } from "./direction.js";
@@ -94,6 +94,7 @@ function requestBody(text, request) {
     model: request.model,
   };
   Object.assign(body, request.fields);
+  if (request.names) body.names = request.names;
   // HTML keeps its markup: only the text between the tags is translated.
   if (request.format === "html") body.format = "html";
   return body;
@@ -132,6 +133,8 @@ export async function translate({ auto = false } = {}) {
     model: state.modelId,
     fields: wording.fields,
     format: state.file ? state.file.format : "text",
+    // Not one of `fields`: /attention re-translates without the names' second pass.
+    names: !inBrowser() && !$("names-label").hidden && $("names-model").checked ? "model" : undefined,
   };
   const controller = new AbortController();
   state.controller = controller;
@@ -154,7 +157,11 @@ export async function translate({ auto = false } = {}) {
     showTranslation({ model: request.model, source: text, sentences: arrived.sentences, total: event.total, format: request.format });
     setStatus(`${event.done} of ${plural(event.total, "sentence")}`);
   };
-  const viaServer = () => translateStreamed(requestBody(text, request), controller.signal, onEvent);
+  // Names translate some sentences twice, which the stream cannot send as they finish.
+  const viaServer = () =>
+    request.names
+      ? api("/translate", requestBody(text, request), controller.signal)
+      : translateStreamed(requestBody(text, request), controller.signal, onEvent);
   const here = inBrowser() && request.format === "text"; // a document (HTML) goes to the server
   try {
     let result;
