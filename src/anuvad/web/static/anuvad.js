@@ -135,6 +135,7 @@ class StepDecoder {
     this.crossRow = this.slices * this.heads * srcLen * this.headSize;
     this.crossKv = gatherRows(crossKv, this.crossRow, expand);
     this.mask = gatherRows(mask, srcLen, expand);
+    this.rowSentence = expand; // the sentence each row decodes: its cross_kv and mask rows
     this.rows = expand.length;
     this.t = 0;
     this.selfKv = new Float32Array(0);
@@ -154,11 +155,21 @@ class StepDecoder {
     return out.log_probs.data;
   }
 
+  // Copies are most of a step's own time: a row that stays in place is not copied, and
+  // cross_kv and the mask, the same for every row of a sentence, only when the rows' sentences
+  // change (a beam reorder within each sentence leaves them as they are).
   keep(rowIndex) {
+    const identity = rowIndex.length === this.rows && rowIndex.every((r, i) => r === i);
+    if (identity) return;
     const selfRow = this.slices * this.heads * this.t * this.headSize;
     this.selfKv = gatherRows(this.selfKv, selfRow, rowIndex);
-    this.crossKv = gatherRows(this.crossKv, this.crossRow, rowIndex);
-    this.mask = gatherRows(this.mask, this.srcLen, rowIndex);
+    const sentences = rowIndex.map((r) => this.rowSentence[r]);
+    const same = sentences.length === this.rowSentence.length && sentences.every((b, i) => b === this.rowSentence[i]);
+    if (!same) {
+      this.crossKv = gatherRows(this.crossKv, this.crossRow, rowIndex);
+      this.mask = gatherRows(this.mask, this.srcLen, rowIndex);
+    }
+    this.rowSentence = sentences;
     this.rows = rowIndex.length;
   }
 }
