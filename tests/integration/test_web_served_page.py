@@ -97,9 +97,12 @@ def test_the_page_translates_in_this_browser_as_the_server_does(served: str, bro
 
     page.on("dialog", accept)
     posted: list[str] = []
+    # With exports served, the page is cross-origin isolated: onnxruntime-web may use threads.
+    assert httpx.get(served).headers["cross-origin-embedder-policy"] == "require-corp"
     page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     page.goto(served)
     page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")
+    assert page.evaluate("crossOriginIsolated") is True
     assert page.is_visible("#browser-field") and "MB" in page.text_content("#browser-size")
     page.check("#browser-switch")
     page.wait_for_function(
@@ -155,6 +158,7 @@ def test_without_web_exports_the_page_has_no_switch(tiny_enhi_model: Path, brows
     app = create_app([Translator.from_file(tiny_enhi_model, device="cpu")], max_wait_ms=0)
     with running_server(app) as (_, port, _thread):
         assert httpx.get(f"http://127.0.0.1:{port}/models").json()["models"][0]["web"] is None
+        assert "cross-origin-embedder-policy" not in httpx.get(f"http://127.0.0.1:{port}/").headers
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_function("document.getElementById('model-info').textContent.includes('tiny')")

@@ -40,6 +40,7 @@ from anuvad.inference.glossary import Glossary
 from anuvad.server.auth import ApiKeyMiddleware
 from anuvad.server.body_limit import JSON_PATHS, BodyLimitMiddleware, JsonOnlyMiddleware
 from anuvad.server.errors import add_error_handlers
+from anuvad.server.isolation import IsolationMiddleware
 from anuvad.server.limits import MAX_BODY_BYTES, Limits
 from anuvad.server.metrics import RequestMetricsMiddleware
 from anuvad.server.openapi import publish_schema
@@ -128,6 +129,8 @@ def create_app(
     # endpoint "other": no route ran). A plain ASGI middleware (not @app.middleware), so the
     # endpoints see the server's own receive channel and request.is_disconnected() works.
     app.add_middleware(RequestMetricsMiddleware, metrics=state.metrics)
+    if web:  # the in-browser translator runs on several threads in an isolated page
+        app.add_middleware(IsolationMiddleware)
     add_error_handlers(app)
     for room in (translate, stream, attention, detect, info, libretranslate):
         app.include_router(room.router)

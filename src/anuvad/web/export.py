@@ -55,6 +55,10 @@ FILES = {
 # Stored packed besides FILES (the page reads them as it reads the model, then runs them).
 WASM = "vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm.gz"
 SENTENCEPIECE_JS = "vendor/sentencepiece-js/index.js.gz"
+HEADERS_FILE = """/*
+  Cross-Origin-Opener-Policy: same-origin
+  Cross-Origin-Embedder-Policy: require-corp
+"""
 RUNTIME_FILES = (
     "anuvad.js", "search.js", "text.js", "document.js", "worker.js", "index.html", "page.js",
     "README.md",
@@ -210,11 +214,14 @@ def export_web(
         settings["wasm"], settings["sentencepiece_js"] = WASM, SENTENCEPIECE_JS
         for name in RUNTIME_FILES:
             shutil.copyfile(STATIC_DIR / name, building / name)
+        # The headers that let the page run onnxruntime-web on several threads, in the file
+        # Netlify and Cloudflare Pages read (other hosts: see the README).
+        (building / "_headers").write_text(HEADERS_FILE, encoding="utf-8")
         # What a page downloads (shown before it does): every file but the docs and licences.
         settings["download_bytes"] = sum(
             f.stat().st_size
             for f in building.rglob("*")
-            if f.is_file() and f.suffix not in (".md", ".txt")
+            if f.is_file() and f.suffix not in (".md", ".txt") and f.name != "_headers"
         )
         (building / "model.json").write_text(
             json.dumps(settings, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
@@ -229,6 +236,7 @@ def export_web(
 
 
 __all__ = [
-    "CHECK_SENTENCES", "DTYPES", "FILES", "MAX_ABS_DIFF", "SENTENCEPIECE_JS", "WASM",
-    "check_graphs", "export_web", "gzip_in_place", "swap_into_place", "usual_permissions",
+    "CHECK_SENTENCES", "DTYPES", "FILES", "HEADERS_FILE", "MAX_ABS_DIFF", "SENTENCEPIECE_JS",
+    "WASM", "check_graphs", "export_web", "gzip_in_place", "swap_into_place",
+    "usual_permissions",
 ]  # fmt: skip
