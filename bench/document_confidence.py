@@ -2,7 +2,7 @@
 human reference does::
 
     D=../shared/data/en-hi/dev-general
-    M=data/trained_models/enhi_d256_L3_V8000_20261127-185028.pt
+    M=$(ls data/trained_models/enhi_*.pt | tail -1)
     .venv/bin/anuvad translate --model $M \\
         --input $D/wmt24.en --output wmt24.jsonl --split-sentences --scores \\
         --beam-size 4 --no-repeat-ngram-size 3 --no-progress
