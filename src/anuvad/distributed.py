@@ -171,7 +171,16 @@ def gather_to_main(value: T, context: DistributedContext) -> list[T] | None:
     return received
 
 
-def shutdown_distributed(context: DistributedContext) -> None:
-    """Leave the process group."""
+def shutdown_distributed(context: DistributedContext, wait_for_all: bool = False) -> None:
+    """Leave the process group.
+
+    Args:
+        wait_for_all: meet every rank first (the normal end of a job): a rank that left while
+            another was still reading its last message (a gather's) closed the connection under
+            it, and gloo aborted that rank ("terminate called without an active exception",
+            SIGABRT). Not after an error, where the other ranks may never come.
+    """
     if context.enabled and dist.is_initialized():
+        if wait_for_all:
+            dist.barrier()
         dist.destroy_process_group()

@@ -54,7 +54,7 @@ def cmd_backtranslate(args: argparse.Namespace) -> int:
             use_cache=search.use_cache,
             context=context,
         )
-    shutdown_distributed(context)
+    shutdown_distributed(context, wait_for_all=True)
     if context.is_main:
         print(
             f"{result.written} synthetic pairs in {result.synthetic_path} / {result.real_path} "

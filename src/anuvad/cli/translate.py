@@ -264,7 +264,7 @@ def _translate(args: argparse.Namespace, lines: list[str], model: str, threads: 
             if not args.output:
                 sys.stdout.flush()
             bar.update(finished.done - bar.n)
-    shutdown_distributed(context)
+    shutdown_distributed(context, wait_for_all=True)
     if not context.is_main:
         return 0
     if args.output:

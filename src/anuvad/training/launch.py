@@ -70,6 +70,8 @@ def run_training(
             if prepared is None:
                 prepared = load_prepared(data_dir)
             trainer = Trainer(config, prepared, run_dir, context=context, resume=resume)
-            return trainer.train(show_progress=show_progress, data_dir=data_dir)
+            result = trainer.train(show_progress=show_progress, data_dir=data_dir)
+            barrier(context)  # every rank done before any leaves (shutdown_distributed)
+            return result
     finally:
         shutdown_distributed(context)
