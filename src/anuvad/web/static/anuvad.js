@@ -58,6 +58,9 @@ async function gunzip(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/** `headers` (an object, a Headers or pairs) as a plain object: what a worker can be sent. */
+const plainHeaders = (headers) => Object.fromEntries(new Headers(headers || {}));
+
 /** The bytes at `location` (fetched with `headers`), unpacked (gunzip); with `store` ({cache: a Cache Storage name, warnings: []}) read
  * from and kept in that cache, so that the model is downloaded once. A full disk does not stop
  * the translation: it leaves a warning and the file is downloaded again next time. */
@@ -300,7 +303,7 @@ export async function loadHere(base, options = {}) {
     if (problem) throw new UnsupportedBrowserError(problem);
   }
   const store = options.cache ? { cache: options.cache, warnings: [] } : null;
-  const headers = Object.fromEntries(new Headers(options.headers || {}));
+  const headers = plainHeaders(options.headers);
   const settings = JSON.parse(new TextDecoder().decode(await readBytes(resolve(base, "model.json"), null, headers)));
   if (settings.format !== "anuvad-web") throw new Error(`${base}: not an anuvad web export`);
   const sessionOptions = options.sessionOptions || {};
@@ -383,8 +386,7 @@ export async function load(base, options = {}) {
   const absolute = resolve(base, "");
   let loaded;
   try {
-    // A plain object: a Headers instance cannot be sent to a worker.
-    const headers = Object.fromEntries(new Headers(options.headers || {}));
+    const headers = plainHeaders(options.headers);
     loaded = await proxy.call({ type: "load", base: absolute, cache: options.cache || null, headers });
   } catch (error) {
     worker.terminate();
