@@ -1,0 +1,274 @@
+"""Several back-translate → train → score lanes side by side on one lent GPU, in one call of
+under 10 minutes (issue 39 items 2, 3 and 6).
+
+Each lane back-translates monolingual text with a shipped model (on the GPU), continues a
+shipped model on the real pairs plus that synthetic text (its recipe, ``data.train.14`` pointed
+at the new files) for as long as the call allows, averages the last checkpoints, exports the
+result (float16) and scores it on NTREX-128 dev. A d256 model uses a fraction of an H200, so the
+lanes share it; each lane's training time is what the call has left after its back-translation,
+less a reserve for its data preparation, averaging, export and scoring.
+
+The lanes (``--lanes`` picks some):
+
+- ``hien-r4``: English news (WMT newstest, BBC) back-translated into Hindi by the shipped
+  English→Hindi model, greedy; the shipped Hindi→English model continued on it (round 4 of
+  that direction).
+- ``enhi-greedy``: the 13 punctuated monolingual Hindi files back-translated by the shipped
+  Hindi→English model, greedy with no 4-gram twice (as every earlier round); the shipped
+  English→Hindi model continued on it.
+- ``enhi-sampled``: the same, but each English source drawn from the model's 10 most probable
+  pieces at every step (Edunov et al. 2018): the ablation of item 2, same start, same minutes.
+- ``enhi-r6``: the shipped English→Hindi model continued on ``data/synthetic/bt-hi-r4.*``
+  (``mono-hi`` back-translated by the round-4 Hindi→English model on the CPU, carried along).
+
+A lane whose ``data/synthetic/<prefix>.{en,hi}`` are there already (made elsewhere and carried)
+skips its back-translation.
+
+On the lent machine, carrying ``.gpu`` (``make gpu-pack``)::
+
+    python3 -m pip install --quiet --no-index --no-deps --target /tmp/anuvad-site .gpu/wheels/*.whl
+    PYTHONPATH=src:/tmp/anuvad-site python3 -m anuvad.cli.main data unpack .gpu/data.tar.xz \
+        --to /tmp/anuvad-data
+    PYTHONPATH=src:/tmp/anuvad-site python3 bench/gpu_lanes.py --data /tmp/anuvad-data --minutes 8.8
+
+What comes back in ``--out`` ($OUT): each lane's model in parts (``cat NAME.pt.part* >
+NAME.pt``) and ``logs.tgz`` (every lane's log, train.log, metrics.jsonl, NTREX scores and
+hypotheses, ``lanes.json``). ``--device cpu`` with tiny ``--set`` overrides tries the flow here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from recipe_gpu import MONO_EN, MONO_HI, deliver, shipped
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One lane: what it back-translates with what, and what it continues on it."""
+
+    name: str
+    config: str
+    continues: str  # the shipped pair whose newest model it continues ("enhi", "hien")
+    back_translator: str  # the shipped pair that back-translates
+    mono: tuple[str, ...]  # files under en-hi/, relative (".gz")
+    prefix: str  # data/synthetic/<prefix>.{en,hi}
+    bt_options: tuple[str, ...]
+    overrides: tuple[str, ...]  # where the recipe reads the synthetic text
+    dev: tuple[str, str]  # NTREX-128 source and reference file names
+
+
+def lanes() -> dict[str, Lane]:
+    """The lanes this round runs, by name."""
+    mono_en = tuple(f"mono-en/{name}.en.gz" for name in MONO_EN)
+    mono_hi = tuple(f"mono-hi/{name}.hi.gz" for name in MONO_HI)
+    greedy = ("--beam-size", "1", "--no-repeat-ngram-size", "4")
+    # configs/enhi_bt_d256_L3.yaml: entry 14 is the back-translated Hindi.
+    enhi_bt = (
+        "data.train.14.src=./data/synthetic/{p}.en",
+        "data.train.14.tgt=./data/synthetic/{p}.hi",
+    )
+    # configs/hien_bt_d256_L3.yaml: entries 14-16 are WMT, BBC and Reuters back-translated; both
+    # news files go into one synthetic corpus here, and Reuters stays out (the pack stays small).
+    hien_bt = (
+        "data.train.14.src=./data/synthetic/{p}.hi", "data.train.14.tgt=./data/synthetic/{p}.en",
+        "data.train.15.weight=0", "data.train.16.weight=0",
+    )  # fmt: skip
+    table = [
+        Lane("hien-r4", "configs/hien_bt_d256_L3.yaml", "hien", "enhi", mono_en, "bt-en-r4",
+             greedy, hien_bt, ("ntrex128.hi", "ntrex128.en")),
+        Lane("enhi-greedy", "configs/enhi_bt_d256_L3.yaml", "enhi", "hien", mono_hi, "bt-hi-greedy",
+             greedy, enhi_bt, ("ntrex128.en", "ntrex128.hi")),
+        Lane("enhi-sampled", "configs/enhi_bt_d256_L3.yaml", "enhi", "hien", mono_hi,
+             "bt-hi-sampled", ("--sample-top-k", "10"), enhi_bt, ("ntrex128.en", "ntrex128.hi")),
+        Lane("enhi-r6", "configs/enhi_bt_d256_L3.yaml", "enhi", "hien", mono_hi, "bt-hi-r4",
+             greedy, enhi_bt, ("ntrex128.en", "ntrex128.hi")),
+    ]  # fmt: skip
+    return {lane.name: lane for lane in table}
+
+
+@dataclass(frozen=True)
+class Call:
+    """What is shared by the lanes of one call."""
+
+    data: Path
+    work: Path
+    out: Path
+    device: str
+    deadline: float  # time.monotonic() by which the call ends
+    reserve_s: float  # kept back from training for preparation, averaging, export, scoring
+    bt_max_tokens: int
+    mono_lines: int  # lines per monolingual file (0: all; a trial on the CPU takes a few)
+    settings: tuple[str, ...]  # training settings for every lane
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+class LaneRun:
+    """One lane's commands, its log, and its report."""
+
+    def __init__(self, lane: Lane, call: Call) -> None:
+        self.lane, self.call = lane, call
+        self.folder = call.work / lane.name
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.log = self.folder / "lane.log"
+        self.report: dict[str, float | str] = {}
+
+    def anuvad(self, *args: str, timeout: float) -> bool:
+        """One ``anuvad`` command, its output appended to the lane's log; False if it failed
+        or ran out of ``timeout``."""
+        command = [sys.executable, "-m", "anuvad.cli.main", *args]
+        with self.log.open("a", encoding="utf-8") as log:
+            log.write("+ anuvad " + " ".join(args) + "\n")
+            log.flush()
+            try:
+                done = subprocess.run(
+                    command, stdout=log, stderr=subprocess.STDOUT, timeout=timeout
+                )
+            except subprocess.TimeoutExpired:
+                log.write("  stopped at the call's deadline\n")
+                return False
+        return done.returncode == 0
+
+    def timed(self, name: str, ok: bool, started: float) -> bool:
+        self.report[name] = round(time.monotonic() - started, 1) if ok else "failed or stopped"
+        return ok
+
+    def run(self) -> None:
+        lane, call = self.lane, self.call
+        started = time.monotonic()
+        files = [str(call.data / "en-hi" / name) for name in lane.mono]
+        made = [Path(f"data/synthetic/{lane.prefix}.{lang}") for lang in ("en", "hi")]
+        ok = all(path.is_file() for path in made) or self.anuvad(
+            "backtranslate", "--model", str(shipped(lane.back_translator)), "--device", call.device,
+            "--no-progress", "--input", *files, "--out-prefix", f"data/synthetic/{lane.prefix}",
+            "--max-tokens", str(call.bt_max_tokens), "--chunk-lines", "20000", *lane.bt_options,
+            *(["--max-lines", str(call.mono_lines)] if call.mono_lines else []),
+            timeout=call.left() - call.reserve_s - 60,
+        )  # fmt: skip
+        if not self.timed("backtranslate_s", ok, started):
+            return
+        started, run_dir = time.monotonic(), self.folder / "run"
+        minutes = (call.left() - call.reserve_s) / 60
+        self.report["train_minutes"] = round(minutes, 2)
+        overrides = [o.format(p=lane.prefix) for o in lane.overrides]
+        self.anuvad(
+            "train", "--config", lane.config, "--run-dir", str(run_dir), "--data",
+            str(self.folder / "prepared"), "--no-progress", f"train.device={call.device}",
+            f"train.max_minutes={minutes:.2f}", "train.max_steps=0",
+            f"train.init_from={shipped(lane.continues)}", *call.settings, *overrides,
+            timeout=call.left() - 45,
+        )  # fmt: skip
+        model = run_dir / "model.pt"
+        if not model.is_file() and any((run_dir / "checkpoints").glob("*.pt")):
+            # stopped before its own averaging: average what it saved
+            self.anuvad("average", "--run-dir", str(run_dir), "--last", "10", "--out", str(model),
+                        timeout=max(call.left(), 5))  # fmt: skip
+        if not self.timed("train_s", model.is_file(), started):
+            return
+        self.export_and_score(model)
+
+    def export_and_score(self, model: Path) -> None:
+        call, started = self.call, time.monotonic()
+        exported = self.folder / "export"
+        shutil.rmtree(exported, ignore_errors=True)
+        if not self.anuvad("export", str(model), "--dtype", "float16", "--out", str(exported),
+                           timeout=max(call.left(), 5)):  # fmt: skip
+            self.report["export"] = "failed or stopped"
+            return
+        (model_file,) = exported.glob("*.pt")
+        final = call.out / self.lane.name
+        final.mkdir(parents=True, exist_ok=True)
+        deliver(model_file, final, 15.0)
+        self.report["model"] = model_file.name
+        dev = call.data / "en-hi" / "dev-general"
+        source, reference = self.lane.dev
+        scores = self.folder / "ntrex128.json"
+        with scores.open("w", encoding="utf-8") as handle:
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-m", "anuvad.cli.main", "evaluate", "--model",
+                     str(model_file), "--source", str(dev / source), "--references",
+                     str(dev / reference), "--device", call.device, "--json", "--no-progress",
+                     "--write-hypotheses", str(self.folder / "ntrex128.hyp")],
+                    stdout=handle, stderr=subprocess.DEVNULL, timeout=max(call.left(), 5),
+                    check=False,
+                )  # fmt: skip
+                scored = done.returncode == 0
+            except subprocess.TimeoutExpired:
+                scored = False  # the model came back; it is scored where it lands
+        if scored:
+            self.report["ntrex128"] = json.loads(scores.read_text(encoding="utf-8"))
+        self.timed("export_and_score_s", scored, started)
+
+
+def pack_logs(runs: list[LaneRun], out: Path) -> None:
+    """Every lane's log, training log, metrics and dev scores into out/logs.tgz."""
+    with tarfile.open(out / "logs.tgz", "w:gz") as tar:
+        for run in runs:
+            for name in ("lane.log", "run/train.log", "run/metrics.jsonl", "ntrex128.json",
+                         "ntrex128.hyp"):  # fmt: skip
+                path = run.folder / name
+                if path.is_file():
+                    tar.add(path, arcname=f"{run.lane.name}/{path.name}")
+        tar.add(out / "lanes.json", arcname="lanes.json")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=8.8, help="this call's wall clock")
+    parser.add_argument(
+        "--data", type=Path, default=Path(os.environ.get("ANUVAD_DATA", "../shared/data"))
+    )
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "runs/gpu-out")))
+    parser.add_argument("--work", type=Path, default=Path("runs/gpu-lanes"))
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument(
+        "--lanes",
+        nargs="*",
+        default=["hien-r4", "enhi-greedy", "enhi-sampled"],
+        choices=list(lanes()),
+    )
+    parser.add_argument("--reserve", type=float, default=180.0, help="seconds kept from training")
+    parser.add_argument("--bt-max-tokens", type=int, default=24000, help="source tokens a batch")
+    parser.add_argument("--mono-lines", type=int, default=0, help="lines per mono file (0: all)")
+    parser.add_argument(
+        "--set", nargs="*", default=["data.max_tokens=8192", "train.lr_scale=0.3",
+                                     "train.save_every=200", "train.keep_last=20",
+                                     "train.valid_every=1000"],
+        help="training settings for every lane (key=value)",
+    )  # fmt: skip
+    args = parser.parse_args()
+    os.environ["ANUVAD_DATA"] = str(args.data.resolve())
+    call = Call(
+        args.data, args.work, args.out, args.device, time.monotonic() + 60 * args.minutes,
+        args.reserve, args.bt_max_tokens, args.mono_lines, tuple(args.set),
+    )  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    table = lanes()
+    runs = [LaneRun(table[name], call) for name in args.lanes]
+    threads = [threading.Thread(target=run.run, name=run.lane.name) for run in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    report = {run.lane.name: run.report for run in runs}
+    (args.out / "lanes.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    pack_logs(runs, args.out)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
