@@ -1,9 +1,10 @@
 """Several back-translate → train → score lanes side by side on one lent GPU, in one call of
 under 10 minutes (issue 39 items 2, 3 and 6).
 
-Each lane back-translates monolingual text with a shipped model (on the GPU), continues a
-shipped model on the real pairs plus that synthetic text (its recipe, ``data.train.14`` pointed
-at the new files) for as long as the call allows, averages the last checkpoints, exports the
+Each lane back-translates monolingual text with a shipped model (on the GPU), continues the
+newest shipped model of its pair (from scratch where there is none) on the real pairs plus that
+synthetic text (its recipe's back-translated corpus, found by name, pointed at the new files) for
+as long as the call allows, averages the last checkpoints, exports the
 result (float16) and scores it on NTREX-128 dev. A d256 model uses a fraction of an H200, so the
 lanes share it; each lane's training time is what the call has left after its back-translation,
 less a reserve for its data preparation, averaging, export and scoring.
@@ -50,6 +51,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from recipe_gpu import MONO_EN, MONO_HI, deliver, shipped
 
 
@@ -58,13 +61,14 @@ class Lane:
     """One lane: what it back-translates with what, and what it continues on it."""
 
     name: str
-    config: str
+    config: str  # a recipe's file name under --configs
     continues: str  # the shipped pair whose newest model it continues ("enhi", "hien")
     back_translator: str  # the shipped pair that back-translates
     mono: tuple[str, ...]  # files under en-hi/, relative (".gz")
     prefix: str  # data/synthetic/<prefix>.{en,hi}
     bt_options: tuple[str, ...]
-    overrides: tuple[str, ...]  # where the recipe reads the synthetic text
+    reads: str  # the recipe's corpus (by name) that reads the synthetic text instead
+    drops: tuple[str, ...]  # the recipe's corpora (by name) left out (weight 0)
     dev: tuple[str, str]  # NTREX-128 source and reference file names
 
 
@@ -73,28 +77,36 @@ def lanes() -> dict[str, Lane]:
     mono_en = tuple(f"mono-en/{name}.en.gz" for name in MONO_EN)
     mono_hi = tuple(f"mono-hi/{name}.hi.gz" for name in MONO_HI)
     greedy = ("--beam-size", "1", "--no-repeat-ngram-size", "4")
-    # configs/enhi_bt_d256_L3.yaml: entry 14 is the back-translated Hindi.
-    enhi_bt = (
-        "data.train.14.src=./data/synthetic/{p}.en",
-        "data.train.14.tgt=./data/synthetic/{p}.hi",
-    )
-    # configs/hien_bt_d256_L3.yaml: entries 14-16 are WMT, BBC and Reuters back-translated; both
-    # news files go into one synthetic corpus here, and Reuters stays out (the pack stays small).
-    hien_bt = (
-        "data.train.14.src=./data/synthetic/{p}.hi", "data.train.14.tgt=./data/synthetic/{p}.en",
-        "data.train.15.weight=0", "data.train.16.weight=0",
-    )  # fmt: skip
+    enhi, hien = "enhi_bt_d256_L3.yaml", "hien_bt_d256_L3.yaml"
+    to_hi, to_en = ("ntrex128.en", "ntrex128.hi"), ("ntrex128.hi", "ntrex128.en")
+    # Hindi->English: both news files back-translated as one corpus read in bt-wmt's place;
+    # Reuters stays out (the pack that travels stays small).
+    news = ("bt-bbc", "bt-reuters")
     table = [
-        Lane("hien-r4", "configs/hien_bt_d256_L3.yaml", "hien", "enhi", mono_en, "bt-en-r4",
-             greedy, hien_bt, ("ntrex128.hi", "ntrex128.en")),
-        Lane("enhi-greedy", "configs/enhi_bt_d256_L3.yaml", "enhi", "hien", mono_hi, "bt-hi-greedy",
-             greedy, enhi_bt, ("ntrex128.en", "ntrex128.hi")),
-        Lane("enhi-sampled", "configs/enhi_bt_d256_L3.yaml", "enhi", "hien", mono_hi,
-             "bt-hi-sampled", ("--sample-top-k", "10"), enhi_bt, ("ntrex128.en", "ntrex128.hi")),
-        Lane("enhi-r6", "configs/enhi_bt_d256_L3.yaml", "enhi", "hien", mono_hi, "bt-hi-r4",
-             greedy, enhi_bt, ("ntrex128.en", "ntrex128.hi")),
+        Lane("hien-r4", hien, "hien", "enhi", mono_en, "bt-en-r4", greedy, "bt-wmt", news, to_en),
+        Lane("enhi-greedy", enhi, "enhi", "hien", mono_hi, "bt-hi-greedy", greedy, "bt-hi", (),
+             to_hi),
+        Lane("enhi-sampled", enhi, "enhi", "hien", mono_hi, "bt-hi-sampled",
+             ("--sample-top-k", "10"), "bt-hi", (), to_hi),
+        Lane("enhi-r6", enhi, "enhi", "hien", mono_hi, "bt-hi-r4", greedy, "bt-hi", (), to_hi),
     ]  # fmt: skip
     return {lane.name: lane for lane in table}
+
+
+def synthetic_settings(config: Path, lane: Lane) -> list[str]:
+    """The ``data.train.N...`` settings that point the lane's corpus at its synthetic text and
+    leave out the ones it drops (found by name in the recipe)."""
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))["data"]
+    index = {corpus["name"]: n for n, corpus in enumerate(data["train"])}
+    missing = sorted({lane.reads, *lane.drops} - set(index))
+    if missing:
+        raise SystemExit(f"{config}: data.train has no corpus named {', '.join(missing)}")
+    n, path = index[lane.reads], f"./data/synthetic/{lane.prefix}"
+    return [
+        f"data.train.{n}.src={path}.{data['src_lang']}",
+        f"data.train.{n}.tgt={path}.{data['tgt_lang']}",
+        *(f"data.train.{index[name]}.weight=0" for name in lane.drops),
+    ]
 
 
 @dataclass(frozen=True)
@@ -104,6 +116,7 @@ class Call:
     data: Path
     work: Path
     out: Path
+    configs: Path  # where the lanes' recipes are
     device: str
     deadline: float  # time.monotonic() by which the call ends
     reserve_s: float  # kept back from training for preparation, averaging, export, scoring
@@ -162,17 +175,20 @@ class LaneRun:
         started, run_dir = time.monotonic(), self.folder / "run"
         minutes = (call.left() - call.reserve_s) / 60
         self.report["train_minutes"] = round(minutes, 2)
-        overrides = [o.format(p=lane.prefix) for o in lane.overrides]
+        config = call.configs / lane.config
+        continued = sorted(Path("data/trained_models").glob(f"{lane.continues}_*.pt"))
+        start = [f"train.init_from={continued[-1]}"] if continued else []
         self.anuvad(
-            "train", "--config", lane.config, "--run-dir", str(run_dir), "--data",
+            "train", "--config", str(config), "--run-dir", str(run_dir), "--data",
             str(self.folder / "prepared"), "--no-progress", f"train.device={call.device}",
             f"train.max_minutes={minutes:.2f}", "train.max_steps=0",
-            f"train.init_from={shipped(lane.continues)}", *call.settings, *overrides,
+            *start, *call.settings, *synthetic_settings(config, lane),
             timeout=call.left() - 45,
         )  # fmt: skip
         model = run_dir / "model.pt"
         if not model.is_file() and any((run_dir / "checkpoints").glob("*.pt")):
             # stopped before its own averaging: average what it saved
+            self.report["final_weights"] = "the last 10 saved checkpoints (stopped at the deadline)"
             self.anuvad("average", "--run-dir", str(run_dir), "--last", "10", "--out", str(model),
                         timeout=max(call.left(), 5))  # fmt: skip
         if not self.timed("train_s", model.is_file(), started):
@@ -233,6 +249,7 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "runs/gpu-out")))
     parser.add_argument("--work", type=Path, default=Path("runs/gpu-lanes"))
+    parser.add_argument("--configs", type=Path, default=Path("configs"), help="the recipes")
     parser.add_argument("--device", default="cuda")
     parser.add_argument(
         "--lanes",
@@ -252,8 +269,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["ANUVAD_DATA"] = str(args.data.resolve())
     call = Call(
-        args.data, args.work, args.out, args.device, time.monotonic() + 60 * args.minutes,
-        args.reserve, args.bt_max_tokens, args.mono_lines, tuple(args.set),
+        args.data, args.work, args.out, args.configs, args.device,
+        time.monotonic() + 60 * args.minutes, args.reserve, args.bt_max_tokens, args.mono_lines,
+        tuple(args.set),
     )  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     table = lanes()

@@ -39,7 +39,7 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "general text",
         "trained on 125,000 sentence pairs of image captions, news, Wikipedia, government and "
         "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
-        "translated back into English",
+        "translated back into English (a third round, by a better Hindi → English model)",
     ),
     "enhi_bt2_d256_L3": (
         "general text",
@@ -50,7 +50,7 @@ SHIPPED: dict[str, tuple[str, str]] = {
     "hien_bt_d256_L3": (
         "general text",
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
-        "legal text, TED talks, speeches and dictionaries, and 137,000 English news sentences "
+        "legal text, TED talks, speeches and dictionaries, and 112,000 English news sentences "
         "translated into Hindi",
     ),
     "hien_d256_L3": (

@@ -1,0 +1,118 @@
+"""bench/gpu_lanes.py (issue 39 items 2, 3 and 6) run on the CPU on tiny recipes: a lane that
+back-translates and a lane whose synthetic text was carried run side by side, each trains,
+exports and scores, and what comes back joins into loadable models."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from anuvad.checkpoint import load_model
+from conftest import EN_HI_PAIRS, REPO
+
+pytestmark = pytest.mark.slow
+SCRIPT = REPO / "bench" / "gpu_lanes.py"
+
+
+def _recipe(path: Path, src: str, tgt: str, synthetic: list[str], root: Path) -> None:
+    """configs/tiny.yaml translating ``src`` into ``tgt``: the pairs, then the named
+    back-translated corpora (``./data/synthetic/<name>.*``, tagged) as the real recipes have."""
+    config = yaml.safe_load((REPO / "configs" / "tiny.yaml").read_text(encoding="utf-8"))
+    pairs = {"name": "pairs", "src": str(root / f"pairs.{src}"), "tgt": str(root / f"pairs.{tgt}")}
+    bt = [
+        {"name": name, "src": f"./data/synthetic/{name}.{src}",
+         "tgt": f"./data/synthetic/{name}.{tgt}", "tag": "<bt>"}
+        for name in synthetic
+    ]  # fmt: skip
+    config["name"] = path.stem
+    config["data"].update({"src_lang": src, "tgt_lang": tgt, "train": [pairs, *bt]})
+    config["data"].update({"valid": [pairs], "max_len": 120})
+    config["train"].update({"num_threads": 1})
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
+def _write(path: Path, lines: list[str], packed: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    if packed:
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def test_two_lanes_back_translate_or_take_what_was_carried_and_return_scored_models(
+    tmp_path: Path, tiny_enhi_model: Path
+) -> None:
+    root = tmp_path / "data-root"
+    english = [en for en, _ in EN_HI_PAIRS]
+    hindi = [hi for _, hi in EN_HI_PAIRS]
+    for lang, lines in (("en", english), ("hi", hindi)):
+        _write(root / f"pairs.{lang}", lines)
+        _write(root / "en-hi" / "dev-general" / f"ntrex128.{lang}", lines[:6])
+    _write(root / "en-hi/mono-en/wmt-newstest-en.en.gz", english[:5], packed=True)
+    _write(root / "en-hi/mono-en/bbc-news-2005.en.gz", english[5:9], packed=True)
+    # the English->Hindi lane's synthetic text, made elsewhere and carried
+    _write(tmp_path / "data/synthetic/bt-hi-r4.en", english[:7])
+    _write(tmp_path / "data/synthetic/bt-hi-r4.hi", hindi[:7])
+    shipped = tmp_path / "data" / "trained_models"
+    shipped.mkdir(parents=True)
+    (shipped / "enhi_tiny.pt").write_bytes(tiny_enhi_model.read_bytes())
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    _recipe(configs / "enhi_bt_d256_L3.yaml", "en", "hi", ["bt-hi"], root)
+    _recipe(configs / "hien_bt_d256_L3.yaml", "hi", "en", ["bt-wmt", "bt-bbc", "bt-reuters"], root)
+    command = [
+        sys.executable, str(SCRIPT), "--device", "cpu", "--minutes", "8", "--reserve", "60",
+        "--lanes", "hien-r4", "enhi-r6", "--configs", "configs", "--data", str(root),
+        "--out", "out", "--work", "runs/lanes",
+        "--set", "train.max_steps=6", "train.save_every=2", "train.keep_last=4",
+        "train.average_last=2",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((tmp_path / "out" / "lanes.json").read_text(encoding="utf-8"))
+    assert list(report) == ["hien-r4", "enhi-r6"]
+    # every English news line has its Hindi back-translation, in order
+    synthetic = tmp_path / "data" / "synthetic"
+    assert (synthetic / "bt-en-r4.en").read_text(encoding="utf-8").splitlines() == english[:9]
+    assert len((synthetic / "bt-en-r4.hi").read_text(encoding="utf-8").splitlines()) == 9
+    assert report["enhi-r6"]["backtranslate_s"] < report["hien-r4"]["backtranslate_s"]
+    for lane, pair in (("hien-r4", ("hi", "en")), ("enhi-r6", ("en", "hi"))):
+        scores = report[lane]["ntrex128"]
+        assert scores["sentences"] == 6 and 0 <= scores["chrf"] <= 100
+        parts = sorted((tmp_path / "out" / lane).iterdir())
+        assert parts and parts[0].name == report[lane]["model"]
+        model = load_model(parts[0])
+        assert (model.config.data.src_lang, model.config.data.tgt_lang) == pair
+    hien_run = tmp_path / "runs/lanes/hien-r4/run"
+    assert "bt-en-r4" in (hien_run / "config.yaml").read_text(encoding="utf-8")
+    with tarfile.open(tmp_path / "out" / "logs.tgz") as logs:
+        names = set(logs.getnames())
+    assert {"lanes.json", "hien-r4/lane.log", "enhi-r6/ntrex128.hyp"} <= names
+
+
+def test_a_recipe_without_the_corpus_a_lane_reads_is_named(tmp_path: Path) -> None:
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import gpu_lanes
+    finally:
+        sys.path.pop(0)
+    recipe = tmp_path / "hien_bt_d256_L3.yaml"
+    _recipe(recipe, "hi", "en", ["bt-wmt"], tmp_path)
+    with pytest.raises(SystemExit, match="no corpus named bt-bbc, bt-reuters"):
+        gpu_lanes.synthetic_settings(recipe, gpu_lanes.lanes()["hien-r4"])
+    _recipe(recipe, "hi", "en", ["bt-wmt", "bt-bbc", "bt-reuters"], tmp_path)
+    assert gpu_lanes.synthetic_settings(recipe, gpu_lanes.lanes()["hien-r4"]) == [
+        "data.train.1.src=./data/synthetic/bt-en-r4.hi",
+        "data.train.1.tgt=./data/synthetic/bt-en-r4.en",
+        "data.train.2.weight=0",
+        "data.train.3.weight=0",
+    ]
