@@ -23,7 +23,8 @@ The lanes (``--lanes`` picks some):
   (``mono-hi`` back-translated by the round-4 Hindi→English model on the CPU, carried along).
 
 A lane whose ``data/synthetic/<prefix>.{en,hi}`` are there already (made elsewhere and carried)
-skips its back-translation.
+skips its back-translation. Every call trains its lanes afresh (a lane is not resumed); the exit
+status is 1 when a lane returned no model, and ``lanes.json`` says where it stopped.
 
 On the lent machine, carrying ``.gpu`` (``make gpu-pack``)::
 
@@ -109,6 +110,15 @@ def synthetic_settings(config: Path, lane: Lane) -> list[str]:
     ]
 
 
+def carried(lane: Lane) -> bool:
+    """Whether the lane's synthetic text is here already (made elsewhere and carried)."""
+    return all(Path(f"data/synthetic/{lane.prefix}.{lang}").is_file() for lang in ("en", "hi"))
+
+
+KILL_MARGIN_S = 30.0  # a training still running this close to the deadline is killed
+MAX_LANES = 3  # a lent machine returns at most 8 files: 2 parts of a 20 MB model a lane, and 2
+
+
 @dataclass(frozen=True)
 class Call:
     """What is shared by the lanes of one call."""
@@ -138,59 +148,75 @@ class LaneRun:
         self.log = self.folder / "lane.log"
         self.report: dict[str, float | str] = {}
 
-    def anuvad(self, *args: str, timeout: float) -> bool:
-        """One ``anuvad`` command, its output appended to the lane's log; False if it failed
-        or ran out of ``timeout``."""
+    def anuvad(self, *args: str, timeout: float) -> int | None:
+        """One ``anuvad`` command, its output appended to the lane's log: its exit status, or
+        None when it ran out of ``timeout`` (killed)."""
         command = [sys.executable, "-m", "anuvad.cli.main", *args]
         with self.log.open("a", encoding="utf-8") as log:
             log.write("+ anuvad " + " ".join(args) + "\n")
             log.flush()
             try:
                 done = subprocess.run(
-                    command, stdout=log, stderr=subprocess.STDOUT, timeout=timeout
+                    command, stdout=log, stderr=subprocess.STDOUT, timeout=max(timeout, 5)
                 )
             except subprocess.TimeoutExpired:
-                log.write("  stopped at the call's deadline\n")
-                return False
-        return done.returncode == 0
+                log.write("  killed: its time in this call was spent\n")
+                return None
+        return done.returncode
 
     def timed(self, name: str, ok: bool, started: float) -> bool:
         self.report[name] = round(time.monotonic() - started, 1) if ok else "failed or stopped"
         return ok
 
     def run(self) -> None:
+        """The lane, start to end; what stopped it (an exception included) goes in the report."""
+        try:
+            self.steps()
+        except Exception as error:  # a lane's thread must say why it stopped, not die silently
+            self.report["error"] = f"{type(error).__name__}: {error}"
+
+    def steps(self) -> None:
         lane, call = self.lane, self.call
         started = time.monotonic()
-        files = [str(call.data / "en-hi" / name) for name in lane.mono]
-        made = [Path(f"data/synthetic/{lane.prefix}.{lang}") for lang in ("en", "hi")]
-        ok = all(path.is_file() for path in made) or self.anuvad(
-            "backtranslate", "--model", str(shipped(lane.back_translator)), "--device", call.device,
-            "--no-progress", "--input", *files, "--out-prefix", f"data/synthetic/{lane.prefix}",
-            "--max-tokens", str(call.bt_max_tokens), "--chunk-lines", "20000", *lane.bt_options,
-            *(["--max-lines", str(call.mono_lines)] if call.mono_lines else []),
-            timeout=call.left() - call.reserve_s - 60,
-        )  # fmt: skip
-        if not self.timed("backtranslate_s", ok, started):
-            return
+        if carried(lane):
+            self.report["backtranslate_s"] = "carried"
+        else:
+            files = [str(call.data / "en-hi" / name) for name in lane.mono]
+            status = self.anuvad(
+                "backtranslate", "--model", str(shipped(lane.back_translator)),
+                "--device", call.device, "--no-progress", "--input", *files,
+                "--out-prefix", f"data/synthetic/{lane.prefix}",
+                "--max-tokens", str(call.bt_max_tokens), "--chunk-lines", "20000",
+                *lane.bt_options,
+                *(["--max-lines", str(call.mono_lines)] if call.mono_lines else []),
+                timeout=call.left() - call.reserve_s - 60,
+            )  # fmt: skip
+            if not self.timed("backtranslate_s", status == 0, started):
+                return
         started, run_dir = time.monotonic(), self.folder / "run"
+        shutil.rmtree(run_dir, ignore_errors=True)  # every call trains its lanes afresh
         minutes = (call.left() - call.reserve_s) / 60
         self.report["train_minutes"] = round(minutes, 2)
         config = call.configs / lane.config
         continued = sorted(Path("data/trained_models").glob(f"{lane.continues}_*.pt"))
         start = [f"train.init_from={continued[-1]}"] if continued else []
-        self.anuvad(
+        status = self.anuvad(
             "train", "--config", str(config), "--run-dir", str(run_dir), "--data",
             str(self.folder / "prepared"), "--no-progress", f"train.device={call.device}",
             f"train.max_minutes={minutes:.2f}", "train.max_steps=0",
             *start, *call.settings, *synthetic_settings(config, lane),
-            timeout=call.left() - 45,
+            timeout=call.left() - KILL_MARGIN_S,
         )  # fmt: skip
         model = run_dir / "model.pt"
-        if not model.is_file() and any((run_dir / "checkpoints").glob("*.pt")):
-            # stopped before its own averaging: average what it saved
-            self.report["final_weights"] = "the last 10 saved checkpoints (stopped at the deadline)"
+        if status is None and any((run_dir / "checkpoints").glob("*.pt")):
+            # killed before its own averaging (the reserve was too small for the data
+            # preparation and the final validation): average what it saved
+            self.report["final_weights"] = "the last 10 saved checkpoints (killed at the deadline)"
             self.anuvad("average", "--run-dir", str(run_dir), "--last", "10", "--out", str(model),
-                        timeout=max(call.left(), 5))  # fmt: skip
+                        timeout=call.left())  # fmt: skip
+        elif status:
+            self.report["train"] = f"failed with exit status {status} (lane.log says why)"
+            return
         if not self.timed("train_s", model.is_file(), started):
             return
         self.export_and_score(model)
@@ -199,8 +225,8 @@ class LaneRun:
         call, started = self.call, time.monotonic()
         exported = self.folder / "export"
         shutil.rmtree(exported, ignore_errors=True)
-        if not self.anuvad("export", str(model), "--dtype", "float16", "--out", str(exported),
-                           timeout=max(call.left(), 5)):  # fmt: skip
+        if self.anuvad("export", str(model), "--dtype", "float16", "--out", str(exported),
+                       timeout=call.left()) != 0:  # fmt: skip
             self.report["export"] = "failed or stopped"
             return
         (model_file,) = exported.glob("*.pt")
@@ -257,7 +283,11 @@ def main() -> int:
         default=["hien-r4", "enhi-greedy", "enhi-sampled"],
         choices=list(lanes()),
     )
-    parser.add_argument("--reserve", type=float, default=180.0, help="seconds kept from training")
+    parser.add_argument(
+        "--reserve", type=float, default=180.0,
+        help="seconds of the call not given to the training loop: data preparation (~70 s for "
+        "the d256 recipes on the lent machine), the final validation, export and scoring",
+    )  # fmt: skip
     parser.add_argument("--bt-max-tokens", type=int, default=24000, help="source tokens a batch")
     parser.add_argument("--mono-lines", type=int, default=0, help="lines per mono file (0: all)")
     parser.add_argument(
@@ -275,6 +305,16 @@ def main() -> int:
     )  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     table = lanes()
+    if len(args.lanes) > MAX_LANES:
+        parser.error(f"--lanes: at most {MAX_LANES} (a lent machine returns at most 8 files)")
+    for name in args.lanes:  # before any GPU time is spent
+        synthetic_settings(args.configs / table[name].config, table[name])
+        if not carried(table[name]) and not list(
+            Path("data/trained_models").glob(f"{table[name].back_translator}_*.pt")
+        ):
+            parser.error(
+                f"lane {name}: no {table[name].back_translator}_*.pt in data/trained_models"
+            )
     runs = [LaneRun(table[name], call) for name in args.lanes]
     threads = [threading.Thread(target=run.run, name=run.lane.name) for run in runs]
     for thread in threads:
@@ -285,7 +325,7 @@ def main() -> int:
     (args.out / "lanes.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     pack_logs(runs, args.out)
     print(json.dumps(report, indent=2))
-    return 0
+    return 0 if all("model" in run.report for run in runs) else 1
 
 
 if __name__ == "__main__":

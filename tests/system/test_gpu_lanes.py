@@ -84,16 +84,28 @@ def test_two_lanes_back_translate_or_take_what_was_carried_and_return_scored_mod
     synthetic = tmp_path / "data" / "synthetic"
     assert (synthetic / "bt-en-r4.en").read_text(encoding="utf-8").splitlines() == english[:9]
     assert len((synthetic / "bt-en-r4.hi").read_text(encoding="utf-8").splitlines()) == 9
-    assert report["enhi-r6"]["backtranslate_s"] < report["hien-r4"]["backtranslate_s"]
+    assert report["enhi-r6"]["backtranslate_s"] == "carried"
+    assert isinstance(report["hien-r4"]["backtranslate_s"], float)
     for lane, pair in (("hien-r4", ("hi", "en")), ("enhi-r6", ("en", "hi"))):
+        assert "ntrex128" in report[lane], report[lane]
         scores = report[lane]["ntrex128"]
         assert scores["sentences"] == 6 and 0 <= scores["chrf"] <= 100
         parts = sorted((tmp_path / "out" / lane).iterdir())
         assert parts and parts[0].name == report[lane]["model"]
         model = load_model(parts[0])
         assert (model.config.data.src_lang, model.config.data.tgt_lang) == pair
-    hien_run = tmp_path / "runs/lanes/hien-r4/run"
-    assert "bt-en-r4" in (hien_run / "config.yaml").read_text(encoding="utf-8")
+    # each lane read its synthetic text where its recipe's corpus of that name was, the other
+    # back-translated corpora left out; the English->Hindi lane continued the shipped model
+    runs = tmp_path / "runs/lanes"
+    hien = yaml.safe_load((runs / "hien-r4/run/config.yaml").read_text(encoding="utf-8"))
+    corpora = {corpus["name"]: corpus for corpus in hien["data"]["train"]}
+    assert corpora["bt-wmt"]["src"].endswith("data/synthetic/bt-en-r4.hi")
+    assert corpora["bt-bbc"]["weight"] == corpora["bt-reuters"]["weight"] == 0
+    enhi = yaml.safe_load((runs / "enhi-r6/run/config.yaml").read_text(encoding="utf-8"))
+    (bt_hi,) = [c for c in enhi["data"]["train"] if c["name"] == "bt-hi"]
+    assert bt_hi["tgt"].endswith("data/synthetic/bt-hi-r4.hi")
+    assert enhi["train"]["init_from"].endswith("enhi_tiny.pt")
+    assert not hien["train"].get("init_from")  # no shipped Hindi->English model: from scratch
     with tarfile.open(tmp_path / "out" / "logs.tgz") as logs:
         names = set(logs.getnames())
     assert {"lanes.json", "hien-r4/lane.log", "enhi-r6/ntrex128.hyp"} <= names
