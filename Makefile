@@ -12,7 +12,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 # What serving needs is there when either install is: a venv set up for the tests serves too.
 SERVING := $(if $(wildcard $(STAMP)),$(STAMP),$(SERVE_STAMP))
 
-.PHONY: demo demo-opus demo-nllb train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-en gpu-pack train-gpu
+.PHONY: demo demo-opus demo-nllb train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-en gpu-pack train-gpu train-gpu-lanes
 
 # $(call pip_step,what is installed and roughly how long,pip install arguments): one install
 # step, said before it starts (pip itself is quiet) and timed when it ends.
@@ -146,6 +146,12 @@ train-gpu:
 	test -d /tmp/anuvad-data || PYTHONPATH=src:/tmp/anuvad-site python3 -m anuvad.cli.main \
 		data unpack $(GPU)/data.tar.xz --to /tmp/anuvad-data
 	PYTHONPATH=src:/tmp/anuvad-site python3 bench/recipe_gpu.py --minutes 8.5 --data /tmp/anuvad-data
+# The same stages as side-by-side lanes in one call (bench/gpu_lanes.py; LANES="--lanes hien-r4").
+train-gpu-lanes:
+	python3 -m pip install --quiet --no-index --no-deps --target /tmp/anuvad-site $(GPU)/wheels/*.whl
+	test -d /tmp/anuvad-data || PYTHONPATH=src:/tmp/anuvad-site python3 -m anuvad.cli.main \
+		data unpack $(GPU)/data.tar.xz --to /tmp/anuvad-data
+	PYTHONPATH=src:/tmp/anuvad-site python3 bench/gpu_lanes.py --minutes 8.6 --data /tmp/anuvad-data $(LANES)
 
 # The confidence files beside the shipped models (data/trained_models/*.confidence.json), each
 # direction with the other as its reverse model: fitted on the first halves of the caption and
