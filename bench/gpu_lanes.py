@@ -54,7 +54,7 @@ from pathlib import Path
 
 import yaml
 
-from recipe_gpu import MONO_EN, MONO_HI, deliver, shipped
+from recipe_gpu import MONO_EN, MONO_HI, SHIPPED, continue_shipped, deliver, shipped
 
 
 @dataclass(frozen=True)
@@ -198,13 +198,11 @@ class LaneRun:
         minutes = (call.left() - call.reserve_s) / 60
         self.report["train_minutes"] = round(minutes, 2)
         config = call.configs / lane.config
-        continued = sorted(Path("data/trained_models").glob(f"{lane.continues}_*.pt"))
-        start = [f"train.init_from={continued[-1]}"] if continued else []
         status = self.anuvad(
             "train", "--config", str(config), "--run-dir", str(run_dir), "--data",
             str(self.folder / "prepared"), "--no-progress", f"train.device={call.device}",
             f"train.max_minutes={minutes:.2f}", "train.max_steps=0",
-            *start, *call.settings, *synthetic_settings(config, lane),
+            *continue_shipped(lane.continues), *call.settings, *synthetic_settings(config, lane),
             timeout=call.left() - KILL_MARGIN_S,
         )  # fmt: skip
         model = run_dir / "model.pt"
@@ -310,11 +308,9 @@ def main() -> int:
     for name in args.lanes:  # before any GPU time is spent
         synthetic_settings(args.configs / table[name].config, table[name])
         if not carried(table[name]) and not list(
-            Path("data/trained_models").glob(f"{table[name].back_translator}_*.pt")
+            SHIPPED.glob(f"{table[name].back_translator}_*.pt")
         ):
-            parser.error(
-                f"lane {name}: no {table[name].back_translator}_*.pt in data/trained_models"
-            )
+            parser.error(f"lane {name}: no {table[name].back_translator}_*.pt in {SHIPPED}")
     runs = [LaneRun(table[name], call) for name in args.lanes]
     threads = [threading.Thread(target=run.run, name=run.lane.name) for run in runs]
     for thread in threads:
