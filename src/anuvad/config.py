@@ -98,6 +98,12 @@ class TrainConfig:
     # tokenizers encode the data (data.tokenizer is then unused). Optimizer, learning-rate
     # schedule and step count start afresh; the model's architecture must match. "" = random init.
     init_from: str = ""
+    # Another depth from the same file: which of its layers starts each of the run's layers, e.g.
+    # a 6 + 2 student from a 3 + 3 model with init_encoder_layers=[0, 1, 2, 0, 1, 2] (stacking,
+    # Gong et al. 2019) and init_decoder_layers=[0, 2] (DistilBERT's every other layer). One entry
+    # per layer of the run, each an index into the file's layers; [] = layer i from layer i.
+    init_encoder_layers: list[int] = field(default_factory=list)
+    init_decoder_layers: list[int] = field(default_factory=list)
     max_steps: int = 100_000  # optimizer updates (base 100k, big 300k); 0 = no step limit
     max_epochs: int = 0  # 0 = no epoch limit
     max_minutes: float = 0.0  # wall-clock limit; 0 = none
@@ -200,6 +206,21 @@ class ExperimentConfig:
         problems.extend(self.data.problems())
 
         tr = self.train
+        for side, layer_map, count in (
+            ("encoder", tr.init_encoder_layers, m.num_encoder_layers),
+            ("decoder", tr.init_decoder_layers, m.num_decoder_layers),
+        ):
+            if layer_map:
+                need(
+                    bool(tr.init_from),
+                    f"train.init_{side}_layers needs train.init_from (the file its layers come "
+                    "from)",
+                )
+                need(
+                    len(layer_map) == count and all(i >= 0 for i in layer_map),
+                    f"train.init_{side}_layers needs one layer index (>= 0) per layer of the run: "
+                    f"model.num_{side}_layers is {count}, got {layer_map}",
+                )
         need(tr.warmup_steps > 0, "train.warmup_steps must be positive")
         need(tr.lr_scale > 0, "train.lr_scale must be positive")
         need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")

@@ -111,10 +111,12 @@ def _parse_overrides(overrides: list[str]) -> list[tuple[list[str], Any]]:
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``a.b=c`` overrides (values parsed as YAML) to a config mapping, in place.
 
-    A numeric part indexes a list: ``data.train.0.max_lines=1000``.
+    A numeric part indexes a list: ``data.train.0.max_lines=1000``. The index one past the end
+    appends a whole item: ``data.train.15={name: lit, format: aligned, src: a.en, tgt: a.hi}``.
 
     Raises:
-        ConfigError: on a malformed override or an index past the end of a list.
+        ConfigError: on a malformed override, an index past the end of a list, or a field of an
+            item that does not exist yet.
     """
     for path, value in _parse_overrides(overrides):
         name = ".".join(path)
@@ -122,6 +124,9 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
         for depth, part in enumerate(path):
             last = depth == len(path) - 1
             if isinstance(node, list):
+                if last and part.isdigit() and int(part) == len(node):
+                    node.append(value)
+                    continue
                 if not part.isdigit() or int(part) >= len(node):
                     raise ConfigError(
                         f"override {name}: {part!r} is not an index of a list of {len(node)}"

@@ -241,6 +241,16 @@ def test_empty_value_is_an_empty_string_and_equals_sign_stays_in_the_value() -> 
     assert data["name"] == "a=b"
 
 
+def test_the_index_one_past_the_end_appends_a_whole_item() -> None:
+    data = apply_overrides(minimal(), ["data.train.1={name: b, format: tsv, path: b.tsv}"])
+    assert [item["name"] for item in data["data"]["train"]] == ["a", "b"]
+    assert data["data"]["train"][1] == {"name": "b", "format": "tsv", "path": "b.tsv"}
+    # a field of an item that is not there yet is still an error, and so is a gap
+    for override in ("data.train.2.weight=0.5", "data.train.3={name: c}"):
+        with pytest.raises(ConfigError, match="not an index"):
+            apply_overrides(minimal(), [override])
+
+
 def test_load_config_applies_overrides_then_validates(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(minimal()), encoding="utf-8")

@@ -111,7 +111,13 @@ class Trainer:
         self.model: Transformer = build_model(self.config.model)
         if train.init_from and not resume:  # a resumed run restores its own weights below
             tokenizers = prepared.src_tokenizer, prepared.tgt_tokenizer
-            weights = init_weights(train.init_from, self.config.model, *tokenizers)
+            weights = init_weights(
+                train.init_from,
+                self.config.model,
+                *tokenizers,
+                encoder_layers=train.init_encoder_layers,
+                decoder_layers=train.init_decoder_layers,
+            )
             self.model.load_state_dict(weights)
             logger.info("initialised from %s", train.init_from)
         self.model.to(self.device)

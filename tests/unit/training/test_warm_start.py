@@ -9,7 +9,7 @@ import torch
 
 from anuvad.checkpoint import load_model
 from anuvad.data.prepare import prepare_data, prepare_or_load
-from anuvad.errors import TrainingError
+from anuvad.errors import ConfigError, TrainingError
 from anuvad.training.launch import run_training
 from anuvad.training.trainer import Trainer
 from anuvad.training.warm_start import init_tokenizers
@@ -78,3 +78,64 @@ def test_a_missing_or_foreign_model_file_is_a_clear_error(tmp_path: Path) -> Non
     junk.write_bytes(b"not a model")
     with pytest.raises(TrainingError, match=r"junk\.pt"):
         init_tokenizers(junk)
+
+
+def test_another_depth_copies_the_named_layers_of_the_file(parent: Path, tmp_path: Path) -> None:
+    # tiny.yaml has 2 + 2 layers: a 4 + 1 run stacks the encoder twice and keeps decoder layer 1.
+    config = tiny_config(
+        tmp_path,
+        f"train.init_from={parent}",
+        "model.num_encoder_layers=4",
+        "model.num_decoder_layers=1",
+        "train.init_encoder_layers=[0, 1, 0, 1]",
+        "train.init_decoder_layers=[1]",
+    )
+    stored = load_model(parent).model.state_dict()
+    prepared = prepare_data(config, tmp_path / "data", init_tokenizers(parent))
+    start = Trainer(config, prepared, tmp_path / "run").model.state_dict()
+    assert set(start) == {
+        *(name for name in stored if not name.startswith(("encoder_layers.", "decoder_layers."))),
+        *(name.replace("encoder_layers.0.", f"encoder_layers.{i}.") for i in range(4)
+          for name in stored if name.startswith("encoder_layers.0.")),
+        *(name.replace("decoder_layers.1.", "decoder_layers.0.")
+          for name in stored if name.startswith("decoder_layers.1.")),
+    }  # fmt: skip
+    for name, value in start.items():
+        source = name
+        if name.startswith("encoder_layers."):
+            layer = int(name.split(".")[1])
+            source = name.replace(f"encoder_layers.{layer}.", f"encoder_layers.{layer % 2}.", 1)
+        elif name.startswith("decoder_layers."):
+            source = name.replace("decoder_layers.0.", "decoder_layers.1.", 1)
+        assert torch.equal(value.cpu(), stored[source]), name
+
+
+def test_the_identity_layer_map_is_the_plain_warm_start(parent: Path, tmp_path: Path) -> None:
+    plain = tiny_config(tmp_path, f"train.init_from={parent}")
+    mapped = tiny_config(
+        tmp_path, f"train.init_from={parent}", "train.init_encoder_layers=[0, 1]",
+        "train.init_decoder_layers=[0, 1]",
+    )  # fmt: skip
+    prepared = prepare_data(plain, tmp_path / "data", init_tokenizers(parent))
+    first = Trainer(plain, prepared, tmp_path / "a").model.state_dict()
+    second = Trainer(mapped, prepared, tmp_path / "b").model.state_dict()
+    assert first.keys() == second.keys()
+    assert all(torch.equal(first[name], second[name]) for name in first)
+
+
+def test_bad_layer_maps_are_refused_naming_the_field(parent: Path, tmp_path: Path) -> None:
+    config = tiny_config(
+        tmp_path, f"train.init_from={parent}", "model.num_decoder_layers=1",
+        "train.init_decoder_layers=[2]",
+    )  # fmt: skip
+    prepared = prepare_data(config, tmp_path / "data", init_tokenizers(parent))
+    with pytest.raises(TrainingError, match=r"init_decoder_layers=\[2\].*layers 0-1"):
+        Trainer(config, prepared, tmp_path / "run")
+    with pytest.raises(ConfigError, match=r"model\.num_encoder_layers is 2, got \[0\]"):
+        tiny_config(tmp_path, f"train.init_from={parent}", "train.init_encoder_layers=[0]")
+    with pytest.raises(ConfigError, match=r"needs train\.init_from"):
+        tiny_config(tmp_path, "train.init_encoder_layers=[0, 1]")
+    # another depth without a map is still another architecture
+    deeper = tiny_config(tmp_path, f"train.init_from={parent}", "model.num_encoder_layers=3")
+    with pytest.raises(TrainingError, match=r"model\.num_encoder_layers: run 3"):
+        Trainer(deeper, prepared, tmp_path / "run")
