@@ -152,11 +152,14 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--features",
-        default="certainty",
-        help="certainty (default: the model's own certainty of each output: mean entropy and "
-        "token log-probability, the reverse model's log-probability; the same output then gets "
-        "the same confidence at any beam size), all "
-        "(every feature, domain cues such as sentence length included), or a comma list",
+        default="output",
+        help="output (default: every signal of the source and the output alone that the "
+        "search records: the model's token log-probabilities and entropies, lengths and word "
+        "splitting, the reverse model's log-probabilities; the same output then gets the same "
+        "confidence at any beam size), certainty (only mean entropy, mean token "
+        "log-probability and the reverse model's), all (also the cross-attention's coverage, "
+        "which costs a forced pass, and the beam's agreement, which depends on the beam), or "
+        "a comma list",
     )
     p.add_argument(
         "--no-balance",

@@ -27,8 +27,16 @@ from anuvad.inference.confidence import (
     ALL_FEATURES,
     CERTAINTY_FEATURES,
     NBEST_FEATURES,
+    OUTPUT_FEATURES,
 )
 from anuvad.inference.translator import Translator
+
+# ``anuvad calibrate --features`` by name (the first is the default).
+PRESETS: dict[str, tuple[str, ...]] = {
+    "output": OUTPUT_FEATURES,
+    "certainty": CERTAINTY_FEATURES,
+    "all": ALL_FEATURES,
+}
 
 
 @dataclass
@@ -126,16 +134,17 @@ def calibration_rows(
 
 
 def choose_features(rows: Sequence[CalibrationRow], which: str) -> list[str]:
-    """The features to fit: ``certainty`` (:data:`CERTAINTY_FEATURES` that the rows have:
-    the beam's agreement only after beam search, the reverse model's only with one), ``all``
-    (every feature the rows have), or a comma-separated list.
+    """The features to fit: ``output`` (:data:`OUTPUT_FEATURES` that the rows have: the
+    reverse model's only with one), ``certainty`` (:data:`CERTAINTY_FEATURES` that the rows
+    have), ``all`` (every feature the rows have, the beam's agreement after beam search), or a
+    comma-separated list.
 
     Raises:
         DataError: a listed feature is unknown or missing from the rows.
     """
     have = set.intersection(*(set(r.features) for r in rows)) if rows else set()
-    if which in ("certainty", "all"):
-        wanted = CERTAINTY_FEATURES if which == "certainty" else ALL_FEATURES
+    if which in PRESETS:
+        wanted = PRESETS[which]
         nbest = any("nbest_agreement" in r.features for r in rows)  # beam search
         return [f for f in wanted if f in have or (f in NBEST_FEATURES and nbest)]
     names = [name.strip() for name in which.split(",") if name.strip()]
