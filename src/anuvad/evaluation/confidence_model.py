@@ -277,7 +277,8 @@ def calibrate(
 ) -> ConfidenceModel:
     """Fit a :class:`ConfidenceModel` on the rows not held out (``balance``: each domain's good
     and bad sentences weigh the same, see :func:`fit_confidence`), and report how it and the
-    plain score rank the held-out rows, per domain and pooled (``report["held_out"]``).
+    plain score rank the held-out rows, per domain (each dev set too, where a domain has
+    several) and pooled (``report["held_out"]``).
 
     Raises:
         ValueError: a split is empty or the fitting split has a single class.
@@ -298,7 +299,13 @@ def calibrate(
     groups: dict[str, list[CalibrationRow]] = {}
     for r in test_rows:
         groups.setdefault(r.domain, []).append(r)
-    if len(groups) > 1:
+    for domain in list(groups):  # a domain of several dev sets: each set as well
+        sets: dict[str, list[CalibrationRow]] = {}
+        for r in groups[domain]:
+            sets.setdefault(f"{domain}: {r.dev_set}", []).append(r)
+        if len(sets) > 1:
+            groups.update(sets)
+    if len({r.domain for r in test_rows}) > 1:
         groups["pooled"] = list(test_rows)
     held_out = {}
     for name, members in groups.items():

@@ -135,6 +135,20 @@ def test_calibrate_never_fits_on_held_out_rows_and_reports_each_domain() -> None
     assert "| captions | 200 |" in table and "| pooled | 400 |" in table
 
 
+def test_a_domain_of_several_dev_sets_is_also_reported_per_set() -> None:
+    news = [CalibrationRow(**{**vars(r), "dev_set": "newsdev"}) for r in rows_of("general", 200, 9)]
+    rows = rows_of("captions", 400, 6) + rows_of("general", 400, 7) + news
+    report = calibrate(rows, ["a", "b", "c"]).report["held_out"]
+    assert list(report) == [
+        "captions", "general", "general: general-dev", "general: newsdev", "pooled",
+    ]  # fmt: skip
+    sizes = {name: part["confidence"]["sentences"] for name, part in report.items()}
+    assert sizes["general"] == sizes["general: general-dev"] + sizes["general: newsdev"] == 300
+    assert sizes["pooled"] == 500
+    # one domain of one set: no per-set rows, no pooled row
+    assert list(calibrate(rows_of("captions", 400, 6), ["a"]).report["held_out"]) == ["captions"]
+
+
 def test_save_then_load_gives_the_same_probabilities(tmp_path: Path) -> None:
     rows, good = synthetic(300, seed=8)
     model = fit_confidence(rows, good, ["a", "b", "c"])
