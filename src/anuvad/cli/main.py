@@ -121,6 +121,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_average(args: argparse.Namespace) -> int:
+    from anuvad.training.soup import average_model_files, is_model_file
     from anuvad.training.state import average_into_model_file, list_checkpoints
 
     if args.checkpoints:
@@ -136,6 +137,10 @@ def cmd_average(args: argparse.Namespace) -> int:
         if not paths:
             print(f"error: {args.run_dir} has no checkpoints", file=sys.stderr)
             return 2
+    if args.checkpoints and is_model_file(paths[0]):  # model files: a model soup
+        out = average_model_files(paths, Path(args.out))
+        print(f"averaged {len(paths)} model files ({', '.join(p.name for p in paths)}) into {out}")
+        return 0
     out = average_into_model_file(paths, Path(args.out))
     print(f"averaged {len(paths)} checkpoints ({paths[0].name} .. {paths[-1].name}) into {out}")
     return 0
@@ -236,8 +241,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
 
-    p = add("average", "Average training checkpoints into one model file (section 6.1).")
-    p.add_argument("checkpoints", nargs="*", help="checkpoint files (default: the run's last N)")
+    p = add(
+        "average",
+        "Average training checkpoints into one model file (section 6.1), or model files of one "
+        "shape and tokenizers (a model soup: a model and its continuation, say).",
+    )
+    p.add_argument(
+        "checkpoints",
+        nargs="*",
+        help="checkpoint files (default: the run's last N), or two or more model files",
+    )
     p.add_argument("--run-dir", help="run folder whose last N checkpoints to average")
     p.add_argument("--last", type=int, default=5, help="how many to average (5 base, 20 big)")
     p.add_argument("--out", required=True, help="the model file to write")
