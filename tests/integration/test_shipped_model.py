@@ -157,3 +157,19 @@ def test_the_same_output_gets_the_same_confidence_at_any_beam(pair: str, one_thr
     for a, b in same:
         assert a.quality is not None and b.quality is not None
         assert a.quality.confidence == pytest.approx(b.quality.confidence, abs=1e-5)
+
+
+def test_every_shipped_model_is_named_in_words_for_the_page() -> None:
+    """A new model file kept its run's config name (round 7: "enhi_r7"), which
+    anuvad.server.model_names did not know: the page showed "English → Hindi" and a list of
+    corpus codes. Each shipped file needs a purpose and a plain-words summary."""
+    from anuvad.server.model_names import SHIPPED as NAMED
+    from anuvad.server.model_names import model_summary, model_title
+
+    for path in sorted(SHIPPED.glob("*.pt")):
+        payload = read_model_payload(path)
+        name, data = payload["config"]["name"], payload["config"]["data"]
+        title = model_title(name, data["src_lang"], data["tgt_lang"], payload["metadata"])
+        assert "," in title, f"{path.name} ({name}): {title!r} says no purpose"
+        assert name in NAMED or payload["metadata"].get("summary"), path.name
+        assert model_summary(name, "", payload["metadata"]).startswith("trained on"), path.name

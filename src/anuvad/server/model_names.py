@@ -47,6 +47,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
         "translated back into English (a second round, by a better Hindi → English model)",
     ),
+    "enhi_r7": (
+        "general text",
+        "trained on 125,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
+        "translated back into English (a fourth round, averaged with the model of the third)",
+    ),
     "hien_bt_d256_L3": (
         "general text",
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
