@@ -11,13 +11,13 @@ round 6 and its news continuation, round 7, averaged, kept round 6's captions an
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
 from anuvad.checkpoint import load_model, read_model_payload, save_model
+from anuvad.data.download import sha256_of
 from anuvad.errors import CheckpointError
 from anuvad.training.warm_start import FREE_FIELDS
 
@@ -83,8 +83,7 @@ def average_model_files(paths: Sequence[Path], out: Path) -> Path:
     metadata = {
         **last.metadata,
         "averaged_model_files": [
-            {"file": Path(p).name, "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest()}
-            for p in paths
+            {"file": Path(p).name, "sha256": sha256_of(Path(p))} for p in paths
         ],
     }
     dtype = dtypes.pop() if len(dtypes) == 1 else None
