@@ -129,7 +129,9 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
                     continue
                 if not part.isdigit() or int(part) >= len(node):
                     raise ConfigError(
-                        f"override {name}: {part!r} is not an index of a list of {len(node)}"
+                        f"override {name}: {part!r} is not an index of a list of {len(node)} "
+                        f"(index {len(node)} appends a whole item: "
+                        f"{'.'.join(path[: depth + 1])}={{...}})"
                     )
                 if last:
                     node[int(part)] = value

@@ -246,8 +246,8 @@ def test_the_index_one_past_the_end_appends_a_whole_item() -> None:
     assert [item["name"] for item in data["data"]["train"]] == ["a", "b"]
     assert data["data"]["train"][1] == {"name": "b", "format": "tsv", "path": "b.tsv"}
     # a field of an item that is not there yet is still an error, and so is a gap
-    for override in ("data.train.2.weight=0.5", "data.train.3={name: c}"):
-        with pytest.raises(ConfigError, match="not an index"):
+    for override in ("data.train.1.weight=0.5", "data.train.3={name: c}"):
+        with pytest.raises(ConfigError, match=r"not an index.*index 1 appends a whole item"):
             apply_overrides(minimal(), [override])
 
 

@@ -137,7 +137,14 @@ def cmd_average(args: argparse.Namespace) -> int:
         if not paths:
             print(f"error: {args.run_dir} has no checkpoints", file=sys.stderr)
             return 2
-    if args.checkpoints and is_model_file(paths[0]):  # model files: a model soup
+    kinds = {is_model_file(p) for p in paths if p.is_file()} if args.checkpoints else {False}
+    if len(kinds) > 1:
+        print(
+            "error: give model files (a model soup) or checkpoints of one run, not both",
+            file=sys.stderr,
+        )
+        return 2
+    if kinds == {True}:  # model files: a model soup
         out = average_model_files(paths, Path(args.out))
         print(f"averaged {len(paths)} model files ({', '.join(p.name for p in paths)}) into {out}")
         return 0

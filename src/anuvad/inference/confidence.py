@@ -64,13 +64,11 @@ REVERSE_FEATURES: tuple[str, ...] = ("reverse_mean_log_prob", "reverse_min_log_p
 # Those that need the cross-attention (the forced pass skips it when no feature in use does).
 ATTENTION_FEATURES = ("uncovered_share", "max_coverage", "eos_attention", "attention_entropy")
 ALL_FEATURES = (*FEATURES, *NBEST_FEATURES, *REVERSE_FEATURES)
-# What ``anuvad calibrate`` fits by default: how sure the model itself is of this output
-# (forward and reverse), not cues of the input's domain such as sentence length or word
-# splitting, which a fit over several domains learns to tell the domains apart instead of good
-# from bad translations. Each is a function of the source and the output alone, so the same
-# output gets the same confidence whatever search found it (issue 34: with the beam's agreement
-# one output got 24 % at beam 4 and 9 % at beam 12); ``nbest_agreement`` stays available to a
-# fit that names it, for one fixed beam.
+# How sure the model itself is of this output (forward and reverse): what ``anuvad calibrate``
+# fitted by default until issue 39 (``--features certainty``). Each is a function of the source and
+# the output alone, so the same output gets the same confidence whatever search found it (issue
+# 34: with the beam's agreement one output got 24 % at beam 4 and 9 % at beam 12);
+# ``nbest_agreement`` stays available to a fit that names it, for one fixed beam.
 CERTAINTY_FEATURES = ("mean_entropy", "mean_log_prob", "reverse_mean_log_prob")
 # What ``anuvad calibrate`` fits by default since issue 39: every feature of the source and the
 # output alone that the search records at no extra cost (no attention, which needs a forced pass;

@@ -51,7 +51,8 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "general text",
         "trained on 125,000 sentence pairs of image captions, news, Wikipedia, government and "
         "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
-        "translated back into English (a fourth round, averaged with the model of the third)",
+        "translated back into English (a fourth round; the model then averaged with the third "
+        "round's)",
     ),
     "hien_bt_d256_L3": (
         "general text",

@@ -19,7 +19,8 @@ class ConfidenceInfo(BaseModel):
     features: list[str]
     reverse_model: str = Field(description="the reverse model it uses ('' = none)")
     held_out_auroc: dict[str, float | None] = Field(
-        description="per domain (and pooled): AUROC for finding bad held-out sentences"
+        description="per domain, per dev set where a domain has several, and pooled: AUROC for "
+        "finding bad held-out sentences"
     )
 
 

@@ -37,6 +37,17 @@ def _stored_dtype(path: Path) -> torch.dtype:
     return next((t.dtype for t in state.values() if t.is_floating_point()), torch.float32)
 
 
+# Metadata that one file's training or export recorded: not true of the mean.
+_ONE_FILE_KEYS = frozenset({
+    "created", "anuvad_version", "storage_dtype", "exported_from", "steps", "epochs",
+    "train_seconds", "averaged_checkpoints", "averaged_model_files", "num_parameters",
+})  # fmt: skip
+
+
+def _describes_one_file(key: str) -> bool:
+    return key in _ONE_FILE_KEYS or key.startswith(("valid_", "last_valid_"))
+
+
 def average_model_files(paths: Sequence[Path], out: Path) -> Path:
     """Write the element-wise mean of model files' weights (accumulated in float64) as a model
     file: the last file's config, search settings and tokenizers, and its storage dtype when all
@@ -81,12 +92,14 @@ def average_model_files(paths: Sequence[Path], out: Path) -> Path:
                 tensor.copy_(means[name].to(tensor.dtype))
     dtypes = {_stored_dtype(path) for path in paths}
     metadata = {
-        **last.metadata,
-        "averaged_model_files": [
-            {"file": Path(p).name, "sha256": sha256_of(Path(p))} for p in paths
-        ],
-    }
+        key: value for key, value in last.metadata.items() if not _describes_one_file(key)
+    }  # what the model is (title, licence, language pairs), not how one file was trained
+    metadata["averaged_model_files"] = [
+        {"file": Path(p).name, "sha256": sha256_of(Path(p)), "steps": f.metadata.get("steps")}
+        for p, f in zip(paths, files, strict=True)
+    ]
     dtype = dtypes.pop() if len(dtypes) == 1 else None
+    metadata["storage_dtype"] = str(dtype or torch.float32).removeprefix("torch.")
     return save_model(
         out, last.model, last.config, last.src_tokenizer, last.tgt_tokenizer, metadata,
         dtype=None if dtype == torch.float32 else dtype,

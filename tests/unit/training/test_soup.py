@@ -11,6 +11,7 @@ import torch
 
 from anuvad.checkpoint import load_model, read_model_payload, save_model
 from anuvad.cli.main import main
+from anuvad.data.tokenizer import Tokenizer
 from anuvad.errors import CheckpointError
 from anuvad.training.soup import average_model_files
 
@@ -50,6 +51,9 @@ def test_the_soup_is_the_mean_of_the_files(tiny_enhi_model: Path, tmp_path: Path
     }  # both stored float16: so is the soup
     sources = payload["metadata"]["averaged_model_files"]
     assert [s["file"] for s in sources] == ["a.pt", "b.pt"]
+    # facts of one file's training or export are not carried into the mean
+    assert payload["metadata"]["storage_dtype"] == "float16"
+    assert not {"steps", "exported_from", "valid_chrf"} & set(payload["metadata"])
     assert sources[1]["sha256"] == hashlib.sha256(b.read_bytes()).hexdigest()
     # a file averaged with itself is itself
     same = load_model(average_model_files([a, a], tmp_path / "same.pt")).model.state_dict()
@@ -61,6 +65,20 @@ def test_the_command_line_averages_model_files(tiny_enhi_model: Path, tmp_path: 
     b = shifted(tiny_enhi_model, tmp_path / "b.pt", -0.5)
     assert main(["average", str(a), str(b), "--out", str(tmp_path / "s.pt")]) == 0
     assert load_model(tmp_path / "s.pt").config == load_model(b).config
+    soup = load_model(tmp_path / "s.pt").model.state_dict()
+    library = load_model(average_model_files([a, b], tmp_path / "l.pt")).model.state_dict()
+    assert all(torch.equal(soup[k], library[k]) for k in soup)
+
+
+def test_model_files_and_checkpoints_are_not_mixed(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkpoints = sorted((tiny_enhi_model.parent / "checkpoints").glob("*.pt"))
+    assert checkpoints, "the tiny run keeps checkpoints"
+    out = tmp_path / "x.pt"
+    code = main(["average", str(tiny_enhi_model), str(checkpoints[-1]), "--out", str(out)])
+    assert code == 2 and "not both" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_files_that_cannot_be_averaged_are_refused(tiny_enhi_model: Path, tmp_path: Path) -> None:
@@ -68,6 +86,12 @@ def test_files_that_cannot_be_averaged_are_refused(tiny_enhi_model: Path, tmp_pa
     wider = shifted(tiny_enhi_model, tmp_path / "w.pt", 0.0, d_ff=48)
     with pytest.raises(CheckpointError, match=r"w\.pt has another architecture.*model\.d_ff"):
         average_model_files([a, wider], tmp_path / "x.pt")
+    other = load_model(a)
+    pieces = other.tgt_tokenizer.id_to_piece(list(range(other.config.model.tgt_vocab_size)))
+    renamed = Tokenizer(other.tgt_tokenizer.model_proto, [*pieces[:-1], "another"])
+    foreign = save_model(tmp_path / "f.pt", other.model, other.config, other.src_tokenizer, renamed)
+    with pytest.raises(CheckpointError, match=r"f\.pt has another tgt tokenizer"):
+        average_model_files([a, foreign], tmp_path / "x.pt")
     with pytest.raises(CheckpointError, match="at least two"):
         average_model_files([a], tmp_path / "x.pt")
     assert not (tmp_path / "x.pt").exists()
