@@ -201,7 +201,17 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> ModelFil
         CheckpointError: the file is missing, truncated, foreign, or its weights do not fit
             its own config.
     """
-    payload = read_model_payload(path)
+    return model_from_payload(read_model_payload(path), path, device)
+
+
+def model_from_payload(
+    payload: dict[str, Any], path: str | Path, device: str | torch.device = "cpu"
+) -> ModelFile:
+    """The model :func:`read_model_payload` read from ``path`` (named in errors), built.
+
+    Raises:
+        CheckpointError: its config is invalid or its weights do not fit it.
+    """
     try:
         config = config_from_dict(payload["config"])
         config.validate()

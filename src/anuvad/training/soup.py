@@ -10,30 +10,31 @@ round 6 and its news continuation, round 7, averaged, kept round 6's captions an
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
-from anuvad.checkpoint import load_model, read_model_payload, save_model
+from anuvad.checkpoint import MODEL_FORMAT, model_from_payload, read_model_payload, save_model
 from anuvad.data.download import sha256_of
 from anuvad.errors import CheckpointError
-from anuvad.training.warm_start import FREE_FIELDS
+from anuvad.training.warm_start import architecture_differences
 
 
 def is_model_file(path: Path) -> bool:
-    """Whether ``path`` is an anuvad model file (not a training checkpoint)."""
+    """Whether ``path`` is an anuvad model file (not a training checkpoint). Memory-mapped:
+    only the top-level keys are read, not gigabytes of weights."""
     try:
-        read_model_payload(path)
-    except CheckpointError:
+        payload = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception:  # not a PyTorch file: neither kind, and the loader that follows says so
         return False
-    return True
+    return isinstance(payload, dict) and payload.get("format") == MODEL_FORMAT
 
 
-def _stored_dtype(path: Path) -> torch.dtype:
+def _stored_dtype(payload: dict[str, object]) -> torch.dtype:
     """The dtype a model file stores its floating-point weights in (float16 for releases)."""
-    state = read_model_payload(path)["state_dict"]
+    state = payload["state_dict"]
+    assert isinstance(state, dict)
     return next((t.dtype for t in state.values() if t.is_floating_point()), torch.float32)
 
 
@@ -59,16 +60,16 @@ def average_model_files(paths: Sequence[Path], out: Path) -> Path:
     """
     if len(paths) < 2:
         raise CheckpointError("give at least two model files to average")
-    files = [load_model(path) for path in paths]
+    payloads = [read_model_payload(path) for path in paths]  # each file read once
+    files = [model_from_payload(data, path) for data, path in zip(payloads, paths, strict=True)]
     first = files[0]
-    ours = dataclasses.asdict(first.config.model)
     for path, other in zip(paths[1:], files[1:], strict=True):
-        theirs = dataclasses.asdict(other.config.model)
-        differ = [f"model.{k}" for k in ours if k not in FREE_FIELDS and ours[k] != theirs[k]]
+        differ = architecture_differences(first.config.model, other.config.model)
         if differ:
             raise CheckpointError(
-                f"{path} has another architecture than {paths[0]} ({', '.join(differ)}); only "
-                "models of one shape and vocabulary can be averaged"
+                f"{path} has another architecture than {paths[0]} "
+                f"({', '.join(f'model.{name}' for name in differ)}); only models of one shape "
+                "and vocabulary can be averaged"
             )
         for side in ("src_tokenizer", "tgt_tokenizer"):
             if getattr(other, side).state() != getattr(first, side).state():
@@ -90,7 +91,7 @@ def average_model_files(paths: Sequence[Path], out: Path) -> Path:
         for name, tensor in last.model.state_dict().items():
             if name in means:
                 tensor.copy_(means[name].to(tensor.dtype))
-    dtypes = {_stored_dtype(path) for path in paths}
+    dtypes = {_stored_dtype(payload) for payload in payloads}
     metadata = {
         key: value for key, value in last.metadata.items() if not _describes_one_file(key)
     }  # what the model is (title, licence, language pairs), not how one file was trained

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import torch
@@ -29,6 +29,14 @@ from anuvad.errors import CheckpointError, TrainingError
 # Regularisation, not architecture: a continued run may change these.
 FREE_FIELDS = frozenset({"dropout", "attention_dropout", "activation_dropout"})
 _LAYER_KEY = re.compile(r"^(encoder|decoder)_layers\.(\d+)\.(.+)$")
+
+
+def architecture_differences(
+    ours: ModelConfig, theirs: ModelConfig, free: Collection[str] = FREE_FIELDS
+) -> list[str]:
+    """The model settings (field names) that differ between two models, ``free`` ones aside."""
+    mine, other = dataclasses.asdict(ours), dataclasses.asdict(theirs)
+    return [name for name in mine if name not in free and mine[name] != other.get(name)]
 
 
 def init_tokenizers(path: str | Path) -> tuple[Tokenizer, Tokenizer]:
@@ -87,8 +95,7 @@ def init_weights(
             )
     differ = [
         f"model.{name}: run {ours[name]!r}, {Path(path).name} {theirs[name]!r}"
-        for name in ours
-        if name not in free and ours[name] != theirs.get(name)
+        for name in architecture_differences(model_config, loaded.config.model, free)
     ]
     if differ:
         raise TrainingError(
