@@ -407,8 +407,14 @@ def test_calibrate_then_translate_with_scores(
     report = capsys.readouterr().out
     assert "| captions | 20 |" in report and "model.confidence.json" in report
     assert (tmp_path / "model.confidence.json").is_file()
+    kept = [json.loads(line) for line in (tmp_path / "r").read_text("utf-8").splitlines()]
+    assert [row["source"] for row in kept] == sources  # each row keeps its texts
+    again = Translator.from_file(model, device="cpu")
+    assert [row["output"] for row in kept] == [
+        t.text for t in again.translate(sources, again.settings(beam_size=2))
+    ]
     assert main([*base, "--rows", str(tmp_path / "r"), "--json"]) == 0  # refit, no translating
-    assert "held_out" in json.loads(capsys.readouterr().out)
+    assert {"held_out", "cross_validated"} <= set(json.loads(capsys.readouterr().out))
 
     (tmp_path / "in.txt").write_text("I am going home.\n\nThe bus is full. Yes.\n", "utf-8")
     command = ["translate", "--model", str(model), "--device", "cpu", "--no-progress"]

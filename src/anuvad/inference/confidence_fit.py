@@ -128,6 +128,8 @@ def calibration_rows(
                 score=result.score if math.isfinite(result.score) else -50.0,
                 chrf=score,
                 features=result.quality.features,
+                source=result.source,
+                output=result.text,
             )
         )
     return rows

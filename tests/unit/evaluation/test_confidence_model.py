@@ -17,6 +17,7 @@ from anuvad.evaluation.confidence_model import (
     CalibrationRow,
     ConfidenceModel,
     calibrate,
+    cross_validated,
     fit_confidence,
     held_out_halves,
     report_table,
@@ -147,6 +148,25 @@ def test_a_domain_of_several_dev_sets_is_also_reported_per_set() -> None:
     assert sizes["pooled"] == 500
     # one domain of one set: no per-set rows, no pooled row
     assert list(calibrate(rows_of("captions", 400, 6), ["a"]).report["held_out"]) == ["captions"]
+
+
+def test_the_cross_validation_scores_each_part_with_a_fit_that_never_saw_it() -> None:
+    news = [CalibrationRow(**{**vars(r), "dev_set": "newsdev"}) for r in rows_of("general", 200, 9)]
+    rows = [r for r in rows_of("captions", 400, 6) + news if not r.held_out]
+    informative = cross_validated(rows, ["a", "b"])
+    assert list(informative) == ["captions: captions-dev", "general: newsdev"]
+    assert all(value is not None and value > 0.75 for value in informative.values())
+    # pure noise ranks at chance: an AUROC near 0.5, not the in-sample fit's optimism
+    noise = cross_validated(rows, ["c"])
+    assert all(value is not None and abs(value - 0.5) < 0.12 for value in noise.values())
+    # calibrate() reports it for its fitting halves; a set of one class only gets None
+    model = calibrate(rows_of("captions", 400, 6) + rows_of("general", 200, 9), ["a", "b"])
+    expected = {"captions: captions-dev", "general: general-dev"}
+    assert set(model.report["cross_validated"]) == expected
+    assert "5-fold cross-validation on the fitting halves" in report_table(model)
+    one_class = [CalibrationRow(**{**vars(r), "chrf": 60.0}) for r in news if not r.held_out]
+    mixed = cross_validated([*rows[:100], *one_class], ["a"])
+    assert mixed["general: newsdev"] is None
 
 
 def test_save_then_load_gives_the_same_probabilities(tmp_path: Path) -> None:

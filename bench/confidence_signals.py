@@ -1,0 +1,192 @@
+"""Would another signal improve the sentence confidence? Candidates measured beside the shipped
+features on the rows of ``anuvad calibrate --save-rows`` (which keep each source and output)::
+
+    .venv/bin/python bench/confidence_signals.py --rows runs/calib-enhi.rows \\
+        --model data/trained_models/enhi_d256_L3_V8000_20261128-092543.pt \\
+        --lexicon ../shared/data/en-hi/dictionary/muse-en-hi.tsv
+
+The candidates, each computed from the source and the output alone:
+
+* ``pmi_*``: how much the output depends on the source, the mean (lowest) token log-probability
+  given the source minus given an empty one (a hallucination ignores its source);
+* ``dropout_*``: Monte-Carlo dropout (Fomicheva et al. 2020): the output's mean token
+  log-probability under ``--dropout-passes`` teacher-forced passes with dropout on, their mean
+  and standard deviation, and the mean per-token variance;
+* ``lexicon_*`` (with ``--lexicon``, a TSV of source word<TAB>target translation): the share of
+  the source words the lexicon knows whose translation appears in the output (recall) and of
+  the output words that translate a source word (precision). Words are compared by their first
+  5 characters (4 in Indic scripts, which write vowels as separate signs), words under 3
+  characters skipped.
+
+Outputs are re-encoded from their text (the search's own pieces are not kept; SentencePiece
+gives the same pieces for nearly every sentence). Prints, per feature set, the AUROC of the
+confidence within each held-out dev set and of a 5-fold cross-validation on the fitting halves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from anuvad.evaluation.confidence_model import CalibrationRow, calibrate
+from anuvad.inference.confidence import OUTPUT_FEATURES, output_signals
+from anuvad.inference.confidence_fit import load_rows
+from anuvad.inference.translator import Translator
+
+MIN_WORD = 3
+
+
+def key(word: str) -> str:
+    """A word reduced to its first 5 characters (4 in Indic scripts): a crude stem."""
+    word = word.casefold()
+    return word[:4] if "\u0900" <= word[0] <= "\u0dff" else word[:5]
+
+
+def words(text: str, shortest: int = MIN_WORD) -> list[str]:
+    """The text's words, letters with their combining signs (Python's ``\\w`` leaves out the
+    vowel signs of Indic scripts: "किताबें" would fall apart into "क", "त", "ब")."""
+    spaced = "".join(c if unicodedata.category(c)[0] in "LM" else " " for c in text)
+    return [w.casefold() for w in spaced.split() if len(w) >= shortest]
+
+
+def prefixes(text: str) -> set[str]:
+    """Every 2- to 5-character beginning of the text's words: a lexicon word's key matches a
+    word it begins ("घर" matches "घरों")."""
+    return {w[:n] for w in words(text, 2) for n in range(2, 6)}
+
+
+def read_lexicon(path: Path, reversed_: bool) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(source key -> target keys, target key -> source keys) from a two-column TSV of single
+    source words and their translations."""
+    forward: dict[str, set[str]] = {}
+    backward: dict[str, set[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        columns = line.split("\t")
+        if len(columns) < 2:
+            continue
+        src, tgt = (columns[1], columns[0]) if reversed_ else (columns[0], columns[1])
+        src_words = words(src, 2)
+        if len(src_words) != 1:  # single source words only
+            continue
+        for t in words(tgt, 2):
+            forward.setdefault(key(src_words[0]), set()).add(key(t))
+            backward.setdefault(key(t), set()).add(key(src_words[0]))
+    return forward, backward
+
+
+def lexicon_features(
+    source: str, output: str, forward: dict[str, set[str]], backward: dict[str, set[str]]
+) -> dict[str, float]:
+    known = [forward[k] for k in map(key, words(source)) if k in forward]
+    known_out = [backward[k] for k in map(key, words(output)) if k in backward]
+    found = {}
+    if known:  # a sentence without known words lacks the feature (the fit uses its mean)
+        out = prefixes(output)
+        found["lexicon_recall"] = sum(1 for t in known if t & out) / len(known)
+    if known_out:
+        src = prefixes(source)
+        found["lexicon_precision"] = sum(1 for t in known_out if t & src) / len(known_out)
+    return found
+
+
+def model_features(
+    translator: Translator, rows: Sequence[CalibrationRow], passes: int
+) -> list[dict[str, float]]:
+    model = translator.model
+    sources = translator.encode([r.source for r in rows])
+    outputs = [(translator.tgt_tokenizer.encode(r.output), True) for r in rows]
+    given = output_signals(model, sources, outputs, attention=False, entropy=False)
+    empty = output_signals(model, [[] for _ in rows], outputs, attention=False, entropy=False)
+    dropped = []
+    if passes:
+        model.train()
+        torch.manual_seed(0)
+        dropped = [
+            output_signals(model, sources, outputs, attention=False, entropy=False)
+            for _ in range(passes)
+        ]
+        model.eval()
+    found = []
+    for i, (g, e) in enumerate(zip(given, empty, strict=True)):
+        pmi = [a - b for a, b in zip(g.log_probs, e.log_probs, strict=True)]
+        row = {"pmi_mean": sum(pmi) / len(pmi), "pmi_min": max(-50.0, min(pmi))}
+        if dropped:
+            means = [sum(d[i].log_probs) / len(pmi) for d in dropped]
+            per_token = [
+                statistics.pvariance([d[i].log_probs[t] for d in dropped]) for t in range(len(pmi))
+            ]
+            row |= {
+                "dropout_mean_lp": sum(means) / passes,
+                "dropout_std": statistics.pstdev(means),
+                "dropout_token_var": sum(per_token) / len(per_token),
+            }
+        found.append(row)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", required=True, help="from anuvad calibrate --save-rows")
+    parser.add_argument("--model", required=True, help="the model the rows were translated with")
+    parser.add_argument("--lexicon", type=Path, help="TSV: source word<TAB>target translation")
+    parser.add_argument(
+        "--lexicon-reversed", action="store_true", help="the TSV's columns are target, source"
+    )
+    parser.add_argument("--dropout-passes", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    rows = load_rows(args.rows)
+    if not all(r.source and r.output for r in rows):
+        parser.error(f"{args.rows} lacks texts: write it again with anuvad calibrate --save-rows")
+    translator = Translator.from_file(args.model, device="cpu", confidence=False)
+    extra = model_features(translator, rows, args.dropout_passes)
+    if args.lexicon:
+        forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
+        for found, r in zip(extra, rows, strict=True):
+            found |= lexicon_features(r.source, r.output, forward, backward)
+    for found, r in zip(extra, rows, strict=True):
+        r.features |= found
+    base = [f for f in OUTPUT_FEATURES if all(f in r.features for r in rows)]
+    candidates = sorted({name for found in extra for name in found})
+    groups = {name.split("_")[0] for name in candidates}
+    sets: dict[str, list[str]] = {"shipped (output)": base}
+    for group in sorted(groups):
+        sets[f"+ {group}_*"] = base + [c for c in candidates if c.startswith(group + "_")]
+    sets["+ all candidates"] = base + candidates
+    for name in candidates:
+        sets[f"{name} alone"] = [name]
+    header = None
+    for label, features in sets.items():
+        model = calibrate(rows, features)
+        report = model.report["held_out"]
+        held = {  # each dev set (a domain of one set goes by the domain's name)
+            k: v["confidence"]["auroc"]
+            for k, v in report.items()
+            if k != "pooled" and not any(other.startswith(k + ": ") for other in report)
+        }
+        cv = model.report["cross_validated"]
+        if header is None:
+            header = list(held)
+            print(f"{len(rows)} rows; AUROC held out | 5-fold CV on the fitting halves\n")
+            print("| features | " + " | ".join(header) + " |")
+            print("|---|" + "---|" * len(header))
+        cells = [
+            f"{held.get(h, 0.0):.3f} / {cv.get(h) or cv.get(_set_of(h, cv)) or 0.0:.3f}"
+            for h in header
+        ]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+def _set_of(domain: str, cv: dict[str, float | None]) -> str:
+    """The one dev set of a domain reported by its domain name alone."""
+    return next((name for name in cv if name.startswith(domain + ": ")), "")
+
+
+if __name__ == "__main__":
+    main()
