@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 
 from anuvad.evaluation.confidence_model import CalibrationRow, calibrate
-from anuvad.inference.confidence import OUTPUT_FEATURES, output_signals
+from anuvad.inference.confidence import OUTPUT_FEATURES, OutputSignals, output_signals
 from anuvad.inference.confidence_fit import load_rows
 from anuvad.inference.translator import Translator
 
@@ -82,6 +82,9 @@ def read_lexicon(path: Path, reversed_: bool) -> tuple[dict[str, set[str]], dict
 def lexicon_features(
     source: str, output: str, forward: dict[str, set[str]], backward: dict[str, set[str]]
 ) -> dict[str, float]:
+    """``lexicon_recall`` (source words the lexicon knows whose translation begins an output
+    word) and ``lexicon_precision`` (output words the lexicon knows that translate a source
+    word); each absent when no word on its side is known."""
     known = [forward[k] for k in map(key, words(source)) if k in forward]
     known_out = [backward[k] for k in map(key, words(output)) if k in backward]
     found = {}
@@ -97,23 +100,30 @@ def lexicon_features(
 def model_features(
     translator: Translator, rows: Sequence[CalibrationRow], passes: int
 ) -> list[dict[str, float]]:
-    model = translator.model
+    """The ``pmi_*`` and ``dropout_*`` candidates of each row (outputs taken as finished: the
+    rows do not say)."""
+    model, prefix = translator.model, list(translator.tgt_prefix)
     sources = translator.encode([r.source for r in rows])
     outputs = [(translator.tgt_tokenizer.encode(r.output), True) for r in rows]
-    given = output_signals(model, sources, outputs, attention=False, entropy=False)
-    empty = output_signals(model, [[] for _ in rows], outputs, attention=False, entropy=False)
+    empty = [list(translator.src_prefix) for _ in rows]  # the source language token, if any
+
+    def forced(srcs: Sequence[list[int]]) -> list[OutputSignals]:
+        return output_signals(
+            model, srcs, outputs, attention=False, entropy=False, tgt_prefix=prefix
+        )
+
+    given, unconditioned = forced(sources), forced(empty)
     dropped = []
     if passes:
         model.train()
-        torch.manual_seed(0)
-        dropped = [
-            output_signals(model, sources, outputs, attention=False, entropy=False)
-            for _ in range(passes)
-        ]
-        model.eval()
+        try:
+            torch.manual_seed(0)
+            dropped = [forced(sources) for _ in range(passes)]
+        finally:
+            model.eval()
     found = []
-    for i, (g, e) in enumerate(zip(given, empty, strict=True)):
-        pmi = [a - b for a, b in zip(g.log_probs, e.log_probs, strict=True)]
+    for i, (g, e) in enumerate(zip(given, unconditioned, strict=True)):
+        pmi = [a - b for a, b in zip(g.log_probs, e.log_probs, strict=True)]  # EOS at least
         row = {"pmi_mean": sum(pmi) / len(pmi), "pmi_min": max(-50.0, min(pmi))}
         if dropped:
             means = [sum(d[i].log_probs) / len(pmi) for d in dropped]
@@ -129,6 +139,39 @@ def model_features(
     return found
 
 
+def feature_sets(base: list[str], candidates: list[str]) -> dict[str, list[str]]:
+    """The shipped features, with each group of candidates, with all, and each one alone."""
+    sets = {"shipped (output)": base}
+    for group in sorted({name.split("_")[0] for name in candidates}):
+        sets[f"+ {group}_*"] = base + [c for c in candidates if c.startswith(group + "_")]
+    sets["+ all candidates"] = base + candidates
+    sets |= {f"{name} alone": [name] for name in candidates}
+    return sets
+
+
+def table(rows: Sequence[CalibrationRow], sets: dict[str, list[str]]) -> list[str]:
+    """One Markdown row per feature set: held-out AUROC / cross-validated AUROC per dev set."""
+
+    def show(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
+    lines: list[str] = []
+    for label, features in sets.items():
+        model = calibrate(rows, features)
+        report, cv = model.report["held_out"], model.report["cross_validated"]
+        held = {  # each dev set (a domain of one set goes by the domain's name)
+            k: v["confidence"]["auroc"]
+            for k, v in report.items()
+            if k != "pooled" and not any(other.startswith(k + ": ") for other in report)
+        }
+        if not lines:
+            lines += ["| features | " + " | ".join(held) + " |", "|---|" + "---|" * len(held)]
+        cells = [f"{show(value)} / {show(cv.get(name, cv.get(_set_of(name, cv))))}"
+                 for name, value in held.items()]  # fmt: skip
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", required=True, help="from anuvad calibrate --save-rows")
@@ -142,7 +185,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     rows = load_rows(args.rows)
-    if not all(r.source and r.output for r in rows):
+    if not all(r.source for r in rows):
         parser.error(f"{args.rows} lacks texts: write it again with anuvad calibrate --save-rows")
     translator = Translator.from_file(args.model, device="cpu", confidence=False)
     extra = model_features(translator, rows, args.dropout_passes)
@@ -154,33 +197,8 @@ def main() -> None:
         r.features |= found
     base = [f for f in OUTPUT_FEATURES if all(f in r.features for r in rows)]
     candidates = sorted({name for found in extra for name in found})
-    groups = {name.split("_")[0] for name in candidates}
-    sets: dict[str, list[str]] = {"shipped (output)": base}
-    for group in sorted(groups):
-        sets[f"+ {group}_*"] = base + [c for c in candidates if c.startswith(group + "_")]
-    sets["+ all candidates"] = base + candidates
-    for name in candidates:
-        sets[f"{name} alone"] = [name]
-    header = None
-    for label, features in sets.items():
-        model = calibrate(rows, features)
-        report = model.report["held_out"]
-        held = {  # each dev set (a domain of one set goes by the domain's name)
-            k: v["confidence"]["auroc"]
-            for k, v in report.items()
-            if k != "pooled" and not any(other.startswith(k + ": ") for other in report)
-        }
-        cv = model.report["cross_validated"]
-        if header is None:
-            header = list(held)
-            print(f"{len(rows)} rows; AUROC held out | 5-fold CV on the fitting halves\n")
-            print("| features | " + " | ".join(header) + " |")
-            print("|---|" + "---|" * len(header))
-        cells = [
-            f"{held.get(h, 0.0):.3f} / {cv.get(h) or cv.get(_set_of(h, cv)) or 0.0:.3f}"
-            for h in header
-        ]
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    print(f"{len(rows)} rows; AUROC held out / 5-fold CV on the fitting halves\n")
+    print("\n".join(table(rows, feature_sets(base, candidates))))
 
 
 def _set_of(domain: str, cv: dict[str, float | None]) -> str:

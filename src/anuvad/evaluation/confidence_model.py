@@ -283,7 +283,8 @@ def calibrate(
     """Fit a :class:`ConfidenceModel` on the rows not held out (``balance``: each domain's good
     and bad sentences weigh the same, see :func:`fit_confidence`), and report how it and the
     plain score rank the held-out rows, per domain (each dev set too, where a domain has
-    several) and pooled (``report["held_out"]``).
+    several) and pooled (``report["held_out"]``), and how a cross-validation on the fitting rows
+    ranks each dev set (``report["cross_validated"]``, :func:`cross_validated`: five more fits).
 
     Raises:
         ValueError: a split is empty or the fitting split has a single class.
@@ -342,12 +343,16 @@ def cross_validated(
     balance: bool = True,
     folds: int = CV_FOLDS,
 ) -> dict[str, float | None]:
-    """AUROC per dev set (``"domain: dev_set"``) of a ``folds``-fold cross-validation on ``rows``
-    (the fitting halves): each dev set is cut into ``folds`` consecutive parts (neighbouring
-    sentences stay together), and each part is scored by a model fitted, as :func:`calibrate`
-    fits, on every other part of every set. A second opinion beside the single held-out split,
-    from data the shipped fit also saw; None where a set's parts hold one class only or a fold
-    cannot be fitted.
+    """AUROC per dev set of a ``folds``-fold cross-validation on ``rows`` (the fitting halves):
+    each dev set is cut into ``folds`` consecutive parts (neighbouring sentences stay together),
+    and each part is scored by a model fitted, as :func:`calibrate` fits, on every other part of
+    every set. A second opinion beside the single held-out split, from data the shipped fit also
+    saw.
+
+    Returns:
+        Per dev set, keyed ``"domain: dev_set"`` even where the held-out report names a domain
+        of one set by the domain alone, its AUROC; None for a set whose rows are all good or all
+        bad, and for every set when a fold cannot be fitted (what is left of it holds one class).
     """
     by_set: dict[str, list[int]] = {}
     for i, r in enumerate(rows):

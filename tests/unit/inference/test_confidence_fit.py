@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from anuvad.errors import DataError
@@ -12,7 +15,7 @@ from anuvad.inference.confidence import (
     CERTAINTY_FEATURES,
     OUTPUT_FEATURES,
 )
-from anuvad.inference.confidence_fit import choose_features
+from anuvad.inference.confidence_fit import choose_features, load_rows, save_rows
 
 
 def rows(*, reverse: bool, nbest: bool) -> list[CalibrationRow]:
@@ -48,3 +51,17 @@ def test_the_other_presets_and_a_list() -> None:
         choose_features(rows(reverse=True, nbest=False), "score,loudness")
     with pytest.raises(DataError, match="--reverse-model"):
         choose_features(rows(reverse=False, nbest=False), "reverse_mean_log_prob")
+
+
+def test_rows_are_saved_with_their_texts_and_older_rows_still_load(tmp_path: Path) -> None:
+    kept = rows(reverse=False, nbest=False)
+    kept[0].source, kept[0].output = "The bus is full.", "बस भरी है।"
+    save_rows(kept, tmp_path / "rows")
+    assert load_rows(tmp_path / "rows") == kept
+    old = {k: v for k, v in vars(kept[1]).items() if k not in ("source", "output")}
+    (tmp_path / "old").write_text(json.dumps(old) + "\n", encoding="utf-8")
+    (loaded,) = load_rows(tmp_path / "old")
+    assert loaded.features == kept[1].features and loaded.source == loaded.output == ""
+    (tmp_path / "bad").write_text('{"domain": "general"}\n', encoding="utf-8")
+    with pytest.raises(DataError, match="bad, line 1: not a calibration row"):
+        load_rows(tmp_path / "bad")
