@@ -65,6 +65,9 @@ def main() -> None:
     parser.add_argument(
         "--no-repeat-ngram-size", type=int, default=0, help="block repeated n-grams (0 = off)"
     )
+    parser.add_argument(
+        "--length-penalty", type=float, help="beam search's alpha (default: the model file's)"
+    )
     parser.add_argument("--json", help="also write the rows here")
     args = parser.parse_args()
     if args.threads:
@@ -74,8 +77,14 @@ def main() -> None:
     tokenize = default_tokenize(data.tgt_lang)
     root = Path(args.data)
     rows = []
+    settings = translator.settings(
+        beam_size=args.beam_size,
+        no_repeat_ngram_size=args.no_repeat_ngram_size,
+        length_penalty=args.length_penalty,
+    )
     print(
         f"{args.model}: {data.src_lang} -> {data.tgt_lang}, beam {args.beam_size}, "
+        f"length penalty {settings.length_penalty:g}, "
         f"no_repeat_ngram_size {args.no_repeat_ngram_size}, {tokenize}\n"
     )
     print("| dev set | domain | segments | BLEU | chrF++ | decoding s |")
@@ -103,22 +112,12 @@ def main() -> None:
                 data.src_lang,
                 lambda s: translator.translate(
                     s,
-                    translator.settings(
-                        beam_size=args.beam_size, no_repeat_ngram_size=args.no_repeat_ngram_size
-                    ),
+                    settings,
                 ),
             )
             hypotheses = [r.text for r in results]
         else:
-            hypotheses = [
-                t.text
-                for t in translator.translate(
-                    sources,
-                    translator.settings(
-                        beam_size=args.beam_size, no_repeat_ngram_size=args.no_repeat_ngram_size
-                    ),
-                )
-            ]
+            hypotheses = [t.text for t in translator.translate(sources, settings)]
         seconds = time.perf_counter() - started
         scores = corpus_scores(hypotheses, references, tokenize)
         rows.append(

@@ -7,6 +7,7 @@ Every write is atomic (a temporary file in the same folder, then a rename).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,8 @@ from anuvad import __version__
 from anuvad.atomic import write_atomic_with
 from anuvad.config import ExperimentConfig, config_from_dict, config_to_dict
 from anuvad.data.tokenizer import Tokenizer
+from anuvad.dataclass_io import apply_overrides, from_plain
+from anuvad.decode_config import DecodeConfig
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.model.transformer import Transformer, build_model, count_parameters
 
@@ -268,11 +271,37 @@ def model_info(path: str | Path) -> dict[str, Any]:
 STORAGE_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
+def with_decode_overrides(config: ExperimentConfig, overrides: list[str]) -> ExperimentConfig:
+    """``config`` with ``decode.<setting>=<value>`` overrides applied (values read as YAML),
+    checked as a search setting is; nothing else may change (the weights depend on it).
+
+    Raises:
+        ConfigError: an override outside ``decode.``, an unknown setting or an invalid value,
+            each named.
+    """
+    if not overrides:
+        return config
+    others = [o for o in overrides if not o.startswith("decode.")]
+    if others:
+        raise ConfigError(
+            f"only the search settings of a model file can change on export, not {others}; "
+            "write them as decode.<setting>=<value>, e.g. decode.length_penalty=1.5"
+        )
+    plain = {"decode": dataclasses.asdict(config.decode)}
+    apply_overrides(plain, overrides)
+    decode = from_plain(DecodeConfig, plain["decode"], "decode")
+    found = decode.problems()
+    if found:
+        raise ConfigError("; ".join(found))
+    return dataclasses.replace(config, decode=decode)
+
+
 def export_model_file(
     path: str | Path,
     out: str | Path,
     dtype: str = "float16",
     metadata: dict[str, Any] | None = None,
+    decode: list[str] | None = None,
 ) -> Path:
     """Rewrite a model file with its weights stored in ``dtype`` (a release file).
 
@@ -285,29 +314,35 @@ def export_model_file(
             :func:`default_model_path` (``<pair>_d<D>_L<layers>_V<vocab>_<timestamp>.pt``).
         dtype: "float16", "bfloat16" or "float32".
         metadata: facts added to the file's metadata (e.g. dev scores for the model card).
+        decode: ``decode.<setting>=<value>`` overrides of the search settings the file carries
+            (what ``anuvad translate`` and the server use unless told otherwise), e.g.
+            ``decode.length_penalty=1.5``; the weights are unchanged.
 
     Returns:
         The path written.
 
     Raises:
         CheckpointError: ``path`` is not a usable model file, or ``dtype`` is unknown.
+        ConfigError: an override is not ``decode.<setting>=<value>`` or its value is invalid.
     """
     if dtype not in STORAGE_DTYPES:
         raise CheckpointError(
             f"unknown storage dtype {dtype!r}; choose one of {', '.join(STORAGE_DTYPES)}"
         )
     loaded = load_model(path, device="cpu")
+    config = with_decode_overrides(loaded.config, decode or [])
     target = Path(out)
     if target.is_dir() or target.suffix != ".pt":
-        target = default_model_path(loaded.config, target)
+        target = default_model_path(config, target)
     facts = {k: v for k, v in loaded.metadata.items() if k not in ("anuvad_version", "created")}
     facts.update(metadata or {})
-    facts["exported_from"] = Path(path).name
+    if target.resolve() != Path(path).resolve():  # rewritten in place: where it came from stays
+        facts["exported_from"] = Path(path).name
     facts["storage_dtype"] = dtype
     return save_model(
         target,
         loaded.model,
-        loaded.config,
+        config,
         loaded.src_tokenizer,
         loaded.tgt_tokenizer,
         metadata=facts,

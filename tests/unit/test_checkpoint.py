@@ -512,3 +512,36 @@ def test_the_export_command_reports_the_file_and_exits_2_on_errors(
     assert load_model(out).metadata["storage_dtype"] == "float16"
     assert main(["export", str(model_file.with_name("nope.pt")), "--out", str(out)]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_export_changes_the_search_settings_a_file_carries_and_nothing_else(
+    model_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = load_model(model_file)
+    out = model_file.with_name("tuned.pt")
+    command = ["export", str(model_file), "--out", str(out), "--dtype", "float32"]
+    assert main([*command, "decode.length_penalty=1.5", "decode.beam_size=5"]) == 0
+    assert "search settings decode.length_penalty=1.5" in capsys.readouterr().out
+    after = load_model(out)
+    assert after.config.decode == before.config.decode.with_overrides(
+        length_penalty=1.5, beam_size=5
+    )
+    assert after.config.model == before.config.model and after.config.data == before.config.data
+    for (name, a), (_, b) in zip(
+        before.model.state_dict().items(), after.model.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+    # in place: the file keeps its name and takes the setting
+    assert main(["export", str(out), "--out", str(out), "--dtype", "float32",
+                 "decode.no_repeat_ngram_size=3"]) == 0  # fmt: skip
+    assert load_model(out).config.decode.no_repeat_ngram_size == 3
+    capsys.readouterr()
+    for bad, message in [
+        ("model.d_model=8", "only the search settings of a model file can change"),
+        ("decode.beam_width=5", "beam_width"),
+        ("decode.beam_size=0", "beam_size"),
+    ]:
+        assert main([*command, bad]) == 2, bad
+        assert message in capsys.readouterr().err, bad
+    assert main([*command, "--format", "huggingface", "decode.beam_size=5"]) == 2
+    assert "export the changed file with --format huggingface" in capsys.readouterr().err

@@ -20,6 +20,13 @@ def _size_mb(path: Path) -> float:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the exported model (file or folder) and say where it went and how large it is."""
     before_mb = _size_mb(Path(args.model))
+    if args.overrides and args.format != "anuvad":
+        print(
+            f"error: search settings ({' '.join(args.overrides)}) change an anuvad model file; "
+            f"export the changed file with --format {args.format} afterwards",
+            file=sys.stderr,
+        )
+        return 2
     if args.format == "huggingface":
         from anuvad.interop.exporter import export_huggingface
 
@@ -56,8 +63,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if dtype == "int8":
         print("error: --dtype int8 is for --format web only", file=sys.stderr)
         return 2
-    out = export_model_file(args.model, args.out, dtype=dtype)
-    print(f"wrote {out} ({dtype} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB)")
+    out = export_model_file(args.model, args.out, dtype=dtype, decode=args.overrides)
+    changed = f"; search settings {', '.join(args.overrides)}" if args.overrides else ""
+    print(f"wrote {out} ({dtype} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB{changed})")
     return 0
 
 
@@ -68,6 +76,14 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "Rewrite a model file with 16-bit weights (a release file), or export it to CTranslate2.",
     )
     p.add_argument("model", help="a model file (.pt)")
+    p.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="decode.SETTING=VALUE",
+        help="anuvad format: change a search setting the file carries (what translate and serve "
+        "use unless told otherwise), e.g. decode.length_penalty=1.5 decode.beam_size=5; the "
+        "weights stay as they are",
+    )
     p.add_argument(
         "--out",
         required=True,
