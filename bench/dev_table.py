@@ -128,6 +128,9 @@ def main() -> None:
                 "bleu": round(scores.bleu, 2),
                 "chrf": round(scores.chrf, 2),
                 "seconds": round(seconds, 1),
+                "beam_size": settings.beam_size,
+                "length_penalty": settings.length_penalty,
+                "no_repeat_ngram_size": settings.no_repeat_ngram_size,
             }
         )
         print(

@@ -299,7 +299,7 @@ def with_decode_overrides(config: ExperimentConfig, overrides: list[str]) -> Exp
 def export_model_file(
     path: str | Path,
     out: str | Path,
-    dtype: str = "float16",
+    dtype: str | None = "float16",
     metadata: dict[str, Any] | None = None,
     decode: list[str] | None = None,
 ) -> Path:
@@ -312,7 +312,8 @@ def export_model_file(
         path: an existing model file.
         out: the file to write, or a folder: then the name is
             :func:`default_model_path` (``<pair>_d<D>_L<layers>_V<vocab>_<timestamp>.pt``).
-        dtype: "float16", "bfloat16" or "float32".
+        dtype: "float16", "bfloat16" or "float32"; None keeps the file's own (float32 for a
+            file that does not say), so that changing only the search settings rounds nothing.
         metadata: facts added to the file's metadata (e.g. dev scores for the model card).
         decode: ``decode.<setting>=<value>`` overrides of the search settings the file carries
             (what ``anuvad translate`` and the server use unless told otherwise), e.g.
@@ -325,15 +326,19 @@ def export_model_file(
         CheckpointError: ``path`` is not a usable model file, or ``dtype`` is unknown.
         ConfigError: an override is not ``decode.<setting>=<value>`` or its value is invalid.
     """
-    if dtype not in STORAGE_DTYPES:
+    if dtype is not None and dtype not in STORAGE_DTYPES:
         raise CheckpointError(
             f"unknown storage dtype {dtype!r}; choose one of {', '.join(STORAGE_DTYPES)}"
         )
     loaded = load_model(path, device="cpu")
+    if dtype is None:
+        dtype = str(loaded.metadata.get("storage_dtype", "float32"))
     config = with_decode_overrides(loaded.config, decode or [])
     target = Path(out)
     if target.is_dir() or target.suffix != ".pt":
         target = default_model_path(config, target)
+    if target.resolve() == Path(path).resolve():
+        target = target.resolve()  # in place through a link: the file it names changes
     facts = {k: v for k, v in loaded.metadata.items() if k not in ("anuvad_version", "created")}
     facts.update(metadata or {})
     if target.resolve() != Path(path).resolve():  # rewritten in place: where it came from stays

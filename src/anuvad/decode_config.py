@@ -11,6 +11,7 @@ search option is a field here plus the search code that reads it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,8 @@ class Setting:
         """Why ``value`` is invalid for the setting ``name`` (None when it is valid)."""
         if self.choices and value not in self.choices:
             return f"decode.{name} must be one of {', '.join(self.choices)}, got {value!r}"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"decode.{name} must be a finite number, got {value}"
         low, high = self.minimum, self.maximum
         if (low is not None and value < low) or (high is not None and value > high):
             if high is None:

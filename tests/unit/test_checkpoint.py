@@ -519,29 +519,41 @@ def test_export_changes_the_search_settings_a_file_carries_and_nothing_else(
 ) -> None:
     before = load_model(model_file)
     out = model_file.with_name("tuned.pt")
-    command = ["export", str(model_file), "--out", str(out), "--dtype", "float32"]
-    assert main([*command, "decode.length_penalty=1.5", "decode.beam_size=5"]) == 0
+    # no --dtype: the file's own storage (here float32), so no weight is rounded
+    assert main(["export", str(model_file), "--out", str(out), "decode.length_penalty=1.5",
+                 "decode.beam_size=5"]) == 0  # fmt: skip
     assert "search settings decode.length_penalty=1.5" in capsys.readouterr().out
     after = load_model(out)
     assert after.config.decode == before.config.decode.with_overrides(
         length_penalty=1.5, beam_size=5
     )
     assert after.config.model == before.config.model and after.config.data == before.config.data
+    assert after.metadata["storage_dtype"] == before.metadata.get("storage_dtype", "float32")
     for (name, a), (_, b) in zip(
         before.model.state_dict().items(), after.model.state_dict().items(), strict=True
     ):
         assert torch.equal(a, b), name
-    # in place: the file keeps its name and takes the setting
-    assert main(["export", str(out), "--out", str(out), "--dtype", "float32",
-                 "decode.no_repeat_ngram_size=3"]) == 0  # fmt: skip
-    assert load_model(out).config.decode.no_repeat_ngram_size == 3
-    capsys.readouterr()
+    # in place, through a link: the file it names takes the setting, keeps what it came from
+    link = model_file.with_name("link.pt")
+    link.symlink_to(out)
+    (out.parent / "tuned.confidence.json").write_text("{}", encoding="utf-8")
+    assert main(["export", str(link), "--out", str(link), "decode.no_repeat_ngram_size=5"]) == 0
+    assert "refit it with anuvad calibrate" in capsys.readouterr().err
+    assert link.is_symlink()
+    again = load_model(out)
+    assert again.config.decode.no_repeat_ngram_size == 5
+    assert again.config.decode.length_penalty == 1.5
+    assert again.metadata.get("exported_from") == after.metadata.get("exported_from")
+    assert not [p for p in out.parent.iterdir() if p.name.endswith(".tmp")]
+    command = ["export", str(model_file), "--out", str(out)]
     for bad, message in [
         ("model.d_model=8", "only the search settings of a model file can change"),
         ("decode.beam_width=5", "beam_width"),
         ("decode.beam_size=0", "beam_size"),
+        ("decode.length_penalty=.nan", "decode.length_penalty must be a finite number"),
     ]:
         assert main([*command, bad]) == 2, bad
         assert message in capsys.readouterr().err, bad
+    assert load_model(out).config.decode.no_repeat_ngram_size == 5  # nothing written
     assert main([*command, "--format", "huggingface", "decode.beam_size=5"]) == 2
     assert "export the changed file with --format huggingface" in capsys.readouterr().err

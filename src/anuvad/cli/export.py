@@ -59,13 +59,28 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     from anuvad.checkpoint import export_model_file
 
-    dtype = args.dtype or "float16"
+    # Only search settings to change: the weights keep the file's storage dtype (rounding
+    # nothing); otherwise a release file, float16 by default.
+    dtype = args.dtype or (None if args.overrides else "float16")
     if dtype == "int8":
         print("error: --dtype int8 is for --format web only", file=sys.stderr)
         return 2
+    from anuvad.checkpoint import model_info
+
     out = export_model_file(args.model, args.out, dtype=dtype, decode=args.overrides)
+    stored = model_info(out)["metadata"].get("storage_dtype", dtype)
     changed = f"; search settings {', '.join(args.overrides)}" if args.overrides else ""
-    print(f"wrote {out} ({dtype} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB{changed})")
+    print(
+        f"wrote {out} ({stored} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB{changed})"
+    )
+    stale = sorted(Path(out).parent.glob(f"{Path(out).stem}*.confidence.json"))
+    if args.overrides and stale:
+        print(
+            f"note: {', '.join(p.name for p in stale)} was fitted on the old file (its SHA-256 "
+            "no longer matches): refit it with anuvad calibrate (make calibrate for the shipped "
+            "models), as for any model that names this one as its reverse model",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -73,7 +88,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """Add ``anuvad export`` to the CLI."""
     p = add(
         "export",
-        "Rewrite a model file with 16-bit weights (a release file), or export it to CTranslate2.",
+        "Rewrite a model file with 16-bit weights (a release file) or other search settings, or "
+        "export it to CTranslate2, Hugging Face or the web.",
     )
     p.add_argument("model", help="a model file (.pt)")
     p.add_argument(
@@ -87,8 +103,9 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--out",
         required=True,
-        help="anuvad: the file to write, or a folder (then named "
-        "<pair>_d<D>_L<layers>_V<vocab>_<time>.pt); ctranslate2: the model folder to write",
+        help="anuvad: the file to write (the model file itself to change it in place), or a "
+        "folder (then named <pair>_d<D>_L<layers>_V<vocab>_<time>.pt); ctranslate2: the model "
+        "folder to write",
     )
     p.add_argument(
         "--format",
@@ -106,7 +123,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         help="anuvad format: storage dtype of the weights (restored to float32 on load; "
         "default float16); web format: float32 (default: the model's own numbers, stored as "
         "float16 where that is exact, as for the shipped models), float16 (every weight "
-        "rounded) or int8",
+        "rounded) or int8; with only search settings to change, the file's own",
     )
     p.add_argument(
         "--quantization",

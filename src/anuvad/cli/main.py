@@ -48,6 +48,8 @@ EXAMPLES = {
     "serve": "anuvad serve --model data/trained_models/enhi.pt --port 8000",
     "data": "anuvad data download hvg  (or: anuvad data list; anuvad data pack --config C --out P)",
     "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/"
+    "\n  anuvad export data/trained_models/enhi.pt --out data/trained_models/enhi.pt "
+    "decode.length_penalty=1.5"
     "\n  anuvad export data/trained_models/enhi.pt --format huggingface --out enhi-marian/",
     "import": "anuvad import Helsinki-NLP/opus-mt-en-hi --out data/opus/opus-mt-en-hi.pt",
     "backtranslate": (
