@@ -33,7 +33,7 @@ from pathlib import Path
 
 import torch
 
-from anuvad.evaluation.confidence_model import CalibrationRow, calibrate
+from anuvad.evaluation.calibration import CalibrationRow, calibrate
 from anuvad.inference.confidence import OUTPUT_FEATURES, OutputSignals, output_signals
 from anuvad.inference.confidence_fit import load_rows
 from anuvad.inference.translator import Translator

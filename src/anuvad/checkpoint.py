@@ -337,11 +337,12 @@ def export_model_file(
     target = Path(out)
     if target.is_dir() or target.suffix != ".pt":
         target = default_model_path(config, target)
-    if target.resolve() == Path(path).resolve():
-        target = target.resolve()  # in place through a link: the file it names changes
+    in_place = target.resolve() == Path(path).resolve()
+    if in_place:
+        target = target.resolve()  # through a link: the file it names changes
     facts = {k: v for k, v in loaded.metadata.items() if k not in ("anuvad_version", "created")}
     facts.update(metadata or {})
-    if target.resolve() != Path(path).resolve():  # rewritten in place: where it came from stays
+    if not in_place:  # rewritten in place: where it came from stays
         facts["exported_from"] = Path(path).name
     facts["storage_dtype"] = dtype
     return save_model(

@@ -19,7 +19,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from anuvad.data.download import sha256_of
     from anuvad.data.language_tokens import parse_pairs
     from anuvad.decode_config import DecodeConfig
-    from anuvad.evaluation.confidence_model import calibrate, report_table
+    from anuvad.evaluation.calibration import calibrate, report_table
     from anuvad.inference.confidence import calibration_path
     from anuvad.inference.confidence_fit import (
         calibration_rows,

@@ -65,14 +65,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     if dtype == "int8":
         print("error: --dtype int8 is for --format web only", file=sys.stderr)
         return 2
-    from anuvad.checkpoint import model_info
-
     out = export_model_file(args.model, args.out, dtype=dtype, decode=args.overrides)
-    stored = model_info(out)["metadata"].get("storage_dtype", dtype)
     changed = f"; search settings {', '.join(args.overrides)}" if args.overrides else ""
-    print(
-        f"wrote {out} ({stored} weights, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB{changed})"
-    )
+    stored = f"{dtype} weights" if dtype else "weights stored as before"
+    print(f"wrote {out} ({stored}, {_size_mb(out):.1f} MB; was {before_mb:.1f} MB{changed})")
     stale = sorted(Path(out).parent.glob(f"{Path(out).stem}*.confidence.json"))
     if args.overrides and stale:
         print(

@@ -2,7 +2,7 @@
 
 Each dev set (with its domain) is translated with quality signals; every sentence gets its
 sentence-level chrF++ against the reference; the first half of each set fits the logistic
-model (:func:`anuvad.evaluation.confidence_model.calibrate`), the second half is held out and
+model (:func:`anuvad.evaluation.calibration.calibrate`), the second half is held out and
 reported, per domain and pooled, against the plain score. The result is written beside the
 model file (``<stem>.confidence.json``), where :meth:`Translator.from_file` finds it.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from anuvad.atomic import write_atomic
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import DataError
-from anuvad.evaluation.confidence_model import CalibrationRow, held_out_halves
+from anuvad.evaluation.calibration import CalibrationRow, held_out_halves
 from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.confidence import (
     ALL_FEATURES,

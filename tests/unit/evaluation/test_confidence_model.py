@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 
 from anuvad.errors import ConfigError
-from anuvad.evaluation.confidence_model import (
+from anuvad.evaluation.calibration import (
     CalibrationRow,
-    ConfidenceModel,
     calibrate,
     cross_validated,
-    fit_confidence,
     held_out_halves,
     report_table,
 )
+from anuvad.evaluation.confidence_model import ConfidenceModel, fit_confidence
 from anuvad.evaluation.ranking import (
     auroc,
     brier,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from anuvad.errors import DataError
-from anuvad.evaluation.confidence_model import CalibrationRow
+from anuvad.evaluation.calibration import CalibrationRow
 from anuvad.inference.confidence import (
     ALL_FEATURES,
     ATTENTION_FEATURES,
