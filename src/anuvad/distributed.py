@@ -46,6 +46,7 @@ T = TypeVar("T")
 # died without its launcher noticing ends the others within this time.
 COLLECTIVE_TIMEOUT = _dt.timedelta(minutes=10)
 PR_SET_PDEATHSIG = 1  # prctl(2)
+_joined = False  # whether this process joined a process group (see joined_a_group)
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,16 @@ def init_distributed(device: str = "auto") -> DistributedContext:
         exit_with_launcher()
         backend = "nccl" if use_cuda else "gloo"
         dist.init_process_group(backend=backend, timeout=COLLECTIVE_TIMEOUT)
+        global _joined
+        _joined = True
         logger.info("rank %d of %d joined (%s, %s)", rank, world_size, backend, chosen)
     return DistributedContext(rank, world_size, local_rank, chosen)
+
+
+def joined_a_group() -> bool:
+    """Whether this process joined a process group (it may have left it since): such a process
+    ends without the interpreter's finalization (``anuvad.cli.main``)."""
+    return _joined
 
 
 def exit_with_launcher() -> None:

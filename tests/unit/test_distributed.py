@@ -1,6 +1,11 @@
-"""Process-group set-up: a clear error where torchrun starts more GPU ranks than GPUs."""
+"""Process-group set-up: a clear error where torchrun starts more GPU ranks than GPUs; how a
+worker process ends."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -25,3 +30,37 @@ def test_a_single_cpu_process_needs_no_process_group(monkeypatch: pytest.MonkeyP
     context = init_distributed("cpu")
     assert (context.rank, context.world_size, context.device.type) == (0, 1, "cpu")
     assert not context.enabled and context.is_main
+
+
+WORKER_END = """
+import atexit, sys
+from anuvad import distributed
+from anuvad.cli import main
+if sys.argv[1] == "joined":
+    distributed.joined_a_group = lambda: True  # as after init_distributed under torchrun
+atexit.register(lambda: print("finalized"))
+print("the last line", end="")
+sys.stderr.write("a warning")
+main._end_worker(3)
+print("not reached")
+"""
+
+
+@pytest.mark.parametrize("group", ["joined", "alone"])
+def test_a_torchrun_worker_ends_with_its_code_and_its_output_flushed(group: str) -> None:
+    # A worker that joined torchrun's group skips the interpreter's finalization (where gloo's
+    # threads could abort it after its work was done); WORLD_SIZE alone changes nothing (a
+    # command that never joined, or a test calling main() in its own process).
+    env = {**os.environ, "WORLD_SIZE": "2"}
+    result = subprocess.run(
+        [sys.executable, "-c", WORKER_END, group],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.stderr.startswith("a warning")
+    if group == "joined":
+        assert (result.returncode, result.stdout) == (3, "the last line")
+    else:
+        assert (result.returncode, result.stdout) == (0, "the last linenot reached\nfinalized\n")
