@@ -16,7 +16,21 @@ The candidates, each computed from the source and the output alone:
   the source words the lexicon knows whose translation appears in the output (recall) and of
   the output words that translate a source word (precision). Words are compared by their first
   5 characters (4 in Indic scripts, which write vowels as separate signs), words under 3
-  characters skipped.
+  characters skipped;
+* ``roundtrip_chrf`` (with ``--reverse MODEL``, a target->source model): the output translated
+  back by greedy search, its sentence chrF++ (/100) against the source (a translation that lost
+  or invented meaning comes back different);
+* ``rpmi_*`` (with ``--reverse``): the reverse model's PMI of the source, its token
+  log-probabilities given the output minus given an empty output (mean and lowest): the
+  reverse features without what the source's own predictability adds;
+* ``greedy_chrf``: the output's sentence chrF++ (/100) against the model's own greedy
+  translation of the source (a beam output far from greedy is one the model hesitated over;
+  a greedy output scores 1);
+* ``rarity_*``: how rare the pieces are, from the SentencePiece models' own piece scores (unigram
+  log-probabilities in the tokenizer's training text): the source's and the output's mean and
+  lowest (rare words are the ones a small model gets wrong);
+* ``names_*``: the share of the source's words after the first that begin with a capital
+  (names, which a small model often replaces), and of its words that hold a digit.
 
 Outputs are re-encoded from their text (the search's own pieces are not kept; SentencePiece
 gives the same pieces for nearly every sentence). Prints, per feature set, the AUROC of the
@@ -34,6 +48,7 @@ from pathlib import Path
 import torch
 
 from anuvad.evaluation.calibration import CalibrationRow, calibrate
+from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.confidence import OUTPUT_FEATURES, OutputSignals, output_signals
 from anuvad.inference.confidence_fit import load_rows
 from anuvad.inference.translator import Translator
@@ -139,6 +154,77 @@ def model_features(
     return found
 
 
+def agreement_features(
+    translator: Translator, rows: Sequence[CalibrationRow], reverse: Translator | None
+) -> list[dict[str, float]]:
+    """``greedy_chrf`` of each row and, with ``reverse``, its ``roundtrip_chrf``."""
+    outputs, sources = [r.output for r in rows], [r.source for r in rows]
+    greedy = [t.text for t in translator.translate(sources, translator.settings(beam_size=1))]
+    found = [{"greedy_chrf": c / 100.0} for c in sentence_chrf(outputs, greedy)]
+    if reverse is not None:
+        back = [t.text for t in reverse.translate(outputs, reverse.settings(beam_size=1))]
+        for row, c in zip(found, sentence_chrf(back, sources), strict=True):
+            row["roundtrip_chrf"] = c / 100.0
+    return found
+
+
+def reverse_pmi_features(
+    reverse: Translator, rows: Sequence[CalibrationRow]
+) -> list[dict[str, float]]:
+    """The ``rpmi_*`` candidates of each row."""
+    written = reverse.encode([r.output for r in rows])
+    empty = [list(reverse.src_prefix) for _ in rows]
+    sources = [(reverse.tgt_tokenizer.encode(r.source), True) for r in rows]
+    prefix = list(reverse.tgt_prefix)
+
+    def forced(srcs: Sequence[list[int]]) -> list[OutputSignals]:
+        return output_signals(
+            reverse.model, srcs, sources, attention=False, entropy=False, tgt_prefix=prefix
+        )
+
+    found = []
+    for g, e in zip(forced(written), forced(empty), strict=True):
+        pmi = [a - b for a, b in zip(g.log_probs, e.log_probs, strict=True)]
+        found.append(
+            {
+                "rpmi_mean": sum(pmi) / len(pmi),
+                "rpmi_min": max(-50.0, min(pmi)),
+                "rpmi_prior": sum(e.log_probs) / len(pmi),
+            }
+        )
+    return found
+
+
+def rarity_features(
+    translator: Translator, rows: Sequence[CalibrationRow]
+) -> list[dict[str, float]]:
+    """The ``rarity_*`` candidates of each row."""
+    found = []
+    for r in rows:
+        row = {}
+        for side, tokenizer, text in (
+            ("src", translator.src_tokenizer, r.source),
+            ("tgt", translator.tgt_tokenizer, r.output),
+        ):
+            scores = [tokenizer._sp.GetScore(i) for i in tokenizer.encode(text)] or [0.0]
+            row[f"rarity_{side}_mean"] = sum(scores) / len(scores)
+            row[f"rarity_{side}_min"] = min(scores)
+        found.append(row)
+    return found
+
+
+def name_features(source: str) -> dict[str, float]:
+    """The ``names_*`` candidates of one source."""
+    tokens = source.split()
+    later = [w.strip("\"'(“‘") for w in tokens[1:]]
+    capital = sum(1 for w in later if w[:1].isupper())
+    digits = sum(1 for w in tokens if any(c.isdigit() for c in w))
+    return {
+        "names_capital_share": capital / max(1, len(later)),
+        "names_digit_share": digits / max(1, len(tokens)),
+    }
+
+
 def feature_sets(base: list[str], candidates: list[str]) -> dict[str, list[str]]:
     """The shipped features, with each group of candidates, with all, and each one alone."""
     sets = {"shipped (output)": base}
@@ -180,7 +266,11 @@ def main() -> None:
     parser.add_argument(
         "--lexicon-reversed", action="store_true", help="the TSV's columns are target, source"
     )
-    parser.add_argument("--dropout-passes", type=int, default=8)
+    parser.add_argument("--reverse", help="a target->source model: the roundtrip_chrf candidate")
+    parser.add_argument(
+        "--no-agreement", action="store_true", help="skip the greedy_* and roundtrip_* candidates"
+    )
+    parser.add_argument("--dropout-passes", type=int, default=8, help="0: no dropout_* candidates")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -189,6 +279,17 @@ def main() -> None:
         parser.error(f"{args.rows} lacks texts: write it again with anuvad calibrate --save-rows")
     translator = Translator.from_file(args.model, device="cpu", confidence=False)
     extra = model_features(translator, rows, args.dropout_passes)
+    reverse = (
+        Translator.from_file(args.reverse, device="cpu", confidence=False) if args.reverse else None
+    )
+    if reverse is not None:
+        for found, rp in zip(extra, reverse_pmi_features(reverse, rows), strict=True):
+            found |= rp
+    if not args.no_agreement:
+        for found, agreed in zip(extra, agreement_features(translator, rows, reverse), strict=True):
+            found |= agreed
+    for found, rare, r in zip(extra, rarity_features(translator, rows), rows, strict=True):
+        found |= rare | name_features(r.source)
     if args.lexicon:
         forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
         for found, r in zip(extra, rows, strict=True):
