@@ -45,6 +45,7 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
+import sentencepiece as spm
 import torch
 
 from anuvad.evaluation.calibration import CalibrationRow, calibrate
@@ -200,13 +201,18 @@ def rarity_features(
 ) -> list[dict[str, float]]:
     """The ``rarity_*`` candidates of each row."""
     found = []
+    sides = [
+        (side, tokenizer, spm.SentencePieceProcessor(model_proto=tokenizer.model_proto))
+        for side, tokenizer in (
+            ("src", translator.src_tokenizer),
+            ("tgt", translator.tgt_tokenizer),
+        )
+    ]
     for r in rows:
         row = {}
-        for side, tokenizer, text in (
-            ("src", translator.src_tokenizer, r.source),
-            ("tgt", translator.tgt_tokenizer, r.output),
-        ):
-            scores = [tokenizer._sp.GetScore(i) for i in tokenizer.encode(text)] or [0.0]
+        for side, tokenizer, processor in sides:
+            text = r.source if side == "src" else r.output
+            scores = [processor.GetScore(i) for i in tokenizer.encode(text)] or [0.0]
             row[f"rarity_{side}_mean"] = sum(scores) / len(scores)
             row[f"rarity_{side}_min"] = min(scores)
         found.append(row)
