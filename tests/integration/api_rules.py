@@ -22,6 +22,8 @@ from anuvad.server.routes.stream import StreamLine
 UNSTATED_RULES = (
     "characters in all",  # /translate: all texts together
     "exceeds text limit",  # LibreTranslate: all texts together
+    "every text is empty",  # LibreTranslate: a list may hold blank texts, but not only those
+    "missing q parameter",  # the same, for a form's "q=" (to the schema, a list of one blank)
     "vocabulary lacks",  # a glossary translation the model cannot spell
     "sentences, but with split_sentences",
     "translates from",  # a text in another script than the model's (anuvad.server.routing)

@@ -109,13 +109,16 @@ def test_json_and_form_bodies_translate_as_anuvad_does(client: TestClient) -> No
 
 def test_auto_tells_each_text_s_language_and_lists_answer_lists(client: TestClient) -> None:
     body = {"q": [ENGLISH, HINDI], "source": "auto", "target": "hi"}
-    refused = client.post("/libretranslate/translate", json=body)  # Hindi → Hindi: none
-    assert refused.status_code == 400
-    assert refused.json() == {
-        "error": "Hindi (hi) is not available as a target language from Hindi (hi)"
-    }
     english = ours(client, ENGLISH, "tiny_enhi")["translations"][0]["text"]
     hindi = ours(client, HINDI, "tiny_hien")["translations"][0]["text"]
+    # A text already in the target language comes back as it was (LibreTranslate does the same).
+    assert client.post("/libretranslate/translate", json=body).json() == {
+        "translatedText": [english, HINDI],
+        "detectedLanguage": [
+            {"confidence": 100.0, "language": "en"},
+            {"confidence": 100.0, "language": "hi"},
+        ],
+    }
     one = client.post("/libretranslate/translate", json={**body, "q": HINDI, "target": "en"})
     assert one.json() == {
         "translatedText": hindi,
@@ -136,10 +139,42 @@ def test_alternatives_are_the_search_s_other_candidates(client: TestClient) -> N
     beam = client.get("/models").json()["models"][0]["defaults"]["beam_size"]
     mine = ours(client, ENGLISH, "tiny_enhi", nbest=3, beam_size=max(beam, 3))["translations"][0]
     assert answer["translatedText"] == mine["text"]
-    assert answer["alternatives"] == [c["text"] for c in mine["nbest"][1:3]]
+    # The candidates in order, but none empty, none the translation itself, no repeats.
+    distinct = list(dict.fromkeys(c["text"] for c in mine["nbest"][1:3]))
+    assert answer["alternatives"] == [t for t in distinct if t.strip() and t != mine["text"]]
     two = f"{ENGLISH} {ENGLISH}"
     listed = client.post("/libretranslate/translate", json={**body, "q": [two]}).json()
     assert len(listed["alternatives"]) == 1 and len(listed["alternatives"][0]) <= 2
+    many = client.post("/libretranslate/translate", json={**body, "alternatives": 8}).json()
+    others = many["alternatives"]
+    assert len(set(others)) == len(others) and all(t.strip() for t in others)
+    assert many["translatedText"] not in others
+
+
+def test_blank_texts_and_the_target_language_come_back_as_they_were(client: TestClient) -> None:
+    english = ours(client, ENGLISH, "tiny_enhi")["translations"][0]["text"]
+    body = {"q": ["", ENGLISH, "  ", ENGLISH], "source": "en", "target": "hi"}
+    answer = client.post("/libretranslate/translate", json=body).json()
+    assert answer == {"translatedText": ["", english, "  ", english]}
+    same = {"q": [ENGLISH, "Two.\nLines."], "source": "en", "target": "en"}
+    assert client.post("/libretranslate/translate", json=same).json() == {
+        "translatedText": [ENGLISH, "Two.\nLines."]
+    }
+    every = client.post("/libretranslate/translate", json={**body, "q": ["", " "]})
+    assert every.json() == {
+        "error": "Invalid request: q: every text is empty; give at least one non-space character"
+    }
+
+
+@pytest.mark.parametrize("given", [{"format": ""}, {}])
+def test_an_empty_format_is_text(client: TestClient, given: dict[str, Any]) -> None:
+    body = {"q": "<b>" + ENGLISH, "source": "en", "target": "hi", **given}
+    answer = client.post("/libretranslate/translate", json=body).json()
+    assert answer == {
+        "translatedText": ours(client, body["q"], "tiny_enhi")["translations"][0]["text"]
+    }
+    form = client.post("/libretranslate/translate", data={**body, "format": ""})
+    assert form.json() == answer
 
 
 def test_html_keeps_its_markup(client: TestClient) -> None:
@@ -153,6 +188,13 @@ def test_html_keeps_its_markup(client: TestClient) -> None:
     }
     assert answer["translatedText"].startswith("<p>")
     assert answer["translatedText"].endswith("</p><code>x = 1</code>")
+    # The language is read from the text between the tags, not from the (Latin) markup.
+    hindi_page = f'<div class="container"><p style="color:red">{HINDI}</p></div>'
+    expected = ours(client, hindi_page, "tiny_hien", format="html")["translations"][0]["text"]
+    for source in ("hi", "auto"):
+        body = {"q": hindi_page, "source": source, "target": "en", "format": "html"}
+        got = client.post("/libretranslate/translate", json=body).json()
+        assert got["translatedText"] == expected, got
 
 
 @pytest.mark.parametrize(
@@ -161,11 +203,7 @@ def test_html_keeps_its_markup(client: TestClient) -> None:
         ({"source": "en", "target": "hi"}, 400, "Invalid request: missing q parameter"),
         ({"q": "x", "target": "hi"}, 400, "Invalid request: missing source parameter"),
         ({"q": "x", "source": "en", "target": "de"}, 400, "de is not supported"),
-        (
-            {"q": "x", "source": "en", "target": "en"},
-            400,
-            "English (en) is not available as a target language from English (en)",
-        ),
+        ({"q": "x", "source": "xx", "target": "xx"}, 400, "xx is not supported"),
         ({"q": "x", "source": "en", "target": "hi", "format": "pdf"}, 400,
          "pdf format is not supported"),
         ({"q": "x", "source": "en", "target": "hi", "alternatives": "many"}, 400,

@@ -30,6 +30,8 @@ _END = re.compile(r"</([A-Za-z][\w:-]*)\s*>")
 _NO_TRANSLATE = re.compile(
     r"""\btranslate\s*=\s*["']?no\b|\bclass\s*=\s*["'][^"']*\bnotranslate\b""", re.IGNORECASE
 )
+# One character of a text run as written: an entity (``&nbsp;``, ``&#160;``) or a character.
+_UNIT = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?|.", re.DOTALL)
 KEEP_ELEMENTS = frozenset({"code", "pre", "kbd", "samp", "var", "textarea"})
 VOID_ELEMENTS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -95,10 +97,19 @@ def translate_html(document: str, translate: Callable[[Sequence[str]], Sequence[
         if not piece.translate:
             out.append(piece.raw)
             continue
-        lead = piece.raw[: len(piece.raw) - len(piece.raw.lstrip())]
-        trail = piece.raw[len(piece.raw.rstrip()) :]
+        lead, trail = _white_edges(piece.raw)
         out.append(lead + html.escape(next(translated), quote=False) + trail)
     return "".join(out)
+
+
+def _white_edges(raw: str) -> tuple[str, str]:
+    """The white space that begins and ends a text run, as written: what ``strip`` takes from
+    the unescaped run, entities included (``&nbsp;&nbsp;Indented`` keeps its two ``&nbsp;``)."""
+    units = _UNIT.findall(raw)
+    white = [html.unescape(u).isspace() for u in units]
+    first = next((i for i, w in enumerate(white) if not w), len(units))
+    last = next((i for i in range(len(units) - 1, -1, -1) if not white[i]), first - 1)
+    return "".join(units[:first]), "".join(units[last + 1 :])
 
 
 def html_texts(document: str) -> list[str]:

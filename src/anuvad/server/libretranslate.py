@@ -9,8 +9,10 @@ Differences from LibreTranslate, by design: languages are the served models' (``
 /libretranslate/languages``); ``source: "auto"`` tells the language by its script
 (:mod:`anuvad.server.routing`), so its ``confidence`` is the share of letters in that script
 (0-100); a text in another script than ``source``'s is refused (400) instead of translated into
-nonsense; ``alternatives`` for a text of several sentences put each sentence's next candidates
-together. Errors keep LibreTranslate's shape and codes: ``{"error": "..."}`` with 400 (invalid
+nonsense (for HTML, the text between its tags); ``alternatives`` for a text of several sentences
+put each sentence's next candidates together. As in LibreTranslate, a text whose language is the
+target (``source`` equal to ``target``, or so detected) and a blank text in a list come back as
+they were. Errors keep LibreTranslate's shape and codes: ``{"error": "..."}`` with 400 (invalid
 request), 403 (invalid API key), 429 (the server is busy: retry), 500 (translation failed).
 """
 
@@ -76,20 +78,30 @@ class LtTranslateBody(LtBody):
         "q": "Invalid request: q must be a string or a list of strings",
     }
     q: str | list[str] = Field(
-        description=f"the text, or a list of texts (each 1-{MAX_TEXT_CHARS} characters, "
-        f"{MAX_REQUEST_CHARS} in all)",
+        description=f"the text, or a list of texts (each at most {MAX_TEXT_CHARS} characters, "
+        f"{MAX_REQUEST_CHARS} in all; an empty or blank text in a list comes back as it was)",
         examples=["Hello!"],
-        json_schema_extra=texts_schema(),
+        json_schema_extra=texts_schema(blank_items=True),
     )
     source: str = Field(description="source language code, or 'auto'", examples=["en"])
-    target: str = Field(description="target language code", examples=["hi"])
-    format: Literal["text", "html"] = Field("text", description="'text' or 'html'")
+    target: str = Field(
+        description="target language code (the source's: the text comes back as it was)",
+        examples=["hi"],
+    )
+    format: Literal["text", "html", ""] = Field(
+        "text", description="'text' (also when empty) or 'html'"
+    )
     alternatives: WholeNumber = Field(0, ge=0, description="other translations to return per text")
 
     @field_validator("q")
     @classmethod
     def _check_q(cls, value: str | list[str]) -> str | list[str]:
-        return check_texts(value)
+        return check_texts(value, blank_items=True)
+
+    @field_validator("format")
+    @classmethod
+    def _plain_by_default(cls, value: str) -> str:
+        return value or "text"
 
 
 class LtDetectBody(LtBody):
@@ -253,16 +265,25 @@ def detections(state: ServerState, text: str) -> list[LtDetected]:
     ]
 
 
+def check_served(state: ServerState, source: str, target: str) -> None:
+    """Refuse a language no served model reads or writes.
+
+    Raises:
+        LibreTranslateError: 400 naming it, as LibreTranslate words it.
+    """
+    codes = {c for m in state.models.values() for c in (m.info.src_lang, m.info.tgt_lang)}
+    for code in (source, target):
+        if code not in codes:
+            raise LibreTranslateError(400, f"{code} is not supported")
+
+
 def pick_model(state: ServerState, source: str, target: str) -> str:
     """The id of the first served model translating ``source`` → ``target``.
 
     Raises:
         LibreTranslateError: 400 naming what is not served, as LibreTranslate words it.
     """
-    codes = {c for m in state.models.values() for c in (m.info.src_lang, m.info.tgt_lang)}
-    for code in (source, target):
-        if code not in codes:
-            raise LibreTranslateError(400, f"{code} is not supported")
+    check_served(state, source, target)
     for model in state.models.values():
         if (model.info.src_lang, model.info.tgt_lang) == (source, target):
             return model.id
@@ -298,22 +319,30 @@ def anuvad_request(
 
 
 def alternatives_of(response: TranslateResponse, index: int, count: int) -> list[str]:
-    """Up to ``count`` other translations of text ``index``: a one-sentence text's next
-    candidates; for several sentences, the text with each sentence's k-th candidate (its best
-    where it has fewer); none for HTML."""
+    """Up to ``count`` other translations of text ``index``, each different from the
+    translation and from the others, none empty (as LibreTranslate gives them): a one-sentence
+    text's next candidates; for several sentences, the text with each sentence's k-th candidate
+    (its best where it has fewer); none for HTML."""
     out = response.translations[index]
     if len(out.sentences) == 1:
-        return [c.text for c in out.nbest[1 : count + 1]]
-    if any(s.run is not None for s in out.sentences):
-        return []
-    deepest = max((len(s.nbest) for s in out.sentences), default=1)
+        candidates = [c.text for c in out.nbest[1:]]
+    elif any(s.run is not None for s in out.sentences):
+        candidates = []
+    else:
+        deepest = max((len(s.nbest) for s in out.sentences), default=1)
+        candidates = []
+        for k in range(1, deepest):
+            text, position = "", 0
+            for s in out.sentences:
+                text += out.source[position : s.start] + s.nbest[min(k, len(s.nbest) - 1)].text
+                position = s.end
+            candidates.append(text + out.source[position:])
+    seen = {out.text.strip()}
     found: list[str] = []
-    for k in range(1, min(count, deepest - 1) + 1):
-        text, position = "", 0
-        for s in out.sentences:
-            text += out.source[position : s.start] + s.nbest[min(k, len(s.nbest) - 1)].text
-            position = s.end
-        found.append(text + out.source[position:])
+    for text in candidates:
+        if text.strip() and text.strip() not in seen and len(found) < count:
+            seen.add(text.strip())
+            found.append(text)
     return found
 
 
@@ -342,6 +371,7 @@ __all__ = [
     "anuvad_request",
     "check_key",
     "check_languages",
+    "check_served",
     "detections",
     "from_api_error",
     "languages",

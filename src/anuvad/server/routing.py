@@ -76,9 +76,16 @@ def choose_model(
         and wrong_script("\n".join(texts), model.info.src_lang)
     ):
         model = found.model
+    wrong = [wrong_script(text, model.info.src_lang) for text in texts]
     for i, text in enumerate(texts):
-        if wrong_script(text, model.info.src_lang):
-            raise WrongLanguageError(wrong_language(state, model, text, i, len(texts), model_id))
+        if wrong[i]:
+            message = wrong_language(state, model, text, i, len(texts), model_id)
+            if not all(wrong):  # other texts of the request are in the model's language
+                message += (
+                    "; one request goes to one model: send the texts of each language in "
+                    "a request of their own"
+                )
+            raise WrongLanguageError(message)
     return model, found.language
 
 

@@ -64,8 +64,13 @@ NOT_BLANK = (
 )
 
 
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has no character to translate (empty, or spaces only)."""
+    return re.search(NOT_BLANK, text) is None
+
+
 def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    if not re.search(NOT_BLANK, text):
+    if is_blank(text):
         raise ValueError("text is empty; give at least one non-space character")
     if len(text) > limit:
         raise ValueError(
@@ -81,9 +86,14 @@ def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     return text
 
 
-def check_texts(value: str | list[str]) -> str | list[str]:
+def check_texts(value: str | list[str], blank_items: bool = False) -> str | list[str]:
     """One text or a list of texts within the limits :func:`texts_schema` publishes, and the
-    characters of all together within :data:`MAX_REQUEST_CHARS` (which it cannot state)."""
+    characters of all together within :data:`MAX_REQUEST_CHARS` (which it cannot state).
+
+    Args:
+        blank_items: a list may hold empty or blank texts beside at least one with text
+            (LibreTranslate's ``q``: each comes back as it was).
+    """
     if isinstance(value, str):
         return check_text(value)
     if not value:
@@ -92,7 +102,11 @@ def check_texts(value: str | list[str]) -> str | list[str]:
         raise ValueError(
             f"{len(value)} texts in one request; the limit is {MAX_TEXTS} (send several requests)"
         )
+    if blank_items and all(is_blank(text) for text in value):
+        raise ValueError("every text is empty; give at least one non-space character")
     for i, text in enumerate(value):
+        if blank_items and is_blank(text):
+            continue
         try:
             check_text(text)
         except ValueError as exc:
@@ -106,11 +120,12 @@ def check_texts(value: str | list[str]) -> str | list[str]:
     return value
 
 
-def texts_schema() -> dict[str, Any]:
+def texts_schema(blank_items: bool = False) -> dict[str, Any]:
     """The published schema of one text or a list of texts (what :func:`check_texts` checks,
-    but the characters of all texts together)."""
+    but the characters of all texts together, and with ``blank_items`` that one item has text)."""
     one = text_schema(MAX_TEXT_CHARS)
-    return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1, "maxItems": MAX_TEXTS}]}
+    item = {"type": "string", "maxLength": MAX_TEXT_CHARS} if blank_items else one
+    return {"anyOf": [one, {"type": "array", "items": item, "minItems": 1, "maxItems": MAX_TEXTS}]}
 
 
 def _setting_range(name: str, cap: int | None = None) -> Any:

@@ -75,3 +75,12 @@ def test_fragments_and_documents_without_markup_work(document: str) -> None:
     out = translate_html(document, record)
     assert out == ("X" if document == "plain text, no tags" else document)
     assert len(calls) == (1 if document == "plain text, no tags" else 0)
+
+
+def test_white_space_written_as_entities_around_a_run_is_kept() -> None:
+    # "&nbsp;" indents a run: stripped before translating (the model would see U+00A0), it must
+    # come back as written, as plain spaces and new lines do.
+    document = "<p>&nbsp;&nbsp;Indented text&#160;</p><td>\n  a &amp; b&NewLine;</td>"
+    assert translate_html(document, upper) == (
+        "<p>&nbsp;&nbsp;&lt;INDENTED TEXT&gt;&#160;</p><td>\n  &lt;A &amp; B&gt;&NewLine;</td>"
+    )

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from anuvad.inference.markup import html_texts
 from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.errors import ApiError, ClientGoneError
 from anuvad.server.libretranslate import (
@@ -27,6 +28,7 @@ from anuvad.server.libretranslate import (
     anuvad_request,
     check_key,
     check_languages,
+    check_served,
     detections,
     from_api_error,
     languages,
@@ -36,6 +38,7 @@ from anuvad.server.libretranslate import (
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
 from anuvad.server.routing import detect_served
+from anuvad.server.schemas import is_blank
 from anuvad.server.state import ServerState, State
 
 router = APIRouter(prefix="/libretranslate", tags=["LibreTranslate-compatible"])
@@ -48,6 +51,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         "served model translates between, a text in another language than its source",
     },
     403: {"model": LtError, "description": "invalid API key"},
+    413: {"model": LtError, "description": "the request body is larger than the server reads"},
     429: {"model": LtError, "description": "the server is busy; retry"},
     500: {"model": LtError, "description": "translation failed"},
 }
@@ -102,25 +106,35 @@ async def translate_body(
         raise LibreTranslateError(
             400, f"Invalid request: request ({chars}) exceeds text limit ({MAX_REQUEST_CHARS})"
         )
+    # What is read for the language: an HTML text's runs (not its tags and attributes).
+    html = body.format == "html"
+    readable = ["\n".join(html_texts(t)) for t in texts] if html else texts
     # Each text's language: as given, or (auto) told by its script among the served sources.
-    found = [detect_served(state, text) for text in texts] if source == AUTO else []
+    found = [detect_served(state, text) for text in readable] if source == AUTO else []
     if found:  # a text without letters: the request's language, else a source of `target`
         readers = [m.info.src_lang for m in state.models.values() if m.info.tgt_lang == target]
-        fallback = detect_served(state, "\n".join(texts)).language or next(
+        fallback = detect_served(state, "\n".join(readable)).language or next(
             iter(readers), state.default.info.src_lang
         )
         sources = [f.language or fallback for f in found]
     else:
         sources = [source] * len(texts)
-    groups: dict[str, list[int]] = {}
+    # A blank text, or one already in the target language, comes back as it was.
+    groups: dict[str | None, list[int]] = {}
     for i, language in enumerate(sources):
-        groups.setdefault(pick_model(state, language, target), []).append(i)
-    check_languages(state, texts, sources)
-    translated: list[str] = [""] * len(texts)
+        if is_blank(texts[i]) or language == target:
+            check_served(state, language, target)
+            groups.setdefault(None, []).append(i)
+        else:
+            groups.setdefault(pick_model(state, language, target), []).append(i)
+    check_languages(state, readable, sources)
+    translated: list[str] = list(texts)
     others: list[list[str]] = [[] for _ in texts]
     for model_id, indices in groups.items():
+        if model_id is None:
+            continue
         mine = [texts[i] for i in indices] if isinstance(q, list) else q
-        asked = anuvad_request(state, model_id, mine, body.format, alternatives)
+        asked = anuvad_request(state, model_id, mine, body.format or "text", alternatives)
         response = await translated_by(state, request, asked)
         for k, i in enumerate(indices):
             translated[i] = response.translations[k].text
