@@ -213,7 +213,7 @@ test-system: $(STAMP)
 
 # The unit tier alone, without the tests that train a model (tests/unit/training) or take
 # seconds each (marked slow): about a minute on 2 cores, for the edit-test loop. `make test`
-# (lint, then the unit, integration and system tiers, slow tests included) stays the gate.
+# (lint, then the unit and integration tiers, slow tests included) stays the gate.
 test-fast: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider -m "not slow" tests/unit --ignore=tests/unit/training
 

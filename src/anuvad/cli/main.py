@@ -46,19 +46,18 @@ EXAMPLES = {
     ),
     "info": "anuvad info runs/multi30k_en_de/model.pt",
     "demo": "anuvad demo --steps 800",
-    "serve": "anuvad serve --model data/trained_models/enhi.pt --port 8000",
+    "serve": "anuvad serve --port 8000  (the shipped models)\n  anuvad serve --model MODEL.pt",
     "data": "anuvad data download hvg  (or: anuvad data list; anuvad data pack --config C --out P)",
     "export": "anuvad export runs/enhi_d256_L3/model.pt --dtype float16 --out data/trained_models/"
-    "\n  anuvad export data/trained_models/enhi.pt --out data/trained_models/enhi.pt "
-    "decode.length_penalty=1.5"
-    "\n  anuvad export data/trained_models/enhi.pt --format huggingface --out enhi-marian/",
+    "\n  anuvad export MODEL.pt --out MODEL.pt decode.length_penalty=1.5"
+    "\n  anuvad export MODEL.pt --format huggingface --out enhi-marian/",
     "import": "anuvad import Helsinki-NLP/opus-mt-en-hi --out data/opus/opus-mt-en-hi.pt",
     "backtranslate": (
-        "anuvad backtranslate --model data/trained_models/hien.pt "
+        "anuvad backtranslate --model HI_EN_MODEL.pt "
         "--input mono.hi.gz --out-prefix data/synthetic/bt"
     ),
     "calibrate": (
-        "anuvad calibrate --model data/trained_models/enhi.pt --dev captions=dev.en,dev.hi "
+        "anuvad calibrate --model MODEL.pt --dev captions=dev.en,dev.hi "
         "--dev general=news.en,news.hi"
     ),
     "parse": "echo 'The dog barks .' | anuvad parse --model runs/ptb_parsing_cpu/model.pt",
