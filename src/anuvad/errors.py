@@ -26,7 +26,16 @@ class TrainingError(AnuvadError):
 
 class InputTooLongError(AnuvadError):
     """A sentence is longer than the model can translate, even cut at its clause boundaries
-    (the server answers 422; nothing is ever cut silently)."""
+    (the server answers 422; nothing is ever cut silently).
+
+    Attributes:
+        detail: what is too long, without where (the message adds the line in its document).
+        document: the index of the document it is in, when several were translated together
+            (None: not known), for the caller to name the file line or request text.
+    """
+
+    detail: str = ""
+    document: int | None = None
 
 
 class SearchStoppedError(AnuvadError):

@@ -259,7 +259,7 @@ def test_search_options_are_checked_together_and_early_stopping_reaches_the_sear
     base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu"]
     base += ["--input", str(tmp_path / "in.txt"), "--no-progress", "--beam-size", "3"]
     assert main([*base, "--nbest", "4"]) == 2
-    assert "decode.nbest must be between 1 and beam_size (3), got 4" in capsys.readouterr().err
+    assert "--nbest must be between 1 and --beam-size (3), got 4" in capsys.readouterr().err
     assert main([*base, "--batch-size", "0"]) == 2
     assert "--batch-size must be at least 1, got 0" in capsys.readouterr().err
 
@@ -489,3 +489,31 @@ def test_a_translation_much_shorter_than_its_line_is_flagged_on_stderr(
     assert len(captured.out.splitlines()) == 2
     assert "warning: line 1: the translation of 'the farmers planted" in captured.err
     assert "line 2" not in captured.err
+
+
+def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_line(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ["The sky is blue.", "I am going home.", "see " + "skyblue" * 100 + " now"]
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    base = [
+        "translate",
+        "--model",
+        str(tmp_path / "missing.pt"),
+        "--input",
+        str(tmp_path / "in.txt"),
+    ]
+    for option, path, problem in [
+        ("--output", tmp_path / "no" / "out.txt", f"the folder {tmp_path / 'no'} does not exist"),
+        ("--output", tmp_path, "is a folder; give a file name"),
+        ("--attention", tmp_path / "no" / "a.json", f"the folder {tmp_path / 'no'} does not"),
+    ]:
+        # The model is missing too: the path is named first, before any model is loaded.
+        assert main([*base, option, str(path)]) == 2
+        assert f"error: {option} {path}: {problem}" in capsys.readouterr().err
+    args = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    args += ["--input", str(tmp_path / "in.txt"), "--output", str(tmp_path / "out.txt")]
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert f"{tmp_path / 'in.txt'}, line 3: 'skyblue" in error and "longer than the model" in error
+    assert not (tmp_path / "out.txt").exists()  # nothing half-written

@@ -1,16 +1,32 @@
 """What ``anuvad translate`` refuses in its input, or warns about in its output: a line of
 several sentences (or too long) translated whole, a text in another script than the model
-reads, a translation much shorter than its source."""
+reads, a translation much shorter than its source; an output path it could not write (checked
+before translating, not after)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.translation import Translation
+
+
+def unwritable(path: Path) -> str | None:
+    """Why a file could not be written at ``path`` (None: it can be, as far as can be told
+    without writing)."""
+    if path.is_dir():
+        return "is a folder; give a file name"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder {folder} does not exist; create it first"
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"cannot write there (permissions of {path if path.exists() else folder})"
+    return None
 
 
 def refuse_unsplit(

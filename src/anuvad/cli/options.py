@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,7 +98,7 @@ class SearchOptions:
         )
         found = [p for name, value in given if (p := setting_of(name).problem(name, value))]
         if found:
-            raise ConfigError("; ".join(found).replace("decode.", "--").replace("_", "-"))
+            raise ConfigError(_as_options("; ".join(found)))
         return cls(given, use_cache=not getattr(args, "no_cache", False))
 
     def get(self, name: str) -> Any:
@@ -108,9 +109,22 @@ class SearchOptions:
         """These options (then ``more``) over the model's ``decode`` settings, checked.
 
         Raises:
-            ConfigError: an invalid combination (e.g. ``--nbest`` above the beam size), named.
+            ConfigError: an invalid combination (e.g. ``--nbest`` above the beam size), named
+                by its options.
         """
-        return decode.with_overrides(**{**dict(self.given), **more})
+        try:
+            return decode.with_overrides(**{**dict(self.given), **more})
+        except ConfigError as exc:
+            raise ConfigError(_as_options(str(exc))) from None
+
+
+def _as_options(message: str) -> str:
+    """A message about ``decode.<setting>`` values in the command line's words (``--nbest``):
+    "decode.nbest must be between 1 and beam_size (4), got 8" -> "--nbest must be between 1
+    and --beam-size (4), got 8"."""
+    message = re.sub(r"decode\.([a-z_]+)", lambda m: "--" + m.group(1).replace("_", "-"), message)
+    names = "|".join(f.name for f in dataclasses.fields(DecodeConfig))
+    return re.sub(rf"(?<![-\w])({names})\b", lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
 def add_glossary_option(p: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anuvad.atomic import write_atomic
-from anuvad.cli.input_checks import refuse_unsplit, refuse_wrong_script, warn_short
+from anuvad.cli.input_checks import refuse_unsplit, refuse_wrong_script, unwritable, warn_short
 from anuvad.cli.job import (
     TranslationJob,
     load_translator,
@@ -39,6 +39,7 @@ from anuvad.cli.options import (
     load_in_turn,
     read_glossary,
 )
+from anuvad.errors import InputTooLongError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -135,7 +136,13 @@ def _render(
     else None)."""
     translator = job.translator
     if splits_lines(args):
-        documents = job.documents(lines)
+        try:
+            documents = job.documents(lines)
+        except InputTooLongError as exc:
+            if exc.document is None:
+                raise
+            where = f"{args.input or 'stdin'}, line {offset + exc.document + 1}"
+            raise InputTooLongError(f"{where}: {exc.detail or exc}") from None
         for i, document in enumerate(documents):
             warn_short(offset + i, document.sentences)
         if args.scores:
@@ -178,6 +185,9 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         return f"--chunk-lines must be at least 1, got {args.chunk_lines}"
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not args.input:
         return "under torchrun every worker reads the input: give it as --input FILE, not on stdin"
+    for option, path in (("--output", args.output), ("--attention", args.attention)):
+        if path and (problem := unwritable(Path(path))):
+            return f"{option} {path}: {problem}"
     return None
 
 

@@ -166,11 +166,13 @@ def split_document(
     check = must_fit or fits
     for segment in segments:
         if check is not None and not check(segment.text):
-            raise InputTooLongError(
-                f"line {segment.line + 1}: {segment.text[:40]!r} is a word of "
-                f"{len(segment.text)} characters, longer than the model can translate. Fix: "
-                f"break it with spaces, or leave it out"
+            detail = (
+                f"{segment.text[:40]!r} is a word of {len(segment.text)} characters, longer "
+                f"than the model can translate. Fix: break it with spaces, or leave it out"
             )
+            error = InputTooLongError(f"line {segment.line + 1}: {detail}")
+            error.detail = detail
+            raise error
     return segments
 
 
@@ -275,9 +277,15 @@ def translate_documents(
         One :class:`DocumentTranslation` per document, in order.
 
     Raises:
-        InputTooLongError: a word longer than the model takes.
+        InputTooLongError: a word longer than the model takes (``document``: in which).
     """
-    plans = [split_document(document, lang, split, fits, must_fit) for document in documents]
+    plans = []
+    for index, document in enumerate(documents):
+        try:
+            plans.append(split_document(document, lang, split, fits, must_fit))
+        except InputTooLongError as exc:
+            exc.document = index
+            raise
     sentences = [segment.text for plan in plans for segment in plan]
     results = translate(sentences) if sentences else []
     return assemble_documents(documents, plans, results)

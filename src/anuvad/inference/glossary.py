@@ -110,7 +110,7 @@ class Glossary:
         """
         path = Path(path)
         try:
-            text = path.read_bytes().decode("utf-8")
+            text = path.read_bytes().decode("utf-8-sig")  # a byte order mark is not a term
         except OSError as exc:
             raise DataError(f"cannot read the glossary {path}: {exc}") from exc
         except UnicodeDecodeError as exc:

@@ -28,6 +28,7 @@ from pathlib import Path
 __all__ = ["locate", "sentence_case_view", "sentence_splitter"]
 
 _SPACE = re.compile(r"\s")
+_OTHER_SPACE = re.compile(r"[^\S \n]")  # white space other than a space or a newline
 # After sentence-final punctuation (and closing quotes/brackets), before the next sentence.
 _RULE = re.compile(r"(?<=[।॥|?!.])[\"'”’»)\]]*\s+")
 # A sentence-final mark, closing quotes, space, opening quotes, then the next sentence's first
@@ -113,7 +114,9 @@ def _case_robust(split: Callable[[str], list[str]], lang: str) -> Callable[[str]
     abbreviations = _abbreviations(lang)
 
     def split_line(line: str) -> list[str]:
-        view = sentence_case_view(line, abbreviations)
+        # Moses' rules split at spaces only: a tab, a vertical tab (Word's manual line break) or
+        # U+2028 after a full stop would join two sentences, so they are spaces in the view.
+        view = _OTHER_SPACE.sub(" ", sentence_case_view(line, abbreviations))
         if view == line:
             return split(line)
         spans = locate(split(view), view)

@@ -162,6 +162,16 @@ def test_a_typed_bar_is_a_danda() -> None:
     ]
 
 
+@pytest.mark.parametrize("space", ["\t", "\v", "\u2028", "\u00a0", " \t "])
+def test_any_white_space_after_a_full_stop_ends_a_sentence(space: str) -> None:
+    # Moses' rules split at spaces only: a tab (or Word's manual line break, a vertical tab)
+    # joined two sentences, and the model dropped the second (issue 40 review).
+    for text in (f"Hello.{space}World.", f"THE TRAIN IS LATE.{space}WE WAIT."):
+        segments = split_document(text, "en")
+        assert len(segments) == 2, (text, segments)
+        assert assemble(text, segments, [s.text for s in segments]) == text
+
+
 def test_list_markers_are_layout_and_stay_as_written() -> None:
     text = "To do:\n- buy milk\n  * call the doctor\n• pay the rent\n1. book tickets\n(b) rest"
     segments = split_document(text, "en")
@@ -206,3 +216,15 @@ def test_a_word_the_model_cannot_take_is_refused_only_by_the_hard_limit() -> Non
     assert [s.text for s in segments] == ["see", "x" * 50, "now"]
     with pytest.raises(InputTooLongError, match=r"line 1: .* longer than the model can"):
         split_document(text, "en", fits=lambda s: len(s) <= 30, must_fit=lambda s: len(s) <= 40)
+
+
+def test_the_document_a_word_too_long_is_in_is_named() -> None:
+    from anuvad.errors import InputTooLongError
+
+    documents = ["Fine.", "Also fine.", "see " + "x" * 50 + " now"]
+    with pytest.raises(InputTooLongError) as refused:
+        translate_documents(
+            documents, "en", list, fits=lambda s: len(s) <= 30, must_fit=lambda s: len(s) <= 40
+        )
+    assert refused.value.document == 2
+    assert refused.value.detail.startswith("'xxxx") and "line 1" not in refused.value.detail

@@ -165,3 +165,16 @@ def test_the_ctranslate2_engine_refuses_a_glossary_naming_the_torch_engine(
     engine = load_engine(tiny_enhi_model, engine="ctranslate2", device="cpu")
     with pytest.raises(ConfigError, match="needs the torch engine"):
         engine.translate(["home"], glossary=Glossary.from_pairs([("home", "घर")]))
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_term(tmp_path: Path) -> None:
+    # Windows editors save "UTF-8" with a BOM: it made the first term "\ufeffcourt" (never
+    # found in a sentence) or a first comment line malformed.
+    path = tmp_path / "terms.tsv"
+    path.write_bytes("\ufeffcourt\tन्यायालय\ngovernment\tहुकूमत\n".encode())
+    assert [(e.source, e.target) for e in Glossary.from_tsv(path).entries] == [
+        ("court", "न्यायालय"),
+        ("government", "हुकूमत"),
+    ]
+    path.write_bytes("\ufeff# my terms\ncourt\tन्यायालय\n".encode())
+    assert len(Glossary.from_tsv(path)) == 1
