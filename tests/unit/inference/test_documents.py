@@ -224,7 +224,11 @@ def test_the_document_a_word_too_long_is_in_is_named() -> None:
     documents = ["Fine.", "Also fine.", "see " + "x" * 50 + " now"]
     with pytest.raises(InputTooLongError) as refused:
         translate_documents(
-            documents, "en", list, fits=lambda s: len(s) <= 30, must_fit=lambda s: len(s) <= 40
+            documents,
+            "en",
+            lambda sentences: [_Result(s) for s in sentences],
+            fits=lambda s: len(s) <= 30,
+            must_fit=lambda s: len(s) <= 40,
         )
     assert refused.value.document == 2
     assert refused.value.detail.startswith("'xxxx") and "line 1" not in refused.value.detail
