@@ -76,7 +76,7 @@ def _add_verbatim_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-verbatim",
         action="store_true",
-        help="do not copy numbers, links (URLs) and e-mail addresses exactly: the model "
+        help="do not copy numbers, links (URLs), e-mail addresses and emoji exactly: the model "
         "translates them like any other words (--keep names are still copied)",
     )
 
@@ -92,7 +92,9 @@ def read_verbatim(args: argparse.Namespace) -> Verbatim:
     from anuvad.inference.verbatim import Verbatim
 
     copy = not args.no_verbatim
-    return Verbatim(numbers=copy, links=copy, digits=args.digits, keep=tuple(args.keep))
+    return Verbatim(
+        numbers=copy, links=copy, symbols=copy, digits=args.digits, keep=tuple(args.keep)
+    )
 
 
 def splits_lines(args: argparse.Namespace) -> bool:

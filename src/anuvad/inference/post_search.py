@@ -10,13 +10,17 @@ phrases for the search; what the search cannot write is written here, after it:
 * the digits are written in the chosen script (:func:`write_digits`): the search always writes
   Latin ones, since forcing "८" into it changed the words around it;
 * an engine that cannot require phrases reports what arrived anyway (:func:`report_unrequired`);
-* :func:`finish` is what both engines run last on every batch of results: digits, n-best lists
-  of distinct texts again (a repair can make two candidates one), the length check.
+* a symbol the target vocabulary cannot spell (emoji, "©", "™": in neither shipped one) is
+  carried from the source (:func:`carry_symbols`): the model drops it ("Great job! 🎉" →
+  "महान नौकरी!") or writes the unknown piece, which SentencePiece shows as "⁇";
+* :func:`finish` is what both engines run last on every batch of results: digits, symbols, n-best
+  lists of distinct texts again (a repair can make two candidates one), the length check.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -37,6 +41,10 @@ from anuvad.inference.verbatim import (
 )
 
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
+UNKNOWN_MARK = "⁇"  # how SentencePiece writes the unknown piece
+_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Co"})
+_GLUE = frozenset({"\u200d", "\ufe0e", "\ufe0f", "\u20e3"})  # ZWJ, variation selectors, keycap
+_SPACES = re.compile(r"[ \t]{2,}")
 
 
 def before_final_mark(text: str, words: Sequence[str]) -> str:
@@ -160,29 +168,125 @@ def _shift_words(words: Sequence[WordScore], before: str, after: str) -> None:
             word.start, word.end = moved[word.start], moved[word.end - 1] + 1
 
 
+def symbol_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of symbols in ``text``: a stretch of symbols (Unicode categories
+    So, Sk, Co) with the joiners, variation selectors and keycap marks that build one emoji
+    ("👍🏽", "👨‍👩‍👧"), without spaces ("😀👍" is one run, "😀 👍" two)."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for i, char in enumerate(text):
+        inside = unicodedata.category(char) in _SYMBOL_CATEGORIES or (
+            start is not None and char in _GLUE
+        )
+        if inside and start is None:
+            start = i
+        elif not inside and start is not None:
+            runs.append((start, i))
+            start = None
+    if start is not None:
+        runs.append((start, len(text)))
+    return runs
+
+
+def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) -> str:
+    """``output`` with every symbol run of ``source`` (:func:`symbol_runs`) that the target
+    vocabulary cannot spell (``spellable`` False) and ``output`` lacks: each takes the place of
+    an unknown mark the model wrote, in order; those left over go where they stood in the
+    source (after the whole translation when nothing but punctuation followed them, the usual
+    place of an emoji; before it when they opened the source; else before its final
+    punctuation), and unknown marks left over are removed. ``output`` as it was when no run is
+    missing."""
+    runs = [
+        (a, b)
+        for a, b in symbol_runs(source)
+        if not spellable(source[a:b]) and source[a:b] not in output
+    ]
+    if not runs:
+        return output
+    parts = output.split(UNKNOWN_MARK)
+    text = parts[0]
+    for part in parts[1:]:  # each unknown mark the model wrote: the next missing run
+        if runs:
+            a, b = runs.pop(0)
+            text += source[a:b]
+        text += part
+    text = _SPACES.sub(" ", text).strip()
+    for a, b in runs:
+        run = source[a:b]
+        if not any(c.isalnum() for c in source[b:]):
+            text = f"{text} {run}" if text else run
+        elif not any(c.isalnum() for c in source[:a]):
+            text = f"{run} {text}"
+        else:
+            text = before_final_mark(text, [run])
+    return text
+
+
+def _relocate_words(words: Sequence[WordScore], text: str) -> None:
+    """Point each word at its place in ``text`` (words in order; one not found gets -1)."""
+    position = 0
+    for word in words:
+        found = text.find(word.text, position)
+        if found < 0:
+            word.start = word.end = -1
+            continue
+        word.start, word.end = found, found + len(word.text)
+        position = word.end
+
+
+def write_symbols(
+    results: Sequence[Translation],
+    verbatim: Verbatim | Sequence[Verbatim | None],
+    spellable: Callable[[str], bool],
+) -> None:
+    """:func:`carry_symbols` on each result (its text and n-best candidates) whose policy
+    copies symbols, in place; the word scores point at their words again."""
+    for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
+        if policy is None or not policy.symbols or not symbol_runs(result.source):
+            continue
+        for candidate in result.nbest:
+            before = candidate.text
+            candidate.text = carry_symbols(result.source, before, spellable)
+            if candidate.quality is not None and candidate.text != before:
+                _relocate_words(candidate.quality.words, candidate.text)
+        result.text = (
+            result.nbest[0].text
+            if result.nbest
+            else carry_symbols(result.source, result.text, spellable)
+        )
+
+
 def finish(
     results: Sequence[Translation],
     verbatim: Verbatim | Sequence[Verbatim | None] | None,
     src_lang: str,
     tgt_lang: str,
+    spellable: Callable[[str], bool] | None = None,
 ) -> None:
     """What both engines do last to a call's results, in place: the chosen digits
-    (:func:`write_digits`), n-best lists of distinct texts after the repairs, and the length
+    (:func:`write_digits`), the symbols the target vocabulary cannot spell (with ``spellable``:
+    :func:`write_symbols`), n-best lists of distinct texts after the repairs, and the length
     check (:func:`anuvad.inference.length_check.flag_short`)."""
     if verbatim is not None:
         write_digits(results, verbatim)
+        if spellable is not None:
+            write_symbols(results, verbatim, spellable)
         for result in results:
             result.nbest = distinct(result.nbest, len(result.nbest))
     flag_short(results, src_lang, tgt_lang)
 
 
 __all__ = [
+    "UNKNOWN_MARK",
     "before_final_mark",
+    "carry_symbols",
     "digits_outside_links",
     "finish",
     "report_unrequired",
     "signed",
+    "symbol_runs",
     "unsigned",
     "write_digits",
     "write_signs",
+    "write_symbols",
 ]

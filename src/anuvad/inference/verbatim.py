@@ -100,6 +100,8 @@ class Verbatim:
             the script numbers are written in.
         keep: strings copied as written wherever they occur as whole words (case-sensitive):
             names the user marks.
+        symbols: symbols the target vocabulary cannot spell (emoji, "©", "™") are carried
+            from the source after the search (:func:`anuvad.inference.post_search.carry_symbols`).
         only_source_numbers: in a sentence whose every digit is in a required phrase, the
             output may write no other digit (no number the source lacks: a small model
             invents them around the required ones; :mod:`anuvad.decoding.source_numbers`).
@@ -116,6 +118,7 @@ class Verbatim:
     links: bool = True
     digits: Digits = "latin"
     keep: tuple[str, ...] = field(default=())
+    symbols: bool = True
     only_source_numbers: bool = True
     langs: tuple[str, str] | None = None
 

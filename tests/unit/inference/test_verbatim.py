@@ -287,3 +287,46 @@ def test_devanagari_digits_leave_links_and_addresses_as_written() -> None:
     assert result.text == "१२ जून को https://irctc.co.in/page2 या care123@irctc.co.in देखें।"
     assert result.nbest[0].text == result.text
     assert [c.target for c in result.copied] == ["१२", "https://irctc.co.in/page2"]
+
+
+@pytest.mark.parametrize(
+    ("source", "output", "expected"),
+    [
+        # the unknown mark the model wrote takes the symbols' place
+        ("I love this movie 😀👍", "मुझे यह फ़िल्म पसंद है ⁇ ", "मुझे यह फ़िल्म पसंद है 😀👍"),
+        ("I ❤ it", "मैं ⁇  ⁇ इसे", "मैं ❤ इसे"),  # a mark left over is removed
+        # dropped: after the translation, before it, or before its final mark
+        ("Great job! 🎉", "बहुत अच्छा!", "बहुत अच्छा! 🎉"),
+        ("© 2024 Indian Railways.", "2024 भारतीय रेलवे।", "© 2024 भारतीय रेलवे।"),
+        ("The ❤ of Delhi.", "दिल्ली का दिल।", "दिल्ली का दिल ❤।"),
+        ("😀 and 👍🏽 and 👨\u200d👩\u200d👧", "और और", "😀 और और 👍🏽 👨\u200d👩\u200d👧"),
+        ("😀👍", "", "😀👍"),
+        # nothing to do: already there, or no symbol
+        ("A ❤ B", "क ❤ ख", "क ❤ ख"),
+        ("No symbol here.", "यहाँ ⁇ नहीं।", "यहाँ ⁇ नहीं।"),
+    ],
+)
+def test_symbols_the_vocabulary_cannot_spell_are_carried(
+    source: str, output: str, expected: str
+) -> None:
+    from anuvad.inference.post_search import carry_symbols
+
+    assert carry_symbols(source, output, spellable=lambda text: False) == expected
+    assert carry_symbols(source, output, spellable=lambda text: True) == output
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_every_candidate_keeps_the_emoji_and_its_word_scores_point_at_their_words(
+    translator: Translator, beam: int
+) -> None:
+    settings = translator.settings(beam_size=beam, nbest=beam)
+    texts = ["Thank you 😀", "I am going home."]
+    results = translator.translate(texts, settings, verbatim=Verbatim(), quality=True)
+    assert all("😀" in c.text for c in results[0].nbest) and results[0].text.endswith("😀")
+    plain = translator.translate(texts, settings, verbatim=Verbatim(symbols=False))
+    assert all("😀" not in c.text for c in plain[0].nbest)
+    assert [c.text for c in results[1].nbest] == [c.text for c in plain[1].nbest]
+    quality = results[0].quality
+    assert quality is not None
+    for word in quality.words:
+        assert word.start < 0 or results[0].text[word.start : word.end] == word.text

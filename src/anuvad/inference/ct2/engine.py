@@ -266,15 +266,14 @@ class CT2Translator:
         if verbatim is not None:
             data = self.model_file.config.data
             policies = search_policies(verbatim, len(results), (data.src_lang, data.tgt_lang))
-            vocabulary = self.tgt_tokenizer
-
-            def spellable(text: str) -> bool:
-                return UNK_ID not in vocabulary.encode(text)
-
             put_numbers_back(results, policies)
-            report_unrequired(results, policies, UNCONSTRAINED_ENGINE, spellable)
-        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang)
+            report_unrequired(results, policies, UNCONSTRAINED_ENGINE, self.spellable)
+        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, self.spellable)
         return results
+
+    def spellable(self, text: str) -> bool:
+        """Whether the target vocabulary can write ``text`` (no unknown piece)."""
+        return UNK_ID not in self.tgt_tokenizer.encode(text)
 
     def translate_text(self, texts: Sequence[str]) -> list[str]:
         """Like :meth:`translate` with the model's settings, returning only the output strings."""
