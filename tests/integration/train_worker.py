@@ -21,6 +21,7 @@ from typing import Any, cast
 import torch
 
 from anuvad.config import load_config
+from anuvad.distributed import end_worker
 from anuvad.training import launch
 from anuvad.training.trainer import Trainer
 
@@ -74,3 +75,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    end_worker(0)  # as anuvad.cli.main ends a worker (gloo's threads and finalization)

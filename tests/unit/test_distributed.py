@@ -37,7 +37,7 @@ import atexit, sys
 from anuvad import distributed
 from anuvad.cli import main
 if sys.argv[1] == "joined":
-    distributed.joined_a_group = lambda: True  # as after init_distributed under torchrun
+    distributed._joined = True  # as init_distributed sets it under torchrun
 atexit.register(lambda: print("finalized"))
 print("the last line", end="")
 sys.stderr.write("a warning")

@@ -16,17 +16,20 @@ if TYPE_CHECKING:
     from anuvad.inference.translation import Translation
 
 
-def unwritable(path: Path) -> str | None:
+def unwritable(path: Path, replaced: bool) -> str | None:
     """Why a file could not be written at ``path`` (None: it can be, as far as can be told
-    without writing)."""
+    without writing). ``replaced``: written beside and renamed over (``write_atomic``: the
+    folder must take a new file), else written in place (an existing file must be writable)."""
     if path.is_dir():
         return "is a folder; give a file name"
     folder = path.parent
     if not folder.is_dir():
         return f"the folder {folder} does not exist; create it first"
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"cannot write there (permissions of {path if path.exists() else folder})"
-    return None
+    if path.exists() and not replaced:
+        ok, where = os.access(path, os.W_OK), path
+    else:
+        ok, where = os.access(folder, os.W_OK | os.X_OK), folder
+    return None if ok else f"cannot write there (permissions of {where})"
 
 
 def refuse_unsplit(

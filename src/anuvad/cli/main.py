@@ -8,14 +8,13 @@ group: translate, evaluate, serve, data, calibrate, export, parsing); the librar
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from anuvad import __version__
@@ -329,27 +328,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _end_worker(code: int) -> int:
-    """Return ``code``, or, in a process that joined ``torchrun``'s process group, flush the
-    output and end the process at once with it (``os._exit``), skipping the interpreter's
-    finalization.
-
-    Why: gloo's worker threads free a finished collective's work object after the collective
-    has returned; a barrier's work holds the gather before it, whose tensors have Python objects.
-    When that happens while the interpreter finalizes, the thread's request for the GIL ends it
-    mid-destructor and C++ aborts the process ("terminate called without an active exception",
-    SIGABRT) after all its work was done, and torchrun reports the job failed (about 1 run in 25
-    of a 2-worker ``anuvad translate`` on 2 cores). Nothing is left to finalize: files are
-    closed, the group shut down (:func:`anuvad.distributed.shutdown_distributed`).
-    """
-    # Only commands that may join a group import the module (it imports torch: slow to load).
+    """``code``, or the end of a process that joined torchrun's group
+    (:func:`anuvad.distributed.end_worker`). Only commands that may join a group import that
+    module (it imports torch, slow to load), so a command that did not is not slowed."""
     distributed = sys.modules.get("anuvad.distributed")
-    if distributed is None or not distributed.joined_a_group():
+    if distributed is None:
         return code
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing can go out
-            stream.flush()
-    os._exit(code)
+    end: Callable[[int], int] = distributed.end_worker
+    return end(code)
 
 
 if __name__ == "__main__":

@@ -187,8 +187,11 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         return f"--chunk-lines must be at least 1, got {args.chunk_lines}"
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not args.input:
         return "under torchrun every worker reads the input: give it as --input FILE, not on stdin"
-    for option, path in (("--output", args.output), ("--attention", args.attention)):
-        if path and (problem := unwritable(Path(path))):
+    for option, path, replaced in (
+        ("--output", args.output, True),  # write_atomic
+        ("--attention", args.attention, False),  # written in place
+    ):
+        if path and (problem := unwritable(Path(path), replaced)):
             return f"{option} {path}: {problem}"
     return None
 

@@ -20,6 +20,7 @@ from typing import Generic, Protocol, TypeVar
 
 from anuvad.errors import InputTooLongError
 from anuvad.inference.sentences import locate, sentence_splitter
+from anuvad.inference.symbols import without_edge_symbols
 
 __all__ = [
     "DocumentTranslation",
@@ -128,9 +129,11 @@ def split_document(
     """Cut ``text`` into sentences, each with its place in the text.
 
     Every line is split on its own (a newline always ends a sentence); blank lines give no
-    segment; a list marker at the start of a line ("- ", "1. ", "(a) ") is layout, left out of
-    the segment and kept as written. Sentences are in document order and never overlap; the
-    text between two segments (and before the first and after the last) is whitespace only.
+    segment; a list marker at the start of a line ("- ", "1. ", "(a) ") and symbols before or
+    after a sentence (emoji: :mod:`anuvad.inference.symbols`) are layout, left out of the
+    segment and kept as written. Sentences are in document order and never overlap; the text
+    between two segments (and before the first and after the last) is whitespace, a list marker
+    or symbols.
 
     Args:
         text: the document.
@@ -160,6 +163,9 @@ def split_document(
                 left = len(body) - len(body.lstrip())
                 spans = [(left, len(body.rstrip()))]
             for start, end in ((skip + a, skip + b) for a, b in spans):
+                start, end = without_edge_symbols(line, start, end)  # symbols around: layout
+                if start == end:
+                    continue
                 segment = Segment(offset + start, offset + end, line[start:end], number)
                 segments.extend(fit_segment(segment, fits, lang) if fits else [segment])
         offset += len(line) + 1

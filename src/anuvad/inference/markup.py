@@ -16,6 +16,7 @@ today") is translated in pieces: markup is never moved or dropped, at some cost 
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,8 +31,14 @@ _END = re.compile(r"</([A-Za-z][\w:-]*)\s*>")
 _NO_TRANSLATE = re.compile(
     r"""\btranslate\s*=\s*["']?no\b|\bclass\s*=\s*["'][^"']*\bnotranslate\b""", re.IGNORECASE
 )
-# One character of a text run as written: an entity (``&nbsp;``, ``&#160;``) or a character.
-_UNIT = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?|.", re.DOTALL)
+# One character of a text run as written: an entity (``&nbsp;``, ``&#160;``, HTML5's names that
+# need no semicolon, ``&nbsp``, matched as far as the name goes) or a character.
+_UNIT = re.compile(
+    r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|"
+    + "|".join(re.escape(name) for name in sorted(html.entities.html5, key=len, reverse=True))
+    + ")|.",
+    re.DOTALL,
+)
 KEEP_ELEMENTS = frozenset({"code", "pre", "kbd", "samp", "var", "textarea"})
 VOID_ELEMENTS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",

@@ -20,14 +20,15 @@ phrases for the search; what the search cannot write is written here, after it:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.dates import CURRENCY_SIGNS
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
+from anuvad.inference.symbols import symbol_runs
 from anuvad.inference.translation import Translation, WordScore
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
@@ -41,9 +42,6 @@ from anuvad.inference.verbatim import (
 )
 
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
-UNKNOWN_MARK = "⁇"  # how SentencePiece writes the unknown piece
-_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Co"})
-_GLUE = frozenset({"\u200d", "\ufe0e", "\ufe0f", "\u20e3"})  # ZWJ, variation selectors, keycap
 _SPACES = re.compile(r"[ \t]{2,}")
 
 
@@ -168,58 +166,50 @@ def _shift_words(words: Sequence[WordScore], before: str, after: str) -> None:
             word.start, word.end = moved[word.start], moved[word.end - 1] + 1
 
 
-def symbol_runs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of symbols in ``text``: a stretch of symbols (Unicode categories
-    So, Sk, Co) with the joiners, variation selectors and keycap marks that build one emoji
-    ("👍🏽", "👨‍👩‍👧"), without spaces ("😀👍" is one run, "😀 👍" two)."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for i, char in enumerate(text):
-        inside = unicodedata.category(char) in _SYMBOL_CATEGORIES or (
-            start is not None and char in _GLUE
-        )
-        if inside and start is None:
-            start = i
-        elif not inside and start is not None:
-            runs.append((start, i))
-            start = None
-    if start is not None:
-        runs.append((start, len(text)))
-    return runs
-
-
 def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) -> str:
-    """``output`` with every symbol run of ``source`` (:func:`symbol_runs`) that the target
-    vocabulary cannot spell (``spellable`` False) and ``output`` lacks: each takes the place of
-    an unknown mark the model wrote, in order; those left over go where they stood in the
-    source (after the whole translation when nothing but punctuation followed them, the usual
-    place of an emoji; before it when they opened the source; else before its final
-    punctuation), and unknown marks left over are removed. ``output`` as it was when no run is
-    missing."""
-    runs = [
-        (a, b)
-        for a, b in symbol_runs(source)
-        if not spellable(source[a:b]) and source[a:b] not in output
-    ]
-    if not runs:
+    """``output`` with the symbol runs of ``source`` (:mod:`anuvad.inference.symbols`) that
+    stand alone (no letter or digit touches them: "I ❤ it", not "25 °C" or "Google®"), that
+    the target vocabulary cannot spell (``spellable`` False) and that ``output`` has fewer
+    times than ``source``. Each takes the place of an unknown mark "⁇" the model wrote, in
+    order (only when the source holds nothing else the vocabulary cannot spell, which the
+    mark could stand for); those left go where they stood in the source: after the
+    translation when no letter or digit followed them, before it (in their order) when none
+    came before, else before its final punctuation. Marks left over are then removed.
+    ``output`` as it was when no run is missing."""
+    missing: list[tuple[int, int]] = []
+    counts: dict[str, int] = {}
+    for a, b in symbol_runs(source):
+        run = source[a:b]
+        alone = not (a > 0 and source[a - 1].isalnum()) and not (
+            b < len(source) and source[b].isalnum()
+        )
+        counts[run] = counts.get(run, 0) + 1
+        if alone and not spellable(run) and output.count(run) < counts[run]:
+            missing.append((a, b))
+    if not missing:
         return output
-    parts = output.split(UNKNOWN_MARK)
-    text = parts[0]
-    for part in parts[1:]:  # each unknown mark the model wrote: the next missing run
-        if runs:
-            a, b = runs.pop(0)
-            text += source[a:b]
-        text += part
-    text = _SPACES.sub(" ", text).strip()
-    for a, b in runs:
+    covered = {i for a, b in symbol_runs(source) for i in range(a, b)}
+    others = [c for i, c in enumerate(source) if i not in covered and not c.isspace()]
+    text = output
+    if UNK_SURFACE in text and spellable("".join(others)):  # the marks are the symbols'
+        parts = text.split(UNK_SURFACE)
+        text = parts[0]
+        for part in parts[1:]:
+            if missing:
+                a, b = missing.pop(0)
+                text += source[a:b]
+            text += part
+        text = _SPACES.sub(" ", text).strip()
+    leading: list[str] = []
+    for a, b in missing:
         run = source[a:b]
         if not any(c.isalnum() for c in source[b:]):
             text = f"{text} {run}" if text else run
         elif not any(c.isalnum() for c in source[:a]):
-            text = f"{run} {text}"
+            leading.append(run)
         else:
             text = before_final_mark(text, [run])
-    return text
+    return " ".join([*leading, text]) if leading else text
 
 
 def _relocate_words(words: Sequence[WordScore], text: str) -> None:
@@ -277,14 +267,12 @@ def finish(
 
 
 __all__ = [
-    "UNKNOWN_MARK",
     "before_final_mark",
     "carry_symbols",
     "digits_outside_links",
     "finish",
     "report_unrequired",
     "signed",
-    "symbol_runs",
     "unsigned",
     "write_digits",
     "write_signs",

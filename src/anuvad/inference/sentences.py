@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from anuvad.inference.symbols import is_symbol
+
 __all__ = ["locate", "sentence_case_view", "sentence_splitter"]
 
 _SPACE = re.compile(r"\s")
@@ -115,8 +117,10 @@ def _case_robust(split: Callable[[str], list[str]], lang: str) -> Callable[[str]
 
     def split_line(line: str) -> list[str]:
         # Moses' rules split at spaces only: a tab, a vertical tab (Word's manual line break) or
-        # U+2028 after a full stop would join two sentences, so they are spaces in the view.
+        # U+2028 after a full stop would join two sentences, so they are spaces in the view; so
+        # are symbols ("Great job! 🎉 See you." is two sentences with an emoji between).
         view = _OTHER_SPACE.sub(" ", sentence_case_view(line, abbreviations))
+        view = "".join(" " if is_symbol(c) else c for c in view) if not view.isascii() else view
         if view == line:
             return split(line)
         spans = locate(split(view), view)
@@ -143,14 +147,17 @@ def sentence_splitter(lang: str) -> Callable[[str], list[str]]:
 
 def locate(sentences: Sequence[str], line: str) -> list[tuple[int, int]] | None:
     """(start, end) of each sentence in ``line``, matching non-space characters in order
-    (splitters may change inner spacing); None when the splitter changed other characters."""
+    (splitters may change inner spacing; symbols between sentences are left out of both, as
+    the case-robust splitter leaves them); None when the splitter changed other characters."""
     spans: list[tuple[int, int]] = []
     pos = 0
     for sentence in sentences:
         chars = _SPACE.sub("", sentence)
         if not chars:
             continue
-        while pos < len(line) and line[pos].isspace():
+        while pos < len(line) and (line[pos].isspace() or is_symbol(line[pos])):
+            if line[pos] == chars[0]:
+                break  # a sentence that begins with a symbol
             pos += 1
         start = pos
         for char in chars:
@@ -160,6 +167,6 @@ def locate(sentences: Sequence[str], line: str) -> list[tuple[int, int]] | None:
                 return None
             pos += 1
         spans.append((start, pos))
-    if line[pos:].strip():
+    if any(not (c.isspace() or is_symbol(c)) for c in line[pos:]):
         return None  # the splitter dropped text
     return spans

@@ -20,7 +20,7 @@ import torch
 from anuvad.checkpoint import ModelFile, load_model
 from anuvad.data.batching import collate_source
 from anuvad.data.language_tokens import resolve_pair
-from anuvad.data.tokenizer import EOS_ID, UNK_ID
+from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.constraints import OutputConstraint, search_constraint
@@ -282,12 +282,9 @@ class Translator:
                 result.copied = copied_report(
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )
-        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, self.spellable)
+        spellable = self.phrase_encoder.spellable
+        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
         return results
-
-    def spellable(self, text: str) -> bool:
-        """Whether the target vocabulary can write ``text`` (no unknown piece)."""
-        return UNK_ID not in self.tgt_tokenizer.encode(text)
 
     @functools.cached_property
     def may_run(self) -> torch.Tensor:

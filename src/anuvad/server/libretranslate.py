@@ -216,16 +216,18 @@ def check_key(state: ServerState, request: Request, key: str | None) -> None:
         raise LibreTranslateError(403, "Invalid API key")
 
 
-def check_languages(state: ServerState, texts: list[str], sources: list[str]) -> None:
+def check_languages(
+    state: ServerState, texts: list[str], sources: list[str], checked: list[int] | None = None
+) -> None:
     """Refuse a text mostly in another script than its source language, in LibreTranslate's
     terms (``source``; anuvad's own message names its ``model`` field, which LibreTranslate
-    clients do not have).
+    clients do not have); only the texts ``checked`` (None: all) are checked.
 
     Raises:
         LibreTranslateError: 400 naming the text, the language found and the source to send.
     """
     for i, (text, source) in enumerate(zip(texts, sources, strict=True)):
-        if not wrong_script(text, source):
+        if (checked is not None and i not in checked) or not wrong_script(text, source):
             continue
         which = "q" if len(texts) == 1 else f"q[{i}]"
         found = detect_served(state, text).language

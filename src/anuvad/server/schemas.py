@@ -212,10 +212,11 @@ class TermsAndSearch(DecodeSettings):
     )
     verbatim: bool = Field(
         True,
-        description="copy numbers, links (URLs), e-mail addresses, emoji and the `keep` names into "
+        description="copy numbers, links (URLs), e-mail addresses and the `keep` names into "
         "the translation exactly: the torch engine's search is made to write them "
         "(anuvad.inference.verbatim); each sentence's `copied` says what was found and whether "
-        "it arrived; false: the model translates them like any other words",
+        "it arrived; emoji and other symbols the vocabulary cannot spell are carried after the "
+        "search (both engines); false: the model translates them like any other words",
     )
     digits: Digits = Field(
         "latin",

@@ -33,6 +33,7 @@ from anuvad.inference import (
     post_search,
     punctuation,
     sentences,
+    symbols,
     verbatim,
 )
 
@@ -96,7 +97,11 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
     """``model.json``'s ``text``: how the page splits ``src_lang`` documents and mends
     ``tgt_lang`` outputs."""
     prefixes = _prefixes(src_lang)
-    split: dict[str, Any] = {"list_marker": js_pattern(documents._LIST_MARKER.pattern)}
+    split: dict[str, Any] = {
+        "list_marker": js_pattern(documents._LIST_MARKER.pattern),
+        "symbol": symbols.JS_SYMBOL,
+        "other_space": js_pattern(sentences._OTHER_SPACE.pattern),
+    }
     if prefixes is None:
         split |= {"kind": "rule", "rule": js_pattern(sentences._RULE.pattern)}
     else:

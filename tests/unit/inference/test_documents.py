@@ -172,6 +172,28 @@ def test_any_white_space_after_a_full_stop_ends_a_sentence(space: str) -> None:
         assert assemble(text, segments, [s.text for s in segments]) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "lang", "sentences"),
+    [
+        ("Great job! 🎉 See you tomorrow.", "en", ["Great job!", "See you tomorrow."]),
+        ("I love this movie 😀👍", "en", ["I love this movie"]),
+        ("🎉 Party tonight! 🎉🎉", "en", ["Party tonight!"]),
+        ("😀👍", "en", []),
+        ("👍🏽 Done. 👨\u200d👩\u200d👧", "en", ["Done."]),
+        ("आज अच्छा है। 🎉 कल मिलेंगे। 😀", "hi", ["आज अच्छा है।", "कल मिलेंगे।"]),
+        ("The ❤ of Delhi.", "en", ["The ❤ of Delhi."]),  # inside: carried after the search
+    ],
+)
+def test_emoji_around_sentences_are_layout_kept_in_place(
+    text: str, lang: str, sentences: list[str]
+) -> None:
+    segments = split_document(text, lang)
+    assert [s.text for s in segments] == sentences
+    translated = assemble(text, segments, [f"<{s.text}>" for s in segments])
+    symbols = [c for c in text if not c.isascii() and not ("\u0900" <= c <= "\u097f")]
+    assert [c for c in translated if c in symbols] == symbols  # every emoji, in order
+
+
 def test_list_markers_are_layout_and_stay_as_written() -> None:
     text = "To do:\n- buy milk\n  * call the doctor\n• pay the rent\n1. book tickets\n(b) rest"
     segments = split_document(text, "en")

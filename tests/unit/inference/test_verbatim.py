@@ -311,7 +311,7 @@ def test_symbols_the_vocabulary_cannot_spell_are_carried(
 ) -> None:
     from anuvad.inference.post_search import carry_symbols
 
-    assert carry_symbols(source, output, spellable=lambda text: False) == expected
+    assert carry_symbols(source, output, spellable=lambda text: text.isascii()) == expected
     assert carry_symbols(source, output, spellable=lambda text: True) == output
 
 
@@ -330,3 +330,40 @@ def test_every_candidate_keeps_the_emoji_and_its_word_scores_point_at_their_word
     assert quality is not None
     for word in quality.words:
         assert word.start < 0 or results[0].text[word.start : word.end] == word.text
+
+
+@pytest.mark.parametrize(
+    ("source", "output", "expected"),
+    [
+        ("😀 👍 Hello friend", "नमस्ते दोस्त", "😀 👍 नमस्ते दोस्त"),  # leading runs keep their order
+        ("😀 hello 😀", "नमस्ते 😀", "नमस्ते 😀 😀"),  # a repeated symbol is counted
+        ("25 °C today", "आज 25 C", "आज 25 C"),  # a symbol that touches a word stays out
+        ("Google® is here", "गूगल यहाँ है", "गूगल यहाँ है"),
+        ("Price 5 € 😀", "कीमत 5 ⁇", "कीमत 5 ⁇ 😀"),  # the mark may be the €'s: left alone
+    ],
+)
+def test_only_symbols_that_stand_alone_are_carried_each_as_often_as_in_the_source(
+    source: str, output: str, expected: str
+) -> None:
+    from anuvad.inference.post_search import carry_symbols
+
+    assert carry_symbols(source, output, spellable=lambda text: text.isascii()) == expected
+
+
+def test_write_symbols_puts_the_emoji_in_the_mark_and_moves_the_word_offsets() -> None:
+    from anuvad.inference.post_search import write_symbols
+    from anuvad.inference.translation import Candidate, Quality, Translation, WordScore
+
+    text = "मुझे ⁇ पसंद है।"
+    words = [WordScore("मुझे", 0.9, 0, 4), WordScore("पसंद", 0.8, 7, 11), WordScore("है।", 0.7, 12, 15)]
+    quality = Quality(token_probs=[], words=words, features={})
+    best = Candidate(text, [], -1.0, -1.0, True, quality=quality)
+    result = Translation("I ❤❤ it.", text, [], -1.0, True, [best], quality=quality)
+    write_symbols([result], Verbatim(), spellable=lambda t: t.isascii())
+    assert result.text == "मुझे ❤❤ पसंद है।" == result.nbest[0].text
+    assert [(w.text, result.text[w.start : w.end]) for w in words] == [
+        ("मुझे", "मुझे"),
+        ("पसंद", "पसंद"),
+        ("है।", "है।"),
+    ]
+    assert [w.start for w in words] == [0, 8, 13]  # moved by the longer run

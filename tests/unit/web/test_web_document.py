@@ -31,10 +31,14 @@ DOCUMENTS = {
         "the u.s. team won. it was a surprise... or not? we will see.",
         'He said "Stop." Then he left. No. 5 is next.',
         "  leading spaces. And trailing ones.   \n\n\nthree newlines above.",
+        # other white space ends a sentence; emoji around sentences are layout (UTF-16 pairs)
+        "Hello.\tWorld.\vAgain.\u2028Done. Great job! 🎉 See you. 👨\u200d👩\u200d👧",
+        "🎉 Party tonight! 🎉🎉\n😀👍\nThe ❤ of Delhi. I love it 😀",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
         '  "उद्धरण।" और फिर (कोष्ठक।) आगे ',
+        "आज अच्छा है। 🎉 कल मिलेंगे। 😀\n👍🏽 ठीक है।",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.

@@ -99,6 +99,7 @@ async def translate_body(
         LibreTranslateError: what LibreTranslate answers with an error.
         ApiError: what anuvad refused or failed at (:func:`from_api_error` maps it).
     """
+    state.check_open()  # a closing server refuses even what it would give back unchanged
     q, source, target, alternatives = body.q, body.source, body.target, body.alternatives
     texts = q if isinstance(q, list) else [q]
     chars = sum(len(t) for t in texts)
@@ -127,14 +128,15 @@ async def translate_body(
             groups.setdefault(None, []).append(i)
         else:
             groups.setdefault(pick_model(state, language, target), []).append(i)
-    check_languages(state, readable, sources)
+    translated_here = [i for i in range(len(texts)) if i not in groups.get(None, [])]
+    check_languages(state, readable, sources, translated_here)
     translated: list[str] = list(texts)
     others: list[list[str]] = [[] for _ in texts]
     for model_id, indices in groups.items():
         if model_id is None:
             continue
         mine = [texts[i] for i in indices] if isinstance(q, list) else q
-        asked = anuvad_request(state, model_id, mine, body.format or "text", alternatives)
+        asked = anuvad_request(state, model_id, mine, body.format, alternatives)
         response = await translated_by(state, request, asked)
         for k, i in enumerate(indices):
             translated[i] = response.translations[k].text

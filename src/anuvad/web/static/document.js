@@ -77,8 +77,16 @@ function sentenceCaseView(line, split) {
   return chars.join("");
 }
 
-/** [start, end) of each sentence in line, matching non-space characters in order. */
-export function locate(sentences, line) {
+/** Whether a character is a symbol (an emoji, "©": sentences.py's is_symbol), by the pattern
+ * model.json's `split.symbol` holds. */
+const symbolTest = (split) => {
+  const symbol = re(`^${split.symbol}$`, "u");
+  return (c) => symbol.test(c);
+};
+
+/** [start, end) of each sentence in line, matching non-space characters in order; symbols
+ * between sentences are left out of both (isSymbol: none by default). */
+export function locate(sentences, line, isSymbol = () => false) {
   const spans = [];
   const chars = [...line];
   // offsets in UTF-16 units, as JavaScript strings index
@@ -90,7 +98,10 @@ export function locate(sentences, line) {
   for (const sentence of sentences) {
     const wanted = [...sentence].filter((c) => !isSpace(c));
     if (wanted.length === 0) continue;
-    while (pos < chars.length && isSpace(chars[pos])) pos++;
+    while (pos < chars.length && (isSpace(chars[pos]) || isSymbol(chars[pos]))) {
+      if (chars[pos] === wanted[0]) break; // a sentence that begins with a symbol
+      pos++;
+    }
     const start = pos;
     for (const c of wanted) {
       while (pos < chars.length && isSpace(chars[pos])) pos++;
@@ -99,7 +110,7 @@ export function locate(sentences, line) {
     }
     spans.push([offsets[start], offsets[pos]]);
   }
-  if (chars.slice(pos).join("").trim()) return null;
+  if (chars.slice(pos).some((c) => !(isSpace(c) || isSymbol(c)))) return null;
   return spans;
 }
 
@@ -118,9 +129,12 @@ function ruleSplit(text, rule) {
 /** The sentences of one line (sentences.sentence_splitter). */
 export function splitLine(line, split) {
   if (split.kind === "rule") return ruleSplit(line, split.rule);
-  const view = sentenceCaseView(line, split);
+  // Other white space and symbols are spaces in the view (as many as their UTF-16 units).
+  const isSymbol = symbolTest(split);
+  const view = [...sentenceCaseView(line, split).replace(re(split.other_space), " ")]
+    .map((c) => (isSymbol(c) ? " ".repeat(c.length) : c)).join("");
   if (view === line) return mosesSplit(line, split.prefixes);
-  const spans = locate(mosesSplit(view, split.prefixes), view);
+  const spans = locate(mosesSplit(view, split.prefixes), view, isSymbol);
   if (spans === null) return mosesSplit(line, split.prefixes);
   return spans.map(([a, b]) => line.slice(a, b));
 }
@@ -128,6 +142,8 @@ export function splitLine(line, split) {
 /** The sentences of a text, each {start, end, text, line} (documents.split_document, without
  * cutting sentences too long for the model: those are cut by the model's limit instead). */
 export function splitDocument(text, split) {
+  const isSymbol = symbolTest(split);
+  const edge = (c) => isSpace(c) || isSymbol(c);
   const segments = [];
   let offset = 0;
   const marker = re(split.list_marker, "uy");
@@ -137,13 +153,24 @@ export function splitDocument(text, split) {
     const skip = m ? m[0].length : 0;
     const body = line.slice(skip);
     if (body.trim()) {
-      let spans = locate(splitLine(body, split), body);
+      let spans = locate(splitLine(body, split), body, isSymbol);
       if (spans === null) {
         const left = body.length - body.trimStart().length;
         spans = [[left, body.trimEnd().length]];
       }
-      for (const [a, b] of spans) {
-        segments.push({ start: offset + skip + a, end: offset + skip + b, text: line.slice(skip + a, skip + b), line: number });
+      for (const [a0, b0] of spans) {
+        // symbols.without_edge_symbols: symbols (and spaces) around a sentence are layout
+        let a = skip + a0;
+        let b = skip + b0;
+        while (a < b && edge(String.fromCodePoint(line.codePointAt(a)))) a += String.fromCodePoint(line.codePointAt(a)).length;
+        while (b > a) {
+          const low = line.charCodeAt(b - 1);
+          const width = low >= 0xdc00 && low <= 0xdfff && b - 2 >= a ? 2 : 1;
+          if (!edge(line.slice(b - width, b))) break;
+          b -= width;
+        }
+        if (a === b) continue;
+        segments.push({ start: offset + a, end: offset + b, text: line.slice(a, b), line: number });
       }
     }
     offset += line.length + 1;
