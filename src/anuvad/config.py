@@ -8,6 +8,7 @@ A config is loaded with :func:`load_config`, changed with ``a.b=c`` overrides
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,14 @@ from anuvad.dataclass_io import apply_overrides, from_plain
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import ConfigError
 
+# sacreBLEU's tokenizer names (what train.bleu_tokenize and `anuvad evaluate --tokenize` take).
+BLEU_TOKENIZERS = (
+    "13a", "intl", "none", "char", "zh", "ja-mecab", "ko-mecab", "flores101", "flores200",
+)  # fmt: skip
+
 __all__ = [
     "ACTIVATIONS",
+    "BLEU_TOKENIZERS",
     "DATA_ENV_VAR",
     "POSITIONAL_ENCODINGS",
     "CleaningConfig",
@@ -221,6 +228,20 @@ class ExperimentConfig:
                     f"train.init_{side}_layers needs one layer index (>= 0) per layer of the run: "
                     f"model.num_{side}_layers is {count}, got {layer_map}",
                 )
+        for name in ("adam_beta1", "adam_beta2"):
+            value = getattr(tr, name)
+            need(
+                0.0 <= value < 1.0,
+                f"train.{name} must be in [0, 1) (the paper: 0.9, 0.98), got {value}",
+            )
+        need(
+            tr.adam_eps > 0, f"train.adam_eps must be positive (the paper: 1e-9), got {tr.adam_eps}"
+        )
+        need(tr.weight_decay >= 0, f"train.weight_decay must be >= 0, got {tr.weight_decay}")
+        need(
+            re.fullmatch(r"auto|cpu|cuda(:\d+)?", tr.device) is not None,
+            f"train.device must be auto, cpu, cuda or cuda:N, got {tr.device!r}",
+        )
         need(tr.warmup_steps > 0, "train.warmup_steps must be positive")
         need(tr.lr_scale > 0, "train.lr_scale must be positive")
         need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")
@@ -247,8 +268,9 @@ class ExperimentConfig:
             f"{tr.early_stop_metric!r}",
         )
         need(
-            tr.bleu_tokenize in ("13a", "intl", "none", "char", "zh", "ja-mecab", "flores200"),
-            f"train.bleu_tokenize must be a sacreBLEU tokenizer name, got {tr.bleu_tokenize!r}",
+            tr.bleu_tokenize in BLEU_TOKENIZERS,
+            f"train.bleu_tokenize must be one of {', '.join(BLEU_TOKENIZERS)}, got "
+            f"{tr.bleu_tokenize!r}",
         )
 
         problems.extend(self.decode.problems())
@@ -287,6 +309,12 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Experim
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: line {line} is not valid UTF-8; save the file as UTF-8 "
+            f"(e.g. iconv -f latin1 -t utf-8)"
+        ) from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping")
     apply_overrides(data, overrides or [])

@@ -144,6 +144,7 @@ class DataConfig:
         need(self.max_len > 0, "data.max_len must be positive")
         need(self.max_len_ratio >= 1.0, "data.max_len_ratio must be >= 1")
         need(self.max_tokens > 0, "data.max_tokens must be positive")
+        need(self.valid_max_tokens > 0, "data.valid_max_tokens must be positive")
         c = self.clean
         need(
             0.0 <= c.min_script_ratio <= 1.0,

@@ -81,6 +81,12 @@ def init_distributed(device: str = "auto") -> DistributedContext:
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     use_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
+    if use_cuda and not torch.cuda.is_available():
+        raise TrainingError(
+            f"train.device={device} but no CUDA GPU is usable here (torch "
+            f"{torch.__version__}, CUDA {torch.version.cuda or 'not built in'}); set "
+            "train.device=cpu, or auto to use a GPU when there is one"
+        )
     if use_cuda:
         if world_size > 1 and local_rank >= torch.cuda.device_count():
             raise TrainingError(

@@ -137,6 +137,19 @@ def test_errors_exit_2_with_a_clear_message(
     assert main(["prepare", "--config", str(config), "--out", str(tmp_path / "p")]) == 2
     err = capsys.readouterr().err
     assert "train.tgt" in err and "line" in err
+    # Paths that were tracebacks, some only after the work: each named before it starts.
+    junk, pack = str(tmp_path / "junk.pt"), str(tmp_path / "missing.pack")
+    assert main(["prepare", "--config", str(config), "--out", junk]) == 2
+    assert f"{junk} is a file; give a folder" in capsys.readouterr().err
+    assert main(["data", "unpack", pack, "--to", str(tmp_path / "u"), "--sha256", "ab"]) == 2
+    assert f"{pack}: no such pack file" in capsys.readouterr().err
+    assert main(["data", "pack", "--config", str(config), "--out", folder]) == 2
+    assert f"--out {folder}: is a folder; give a file name" in capsys.readouterr().err
+    refs = str(tmp_path / "corpus" / "train.tgt")
+    out = str(tmp_path / "no" / "h.txt")
+    args = ["evaluate", "--hypotheses", refs, "--references", refs, "--write-hypotheses", out]
+    assert main(args) == 2
+    assert f"--write-hypotheses {out}: the folder" in capsys.readouterr().err
 
 
 def test_translate_refuses_bad_chunks_and_stdin_under_torchrun(

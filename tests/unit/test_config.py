@@ -485,3 +485,33 @@ def test_bad_decode_settings_are_named(changes: dict[str, object], message: str)
     data["decode"] = changes
     with pytest.raises(ConfigError, match=re.escape(message)):
         config_from_dict(data).validate()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("train.adam_beta1=1.5", "train.adam_beta1 must be in [0, 1)"),
+        ("train.adam_beta2=-0.1", "train.adam_beta2 must be in [0, 1)"),
+        ("train.adam_eps=0", "train.adam_eps must be positive"),
+        ("train.weight_decay=-1", "train.weight_decay must be >= 0"),
+        ("train.device=gpu", "train.device must be auto, cpu, cuda or cuda:N, got 'gpu'"),
+        ("data.valid_max_tokens=0", "data.valid_max_tokens must be positive"),
+        ("train.bleu_tokenize=bogus", "train.bleu_tokenize must be one of 13a, intl"),
+    ],
+)
+def test_values_torch_or_the_last_validation_would_reject_are_named_before_training(
+    override: str, message: str
+) -> None:
+    # Each was a traceback: from Adam at the first update, or after a whole run (validation),
+    # or silently accepted (train.device=gpu trained on the CPU).
+    with pytest.raises(ConfigError) as refused:
+        load_config(REPO / "configs" / "tiny.yaml", [override])
+    assert message in str(refused.value)
+    load_config(REPO / "configs" / "tiny.yaml", ["train.device=cuda:1"])  # a valid form
+
+
+def test_a_config_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"# Config\nname: caf\xe9\n")
+    with pytest.raises(ConfigError, match=r"latin1.yaml: line 2 is not valid UTF-8"):
+        load_config(path)

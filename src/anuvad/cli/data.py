@@ -105,10 +105,14 @@ def cmd_data_download(args: argparse.Namespace) -> int:
 
 def cmd_data_pack(args: argparse.Namespace) -> int:
     """Pack every file the configs read (plus ``--file``s) into one checksummed archive."""
+    from anuvad.cli.input_checks import unwritable
     from anuvad.config import load_config
     from anuvad.data.corpora import resolve_path
     from anuvad.data.pack import plan_pack, recipe_files, write_pack
 
+    if problem := unwritable(Path(args.out), replaced=True):
+        print(f"error: --out {args.out}: {problem}", file=sys.stderr)
+        return 2  # before reading and compressing gigabytes
     configs = [load_config(path) for path in args.config]
     root = configs[0].data.resolve_root() if configs else Path(os.environ.get(DATA_ENV_VAR, "."))
     files = recipe_files(configs) + [(resolve_path(f, root), root) for f in args.file]
@@ -131,6 +135,9 @@ def cmd_data_unpack(args: argparse.Namespace) -> int:
     from anuvad.data.download import sha256_of
     from anuvad.data.pack import unpack
 
+    if not Path(args.pack).is_file():
+        print(f"error: {args.pack}: no such pack file", file=sys.stderr)
+        return 2
     if args.sha256 and sha256_of(Path(args.pack)) != args.sha256:
         print(f"error: {args.pack} is not the pack --sha256 names; copy it again", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from anuvad.cli.input_checks import unwritable
 from anuvad.cli.job import TranslationJob, load_translator, read_input_lines
 from anuvad.cli.options import (
     EngineOptions,
@@ -19,6 +20,7 @@ from anuvad.cli.options import (
     add_search_options,
     read_glossary,
 )
+from anuvad.config import BLEU_TOKENIZERS
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -60,6 +62,9 @@ def _translate_sources(args: argparse.Namespace) -> tuple[list[str], dict[str, A
 def _evaluate_translation(args: argparse.Namespace) -> int:
     from anuvad.evaluation.metrics import default_tokenize, evaluate_translations
 
+    if args.write_hypotheses and (problem := unwritable(Path(args.write_hypotheses), False)):
+        print(f"error: --write-hypotheses {args.write_hypotheses}: {problem}", file=sys.stderr)
+        return 2  # before translating, not after
     references = read_input_lines(args.references)
     settings: dict[str, Any] = {}
     tgt_lang: str | None = None
@@ -100,7 +105,9 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--source", help="source sentences for --model, one per line")
     p.add_argument("--references", required=True, help="references, one per line")
     p.add_argument(
-        "--tokenize", help="sacreBLEU tokenizer: 13a, intl, ... (default intl for Hindi, else 13a)"
+        "--tokenize",
+        choices=BLEU_TOKENIZERS,
+        help="sacreBLEU tokenizer (default intl for Hindi, else 13a)",
     )
     p.add_argument("--tgt-lang", help="target language when not known from --model (e.g. hi, de)")
     p.add_argument(

@@ -138,10 +138,15 @@ def cmd_average(args: argparse.Namespace) -> int:
         if not paths:
             print(f"error: {args.run_dir} has no checkpoints", file=sys.stderr)
             return 2
-    kinds = {is_model_file(p) for p in paths if p.is_file()} if args.checkpoints else {False}
+    found = {p: is_model_file(p) for p in paths if p.is_file()} if args.checkpoints else {}
+    kinds = set(found.values()) if args.checkpoints else {False}
     if len(kinds) > 1:
+        models = ", ".join(str(p) for p, model in found.items() if model)
+        others = ", ".join(str(p) for p, model in found.items() if not model)
         print(
-            "error: give model files (a model soup) or checkpoints of one run, not both",
+            f"error: {models} are model files but {others} not (training checkpoints, or not "
+            "complete PyTorch files: truncated?); give model files (a model soup) or "
+            "checkpoints of one run, not both",
             file=sys.stderr,
         )
         return 2

@@ -172,9 +172,16 @@ def prepare_data(
         The prepared data, as :func:`load_prepared` would return it.
 
     Raises:
-        DataError: no training corpus is configured, a corpus cannot be read, a dev pair has an
-            empty side, the tokenizer cannot be trained, or no training pair survives cleaning.
+        DataError: ``out_dir`` is a file; no training corpus is configured, a corpus cannot be
+            read, a dev pair has an empty side, the tokenizer cannot be trained, or no training
+            pair survives cleaning.
     """
+    for folder in (out_dir, *out_dir.parents):
+        if folder.exists() and not folder.is_dir():  # before hours of tokenizer training
+            raise DataError(
+                f"cannot write the prepared data into {out_dir}: {folder} is a file; give a "
+                "folder (--out / --data)"
+            )
     data = config.data
     used = _weighted_corpora(data)
     root = data.resolve_root()
