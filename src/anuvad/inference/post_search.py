@@ -140,30 +140,15 @@ def report_unrequired(
 
 def signed(result: Translation, spans: Sequence[Span]) -> None:
     """:func:`write_signs` on ``result``'s text and candidates, in place. A sign is one
-    character more: word offsets after it move, so they are shifted."""
+    character more: the word scores point at their words again."""
     if not any(span.sign for span in spans):
         return
     for candidate in result.nbest:
         before = candidate.text
         candidate.text = write_signs(before, spans)
         if candidate.quality is not None and candidate.text != before:
-            _shift_words(candidate.quality.words, before, candidate.text)
+            _relocate_words(candidate.quality.words, candidate.text)
     result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
-
-
-def _shift_words(words: Sequence[WordScore], before: str, after: str) -> None:
-    """Move word offsets of ``before`` to ``after`` (``after`` has characters inserted)."""
-    moved = [0] * (len(before) + 1)
-    j = 0
-    for i, char in enumerate(before):
-        while after[j] != char:
-            j += 1
-        moved[i] = j
-        j += 1
-    moved[len(before)] = len(after)
-    for word in words:
-        if word.start >= 0:
-            word.start, word.end = moved[word.start], moved[word.end - 1] + 1
 
 
 def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) -> str:

@@ -19,6 +19,7 @@ request), 403 (invalid API key), 429 (the server is busy: retry), 500 (translati
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
 from fastapi import Request
@@ -26,17 +27,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from starlette.datastructures import FormData
 
 from anuvad.inference.language import wrong_script
+from anuvad.inference.markup import html_texts
 from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.auth import bearer_token, key_matches
 from anuvad.server.errors import ApiError
 from anuvad.server.languages import language_name
 from anuvad.server.limits import MAX_BEAM_SIZE, MAX_REQUEST_CHARS, MAX_TEXT_CHARS
-from anuvad.server.routing import detect_served
+from anuvad.server.routing import Detected, detect_served
 from anuvad.server.schemas import (
     TranslateRequest,
     WholeNumber,
     check_text,
     check_texts,
+    is_blank,
     text_schema,
     texts_schema,
 )
@@ -296,6 +299,57 @@ def pick_model(state: ServerState, source: str, target: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Routed:
+    """Where each text of a request goes.
+
+    Attributes:
+        sources: each text's source language (as given, or detected with ``auto``).
+        found: with ``auto``, each text's detection (else empty).
+        groups: model id → the indices of the texts it translates; texts in none come back as
+            they were (blank, or already in the target language).
+    """
+
+    sources: list[str]
+    found: list[Detected]
+    groups: dict[str, list[int]]
+
+
+def route_texts(
+    state: ServerState, texts: list[str], source: str, target: str, html: bool
+) -> Routed:
+    """Each text's language (told by its script with ``auto``; for HTML from the text between
+    its tags) and the model that translates it.
+
+    Raises:
+        LibreTranslateError: 400 for all texts together over the request limit, a language
+            not served, a pair no model translates, a text in another script than its source.
+    """
+    chars = sum(len(t) for t in texts)
+    if chars > MAX_REQUEST_CHARS:
+        raise LibreTranslateError(
+            400, f"Invalid request: request ({chars}) exceeds text limit ({MAX_REQUEST_CHARS})"
+        )
+    readable = ["\n".join(html_texts(t)) for t in texts] if html else texts
+    found = [detect_served(state, text) for text in readable] if source == AUTO else []
+    if found:  # a text without letters: the request's language, else a source of `target`
+        readers = [m.info.src_lang for m in state.models.values() if m.info.tgt_lang == target]
+        fallback = detect_served(state, "\n".join(readable)).language or next(
+            iter(readers), state.default.info.src_lang
+        )
+        sources = [f.language or fallback for f in found]
+    else:
+        sources = [source] * len(texts)
+    groups: dict[str, list[int]] = {}
+    for i, language in enumerate(sources):
+        if is_blank(texts[i]) or language == target:  # comes back as it was
+            check_served(state, language, target)
+        else:
+            groups.setdefault(pick_model(state, language, target), []).append(i)
+    check_languages(state, readable, sources, sorted(i for g in groups.values() for i in g))
+    return Routed(sources, found, groups)
+
+
 def anuvad_request(
     state: ServerState, model_id: str, texts: str | list[str], text_format: str, alternatives: int
 ) -> TranslateRequest:
@@ -369,6 +423,7 @@ __all__ = [
     "LtLanguage",
     "LtTranslateBody",
     "LtTranslation",
+    "Routed",
     "alternatives_of",
     "anuvad_request",
     "check_key",
@@ -379,4 +434,5 @@ __all__ = [
     "languages",
     "pick_model",
     "read_body",
+    "route_texts",
 ]

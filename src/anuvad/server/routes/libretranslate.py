@@ -12,7 +12,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from anuvad.inference.markup import html_texts
 from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.errors import ApiError, ClientGoneError
 from anuvad.server.libretranslate import (
@@ -27,18 +26,14 @@ from anuvad.server.libretranslate import (
     alternatives_of,
     anuvad_request,
     check_key,
-    check_languages,
-    check_served,
     detections,
     from_api_error,
     languages,
-    pick_model,
     read_body,
+    route_texts,
 )
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
-from anuvad.server.routing import detect_served
-from anuvad.server.schemas import is_blank
 from anuvad.server.state import ServerState, State
 
 router = APIRouter(prefix="/libretranslate", tags=["LibreTranslate-compatible"])
@@ -100,41 +95,12 @@ async def translate_body(
         ApiError: what anuvad refused or failed at (:func:`from_api_error` maps it).
     """
     state.check_open()  # a closing server refuses even what it would give back unchanged
-    q, source, target, alternatives = body.q, body.source, body.target, body.alternatives
+    q, alternatives = body.q, body.alternatives
     texts = q if isinstance(q, list) else [q]
-    chars = sum(len(t) for t in texts)
-    if chars > MAX_REQUEST_CHARS:
-        raise LibreTranslateError(
-            400, f"Invalid request: request ({chars}) exceeds text limit ({MAX_REQUEST_CHARS})"
-        )
-    # What is read for the language: an HTML text's runs (not its tags and attributes).
-    html = body.format == "html"
-    readable = ["\n".join(html_texts(t)) for t in texts] if html else texts
-    # Each text's language: as given, or (auto) told by its script among the served sources.
-    found = [detect_served(state, text) for text in readable] if source == AUTO else []
-    if found:  # a text without letters: the request's language, else a source of `target`
-        readers = [m.info.src_lang for m in state.models.values() if m.info.tgt_lang == target]
-        fallback = detect_served(state, "\n".join(readable)).language or next(
-            iter(readers), state.default.info.src_lang
-        )
-        sources = [f.language or fallback for f in found]
-    else:
-        sources = [source] * len(texts)
-    # A blank text, or one already in the target language, comes back as it was.
-    groups: dict[str | None, list[int]] = {}
-    for i, language in enumerate(sources):
-        if is_blank(texts[i]) or language == target:
-            check_served(state, language, target)
-            groups.setdefault(None, []).append(i)
-        else:
-            groups.setdefault(pick_model(state, language, target), []).append(i)
-    translated_here = [i for i in range(len(texts)) if i not in groups.get(None, [])]
-    check_languages(state, readable, sources, translated_here)
+    routed = route_texts(state, texts, body.source, body.target, body.format == "html")
     translated: list[str] = list(texts)
     others: list[list[str]] = [[] for _ in texts]
-    for model_id, indices in groups.items():
-        if model_id is None:
-            continue
+    for model_id, indices in routed.groups.items():
         mine = [texts[i] for i in indices] if isinstance(q, list) else q
         asked = anuvad_request(state, model_id, mine, body.format, alternatives)
         response = await translated_by(state, request, asked)
@@ -147,7 +113,7 @@ async def translate_body(
             confidence=round(100 * (f.candidates[0].confidence if f.candidates else 0), 1),
             language=language,
         )
-        for f, language in zip(found, sources, strict=False)
+        for f, language in zip(routed.found, routed.sources, strict=False)
     ]
     return LtTranslation(
         translatedText=translated if batch else translated[0],
