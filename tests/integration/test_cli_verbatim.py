@@ -69,12 +69,13 @@ def test_keep_copies_a_name_exactly(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "Rohit Sharma" in line and "85" in line.split()
 
 
-def test_no_verbatim_turns_off_numbers_and_links_but_keeps_marked_names(
+def test_no_verbatim_turns_off_numbers_links_and_symbols_but_keeps_marked_names(
     tmp_path: Path, policies: list[object]
 ) -> None:
     options = ["--no-verbatim", "--keep", "Rohit Sharma", "--keep", "BCCI"]
     assert translate(tmp_path, "Rohit Sharma scored 85 runs.", *options, "--digits", "latin") == 0
-    assert policies == [Verbatim(numbers=False, links=False, keep=("Rohit Sharma", "BCCI"))]
+    expected = Verbatim(numbers=False, links=False, symbols=False, keep=("Rohit Sharma", "BCCI"))
+    assert policies == [expected]
     assert policies[0] != Verbatim(keep=("Rohit Sharma", "BCCI"))  # what the flag changes
 
 
