@@ -217,7 +217,7 @@ def model_from_payload(
     """
     try:
         config = config_from_dict(payload["config"])
-        config.validate()
+        config.validate(training=False)
     except ConfigError as exc:
         raise CheckpointError(f"{path}: its stored config is invalid: {exc}") from exc
     # Built on the meta device and given the stored tensors themselves: no random

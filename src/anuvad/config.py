@@ -29,7 +29,8 @@ from anuvad.errors import ConfigError
 
 # sacreBLEU's tokenizer names (what train.bleu_tokenize and `anuvad evaluate --tokenize` take).
 BLEU_TOKENIZERS = (
-    "13a", "intl", "none", "char", "zh", "ja-mecab", "ko-mecab", "flores101", "flores200",
+    "13a", "intl", "none", "char", "zh", "ja-mecab", "ko-mecab", "spm", "flores101", "flores200",
+    "spBLEU-1K",
 )  # fmt: skip
 
 __all__ = [
@@ -157,8 +158,12 @@ class ExperimentConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
 
-    def validate(self) -> None:
+    def validate(self, training: bool = True) -> None:
         """Check every value; report all problems at once.
+
+        Args:
+            training: also the values only training reads (Adam's, the device), which a model
+                file written before they were checked may hold out of range (False: loading).
 
         Raises:
             ConfigError: listing each invalid field, what it holds and what is allowed.
@@ -228,20 +233,22 @@ class ExperimentConfig:
                     f"train.init_{side}_layers needs one layer index (>= 0) per layer of the run: "
                     f"model.num_{side}_layers is {count}, got {layer_map}",
                 )
-        for name in ("adam_beta1", "adam_beta2"):
-            value = getattr(tr, name)
+        if training:  # what only training reads: a model file may hold it out of range
+            for name in ("adam_beta1", "adam_beta2"):
+                value = getattr(tr, name)
+                need(
+                    0.0 <= value < 1.0,
+                    f"train.{name} must be in [0, 1) (the paper: 0.9, 0.98), got {value}",
+                )
             need(
-                0.0 <= value < 1.0,
-                f"train.{name} must be in [0, 1) (the paper: 0.9, 0.98), got {value}",
+                tr.adam_eps > 0,
+                f"train.adam_eps must be positive (the paper: 1e-9), got {tr.adam_eps}",
             )
-        need(
-            tr.adam_eps > 0, f"train.adam_eps must be positive (the paper: 1e-9), got {tr.adam_eps}"
-        )
-        need(tr.weight_decay >= 0, f"train.weight_decay must be >= 0, got {tr.weight_decay}")
-        need(
-            re.fullmatch(r"auto|cpu|cuda(:\d+)?", tr.device) is not None,
-            f"train.device must be auto, cpu, cuda or cuda:N, got {tr.device!r}",
-        )
+            need(tr.weight_decay >= 0, f"train.weight_decay must be >= 0, got {tr.weight_decay}")
+            need(
+                re.fullmatch(r"auto|cpu|cuda(:\d+)?", tr.device) is not None,
+                f"train.device must be auto, cpu, cuda or cuda:N, got {tr.device!r}",
+            )
         need(tr.warmup_steps > 0, "train.warmup_steps must be positive")
         need(tr.lr_scale > 0, "train.lr_scale must be positive")
         need(0.0 <= tr.label_smoothing < 1.0, "train.label_smoothing must be in [0, 1)")

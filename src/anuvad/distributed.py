@@ -82,17 +82,17 @@ def init_distributed(device: str = "auto") -> DistributedContext:
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     use_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
     if use_cuda:
-        if world_size > 1 and local_rank >= torch.cuda.device_count():
-            raise TrainingError(
-                f"local rank {local_rank} has no GPU of its own: this machine has "
-                f"{torch.cuda.device_count()} and NCCL needs one per process; start torchrun "
-                f"with --nproc-per-node {torch.cuda.device_count()} or set train.device=cpu"
-            )
         if not torch.cuda.is_available():
             raise TrainingError(
                 f"train.device={device} but no CUDA GPU is usable here (torch "
                 f"{torch.__version__}, CUDA {torch.version.cuda or 'not built in'}); set "
                 "train.device=cpu, or auto to use a GPU when there is one"
+            )
+        if world_size > 1 and local_rank >= torch.cuda.device_count():
+            raise TrainingError(
+                f"local rank {local_rank} has no GPU of its own: this machine has "
+                f"{torch.cuda.device_count()} and NCCL needs one per process; start torchrun "
+                f"with --nproc-per-node {torch.cuda.device_count()} or set train.device=cpu"
             )
         if world_size > 1 or device in ("auto", "cuda"):
             chosen = torch.device("cuda", local_rank if world_size > 1 else 0)

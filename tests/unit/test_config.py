@@ -510,6 +510,15 @@ def test_values_torch_or_the_last_validation_would_reject_are_named_before_train
     load_config(REPO / "configs" / "tiny.yaml", ["train.device=cuda:1"])  # a valid form
 
 
+def test_a_model_file_written_before_the_training_checks_still_loads() -> None:
+    data = config_to_dict(load_config(REPO / "configs" / "tiny.yaml"))
+    data["train"]["device"] = "gpu"  # what a file trained before train.device was checked holds
+    config = config_from_dict(data)
+    config.validate(training=False)  # as checkpoint.model_from_payload reads it
+    with pytest.raises(ConfigError, match=r"train\.device"):
+        config.validate()
+
+
 def test_a_config_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"# Config\nname: caf\xe9\n")

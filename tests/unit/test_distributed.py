@@ -20,6 +20,7 @@ def test_more_gpu_ranks_than_gpus_is_a_clear_error(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("RANK", "1")
     monkeypatch.setenv("LOCAL_RANK", "1")
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     with pytest.raises(TrainingError, match=r"--nproc-per-node 1 or set train\.device=cpu"):
         init_distributed("cuda")
 
@@ -64,3 +65,11 @@ def test_a_torchrun_worker_ends_with_its_code_and_its_output_flushed(group: str)
         assert (result.returncode, result.stdout) == (3, "the last line")
     else:
         assert (result.returncode, result.stdout) == (0, "the last linenot reached\nfinalized\n")
+
+
+def test_cuda_without_a_gpu_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(TrainingError, match=r"no CUDA GPU is usable here .* train\.device=cpu"):
+        init_distributed("cuda")

@@ -28,7 +28,7 @@ from anuvad.decoding.boundaries import holds
 from anuvad.inference.dates import CURRENCY_SIGNS
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
-from anuvad.inference.symbols import symbol_runs
+from anuvad.inference.symbols import is_emoji, symbol_runs
 from anuvad.inference.translation import Translation, WordScore
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
@@ -153,20 +153,22 @@ def signed(result: Translation, spans: Sequence[Span]) -> None:
 
 def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) -> str:
     """``output`` with the symbol runs of ``source`` (:mod:`anuvad.inference.symbols`) that
-    stand alone (no letter or digit touches them: "I ❤ it", not "25 °C" or "Google®"), that
+    are emoji or stand alone (no letter or digit touches them: "I ❤ it", "Thanks😀 for", not
+    "25 °C" or "Google®"), that
     the target vocabulary cannot spell (``spellable`` False) and that ``output`` has fewer
     times than ``source``. Each takes the place of an unknown mark "⁇" the model wrote, in
     order (only when the source holds nothing else the vocabulary cannot spell, which the
     mark could stand for); those left go where they stood in the source: after the
     translation when no letter or digit followed them, before it (in their order) when none
-    came before, else before its final punctuation. Marks left over are then removed.
-    ``output`` as it was when no run is missing."""
+    came before, else before its final punctuation; marks left over are then removed (when
+    the marks were taken as the symbols'). ``output`` as it was when no run is missing."""
     missing: list[tuple[int, int]] = []
     counts: dict[str, int] = {}
     for a, b in symbol_runs(source):
         run = source[a:b]
-        alone = not (a > 0 and source[a - 1].isalnum()) and not (
-            b < len(source) and source[b].isalnum()
+        alone = any(is_emoji(c) for c in run) or (
+            not (a > 0 and source[a - 1].isalnum())
+            and not (b < len(source) and source[b].isalnum())
         )
         counts[run] = counts.get(run, 0) + 1
         if alone and not spellable(run) and output.count(run) < counts[run]:
@@ -194,7 +196,7 @@ def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) ->
             leading.append(run)
         else:
             text = before_final_mark(text, [run])
-    return " ".join([*leading, text]) if leading else text
+    return " ".join([*leading, text] if text else leading) if leading else text
 
 
 def _relocate_words(words: Sequence[WordScore], text: str) -> None:

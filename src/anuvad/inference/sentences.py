@@ -25,12 +25,16 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from anuvad.inference.symbols import is_symbol
+from anuvad.inference.symbols import blank_symbols, symbol_mask
 
 __all__ = ["locate", "sentence_case_view", "sentence_splitter"]
 
 _SPACE = re.compile(r"\s")
-_OTHER_SPACE = re.compile(r"[^\S \n]")  # white space other than a space or a newline
+# White space other than a space or a newline (str.isspace's, spelled out: the page's JavaScript
+# "\s" is another set).
+_OTHER_SPACE = re.compile(
+    "[\t\v\f\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
 # After sentence-final punctuation (and closing quotes/brackets), before the next sentence.
 _RULE = re.compile(r"(?<=[।॥|?!.])[\"'”’»)\]]*\s+")
 # A sentence-final mark, closing quotes, space, opening quotes, then the next sentence's first
@@ -118,9 +122,10 @@ def _case_robust(split: Callable[[str], list[str]], lang: str) -> Callable[[str]
     def split_line(line: str) -> list[str]:
         # Moses' rules split at spaces only: a tab, a vertical tab (Word's manual line break) or
         # U+2028 after a full stop would join two sentences, so they are spaces in the view; so
-        # are symbols ("Great job! 🎉 See you." is two sentences with an emoji between).
-        view = _OTHER_SPACE.sub(" ", sentence_case_view(line, abbreviations))
-        view = "".join(" " if is_symbol(c) else c for c in view) if not view.isascii() else view
+        # are symbols ("Great job! 🎉 See you." is two sentences with an emoji between), before
+        # the case is read (in "great news! 🎉 we won." the emoji hid the next sentence's start).
+        plain = _OTHER_SPACE.sub(" ", line)
+        view = sentence_case_view(plain if plain.isascii() else blank_symbols(plain), abbreviations)
         if view == line:
             return split(line)
         spans = locate(split(view), view)
@@ -150,12 +155,13 @@ def locate(sentences: Sequence[str], line: str) -> list[tuple[int, int]] | None:
     (splitters may change inner spacing; symbols between sentences are left out of both, as
     the case-robust splitter leaves them); None when the splitter changed other characters."""
     spans: list[tuple[int, int]] = []
+    symbols = symbol_mask(line)
     pos = 0
     for sentence in sentences:
         chars = _SPACE.sub("", sentence)
         if not chars:
             continue
-        while pos < len(line) and (line[pos].isspace() or is_symbol(line[pos])):
+        while pos < len(line) and (line[pos].isspace() or symbols[pos]):
             if line[pos] == chars[0]:
                 break  # a sentence that begins with a symbol
             pos += 1
@@ -167,6 +173,6 @@ def locate(sentences: Sequence[str], line: str) -> list[tuple[int, int]] | None:
                 return None
             pos += 1
         spans.append((start, pos))
-    if any(not (c.isspace() or is_symbol(c)) for c in line[pos:]):
+    if any(not (line[i].isspace() or symbols[i]) for i in range(pos, len(line))):
         return None  # the splitter dropped text
     return spans

@@ -1,34 +1,55 @@
-"""Symbols: emoji, "©", "™", "♥" (Unicode categories So, Sk, Co), which neither shipped vocabulary
-can spell. Where they stand between or around sentences they are layout, kept in place and never
-shown to the model (:func:`anuvad.inference.documents.split_document`); inside a sentence they
-are carried into its translation after the search
-(:func:`anuvad.inference.post_search.carry_symbols`).
+"""Symbols: emoji, "©", "™", "♥", which neither shipped vocabulary can spell. Where they stand
+between or around sentences they are layout, kept in place and never shown to the model
+(:func:`anuvad.inference.documents.split_document`); inside a sentence they are carried into its
+translation after the search (:func:`anuvad.inference.post_search.carry_symbols`).
 
+A symbol is a non-ASCII character of Unicode category So, Sk or Co ("`" and "^" are Sk, but
+code, not symbols), or any code point of the emoji blocks (:data:`EMOJI_RANGES`: listed, so that
+an emoji newer than this Python's Unicode tables is one too, as it is in the page's JavaScript).
 A run of symbols takes with it the joiners and variation selectors that build one emoji from
-symbols ("👍🏽", "👨‍👩‍👧", "❤️"), and no spaces: "😀👍" is one run, "😀 👍" two. (A keycap, "1️⃣",
-starts with a digit: it is no run.)
+symbols ("👍🏽", "👨‍👩‍👧", "❤️"), and no spaces: "😀👍" is one run, "😀 👍" two. A joiner or
+selector on its own (a Hindi word's ZWJ, the keycap of "1️⃣") is no symbol.
+
+:data:`JS_SYMBOL`, :data:`JS_EMOJI` and :data:`JS_GLUE` are the same sets as JavaScript classes,
+for the page (:mod:`anuvad.web.text_rules`).
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-_SYMBOL_CATEGORIES = frozenset({"So", "Sk", "Co"})
-_GLUE = frozenset({"\u200d", "\ufe0e", "\ufe0f", "\u20e3"})  # ZWJ, variation selectors, keycap
+_SYMBOL_CATEGORIES = ("Co", "Sk", "So")
+# Misc symbols and dingbats, arrows/stars, the emoji planes (regional indicators, pictographs,
+# emoticons, transport, supplemental and extended pictographs).
+EMOJI_RANGES = ((0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x1F000, 0x1FAFF))
+_GLUE = ("\u200d", "\u20e3", "\ufe0e", "\ufe0f")  # ZWJ, keycap, variation selectors
 
 
-# The same set as a JavaScript character class, for the page (anuvad.web.text_rules).
+def _js_range(first: int, last: int) -> str:
+    return f"\\u{{{first:x}}}-\\u{{{last:x}}}"
+
+
+JS_EMOJI = "[" + "".join(_js_range(a, b) for a, b in EMOJI_RANGES) + "]"
 JS_SYMBOL = (
-    "["
-    + "".join(f"\\p{{{c}}}" for c in sorted(_SYMBOL_CATEGORIES))
-    + "".join(f"\\u{ord(g):04x}" for g in sorted(_GLUE))
+    "(?![\\x00-\\x7f])["
+    + "".join(f"\\p{{{c}}}" for c in _SYMBOL_CATEGORIES)
+    + "".join(_js_range(a, b) for a, b in EMOJI_RANGES)
     + "]"
 )
+JS_GLUE = "[" + "".join(f"\\u{{{ord(g):x}}}" for g in _GLUE) + "]"
+
+
+def is_emoji(char: str) -> bool:
+    """Whether ``char`` is in the emoji blocks (or a skin tone: category Sk there)."""
+    code = ord(char)
+    return any(a <= code <= b for a, b in EMOJI_RANGES)
 
 
 def is_symbol(char: str) -> bool:
-    """Whether ``char`` is a symbol, or glue that builds an emoji from symbols."""
-    return unicodedata.category(char) in _SYMBOL_CATEGORIES or char in _GLUE
+    """Whether ``char`` is a symbol (the module docstring; a joiner alone is not)."""
+    return not char.isascii() and (
+        unicodedata.category(char) in _SYMBOL_CATEGORIES or is_emoji(char)
+    )
 
 
 def symbol_runs(text: str) -> list[tuple[int, int]]:
@@ -36,9 +57,7 @@ def symbol_runs(text: str) -> list[tuple[int, int]]:
     runs: list[tuple[int, int]] = []
     start = None
     for i, char in enumerate(text):
-        inside = unicodedata.category(char) in _SYMBOL_CATEGORIES or (
-            start is not None and char in _GLUE
-        )
+        inside = is_symbol(char) or (start is not None and char in _GLUE)
         if inside and start is None:
             start = i
         elif not inside and start is not None:
@@ -49,14 +68,40 @@ def symbol_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+def symbol_mask(text: str) -> list[bool]:
+    """Per character of ``text``, whether it belongs to a run of symbols."""
+    mask = [False] * len(text)
+    for a, b in symbol_runs(text):
+        mask[a:b] = [True] * (b - a)
+    return mask
+
+
+def blank_symbols(text: str) -> str:
+    """``text`` with every run of symbols made spaces (the same length)."""
+    mask = symbol_mask(text)
+    return "".join(" " if m else c for c, m in zip(text, mask, strict=True))
+
+
 def without_edge_symbols(text: str, start: int, end: int) -> tuple[int, int]:
-    """``[start, end)`` of ``text`` narrowed past the symbols and spaces at both of its ends
-    (``start == end`` when nothing else is in it)."""
-    while start < end and (is_symbol(text[start]) or text[start].isspace()):
+    """``[start, end)`` of ``text`` narrowed past the runs of symbols and spaces at both of its
+    ends (``start == end`` when nothing else is in it)."""
+    mask = symbol_mask(text)
+    while start < end and (mask[start] or text[start].isspace()):
         start += 1
-    while end > start and (is_symbol(text[end - 1]) or text[end - 1].isspace()):
+    while end > start and (mask[end - 1] or text[end - 1].isspace()):
         end -= 1
     return start, end
 
 
-__all__ = ["JS_SYMBOL", "is_symbol", "symbol_runs", "without_edge_symbols"]
+__all__ = [
+    "EMOJI_RANGES",
+    "JS_EMOJI",
+    "JS_GLUE",
+    "JS_SYMBOL",
+    "blank_symbols",
+    "is_emoji",
+    "is_symbol",
+    "symbol_mask",
+    "symbol_runs",
+    "without_edge_symbols",
+]

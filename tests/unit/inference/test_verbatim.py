@@ -338,6 +338,9 @@ def test_every_candidate_keeps_the_emoji_and_its_word_scores_point_at_their_word
         ("😀 👍 Hello friend", "नमस्ते दोस्त", "😀 👍 नमस्ते दोस्त"),  # leading runs keep their order
         ("😀 hello 😀", "नमस्ते 😀", "नमस्ते 😀 😀"),  # a repeated symbol is counted
         ("25 °C today", "आज 25 C", "आज 25 C"),  # a symbol that touches a word stays out
+        ("Thanks😀 for coming.", "आने के लिए धन्यवाद ⁇।", "आने के लिए धन्यवाद 😀।"),  # an emoji: not
+        ("Happy birthday🎂 dear friend.", "जन्मदिन मुबारक।", "जन्मदिन मुबारक 🎂।"),
+        ("😀 👍", "", "😀 👍"),
         ("Google® is here", "गूगल यहाँ है", "गूगल यहाँ है"),
         ("Price 5 € 😀", "कीमत 5 ⁇", "कीमत 5 ⁇ 😀"),  # the mark may be the €'s: left alone
     ],

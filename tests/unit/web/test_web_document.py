@@ -34,11 +34,15 @@ DOCUMENTS = {
         # other white space ends a sentence; emoji around sentences are layout (UTF-16 pairs)
         "Hello.\tWorld.\vAgain.\u2028Done. Great job! 🎉 See you. 👨\u200d👩\u200d👧",
         "🎉 Party tonight! 🎉🎉\n😀👍\nThe ❤ of Delhi. I love it 😀",
+        "great news! 🎉 we won. see you.\nThanks😀 for coming. Happy birthday🎂 dear friend.",
+        "Run `make` now. Press 1️⃣ now.\nDone. 👨\u200d👩\u200d👧 Next one. Great job! 🫩 See you.",
+        "He said `Hi.` Then left.\nHello.\x85World.\x1cAgain. 25 °C today. Google® is here.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
         '  "उद्धरण।" और फिर (कोष्ठक।) आगे ',
         "आज अच्छा है। 🎉 कल मिलेंगे। 😀\n👍🏽 ठीक है।",
+        "शब्द। अंत\u200d\nक्\u200dष और क्\u200cष। 👍",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.

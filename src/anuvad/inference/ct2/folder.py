@@ -72,7 +72,7 @@ def load_exported_model(folder: str | Path) -> ExportedModel:
     info = read_ct2_metadata(folder)
     try:
         config = config_from_dict(info["config"])
-        config.validate()
+        config.validate(training=False)
     except (KeyError, ConfigError) as exc:
         raise CheckpointError(f"{folder}: its stored config is invalid: {exc}") from exc
     src, tgt = load_ct2_tokenizers(folder)

@@ -7,7 +7,8 @@
 // line.
 
 const re = (pattern, flags = "gu") => new RegExp(pattern, flags);
-const isSpace = (c) => /\s/u.test(c);
+// Python's str.isspace (JavaScript's \s differs: it has U+FEFF, lacks U+001C-001F and U+0085).
+const isSpace = (c) => /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u.test(c);
 const isAlpha = (c) => /\p{L}/u.test(c);
 const isLower = (c) => c !== c.toUpperCase() && c === c.toLowerCase();
 const isUpper = (c) => c !== c.toLowerCase() && c === c.toUpperCase();
@@ -77,18 +78,31 @@ function sentenceCaseView(line, split) {
   return chars.join("");
 }
 
-/** Whether a character is a symbol (an emoji, "©": sentences.py's is_symbol), by the pattern
- * model.json's `split.symbol` holds. */
-const symbolTest = (split) => {
+/** Per code point of `chars`, whether it is in a run of symbols (symbols.symbol_mask): a
+ * symbol (model.json's `split.symbol`), or a joiner or selector (`split.glue`) after one. */
+function symbolFlags(chars, split) {
   const symbol = re(`^${split.symbol}$`, "u");
-  return (c) => symbol.test(c);
-};
+  const glue = re(`^${split.glue}$`, "u");
+  let inRun = false;
+  return chars.map((c) => {
+    inRun = symbol.test(c) || (inRun && glue.test(c));
+    return inRun;
+  });
+}
 
-/** [start, end) of each sentence in line, matching non-space characters in order; symbols
- * between sentences are left out of both (isSymbol: none by default). */
-export function locate(sentences, line, isSymbol = () => false) {
+/** Per UTF-16 unit of `text`, whether it is in a run of symbols. */
+function unitSymbolFlags(text, split) {
+  const chars = [...text];
+  const flags = symbolFlags(chars, split);
+  return chars.flatMap((c, i) => Array(c.length).fill(flags[i]));
+}
+
+/** [start, end) of each sentence in line, matching non-space characters in order; runs of
+ * symbols between sentences are left out of both (with `split`'s patterns; none without). */
+export function locate(sentences, line, split = null) {
   const spans = [];
   const chars = [...line];
+  const symbols = split ? symbolFlags(chars, split) : chars.map(() => false);
   // offsets in UTF-16 units, as JavaScript strings index
   const offsets = [];
   let o = 0;
@@ -98,7 +112,7 @@ export function locate(sentences, line, isSymbol = () => false) {
   for (const sentence of sentences) {
     const wanted = [...sentence].filter((c) => !isSpace(c));
     if (wanted.length === 0) continue;
-    while (pos < chars.length && (isSpace(chars[pos]) || isSymbol(chars[pos]))) {
+    while (pos < chars.length && (isSpace(chars[pos]) || symbols[pos])) {
       if (chars[pos] === wanted[0]) break; // a sentence that begins with a symbol
       pos++;
     }
@@ -110,7 +124,7 @@ export function locate(sentences, line, isSymbol = () => false) {
     }
     spans.push([offsets[start], offsets[pos]]);
   }
-  if (chars.slice(pos).some((c) => !(isSpace(c) || isSymbol(c)))) return null;
+  if (chars.slice(pos).some((c, i) => !(isSpace(c) || symbols[pos + i]))) return null;
   return spans;
 }
 
@@ -129,12 +143,14 @@ function ruleSplit(text, rule) {
 /** The sentences of one line (sentences.sentence_splitter). */
 export function splitLine(line, split) {
   if (split.kind === "rule") return ruleSplit(line, split.rule);
-  // Other white space and symbols are spaces in the view (as many as their UTF-16 units).
-  const isSymbol = symbolTest(split);
-  const view = [...sentenceCaseView(line, split).replace(re(split.other_space), " ")]
-    .map((c) => (isSymbol(c) ? " ".repeat(c.length) : c)).join("");
+  // Other white space and symbols are spaces in the view (as many as their UTF-16 units),
+  // before the case is read.
+  const plain = [...line.replace(re(split.other_space), " ")];
+  const flags = symbolFlags(plain, split);
+  const blank = plain.map((c, i) => (flags[i] ? " ".repeat(c.length) : c)).join("");
+  const view = sentenceCaseView(blank, split);
   if (view === line) return mosesSplit(line, split.prefixes);
-  const spans = locate(mosesSplit(view, split.prefixes), view, isSymbol);
+  const spans = locate(mosesSplit(view, split.prefixes), view);
   if (spans === null) return mosesSplit(line, split.prefixes);
   return spans.map(([a, b]) => line.slice(a, b));
 }
@@ -142,8 +158,6 @@ export function splitLine(line, split) {
 /** The sentences of a text, each {start, end, text, line} (documents.split_document, without
  * cutting sentences too long for the model: those are cut by the model's limit instead). */
 export function splitDocument(text, split) {
-  const isSymbol = symbolTest(split);
-  const edge = (c) => isSpace(c) || isSymbol(c);
   const segments = [];
   let offset = 0;
   const marker = re(split.list_marker, "uy");
@@ -152,23 +166,19 @@ export function splitDocument(text, split) {
     const m = marker.exec(line);
     const skip = m ? m[0].length : 0;
     const body = line.slice(skip);
+    const units = unitSymbolFlags(line, split);
     if (body.trim()) {
-      let spans = locate(splitLine(body, split), body, isSymbol);
+      let spans = locate(splitLine(body, split), body, split);
       if (spans === null) {
         const left = body.length - body.trimStart().length;
         spans = [[left, body.trimEnd().length]];
       }
       for (const [a0, b0] of spans) {
-        // symbols.without_edge_symbols: symbols (and spaces) around a sentence are layout
+        // symbols.without_edge_symbols: runs of symbols (and spaces) around a sentence are layout
         let a = skip + a0;
         let b = skip + b0;
-        while (a < b && edge(String.fromCodePoint(line.codePointAt(a)))) a += String.fromCodePoint(line.codePointAt(a)).length;
-        while (b > a) {
-          const low = line.charCodeAt(b - 1);
-          const width = low >= 0xdc00 && low <= 0xdfff && b - 2 >= a ? 2 : 1;
-          if (!edge(line.slice(b - width, b))) break;
-          b -= width;
-        }
+        while (a < b && (units[a] || isSpace(line[a]))) a++;
+        while (b > a && (units[b - 1] || isSpace(line[b - 1]))) b--;
         if (a === b) continue;
         segments.push({ start: offset + a, end: offset + b, text: line.slice(a, b), line: number });
       }
