@@ -525,8 +525,9 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
         assert main([*base, option, str(path)]) == 2
         assert f"error: {option} {path}: {problem}" in capsys.readouterr().err
     args = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
-    args += ["--input", str(tmp_path / "in.txt"), "--output", str(tmp_path / "out.txt")]
+    args += ["--input", str(tmp_path / "in.txt"), "--chunk-lines", "1"]
     assert main(args) == 2
-    error = capsys.readouterr().err
-    assert f"{tmp_path / 'in.txt'}, line 3: 'skyblue" in error and "longer than the model" in error
-    assert not (tmp_path / "out.txt").exists()  # nothing half-written
+    found = capsys.readouterr()
+    assert f"{tmp_path / 'in.txt'}, line 3: 'skyblue" in found.err
+    assert "longer than the model" in found.err
+    assert found.out == ""  # refused before the lines before it were translated and written

@@ -75,6 +75,37 @@ def refuse_unsplit(
             )
 
 
+LONG_WORD = 24  # characters: a shorter word is far within any model's positions
+
+
+def refuse_long_words(
+    translator: TranslationEngine, lines: Sequence[str], path: str | None
+) -> None:
+    """A word longer than the model takes is refused before anything is translated (not after
+    the lines before it were written): split documents are cut at spaces at the latest, so such
+    a word is the one thing that cannot be translated
+    (:func:`anuvad.inference.documents.split_document`).
+
+    Raises:
+        InputTooLongError: the first such word, its file and line named.
+    """
+    from anuvad.errors import InputTooLongError
+    from anuvad.inference.engine import source_fits
+
+    fits = None
+    for number, line in enumerate(lines, start=1):
+        for word in line.split():
+            if len(word) <= LONG_WORD:
+                continue
+            fits = fits or source_fits(translator)
+            if not fits(word):
+                raise InputTooLongError(
+                    f"{path or 'stdin'}, line {number}: {word[:40]!r} is a word of {len(word)} "
+                    "characters, longer than the model can translate. Fix: break it with "
+                    "spaces, or leave it out"
+                )
+
+
 def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], model: str) -> None:
     """Refuse input mostly in another script than the model reads (English sent to the
     Hindi->English model), as the server does with a 422: the output would be nonsense.

@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anuvad.atomic import write_atomic
-from anuvad.cli.input_checks import refuse_unsplit, refuse_wrong_script, unwritable, warn_short
+from anuvad.cli.input_checks import (
+    refuse_long_words,
+    refuse_unsplit,
+    refuse_wrong_script,
+    unwritable,
+    warn_short,
+)
 from anuvad.cli.job import (
     TranslationJob,
     load_translator,
@@ -247,6 +253,8 @@ def _translate(args: argparse.Namespace, lines: list[str], model: str, threads: 
     refuse_wrong_script(translator, lines, model)
     if not split:
         refuse_unsplit(translator, lines, args.input, _whole_because(args))
+    else:
+        refuse_long_words(translator, lines, args.input)
     names = name_spellers(args.names, translator)
     show_bar = bool(args.input) and not args.no_progress and context.is_main
     texts: list[str] = []
