@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from anuvad.inference.translation import Translation
 
 
+def input_name(path: str | None) -> str:
+    """The input as messages name it: its path, or "stdin" (no ``--input``, or ``-``)."""
+    return "stdin" if path in (None, "-") else str(path)
+
+
 def unwritable(path: Path, replaced: bool) -> str | None:
     """Why a file could not be written at ``path`` (None: it can be, as far as can be told
     without writing). ``replaced``: written beside and renamed over (``write_atomic``: the
@@ -58,7 +63,7 @@ def refuse_unsplit(
     fits = source_fits(translator)
     fix = f"drop {why} to translate each line as a document split into sentences"
     for number, line in enumerate(lines, start=1):
-        where = f"{path or 'stdin'}, line {number}"
+        where = f"{input_name(path)}, line {number}"
         sentences = len(split_document(line, lang))
         if sentences > 1:
             raise DataError(
@@ -100,7 +105,7 @@ def refuse_long_words(
             fits = fits or source_fits(translator)
             if not fits(word):
                 raise InputTooLongError(
-                    f"{path or 'stdin'}, line {number}: {word[:40]!r} is a word of {len(word)} "
+                    f"{input_name(path)}, line {number}: {word[:40]!r} is a word of {len(word)} "
                     "characters, longer than the model can translate. Fix: break it with "
                     "spaces, or leave it out"
                 )

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from anuvad.atomic import write_atomic
 from anuvad.cli.input_checks import (
+    input_name,
     refuse_long_words,
     refuse_unsplit,
     refuse_wrong_script,
@@ -149,7 +150,7 @@ def _render(
         except InputTooLongError as exc:
             if exc.document is None:
                 raise
-            where = f"{args.input or 'stdin'}, line {offset + exc.document + 1}"
+            where = f"{input_name(args.input)}, line {offset + exc.document + 1}"
             raise InputTooLongError(f"{where}: {exc.detail or exc}") from None
         for i, document in enumerate(documents):
             warn_short(offset + i, document.sentences)
