@@ -96,10 +96,11 @@ def refuse_long_words(
     """
     from anuvad.errors import InputTooLongError
     from anuvad.inference.engine import source_fits
+    from anuvad.inference.symbols import blank_symbols
 
     fits = None
     for number, line in enumerate(lines, start=1):
-        for word in line.split():
+        for word in blank_symbols(line).split():  # emoji between sentences part them
             if len(word) <= LONG_WORD:
                 continue
             fits = fits or source_fits(translator)

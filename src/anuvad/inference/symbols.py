@@ -22,7 +22,8 @@ _SYMBOL_CATEGORIES = ("Co", "Sk", "So")
 # Misc symbols and dingbats, arrows/stars, the emoji planes (regional indicators, pictographs,
 # emoticons, transport, supplemental and extended pictographs).
 EMOJI_RANGES = ((0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x1F000, 0x1FAFF))
-_GLUE = ("\u200d", "\u20e3", "\ufe0e", "\ufe0f")  # ZWJ, keycap, variation selectors
+# ZWJ, keycap, variation selectors, and the tags that spell a subdivision flag (🏴 + tags).
+_GLUE = ("\u200d", "\u20e3", "\ufe0e", "\ufe0f", *map(chr, range(0xE0020, 0xE0080)))
 
 
 def _js_range(first: int, last: int) -> str:
@@ -36,7 +37,7 @@ JS_SYMBOL = (
     + "".join(_js_range(a, b) for a, b in EMOJI_RANGES)
     + "]"
 )
-JS_GLUE = "[" + "".join(f"\\u{{{ord(g):x}}}" for g in _GLUE) + "]"
+JS_GLUE = "[\\u200d\\u20e3\\ufe0e\\ufe0f" + _js_range(0xE0020, 0xE007F) + "]"
 
 
 def is_emoji(char: str) -> bool:
@@ -69,27 +70,48 @@ def symbol_runs(text: str) -> list[tuple[int, int]]:
 
 
 def symbol_mask(text: str) -> list[bool]:
-    """Per character of ``text``, whether it belongs to a run of symbols."""
+    """Per character of ``text``, whether it belongs to a free run of symbols
+    (:func:`free_run`: the runs that are layout between and around sentences)."""
     mask = [False] * len(text)
     for a, b in symbol_runs(text):
-        mask[a:b] = [True] * (b - a)
+        if free_run(text, a, b):
+            mask[a:b] = [True] * (b - a)
     return mask
 
 
 def blank_symbols(text: str) -> str:
-    """``text`` with every run of symbols made spaces (the same length)."""
+    """``text`` with every free run of symbols made spaces (the same length)."""
     mask = symbol_mask(text)
     return "".join(" " if m else c for c, m in zip(text, mask, strict=True))
 
 
+def free_run(text: str, a: int, b: int) -> bool:
+    """Whether the run ``text[a:b]`` stands apart from the words: it holds an emoji, or no
+    letter or digit touches it ("Thanks😀", "I ❤ it"; not "Google®" or "42°")."""
+    touching = (a > 0 and text[a - 1].isalnum()) or (b < len(text) and text[b].isalnum())
+    return any(is_emoji(c) for c in text[a:b]) or not touching
+
+
 def without_edge_symbols(text: str, start: int, end: int) -> tuple[int, int]:
-    """``[start, end)`` of ``text`` narrowed past the runs of symbols and spaces at both of its
-    ends (``start == end`` when nothing else is in it)."""
-    mask = symbol_mask(text)
-    while start < end and (mask[start] or text[start].isspace()):
-        start += 1
-    while end > start and (mask[end - 1] or text[end - 1].isspace()):
-        end -= 1
+    """``[start, end)`` of ``text`` narrowed past the spaces and the free runs of symbols
+    (:func:`free_run`) at both of its ends (``start == end`` when nothing else is in it); a
+    symbol that belongs to a word ("Google®") stays with it."""
+    runs = {a: b for a, b in symbol_runs(text)}
+    ends = {b: a for a, b in runs.items()}
+    while start < end:
+        if text[start].isspace():
+            start += 1
+        elif start in runs and runs[start] <= end and free_run(text, start, runs[start]):
+            start = runs[start]
+        else:
+            break
+    while end > start:
+        if text[end - 1].isspace():
+            end -= 1
+        elif end in ends and ends[end] >= start and free_run(text, ends[end], end):
+            end = ends[end]
+        else:
+            break
     return start, end
 
 
@@ -99,6 +121,7 @@ __all__ = [
     "JS_GLUE",
     "JS_SYMBOL",
     "blank_symbols",
+    "free_run",
     "is_emoji",
     "is_symbol",
     "symbol_mask",

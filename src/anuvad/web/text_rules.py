@@ -101,6 +101,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         "list_marker": js_pattern(documents._LIST_MARKER.pattern),
         "symbol": symbols.JS_SYMBOL,
         "glue": symbols.JS_GLUE,
+        "emoji": symbols.JS_EMOJI,
         "other_space": js_pattern(sentences._OTHER_SPACE.pattern),
     }
     if prefixes is None:

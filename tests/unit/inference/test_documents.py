@@ -188,6 +188,9 @@ def test_any_white_space_after_a_full_stop_ends_a_sentence(space: str) -> None:
         ("शब्द। अंत\u200d", "hi", ["शब्द।", "अंत\u200d"]),  # a Hindi word's joiner stays
         ("Done. 👨\u200d👩\u200d👧 Next one.", "en", ["Done.", "Next one."]),
         ("Great job! 🫩 See you.", "en", ["Great job!", "See you."]),  # newer than Python's tables
+        ("I use Google®", "en", ["I use Google®"]),  # a symbol that belongs to a word stays
+        ("It was 42°. Thanks😀", "en", ["It was 42°.", "Thanks"]),  # an emoji is layout
+        ("Great! 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "en", ["Great!"]),
     ],
 )
 def test_emoji_around_sentences_are_layout_kept_in_place(

@@ -37,6 +37,8 @@ DOCUMENTS = {
         "great news! 🎉 we won. see you.\nThanks😀 for coming. Happy birthday🎂 dear friend.",
         "Run `make` now. Press 1️⃣ now.\nDone. 👨\u200d👩\u200d👧 Next one. Great job! 🫩 See you.",
         "He said `Hi.` Then left.\nHello.\x85World.\x1cAgain. 25 °C today. Google® is here.",
+        "I use Google®\nMax temp today was 42°. Thanks😀\n© 2024 Railways. Great! 🏴\U000e0067"
+        "\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Next.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",

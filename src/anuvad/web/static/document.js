@@ -78,16 +78,27 @@ function sentenceCaseView(line, split) {
   return chars.join("");
 }
 
-/** Per code point of `chars`, whether it is in a run of symbols (symbols.symbol_mask): a
- * symbol (model.json's `split.symbol`), or a joiner or selector (`split.glue`) after one. */
+/** Per code point of `chars`, whether it is in a free run of symbols (symbols.symbol_mask): a
+ * run is symbols (model.json's `split.symbol`) with the joiners and selectors after them
+ * (`split.glue`); it is free when it holds an emoji (`split.emoji`) or no letter or digit
+ * touches it (symbols.free_run). */
 function symbolFlags(chars, split) {
   const symbol = re(`^${split.symbol}$`, "u");
   const glue = re(`^${split.glue}$`, "u");
+  const emoji = re(`^${split.emoji}$`, "u");
+  const alnum = /^[\p{L}\p{N}]$/u;
   let inRun = false;
-  return chars.map((c) => {
-    inRun = symbol.test(c) || (inRun && glue.test(c));
-    return inRun;
-  });
+  const runs = chars.map((c) => (inRun = symbol.test(c) || (inRun && glue.test(c))));
+  const flags = chars.map(() => false);
+  for (let i = 0; i < chars.length;) {
+    if (!runs[i]) { i++; continue; }
+    let j = i;
+    while (j < chars.length && runs[j]) j++;
+    const touching = (i > 0 && alnum.test(chars[i - 1])) || (j < chars.length && alnum.test(chars[j]));
+    if (chars.slice(i, j).some((c) => emoji.test(c)) || !touching) flags.fill(true, i, j);
+    i = j;
+  }
+  return flags;
 }
 
 /** Per UTF-16 unit of `text`, whether it is in a run of symbols. */
