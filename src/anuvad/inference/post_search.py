@@ -28,7 +28,7 @@ from anuvad.decoding.boundaries import holds
 from anuvad.inference.dates import CURRENCY_SIGNS
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
-from anuvad.inference.symbols import is_emoji, symbol_runs
+from anuvad.inference.symbols import free_run, symbol_runs
 from anuvad.inference.translation import Translation, WordScore
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
@@ -166,10 +166,7 @@ def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) ->
     counts: dict[str, int] = {}
     for a, b in symbol_runs(source):
         run = source[a:b]
-        alone = any(is_emoji(c) for c in run) or (
-            not (a > 0 and source[a - 1].isalnum())
-            and not (b < len(source) and source[b].isalnum())
-        )
+        alone = free_run(source, a, b)
         counts[run] = counts.get(run, 0) + 1
         if alone and not spellable(run) and output.count(run) < counts[run]:
             missing.append((a, b))
