@@ -162,9 +162,10 @@ def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) ->
     translation when no letter or digit followed them, before it (in their order) when none
     came before, else before its final punctuation; marks left over are then removed (when
     the marks were taken as the symbols'). ``output`` as it was when no run is missing."""
+    runs = symbol_runs(source)
     missing: list[tuple[int, int]] = []
     counts: dict[str, int] = {}
-    for a, b in symbol_runs(source):
+    for a, b in runs:
         run = source[a:b]
         alone = free_run(source, a, b)
         counts[run] = counts.get(run, 0) + 1
@@ -172,7 +173,7 @@ def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) ->
             missing.append((a, b))
     if not missing:
         return output
-    covered = {i for a, b in symbol_runs(source) for i in range(a, b)}
+    covered = {i for a, b in runs for i in range(a, b)}
     others = [c for i, c in enumerate(source) if i not in covered and not c.isspace()]
     text = output
     if UNK_SURFACE in text and spellable("".join(others)):  # the marks are the symbols'

@@ -16,6 +16,7 @@ for the page (:mod:`anuvad.web.text_rules`).
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 _SYMBOL_CATEGORIES = ("Co", "Sk", "So")
@@ -53,8 +54,11 @@ def is_symbol(char: str) -> bool:
     )
 
 
-def symbol_runs(text: str) -> list[tuple[int, int]]:
+@functools.lru_cache(maxsize=64)  # a line is asked for by its splitting, locating and trimming
+def symbol_runs(text: str) -> tuple[tuple[int, int], ...]:
     """(start, end) of each run of symbols in ``text`` (the module docstring)."""
+    if text.isascii():
+        return ()  # no symbol is ASCII
     runs: list[tuple[int, int]] = []
     start = None
     for i, char in enumerate(text):
@@ -66,7 +70,7 @@ def symbol_runs(text: str) -> list[tuple[int, int]]:
             start = None
     if start is not None:
         runs.append((start, len(text)))
-    return runs
+    return tuple(runs)
 
 
 def symbol_mask(text: str) -> list[bool]:

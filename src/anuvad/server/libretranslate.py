@@ -1,9 +1,10 @@
 """LibreTranslate's API on anuvad's models (issue 34): the apps and libraries that speak
 LibreTranslate (``libretranslatepy``, translation plug-ins, browser extensions) work with anuvad
 pointed at ``http://HOST:PORT/libretranslate/``. The routes are in
-:mod:`anuvad.server.routes.libretranslate`; this module reads their bodies and maps them onto
-anuvad's own requests, so a LibreTranslate request is translated exactly as ``POST /translate``
-translates it (:mod:`anuvad.server.planning`), with the model's own search settings.
+:mod:`anuvad.server.routes.libretranslate`; this module maps their bodies (read by
+:mod:`anuvad.server.libretranslate_bodies`) onto anuvad's own requests, so a LibreTranslate
+request is translated exactly as ``POST /translate`` translates it
+(:mod:`anuvad.server.planning`), with the model's own search settings.
 
 Differences from LibreTranslate, by design: languages are the served models' (``GET
 /libretranslate/languages``); ``source: "auto"`` tells the language by its script
@@ -18,13 +19,10 @@ request), 403 (invalid API key), 429 (the server is busy: retry), 500 (translati
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar
 
 from fastapi import Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from starlette.datastructures import FormData
+from pydantic import ValidationError
 
 from anuvad.inference.language import wrong_script
 from anuvad.inference.markup import html_texts
@@ -32,175 +30,17 @@ from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.auth import bearer_token, key_matches
 from anuvad.server.errors import ApiError
 from anuvad.server.languages import language_name
-from anuvad.server.limits import MAX_BEAM_SIZE, MAX_REQUEST_CHARS, MAX_TEXT_CHARS
+from anuvad.server.libretranslate_bodies import LibreTranslateError, LtDetected, LtLanguage
+from anuvad.server.limits import MAX_BEAM_SIZE, MAX_REQUEST_CHARS
 from anuvad.server.routing import Detected, detect_served
 from anuvad.server.schemas import (
     TranslateRequest,
-    WholeNumber,
-    check_text,
-    check_texts,
     is_blank,
-    text_schema,
-    texts_schema,
 )
 from anuvad.server.state import ServerState
 
 # The name LibreTranslate's clients show for source "auto".
 AUTO = "auto"
-
-
-class LibreTranslateError(Exception):
-    """A request answered ``{"error": message}`` with ``status``, as LibreTranslate does."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-# ------------------------------------------------------------------------------ bodies (docs)
-
-
-class LtBody(BaseModel):
-    """A LibreTranslate request body: fields it does not know are ignored (as LibreTranslate
-    does), those it knows must have their types (a JSON body's as they are, a form's strings
-    converted)."""
-
-    model_config = ConfigDict(extra="ignore")
-    # LibreTranslate's own words for a field of the wrong type or value (clients show them).
-    wrong: ClassVar[dict[str, str]] = {}
-
-    api_key: str | None = Field(None, description="an API key, when the server asks for one")
-
-
-class LtTranslateBody(LtBody):
-    """``POST /libretranslate/translate`` (JSON, or the same fields as a form)."""
-
-    wrong = {
-        "format": "{value} format is not supported",
-        "alternatives": "Invalid request: alternatives must be a whole number >= 0",
-        "q": "Invalid request: q must be a string or a list of strings",
-    }
-    q: str | list[str] = Field(
-        description=f"the text, or a list of texts (each at most {MAX_TEXT_CHARS} characters, "
-        f"{MAX_REQUEST_CHARS} in all; an empty or blank text in a list comes back as it was)",
-        examples=["Hello!"],
-        json_schema_extra=texts_schema(blank_items=True),
-    )
-    source: str = Field(description="source language code, or 'auto'", examples=["en"])
-    target: str = Field(
-        description="target language code (the source's: the text comes back as it was)",
-        examples=["hi"],
-    )
-    format: Literal["text", "html", ""] = Field(
-        "text", description="'text' (also when empty) or 'html'"
-    )
-    alternatives: WholeNumber = Field(0, ge=0, description="other translations to return per text")
-
-    @field_validator("q")
-    @classmethod
-    def _check_q(cls, value: str | list[str]) -> str | list[str]:
-        return check_texts(value, blank_items=True)
-
-    @field_validator("format")
-    @classmethod
-    def _plain_by_default(cls, value: str) -> str:
-        return value or "text"
-
-
-class LtDetectBody(LtBody):
-    """``POST /libretranslate/detect`` (JSON or form)."""
-
-    wrong = {"q": "Invalid request: q must be a string"}
-    q: str = Field(
-        description=f"the text (1-{MAX_TEXT_CHARS} characters)",
-        examples=["नमस्ते"],
-        json_schema_extra=text_schema(MAX_TEXT_CHARS),
-    )
-
-    @field_validator("q")
-    @classmethod
-    def _check_q(cls, value: str) -> str:
-        return check_text(value)
-
-
-class LtDetected(BaseModel):
-    """A language and how sure (0-100: the share of the text's letters in its script)."""
-
-    confidence: float
-    language: str
-
-
-class LtTranslation(BaseModel):
-    """The answer of ``POST /libretranslate/translate`` (lists for a list ``q``)."""
-
-    translatedText: str | list[str]  # noqa: N815 (LibreTranslate's names)
-    detectedLanguage: LtDetected | list[LtDetected] | None = Field(  # noqa: N815
-        None, description="with source 'auto' only"
-    )
-    alternatives: list[str] | list[list[str]] | None = Field(
-        None, description="with alternatives > 0 only"
-    )
-
-
-class LtLanguage(BaseModel):
-    """One language of ``GET /libretranslate/languages``."""
-
-    code: str
-    name: str
-    targets: list[str]
-
-
-class LtError(BaseModel):
-    """Every error: LibreTranslate's shape."""
-
-    error: str
-
-
-# ------------------------------------------------------------------------------ reading bodies
-
-
-Body = TypeVar("Body", bound=LtBody)
-
-
-async def read_body(request: Request, kind: type[Body]) -> Body:
-    """The request's fields as ``kind``: its JSON object, or its form (urlencoded or
-    multipart), over the query string's (LibreTranslate reads either).
-
-    Raises:
-        LibreTranslateError: 400 for a JSON body that is not an object, a field missing (in
-            LibreTranslate's words) or of the wrong type or value.
-    """
-    fields: dict[str, Any] = dict(request.query_params)
-    declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    strict = declared == "application/json"  # JSON has types; a form's strings are converted
-    if strict:
-        try:
-            body = json.loads(await request.body() or b"{}")
-        except (ValueError, UnicodeDecodeError):
-            body = None
-        if not isinstance(body, dict):
-            raise LibreTranslateError(400, "Invalid JSON format")
-        fields.update(body)
-    elif declared in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        form: FormData = await request.form()
-        fields.update({k: v for k, v in form.items() if isinstance(v, str)})
-    for name, field in kind.model_fields.items():
-        if field.is_required() and fields.get(name) in (None, "", []):
-            raise LibreTranslateError(400, f"Invalid request: missing {name} parameter")
-    try:
-        return kind.model_validate(fields, strict=strict)
-    except ValidationError as exc:
-        raise LibreTranslateError(400, refusal(kind, exc, fields)) from None
-
-
-def refusal(kind: type[LtBody], exc: ValidationError, fields: dict[str, Any]) -> str:
-    """The message for the first problem pydantic found in ``fields``: LibreTranslate's words
-    where it has them, else ``Invalid request: field: what is wrong``."""
-    first = exc.errors()[0]
-    name = str(first["loc"][0]) if first["loc"] else ""
-    if first["type"] != "value_error" and name in kind.wrong:
-        return kind.wrong[name].format(value=fields.get(name))
-    return f"Invalid request: {name}: {first['msg'].removeprefix('Value error, ')}"
 
 
 def check_key(state: ServerState, request: Request, key: str | None) -> None:
@@ -416,13 +256,6 @@ def from_api_error(exc: ApiError) -> LibreTranslateError:
 
 __all__ = [
     "AUTO",
-    "LibreTranslateError",
-    "LtDetectBody",
-    "LtDetected",
-    "LtError",
-    "LtLanguage",
-    "LtTranslateBody",
-    "LtTranslation",
     "Routed",
     "alternatives_of",
     "anuvad_request",
@@ -433,6 +266,5 @@ __all__ = [
     "from_api_error",
     "languages",
     "pick_model",
-    "read_body",
     "route_texts",
 ]

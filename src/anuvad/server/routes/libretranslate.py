@@ -16,6 +16,15 @@ from anuvad.server.answer_schemas import TranslateResponse
 from anuvad.server.errors import ApiError, ClientGoneError
 from anuvad.server.libretranslate import (
     AUTO,
+    alternatives_of,
+    anuvad_request,
+    check_key,
+    detections,
+    from_api_error,
+    languages,
+    route_texts,
+)
+from anuvad.server.libretranslate_bodies import (
     LibreTranslateError,
     LtDetectBody,
     LtDetected,
@@ -23,14 +32,7 @@ from anuvad.server.libretranslate import (
     LtLanguage,
     LtTranslateBody,
     LtTranslation,
-    alternatives_of,
-    anuvad_request,
-    check_key,
-    detections,
-    from_api_error,
-    languages,
     read_body,
-    route_texts,
 )
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
