@@ -29,6 +29,10 @@ The candidates, each computed from the source and the output alone:
 * ``rarity_*``: how rare the pieces are, from the SentencePiece models' own piece scores (unigram
   log-probabilities in the tokenizer's training text): the source's and the output's mean and
   lowest (rare words are the ones a small model gets wrong);
+* ``hidden_*`` (``--hidden-components K``): what the network's states say beyond its
+  probabilities: the source's encoder states and the output's final decoder states (teacher
+  forced), each averaged over the sentence and reduced to its first K principal components (fitted
+  on the fitting halves), as a predictor-estimator QE model reads them (Kim et al. 2017);
 * ``names_*``: the share of the source's words after the first that begin with a capital
   (names, which a small model often replaces), and of its words that hold a digit.
 
@@ -48,6 +52,8 @@ from pathlib import Path
 import sentencepiece as spm
 import torch
 
+from anuvad.data.batching import collate_source
+from anuvad.data.tokenizer import BOS_ID, PAD_ID
 from anuvad.evaluation.calibration import CalibrationRow, calibrate
 from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.confidence import OUTPUT_FEATURES, OutputSignals, output_signals
@@ -219,6 +225,41 @@ def rarity_features(
     return found
 
 
+def hidden_features(
+    translator: Translator, rows: Sequence[CalibrationRow], components: int
+) -> list[dict[str, float]]:
+    """The ``hidden_*`` candidates of each row."""
+    model = translator.model.eval()
+    sources = translator.encode([r.source for r in rows])
+    prefix = list(translator.tgt_prefix)
+    pooled: dict[str, list[torch.Tensor]] = {"enc": [], "dec": []}
+    with torch.inference_mode():
+        for start in range(0, len(rows), 64):
+            chunk = range(start, min(start + 64, len(rows)))
+            src_ids, src_pad = collate_source([sources[i] for i in chunk])  # (B, S) each
+            memory = model.encode(src_ids, src_pad)  # (B, S, D)
+            keep = (~src_pad).unsqueeze(-1).to(memory.dtype)  # (B, S, 1)
+            pooled["enc"].append((memory * keep).sum(1) / keep.sum(1))
+            targets = [[BOS_ID, *prefix, *translator.tgt_tokenizer.encode(rows[i].output)]
+                       for i in chunk]  # fmt: skip
+            tgt_ids = torch.full((len(targets), max(map(len, targets))), PAD_ID)  # (B, T)
+            for b, t in enumerate(targets):
+                tgt_ids[b, : len(t)] = torch.tensor(t)
+            states, _ = model.decode_states(tgt_ids, memory, src_pad)  # (B, T, D), causal
+            used = (tgt_ids != PAD_ID).unsqueeze(-1).to(states.dtype)  # (B, T, 1)
+            pooled["dec"].append((states * used).sum(1) / used.sum(1))
+    fitting = torch.tensor([not r.held_out for r in rows])
+    found: list[dict[str, float]] = [{} for _ in rows]
+    for side, parts in pooled.items():
+        states = torch.cat(parts).double()  # (N, D)
+        mean = states[fitting].mean(0)
+        _, _, vt = torch.linalg.svd(states[fitting] - mean, full_matrices=False)
+        projected = (states - mean) @ vt[:components].T  # (N, K)
+        for row, values in zip(found, projected.tolist(), strict=True):
+            row |= {f"hidden_{side}_{k}": v for k, v in enumerate(values)}
+    return found
+
+
 def name_features(source: str) -> dict[str, float]:
     """The ``names_*`` candidates of one source."""
     tokens = source.split()
@@ -237,7 +278,7 @@ def feature_sets(base: list[str], candidates: list[str]) -> dict[str, list[str]]
     for group in sorted({name.split("_")[0] for name in candidates}):
         sets[f"+ {group}_*"] = base + [c for c in candidates if c.startswith(group + "_")]
     sets["+ all candidates"] = base + candidates
-    sets |= {f"{name} alone": [name] for name in candidates}
+    sets |= {f"{name} alone": [name] for name in candidates if not name.startswith("hidden_")}
     return sets
 
 
@@ -277,6 +318,9 @@ def main() -> None:
         "--no-agreement", action="store_true", help="skip the greedy_* and roundtrip_* candidates"
     )
     parser.add_argument("--dropout-passes", type=int, default=8, help="0: no dropout_* candidates")
+    parser.add_argument(
+        "--hidden-components", type=int, default=8, help="0: no hidden_* candidates"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -296,6 +340,11 @@ def main() -> None:
             found |= agreed
     for found, rare, r in zip(extra, rarity_features(translator, rows), rows, strict=True):
         found |= rare | name_features(r.source)
+    if args.hidden_components:
+        for found, hidden in zip(
+            extra, hidden_features(translator, rows, args.hidden_components), strict=True
+        ):
+            found |= hidden
     if args.lexicon:
         forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
         for found, r in zip(extra, rows, strict=True):
