@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.translation import Translation
 
@@ -144,4 +145,19 @@ def warn_short(index: int, results: Sequence[Translation]) -> None:
             )
 
 
-__all__ = ["refuse_unsplit", "refuse_wrong_script", "warn_short"]
+def warn_kept(index: int, document: DocumentTranslation[Translation]) -> None:
+    """Say on stderr which parts of input line ``index`` (0-based) were kept as written: in
+    another script than the model's source language
+    (:func:`~anuvad.inference.documents.left_as_written`)."""
+    from anuvad.inference.documents import left_as_written
+
+    spans = [(s.start, s.end) for s in document.segments]
+    for part in left_as_written(document.source, spans):
+        print(
+            f"warning: line {index + 1}: {part[:50]!r} is not in the model's source language; "
+            "kept as written",
+            file=sys.stderr,
+        )
+
+
+__all__ = ["refuse_unsplit", "refuse_wrong_script", "warn_kept", "warn_short"]

@@ -26,6 +26,7 @@ from anuvad.cli.input_checks import (
     refuse_unsplit,
     refuse_wrong_script,
     unwritable,
+    warn_kept,
     warn_short,
 )
 from anuvad.cli.job import (
@@ -154,6 +155,7 @@ def _render(
             raise InputTooLongError(f"{where}: {exc.detail or exc}") from None
         for i, document in enumerate(documents):
             warn_short(offset + i, document.sentences)
+            warn_kept(offset + i, document)
         if args.scores:
             return [
                 (_scores_lines(translator, [line], [d], job.glossary), None)

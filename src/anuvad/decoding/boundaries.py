@@ -108,6 +108,12 @@ def starts_code_after(piece: str) -> bool:
     )
 
 
+def ends_sentence(piece: str) -> bool:
+    """Whether a target piece ends a sentence (:attr:`BoundaryTable.final`)."""
+    text = piece.replace("▁", "")
+    return text.endswith(("।", "॥", "?", "!")) or (bool(text) and set(text) <= {"."})
+
+
 @dataclass(frozen=True)
 class BoundaryTable:
     """Every target piece classified once, for the search's masks.
@@ -122,6 +128,9 @@ class BoundaryTable:
         digits: (V,) bool: True where a piece holds a digit (any script).
         joiners: (V,) bool: True where a piece is one that joins digits into one number
             (``.``, ``,``, ``:``, ``/``, a hyphen or dash: "2019-20", "10:30").
+        final: (V,) bool: True where a piece ends a sentence (ends in "।", "॥", "?" or "!",
+            or is a full stop alone): a search with a phrase still missing does not write
+            one (the phrase came after the sentence's end: "… हूँ। राम ने।").
     """
 
     glue: dict[Boundary, Tensor]
@@ -130,6 +139,7 @@ class BoundaryTable:
     code_starts: frozenset[int]
     digits: Tensor
     joiners: Tensor
+    final: Tensor
 
     @classmethod
     def from_pieces(cls, pieces: Sequence[str]) -> BoundaryTable:
@@ -165,7 +175,11 @@ class BoundaryTable:
             [i not in special and p in tuple(JOINERS) for i, p in enumerate(pieces)],
             dtype=torch.bool,
         )
-        return cls(glue, passing, starts, codes, digits, joiners)
+        final = torch.tensor(
+            [i not in special and ends_sentence(p) for i, p in enumerate(pieces)],
+            dtype=torch.bool,
+        )
+        return cls(glue, passing, starts, codes, digits, joiners, final)
 
     @property
     def vocab_size(self) -> int:

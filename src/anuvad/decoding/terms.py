@@ -7,7 +7,9 @@ phrases the output already holds and how far it is into each of the others (a KM
 phrase, so a partial match that breaks off falls back correctly), and guarantees that every
 phrase appears, whole:
 
-* EOS is forbidden while a phrase is missing;
+* EOS is forbidden while a phrase is missing, and so is a piece that ends a sentence ("।",
+  "?": :attr:`~anuvad.decoding.boundaries.BoundaryTable.final`) unless it starts or continues
+  a missing phrase: a model that had finished its sentence wrote the phrase after the danda;
 * a token is forbidden when the phrases still missing would no longer fit in the steps left to
   the output limit after it (counting the phrase the row is furthest into from where it is), so
   a phrase is never made impossible: near the limit the row can only go on with its phrases;
@@ -171,6 +173,10 @@ class _RowState:
         needed = sum(len(terms.phrases[j].tokens) for j in unmet) - self.partial[first]
         return needed, first
 
+    def starting(self, terms: _Phrases) -> list[int]:
+        """The first tokens of the phrases this row has not written."""
+        return sorted({terms.phrases[j].tokens[0] for j, d in enumerate(self.done()) if not d})
+
     def continuing(self, terms: _Phrases) -> list[int]:
         """Tokens that continue a phrase this row is part-way into."""
         return sorted(
@@ -219,6 +225,10 @@ class TermRows(ConstraintRows):
             missing = state.missing(terms)
             if missing is not None:
                 mask[row, EOS_ID] = NEG_INF
+                if self.table is not None:
+                    final = self.table.final.clone()
+                    final[state.continuing(terms) + state.starting(terms)] = False
+                    mask[row, final] = NEG_INF
                 room = self.limits[row] - self.steps - 1  # tokens left after this one
                 # A pending phrase may come undone by a token that continues another one.
                 if terms.lengths([not m for m in state.met]) > room:

@@ -7,7 +7,9 @@ newline, blank line and the spacing between sentences and around the text stay a
 
 Sentences are found per line by :func:`anuvad.inference.sentences.sentence_splitter` (Moses'
 rules on a sentence-case view, or the danda rule; measured there). A newline always ends a
-sentence.
+sentence. A sentence written in another script than the document's language (a Hindi line in
+an English text) is kept as written, as layout: a model given it writes nonsense
+(:func:`anuvad.inference.language.wrong_script`); :func:`left_as_written` lists such parts.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from anuvad.errors import InputTooLongError
+from anuvad.inference.language import wrong_script
 from anuvad.inference.sentences import locate, sentence_splitter
 from anuvad.inference.symbols import without_edge_symbols
 
@@ -28,6 +31,7 @@ __all__ = [
     "assemble",
     "assemble_documents",
     "fit_segment",
+    "left_as_written",
     "sentence_splitter",
     "split_document",
     "translate_documents",
@@ -129,11 +133,12 @@ def split_document(
     """Cut ``text`` into sentences, each with its place in the text.
 
     Every line is split on its own (a newline always ends a sentence); blank lines give no
-    segment; a list marker at the start of a line ("- ", "1. ", "(a) ") and symbols before or
-    after a sentence (emoji: :mod:`anuvad.inference.symbols`) are layout, left out of the
-    segment and kept as written. Sentences are in document order and never overlap; the text
-    between two segments (and before the first and after the last) is whitespace, a list marker
-    or symbols.
+    segment; a list marker at the start of a line ("- ", "1. ", "(a) "), symbols before or
+    after a sentence (emoji: :mod:`anuvad.inference.symbols`) and a sentence in another
+    script than ``lang``'s are layout, left out of the segments and kept as written.
+    Sentences are in document order and never overlap; the text between two segments (and
+    before the first and after the last) is whitespace, a list marker, symbols or such a
+    sentence.
 
     Args:
         text: the document.
@@ -164,7 +169,7 @@ def split_document(
                 spans = [(left, len(body.rstrip()))]
             for start, end in ((skip + a, skip + b) for a, b in spans):
                 start, end = without_edge_symbols(line, start, end)  # symbols around: layout
-                if start == end:
+                if start == end or wrong_script(line[start:end], lang):
                     continue
                 segment = Segment(offset + start, offset + end, line[start:end], number)
                 segments.extend(fit_segment(segment, fits, lang) if fits else [segment])
@@ -182,9 +187,25 @@ def split_document(
     return segments
 
 
+def left_as_written(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """The parts of ``text`` between its segments (their ``(start, end)``, in order) that hold
+    words (two letters or more): sentences in another script than the document's, which
+    :func:`split_document` keeps as written (list markers and symbols hold fewer letters)."""
+    parts, pos = [], 0
+    for start, end in [*spans, (len(text), len(text))]:
+        for line in text[pos:start].split("\n"):
+            marker = _LIST_MARKER.match(line)
+            part = line[marker.end() if marker else 0 :].strip()
+            if sum(char.isalpha() for char in part) >= 2:
+                parts.append(part)
+        pos = end
+    return parts
+
+
 def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]) -> str:
     """Put ``translations`` in the places of ``segments`` in ``text``; everything between the
-    segments (spaces, newlines, blank lines) is kept.
+    segments (spaces, newlines, blank lines) is kept, and two sentences the source wrote
+    with nothing between them ("came.Sita went.") get a space.
 
     Raises:
         ValueError: different numbers of segments and translations.
@@ -192,8 +213,8 @@ def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]
     if len(segments) != len(translations):
         raise ValueError(f"{len(segments)} segments but {len(translations)} translations")
     out, pos = [], 0
-    for segment, translation in zip(segments, translations, strict=True):
-        out.append(text[pos : segment.start])
+    for i, (segment, translation) in enumerate(zip(segments, translations, strict=True)):
+        out.append(text[pos : segment.start] or (" " if i and translation else ""))
         out.append(translation)
         pos = segment.end
     out.append(text[pos:])

@@ -8,6 +8,11 @@ returning every candidate with its share.
 
 A text whose letters are mostly in another script than the model's source ("कप्तान ने 85 रन
 बनाए" sent to English→Hindi came back as "Tayayay + 4.") is what :func:`wrong_script` catches.
+
+The letters counted are those of the text's language, not of what it quotes: links and e-mail
+addresses are left out (Latin letters in any text), and so, in a text that has letters of
+another script too, are Latin words written with a capital (names and brands: "मैंने Samsung
+Galaxy S24 Ultra खरीदा।" is Hindi, though most of its letters are Latin).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anuvad.data.cleaning import SCRIPTS, script_ratio
+from anuvad.inference.addresses import without_addresses
 
 # A text is in a language's script when at least this share of its letters is; below it the
 # model would mostly see pieces it was not trained on.
@@ -30,10 +36,28 @@ class Detection:
     confidence: float
 
 
+def _is_latin(char: str) -> bool:
+    return any(first <= ord(char) <= last for first, last in SCRIPTS["en"])
+
+
+def language_letters(text: str) -> str:
+    """The part of ``text`` whose letters tell its language (the module docstring): without
+    addresses, and in a text with non-Latin letters without capitalised Latin words; the
+    text without addresses when nothing else would be left."""
+    text = without_addresses(text)
+    if text.isascii() or not any(c.isalpha() and not _is_latin(c) for c in text):
+        return text
+    words = text.split()
+    kept = [w for w in words if not (w[:1].isupper() and _is_latin(w[0]))]
+    return " ".join(kept) if any(c.isalpha() for w in kept for c in w) else text
+
+
 def detect(text: str, languages: Sequence[str]) -> list[Detection]:
     """The ``languages`` (codes such as "en", "hi") ranked by the share of ``text``'s letters
-    in their scripts, best first (ties keep the given order). A text without letters gives
-    every language confidence 0; a language of unknown script gets 0."""
+    in their scripts (:func:`language_letters`), best first (ties keep the given order). A
+    text without letters gives every language confidence 0; a language of unknown script
+    gets 0."""
+    text = language_letters(text)
     letters = sum(char.isalpha() for char in text)
     found = [
         Detection(lang, script_ratio(text, lang) if letters and lang in SCRIPTS else 0.0)
@@ -47,7 +71,8 @@ def wrong_script(text: str, language: str) -> bool:
     text without letters or a language of unknown script)."""
     if language not in SCRIPTS or not any(char.isalpha() for char in text):
         return False
-    return script_ratio(text, language) < SCRIPT_SHARE
+    letters = language_letters(text)
+    return any(c.isalpha() for c in letters) and script_ratio(letters, language) < SCRIPT_SHARE
 
 
-__all__ = ["SCRIPT_SHARE", "Detection", "detect", "wrong_script"]
+__all__ = ["SCRIPT_SHARE", "Detection", "detect", "language_letters", "wrong_script"]

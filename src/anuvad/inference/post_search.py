@@ -20,15 +20,17 @@ phrases for the search; what the search cannot write is written here, after it:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.dates import CURRENCY_SIGNS
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
-from anuvad.inference.symbols import free_run, symbol_runs
+from anuvad.inference.symbols import free_run, is_symbol, symbol_runs
 from anuvad.inference.translation import Translation, WordScore
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
@@ -43,6 +45,7 @@ from anuvad.inference.verbatim import (
 
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
 _SPACES = re.compile(r"[ \t]{2,}")
+_SPACE_BEFORE_MARK = re.compile(r" +(?=[।.!?,])")  # where a mark stood before punctuation
 
 
 def before_final_mark(text: str, words: Sequence[str]) -> str:
@@ -151,32 +154,85 @@ def signed(result: Translation, spans: Sequence[Span]) -> None:
     result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
 
 
-def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) -> str:
-    """``output`` with the symbol runs of ``source`` (:mod:`anuvad.inference.symbols`) that
-    are emoji or stand alone (no letter or digit touches them: "I ❤ it", "Thanks😀 for", not
-    "25 °C" or "Google®"), that
-    the target vocabulary cannot spell (``spellable`` False) and that ``output`` has fewer
-    times than ``source``. Each takes the place of an unknown mark "⁇" the model wrote, in
-    order (only when the source holds nothing else the vocabulary cannot spell, which the
-    mark could stand for); those left go where they stood in the source: after the
-    translation when no letter or digit followed them, before it (in their order) when none
-    came before, else before its final punctuation; marks left over are then removed (when
-    the marks were taken as the symbols'). ``output`` as it was when no run is missing."""
-    runs = symbol_runs(source)
+# Categories of the characters carried when the target vocabulary cannot spell them: symbols
+# (math, modifiers, currency, other: "×", "≥", "€", "°"), private use, and numbers that are not
+# digits ("½", "Ⅳ"); "|" is the typed danda, which the punctuation rules handle.
+_CARRIED_CATEGORIES = ("Sm", "Sk", "Sc", "So", "Co", "No", "Nl")
+_WORD_BEFORE = re.compile(r"[^\W_]+$")
+_WORD_AFTER = re.compile(r"[^\W_]+")
+
+
+def carried_runs(
+    source: str, spellable: Callable[[str], bool], languages: Sequence[str] = ()
+) -> list[tuple[int, int]]:
+    """(start, end) of each run of ``source``'s characters that a translation must carry
+    because the target vocabulary cannot spell them (``spellable`` False for the character):
+    symbols (:mod:`anuvad.inference.symbols`: emoji with their joiners), the other characters
+    of :data:`_CARRIED_CATEGORIES`, and letters of no script of ``languages`` ("你好" in an
+    English text). Letters of the languages' scripts are the model's to translate."""
+    scripts = [SCRIPTS[lang] for lang in languages if lang in SCRIPTS]
+    known: dict[str, bool] = {}
+
+    def carried(char: str) -> bool:
+        if char not in known:
+            category = unicodedata.category(char)
+            kind = (
+                is_symbol(char)
+                or (category in _CARRIED_CATEGORIES and char != "|")
+                or (
+                    category.startswith("L")
+                    and bool(scripts)
+                    and not any(a <= ord(char) <= b for ranges in scripts for a, b in ranges)
+                )
+            )
+            known[char] = kind and not spellable(char)
+        return known[char]
+
+    symbols = symbol_runs(source)
+    covered = {i for a, b in symbols for i in range(a, b)}
+    runs = [(a, b) for a, b in symbols if not spellable(source[a:b])]
+    start = None
+    for i, char in enumerate([*source, " "]):
+        inside = i < len(source) and i not in covered and carried(char)
+        if inside and start is None:
+            start = i
+        elif not inside and start is not None:
+            runs.append((start, i))
+            start = None
+    return sorted(runs)
+
+
+def carry_symbols(
+    source: str,
+    output: str,
+    spellable: Callable[[str], bool],
+    languages: Sequence[str] = (),
+) -> str:
+    """``output`` with the runs of ``source`` that it must carry (:func:`carried_runs`) and
+    has fewer times than ``source``. Each run takes the
+    place of a mark the model wrote, in order (only when the source holds nothing else the
+    vocabulary cannot spell, which the mark could stand for); those left go where they stood
+    in the source: a run that stands alone (no letter or digit touches it: "I ❤ it", an
+    emoji) after the translation when no letter or digit followed it, before it (in their
+    order) when none came before, else before its final punctuation; a run that touches a
+    word ("5°", "+91") next to that word's copy in ``output`` (after the word before it, or
+    before the word after it, where ``output`` has that word once), else nowhere ("Google®"
+    translated as "गूगल": no place is right). Marks left over are removed (when the marks were
+    taken as the runs'). ``output`` as it was when no run is missing."""
+    runs = carried_runs(source, spellable, languages)
     missing: list[tuple[int, int]] = []
     counts: dict[str, int] = {}
     for a, b in runs:
         run = source[a:b]
-        alone = free_run(source, a, b)
         counts[run] = counts.get(run, 0) + 1
-        if alone and not spellable(run) and output.count(run) < counts[run]:
+        if output.count(run) < counts[run]:
             missing.append((a, b))
     if not missing:
         return output
     covered = {i for a, b in runs for i in range(a, b)}
     others = [c for i, c in enumerate(source) if i not in covered and not c.isspace()]
     text = output
-    if UNK_SURFACE in text and spellable("".join(others)):  # the marks are the symbols'
+    if UNK_SURFACE in text and spellable("".join(others)):  # the marks are the runs'
         parts = text.split(UNK_SURFACE)
         text = parts[0]
         for part in parts[1:]:
@@ -185,16 +241,34 @@ def carry_symbols(source: str, output: str, spellable: Callable[[str], bool]) ->
                 text += source[a:b]
             text += part
         text = _SPACES.sub(" ", text).strip()
+        text = _SPACE_BEFORE_MARK.sub("", text)
     leading: list[str] = []
     for a, b in missing:
         run = source[a:b]
-        if not any(c.isalnum() for c in source[b:]):
+        if not free_run(source, a, b):
+            text = _next_to_its_word(text, source, a, b)
+        elif not any(c.isalnum() for c in source[b:]):
             text = f"{text} {run}" if text else run
         elif not any(c.isalnum() for c in source[:a]):
             leading.append(run)
         else:
             text = before_final_mark(text, [run])
     return " ".join([*leading, text] if text else leading) if leading else text
+
+
+def _next_to_its_word(text: str, source: str, a: int, b: int) -> str:
+    """``text`` with ``source[a:b]`` (a run that touches a word) next to that word's one copy
+    in ``text``; ``text`` as it was where it has no such copy."""
+    run = source[a:b]
+    before = _WORD_BEFORE.search(source, 0, a) if a and not source[a - 1].isspace() else None
+    after = _WORD_AFTER.match(source, b) if b < len(source) else None
+    if before is not None and text.count(before.group()) == 1:
+        at = text.index(before.group()) + len(before.group())
+        return text[:at] + run + text[at:]
+    if after is not None and text.count(after.group()) == 1:
+        at = text.index(after.group())
+        return text[:at] + run + text[at:]
+    return text
 
 
 def _relocate_words(words: Sequence[WordScore], text: str) -> None:
@@ -213,21 +287,23 @@ def write_symbols(
     results: Sequence[Translation],
     verbatim: Verbatim | Sequence[Verbatim | None],
     spellable: Callable[[str], bool],
+    languages: Sequence[str] = (),
 ) -> None:
     """:func:`carry_symbols` on each result (its text and n-best candidates) whose policy
-    copies symbols, in place; the word scores point at their words again."""
+    copies symbols, in place (``languages``: the pair's, whose letters are not carried); the
+    word scores point at their words again."""
     for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
-        if policy is None or not policy.symbols or not symbol_runs(result.source):
+        if policy is None or not policy.symbols:
             continue
         for candidate in result.nbest:
             before = candidate.text
-            candidate.text = carry_symbols(result.source, before, spellable)
+            candidate.text = carry_symbols(result.source, before, spellable, languages)
             if candidate.quality is not None and candidate.text != before:
                 _relocate_words(candidate.quality.words, candidate.text)
         result.text = (
             result.nbest[0].text
             if result.nbest
-            else carry_symbols(result.source, result.text, spellable)
+            else carry_symbols(result.source, result.text, spellable, languages)
         )
 
 
@@ -245,7 +321,7 @@ def finish(
     if verbatim is not None:
         write_digits(results, verbatim)
         if spellable is not None:
-            write_symbols(results, verbatim, spellable)
+            write_symbols(results, verbatim, spellable, (src_lang, tgt_lang))
         for result in results:
             result.nbest = distinct(result.nbest, len(result.nbest))
     flag_short(results, src_lang, tgt_lang)
@@ -253,6 +329,7 @@ def finish(
 
 __all__ = [
     "before_final_mark",
+    "carried_runs",
     "carry_symbols",
     "digits_outside_links",
     "finish",

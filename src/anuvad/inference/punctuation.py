@@ -7,6 +7,10 @@ quotation it never closes. Every candidate a search returns goes through :func:`
 * Hindi (and other languages that end sentences with the danda): a "." or "|" that ends the
   sentence after a letter or digit, and a "|" standing alone between words, become "।"; a "."
   inside a word or number ("3.5", "gov.in") is left alone.
+* Any language: a source that does not end a sentence (a part of a long sentence cut at a
+  comma or a space, a headline, a list item) gets no full stop: the output's final "।" or "."
+  becomes the source's final ",", ";" or ":", or goes where the source ends in a word ("?" and
+  "!" stay). A long sentence cut into parts read "… पिछले वर्ष से ही था। और जुलाई …".
 * Any language: an unpaired straight double quote (an odd number of them) is closed at the
   end of the sentence, before its final punctuation, when the source quotes something, and
   removed otherwise (the source had no quotation to carry). Curly quotes are paired the same
@@ -32,6 +36,10 @@ DANDA = "।"
 _FINAL_STOP = re.compile(r"(?<=\w|[\u0900-\u097f%])[.|](?=[\"'”’)\]]*\s*$)")
 _LONE_PIPE = re.compile(r"(?<=\S) \|(?= |$)")
 _TRAILING = re.compile(r"[\s।.!?|]*$")
+# A source that ends without a sentence-final mark: in ",", ";", ":" (group 1) or a word.
+_SOURCE_END = re.compile(r"(?:([,;:])|[^\W_])[\"'”’)\]]*\s*$")
+# An output's final full stop(s), before any closing quotes or brackets.
+_OUTPUT_STOP = re.compile(r"\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
 
 
 def punctuate(text: str, source: str, tgt_lang: str) -> str:
@@ -40,6 +48,9 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     if tgt_lang in DANDA_LANGUAGES:
         text = _FINAL_STOP.sub(DANDA, text)
         text = _LONE_PIPE.sub(" " + DANDA, text)
+    unended = _SOURCE_END.search(source)
+    if unended is not None:  # no full stop where the source has none
+        text = _OUTPUT_STOP.sub(unended.group(1) or "", text)
     text = _pair(text, source, '"', '"')
     return _pair(text, source, "“", "”")
 

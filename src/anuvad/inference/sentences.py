@@ -6,8 +6,13 @@ Splitting, by measurement (``bench/sentence_split.py``, docs/benchmarks.md): Mos
 had the best boundary precision on NTREX-128 news paragraphs (0.994, F1 0.956; blingfire 0.988 /
 0.951, syntok 0.990 / 0.953, pysbd 0.944 / 0.866, sentencex 0.941 / 0.879, a naive regex 0.926 /
 0.871) and needs no model download. Languages it has no rules for (Hindi among them) are split
-after "।", "॥", "|" (the danda as typed on keyboards without one), "?", "!" or "." followed by a
-space. A newline always ends a sentence.
+after "।", "॥" or "|" (the danda as typed on keyboards without one), with or without a space after
+it, after "?" or "!" before a space or a letter, and after "." before a space, except after an
+abbreviation (:data:`RULE_ABBREVIATIONS`: "डॉ.", "रु."). A newline always ends a sentence. Moses'
+rules get the abbreviations of Indian English they lack (:data:`EXTRA_PREFIXES`: "Rs.", "Smt.");
+and a sentence-final mark with no space before the next sentence ("He came.She left.", a common
+slip) ends a sentence when a capitalised word follows it (:data:`_GLUED`), not inside an address
+("www.example.Com") or after an abbreviation.
 
 Moses' rules expect sentence case: a sentence starts with a capital letter, and a capital word
 ending in a full stop ("U.S.", "IN.") is an acronym. Text in lower case (as typed in chats) or in
@@ -27,7 +32,7 @@ from pathlib import Path
 
 from anuvad.inference.symbols import blank_symbols, symbol_mask
 
-__all__ = ["locate", "sentence_case_view", "sentence_splitter"]
+__all__ = ["locate", "moses_prefixes", "sentence_case_view", "sentence_splitter", "split_glued"]
 
 _SPACE = re.compile(r"\s")
 # White space other than a space or a newline (str.isspace's, spelled out: the page's JavaScript
@@ -35,8 +40,45 @@ _SPACE = re.compile(r"\s")
 _OTHER_SPACE = re.compile(
     "[\t\v\f\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 )
-# After sentence-final punctuation (and closing quotes/brackets), before the next sentence.
-_RULE = re.compile(r"(?<=[।॥|?!.])[\"'”’»)\]]*\s+")
+# After sentence-final punctuation (and closing quotes/brackets), before the next sentence: a
+# danda with or without space (not before another), "?" or "!" before a space or a letter, "."
+# before a space.
+_CLOSING = "\"'”’»)\\]"
+_RULE = re.compile(
+    rf"(?<=[।॥|])[{_CLOSING}]*\s*(?=[^\s।॥|{_CLOSING}])"
+    rf"|(?<=[?!])[{_CLOSING}]*\s*(?=[^\W\d_])"
+    rf"|(?<=[?!.])[{_CLOSING}]*\s+"
+)
+# Abbreviations after which "." does not end a sentence in the rule's languages (Devanagari: Dr.,
+# Rs., Prof., Kumari, samvat, page, serial number, number, Mr., Shri, late, AD / BC, district;
+# and a few Latin ones Hindi text writes).
+RULE_ABBREVIATIONS = (
+    "डॉ", "रु", "प्रो", "कु", "सं", "पृ", "क्र", "नं", "मि", "श्री", "स्व", "ई", "पू", "जि",
+    "Dr", "Mr", "Mrs", "Ms", "Prof", "Rs", "No", "St",
+)  # fmt: skip
+# The text before a rule match ends with one of them and its full stop.
+_RULE_ABBREVIATION = re.compile(
+    r"(?:^|[\s(\"'“‘])(?:" + "|".join(map(re.escape, RULE_ABBREVIATIONS)) + r")\.$"
+)
+# Abbreviations of Indian English that Moses' English prefixes lack ("default": no sentence ends
+# after them, as after "Mr."), as written and in lower case (chat text: "rs. 500").
+EXTRA_PREFIXES: dict[str, tuple[str, ...]] = {
+    lang: (*words, *(w.lower() for w in words))
+    for lang, words in {
+        "en": ("Rs", "Re", "Shri", "Smt", "Sh", "Kum", "Approx", "Govt", "Dept", "Pvt", "Hon",
+               "Retd", "Estd"),
+    }.items()
+}  # fmt: skip
+# Where Moses' sentences are cut further: after a danda (and closing quotes) before a space
+# (a Hindi sentence in an English text); and after a sentence-final mark glued to the next
+# sentence: a word of letters (not inside an address: nothing of a link before it), the mark,
+# then a capitalised word ending at a space, punctuation other than "."
+# ("System.Console.WriteLine") or the line's end. The cut falls at the match's end.
+_GLUED = re.compile(
+    rf"[।॥][{_CLOSING}]*(?=\s+\S)"
+    r"|(?<![\w.@/:\-])(?P<word>[^\W\d_]{2,})(?P<mark>[.?!])"
+    r"(?=[A-Z][a-z]+(?:[\s,;:?!\"')\]]|$))"
+)
 # A sentence-final mark, closing quotes, space, opening quotes, then the next sentence's first
 # letter (group "letter", looked ahead); group "word" is the word the mark ends, from its start
 # (anchored: a lazy word tried from every position of a long token was quadratic).
@@ -51,6 +93,8 @@ _INITIALS = re.compile(r"^(?:[^\W\d_]\.)*[^\W\d_]$")
 def _rule_split(text: str) -> list[str]:
     pieces, start = [], 0
     for match in _RULE.finditer(text):
+        if _RULE_ABBREVIATION.search(text, 0, match.start()):
+            continue  # "डॉ. राम"
         end = match.start() + len(match.group(0).rstrip())
         pieces.append(text[start:end])
         start = match.end()
@@ -100,18 +144,42 @@ def _ends_sentence(match: re.Match[str], abbreviations: frozenset[str]) -> bool:
     return word not in abbreviations and not _INITIALS.match(word)
 
 
-def _abbreviations(lang: str) -> frozenset[str]:
-    """The words after which Moses does not end a sentence in ``lang`` (its non-breaking
-    prefixes that apply before any word), lower-cased."""
+def moses_prefixes(lang: str) -> dict[str, str] | None:
+    """Moses' non-breaking prefixes of ``lang`` as the splitter reads them ("default", or
+    "numeric": only before a number), with :data:`EXTRA_PREFIXES`; None where
+    ``sentence-splitter`` has no file for ``lang``."""
     import sentence_splitter
 
     path = Path(sentence_splitter.__file__).parent / "non_breaking_prefixes" / f"{lang}.txt"
-    words = set()
+    if not path.is_file():
+        return None
+    found: dict[str, str] = {}
     for row in path.read_text(encoding="utf-8").splitlines():
-        row = row.strip()
-        if row and not row.startswith("#") and "#NUMERIC_ONLY#" not in row:
-            words.add(row.lower())
-    return frozenset(words)
+        kind = "numeric" if "#NUMERIC_ONLY#" in row else "default"
+        word = re.sub(r"#.*", "", row, flags=re.DOTALL).strip()
+        if word:
+            found[word] = kind
+    return found | {word: "default" for word in EXTRA_PREFIXES.get(lang, ())}
+
+
+def _abbreviations(lang: str) -> frozenset[str]:
+    """The words after which Moses does not end a sentence in ``lang`` (its non-breaking
+    prefixes that apply before any word), lower-cased."""
+    prefixes = moses_prefixes(lang) or {}
+    return frozenset(word.lower() for word, kind in prefixes.items() if kind == "default")
+
+
+def split_glued(sentence: str, abbreviations: frozenset[str]) -> list[str]:
+    """``sentence`` cut after each danda and each sentence-final mark glued to the next
+    sentence (:data:`_GLUED`), except after an abbreviation (lower case) or initials."""
+    pieces, start = [], 0
+    for match in _GLUED.finditer(sentence):
+        word = (match.group("word") or "").lower()
+        if word and (word in abbreviations or _INITIALS.match(word)):
+            continue
+        pieces.append(sentence[start : match.end()])
+        start = match.end()
+    return [*pieces, sentence[start:]] if pieces else [sentence]
 
 
 def _case_robust(split: Callable[[str], list[str]], lang: str) -> Callable[[str], list[str]]:
@@ -126,12 +194,12 @@ def _case_robust(split: Callable[[str], list[str]], lang: str) -> Callable[[str]
         # the case is read (in "great news! 🎉 we won." the emoji hid the next sentence's start).
         plain = _OTHER_SPACE.sub(" ", line)
         view = sentence_case_view(plain if plain.isascii() else blank_symbols(plain), abbreviations)
-        if view == line:
-            return split(line)
-        spans = locate(split(view), view)
-        if spans is None:
-            return split(line)
-        return [line[start:end] for start, end in spans]
+        found = split(line)
+        if view != line:
+            spans = locate(split(view), view)
+            if spans is not None:
+                found = [line[start:end] for start, end in spans]
+        return [piece for sentence in found for piece in split_glued(sentence, abbreviations)]
 
     return split_line
 
@@ -147,6 +215,11 @@ def sentence_splitter(lang: str) -> Callable[[str], list[str]]:
         moses = SentenceSplitter(language=lang)
     except SentenceSplitterException:
         return _rule_split
+    # The package reads one prefix file; the extra abbreviations go into what it read (the
+    # constructor's only store of them).
+    known = moses._SentenceSplitter__non_breaking_prefixes
+    for word in EXTRA_PREFIXES.get(lang, ()):
+        known[word] = SentenceSplitter.PrefixType.DEFAULT
     return _case_robust(moses.split, lang)
 
 

@@ -29,7 +29,10 @@ search, which then guarantees it (together with the glossary's terms).
   search changed the model's words around it ("at 8 pm" → "८ मई को", 8 May);
 * ``name``: every whole-word, case-sensitive occurrence of a string in :attr:`Verbatim.keep`
   (names the user marks; a glossary entry whose translation is its own term does the same with
-  the glossary's matching rule).
+  the glossary's matching rule); and, where source and target are written in different
+  scripts, each run of words already in the target's script (:attr:`Verbatim.target_script`:
+  "मैंने Samsung Galaxy S24 Ultra खरीदा।" keeps "Samsung Galaxy S24 Ultra" for English, where
+  the model wrote "aulpt. 24"; "I met राम" keeps "राम" for Hindi).
 
 Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
 then a marked name, a link, a number. Each distinct target is required once.
@@ -54,10 +57,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
+from anuvad.inference.addresses import EMAIL, URL, URL_TRAILING
 from anuvad.inference.dates import find_dates, number_extent
 from anuvad.inference.translation import CopiedSpan
 
@@ -74,16 +79,6 @@ UNCONSTRAINED_ENGINE = (
 MAX_KEEP = 200  # marked names per call, as many as glossary terms
 MAX_KEEP_CHARS = 200
 
-_TLDS = "com|org|net|edu|gov|int|mil|info|biz|io|ai|co|in|uk|us|eu|de|fr|jp|au|ca|nic"
-_EMAIL = re.compile(
-    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
-)
-_URL = re.compile(
-    r"(?:https?://|www\.)[^\s<>\"']+"  # with a scheme or www.: up to the next space
-    rf"|(?<![\w@.-])(?:[A-Za-z0-9-]+\.)+(?:{_TLDS})\b(?:/[^\s<>\"']*)?",  # a bare domain
-    re.IGNORECASE,
-)
-_TRAILING = ".,;:!?)]}'\"”’"  # punctuation that ends a sentence or bracket, not an address
 # Digits, and separators only between digits: a whole number, never the tail of one.
 _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "date": 2, "number": 3}
@@ -108,6 +103,8 @@ class Verbatim:
         langs: the source and target languages (set by the engine, :func:`search_policies`):
             with both in :data:`anuvad.inference.dates.MONTHS`, a number next to a month name
             is copied as a date in the target's words ("12 June 2024" → "12 जून 2024").
+        target_script: with ``langs`` of different scripts, words of the source already
+            written in the target's script (names, brands) are copied as written.
 
     Raises:
         ConfigError: an unknown ``digits``, or an empty, too long or too many ``keep`` strings
@@ -121,6 +118,7 @@ class Verbatim:
     symbols: bool = True
     only_source_numbers: bool = True
     langs: tuple[str, str] | None = None
+    target_script: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -205,11 +203,13 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             Span("name", m.start(), m.end(), m.group(), Boundary.WORD)
             for m in re.finditer(pattern, text)
         )
+    if verbatim.target_script and verbatim.langs:
+        found.extend(_target_script_words(text, *verbatim.langs))
     if verbatim.links:
-        for m in _EMAIL.finditer(text):
+        for m in EMAIL.finditer(text):
             found.append(Span("email", m.start(), m.end(), m.group(), Boundary.LINK))
-        for m in _URL.finditer(text):
-            url = m.group().rstrip(_TRAILING)
+        for m in URL.finditer(text):
+            url = m.group().rstrip(URL_TRAILING)
             if "(" in url and m.group()[len(url) : len(url) + 1] == ")":
                 url += ")"  # a bracket the address opened (Wikipedia paths) is its own
             found.append(Span("url", m.start(), m.start() + len(url), url, Boundary.LINK))
@@ -234,6 +234,49 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
         occupied.append((span.start, span.end))
         chosen.append(span)
     return sorted(chosen, key=lambda s: s.start)
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def _target_script_words(text: str, src_lang: str, tgt_lang: str) -> list[Span]:
+    """Runs of whole words of ``text`` written in ``tgt_lang``'s script (letters and digits,
+    with "-", "'", ".", "&" or a joiner inside) where ``src_lang`` is written in another one;
+    words of links and e-mail addresses are left to those. Words with only white space
+    between them make one run."""
+    script = SCRIPTS.get(tgt_lang)
+    if script is None or SCRIPTS.get(src_lang) in (None, script):
+        return []
+    addresses = [(m.start(), m.end()) for m in (*EMAIL.finditer(text), *URL.finditer(text))]
+
+    def word_char(char: str) -> bool:
+        return char.isalnum() or _is_mark(char)
+
+    runs: list[tuple[int, int]] = []
+    for m in _TOKEN.finditer(text):
+        start, end = m.start(), m.end()
+        while start < end and not word_char(text[start]):
+            start += 1
+        while end > start and not word_char(text[end - 1]):
+            end -= 1
+        core = text[start:end]
+        letters = [c for c in core if c.isalpha() or _is_mark(c)]
+        if (
+            not letters
+            or not all(any(a <= ord(c) <= b for a, b in script) for c in letters)
+            or not all(word_char(c) or c in "-'.&\u200c\u200d" for c in core)
+            or any(a < end and start < b for a, b in addresses)
+        ):
+            continue
+        if runs and text[runs[-1][1] : start].isspace():
+            runs[-1] = (runs[-1][0], end)
+        else:
+            runs.append((start, end))
+    return [Span("name", a, b, text[a:b], Boundary.WORD) for a, b in runs]
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
 
 
 class PhraseEncoder:

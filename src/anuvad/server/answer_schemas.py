@@ -125,6 +125,12 @@ class TranslationOut(BaseModel):
         description="the candidates when the text is one sentence; else the assembled text"
     )
     sentences: list[SentenceOut] = Field(description="the text's sentences, in order")
+    kept: list[str] = Field(
+        default_factory=list,
+        description="parts of the text written in another script than the model's source "
+        "language (a Hindi line in an English text), left as written: a model given them "
+        "writes nonsense (format 'text'; each part once per place)",
+    )
     confidence: float | None = Field(
         None,
         description="the sentences' confidences averaged, each weighted by its length in "

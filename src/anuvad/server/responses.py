@@ -8,7 +8,7 @@ from typing import Any
 from anuvad.data.tokenizer import EOS_ID, Tokenizer
 from anuvad.decode_config import settings_spec
 from anuvad.inference.confidence import document_confidence
-from anuvad.inference.documents import DocumentTranslation, Segment
+from anuvad.inference.documents import DocumentTranslation, Segment, left_as_written
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary, used_in
 from anuvad.inference.translation import AttentionView, Translation
@@ -205,6 +205,9 @@ def text_out(
         finished=finished,
         nbest=nbest,
         sentences=sentences,
+        kept=left_as_written(source, [(s.start, s.end) for s in sentences])
+        if all(s.run is None for s in sentences)
+        else [],
         confidence=None if confidence is None else round(confidence, 4),
         likely_wrong=any(bool(s.likely_wrong) for s in sentences)
         if confidence is not None or any(s.short for s in sentences)

@@ -4,12 +4,13 @@ The page (``static/document.js``) splits a pasted text into sentences and mends 
 the server does; its rules are read here from the modules the server runs, not written twice:
 
 * **splitting** (:mod:`anuvad.inference.sentences`, :mod:`anuvad.inference.documents`): Moses'
-  non-breaking prefixes of the source language from the ``sentence-splitter`` package and
-  the abbreviations of the sentence-case view, or the punctuation rule for languages Moses has
-  no rules for (Hindi); the list-marker pattern;
+  non-breaking prefixes of the source language from the ``sentence-splitter`` package (with
+  anuvad's extra ones), the abbreviations of the sentence-case view and the glued-sentence
+  pattern, or the punctuation rule and its abbreviations for languages Moses has no rules for
+  (Hindi); the list-marker pattern;
 * **punctuation** (:mod:`anuvad.inference.punctuation`): the danda languages and their
   final-stop and lone-pipe patterns, the quote-pairing pattern;
-* **links** (:mod:`anuvad.inference.verbatim`, :mod:`anuvad.inference.links`): the source's
+* **links** (:mod:`anuvad.inference.addresses`, :mod:`anuvad.inference.links`): the source's
   URL and e-mail patterns, and what counts as link-like junk in an output: each of the
   source's links once, no invented one, as both of the server's engines do;
 * **numbers** (:mod:`anuvad.inference.numbers_back`): the number pattern and the clean-up
@@ -22,19 +23,19 @@ equal to the Python functions on WMT24 paragraphs and crafted cases.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
+from anuvad.data.cleaning import SCRIPTS
 from anuvad.inference import (
+    addresses,
     documents,
+    language,
     links,
     numbers_back,
     post_search,
     punctuation,
     sentences,
     symbols,
-    verbatim,
 )
 
 
@@ -76,36 +77,29 @@ def js_pattern(pattern: str) -> str:
     return "".join(out).replace("(?P<", "(?<")
 
 
-def _prefixes(lang: str) -> dict[str, str] | None:
-    """Moses' non-breaking prefixes of ``lang`` ("default" or "numeric": only before a number),
-    as ``sentence-splitter`` reads them; None where it has no file for ``lang``."""
-    import sentence_splitter
-
-    path = Path(sentence_splitter.__file__).parent / "non_breaking_prefixes" / f"{lang}.txt"
-    if not path.is_file():
-        return None
-    found: dict[str, str] = {}
-    for row in path.read_text(encoding="utf-8").splitlines():
-        kind = "numeric" if "#NUMERIC_ONLY#" in row else "default"
-        word = re.sub(r"#.*", "", row, flags=re.DOTALL).strip()
-        if word:
-            found[word] = kind
-    return found
-
-
 def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
     """``model.json``'s ``text``: how the page splits ``src_lang`` documents and mends
     ``tgt_lang`` outputs."""
-    prefixes = _prefixes(src_lang)
+    prefixes = sentences.moses_prefixes(src_lang)
     split: dict[str, Any] = {
         "list_marker": js_pattern(documents._LIST_MARKER.pattern),
         "symbol": symbols.JS_SYMBOL,
         "glue": symbols.JS_GLUE,
         "emoji": symbols.JS_EMOJI,
         "other_space": js_pattern(sentences._OTHER_SPACE.pattern),
+        # a sentence in another script than the source's is kept as written (language.py)
+        "script": [list(r) for r in SCRIPTS.get(src_lang, ())] or None,
+        "latin": [list(r) for r in SCRIPTS["en"]],
+        "script_share": language.SCRIPT_SHARE,
+        "email": js_pattern(addresses.EMAIL.pattern),
+        "url": js_pattern(addresses.URL.pattern),  # case-insensitive (the "i" flag)
     }
     if prefixes is None:
-        split |= {"kind": "rule", "rule": js_pattern(sentences._RULE.pattern)}
+        split |= {
+            "kind": "rule",
+            "rule": js_pattern(sentences._RULE.pattern),
+            "rule_abbreviation": js_pattern(sentences._RULE_ABBREVIATION.pattern),
+        }
     else:
         abbreviations = sorted(sentences._abbreviations(src_lang))
         split |= {
@@ -114,6 +108,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "abbreviations": abbreviations,
             "next_start": js_pattern(sentences._NEXT_START.pattern),
             "initials": js_pattern(sentences._INITIALS.pattern),
+            "glued": js_pattern(sentences._GLUED.pattern),
         }
     return {
         "split": split,
@@ -122,13 +117,15 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "danda_char": punctuation.DANDA,
             "final_stop": js_pattern(punctuation._FINAL_STOP.pattern),
             "lone_pipe": js_pattern(punctuation._LONE_PIPE.pattern),
+            "source_end": js_pattern(punctuation._SOURCE_END.pattern),
+            "output_stop": js_pattern(punctuation._OUTPUT_STOP.pattern),
             "trailing": js_pattern(punctuation._TRAILING.pattern),
             "final": js_pattern(post_search._FINAL.pattern),
         },
         "links": {
-            "email": js_pattern(verbatim._EMAIL.pattern),
-            "url": js_pattern(verbatim._URL.pattern),  # case-insensitive (the "i" flag)
-            "url_trailing": verbatim._TRAILING,  # characters an address does not end with
+            "email": js_pattern(addresses.EMAIL.pattern),
+            "url": js_pattern(addresses.URL.pattern),  # case-insensitive (the "i" flag)
+            "url_trailing": addresses.URL_TRAILING,  # characters an address does not end with
             "linkish": js_pattern(links._LINKISH.pattern),
             "linkish_trailing": js_pattern(links._TRAILING.pattern),
             "space_before_end": js_pattern(links._SPACE_BEFORE_END.pattern),

@@ -9,6 +9,7 @@ import pytest
 from anuvad.inference.documents import (
     Segment,
     assemble,
+    left_as_written,
     sentence_splitter,
     split_document,
     translate_documents,
@@ -160,6 +161,60 @@ def test_a_typed_bar_is_a_danda() -> None:
         "हम पार्क जाएंगे |",
         "बच्चे वहाँ खेलेंगे|",
     ]
+
+
+def test_a_danda_ends_a_sentence_with_or_without_a_space_after_it() -> None:
+    # Hindi is often typed without a space after the danda: two of three sentences were lost.
+    text = "बारिश हो रही है।हम घर पर रहेंगे।बच्चे खेल रहे हैं।\nराम आया|सीता गई|\nक्या तुम आओगे?हाँ।"
+    assert [s.text for s in split_document(text, "hi")] == [
+        "बारिश हो रही है।", "हम घर पर रहेंगे।", "बच्चे खेल रहे हैं।",
+        "राम आया|", "सीता गई|", "क्या तुम आओगे?", "हाँ।",
+    ]  # fmt: skip
+    # a double danda, closing quotes and brackets stay with their sentence
+    text = 'वह आया।। फिर गया॥ उसने कहा, "आओ।" (राम आया।)'
+    assert [s.text for s in split_document(text, "hi")] == [
+        "वह आया।।", "फिर गया॥", 'उसने कहा, "आओ।"', "(राम आया।)",
+    ]  # fmt: skip
+
+
+def test_a_sentence_in_another_script_is_kept_as_written_and_listed() -> None:
+    # A model given a Hindi line in an English text wrote nonsense for it (newcomer review).
+    text = "The train is late.\nट्रेन देर से आई।\n- नमस्ते। Hello there.\n2024."
+    segments = split_document(text, "en")
+    assert [s.text for s in segments] == ["The train is late.", "Hello there.", "2024."]
+    assert left_as_written(text, [(s.start, s.end) for s in segments]) == [
+        "ट्रेन देर से आई।", "नमस्ते।",
+    ]  # fmt: skip
+    translated = assemble(text, segments, ["A", "B", "C"])
+    assert translated == "A\nट्रेन देर से आई।\n- नमस्ते। B\nC"
+    # Hindi with a link, an address, a brand or a Latin name stays Hindi; Latin lines are kept
+    hindi = (
+        "मैंने Samsung Galaxy S24 Ultra खरीदा। कृपया https://www.irctc.co.in/nget पर जाएँ।\n"
+        "मेरा ईमेल ram@example.com है।\nNarendra Modi\nमेरा phone खराब है।"
+    )
+    segments = split_document(hindi, "hi")
+    assert len(segments) == 4
+    assert left_as_written(hindi, [(s.start, s.end) for s in segments]) == ["Narendra Modi"]
+
+
+def test_abbreviations_do_not_end_a_sentence() -> None:
+    hindi = "डॉ. राम आए। रु. 500 दिए। Dr. Rao भी आए।"
+    assert [s.text for s in split_document(hindi, "hi")] == [
+        "डॉ. राम आए।", "रु. 500 दिए।", "Dr. Rao भी आए।",
+    ]  # fmt: skip
+    for text in ("The bill was Rs. 500 only.", "Smt. Devi won the election.",
+                 "It costs approx. 500 rupees.", "Shri. Modi spoke."):  # fmt: skip
+        assert [s.text for s in split_document(text, "en")] == [text]
+        assert [s.text for s in split_document(text.lower(), "en")] == [text.lower()]
+
+
+def test_sentences_glued_by_a_missing_space_are_split_but_not_addresses_or_code() -> None:
+    assert [s.text for s in split_document("Ram came.Sita went. Great!We won.", "en")] == [
+        "Ram came.", "Sita went.", "Great!", "We won.",
+    ]  # fmt: skip
+    for whole in ("Visit www.example.Com today.", "System.Console.WriteLine is code.",
+                  "Dr.Smith came.", "See e.g.Smith now.", "Mail a.b@c.In now."):  # fmt: skip
+        assert [s.text for s in split_document(whole, "en")] == [whole]
 
 
 @pytest.mark.parametrize("space", ["\t", "\v", "\u2028", "\u00a0", " \t "])

@@ -17,7 +17,7 @@ def test_the_script_decides_and_the_best_comes_first() -> None:
 
 
 def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
-    mixed = {d.language: d.confidence for d in detect("Delhi में बारिश", ["en", "hi"])}
+    mixed = {d.language: d.confidence for d in detect("phone खराब है", ["en", "hi"])}
     assert 0 < mixed["en"] < mixed["hi"] < 1 and mixed["en"] + mixed["hi"] == pytest.approx(1)
     assert [d.confidence for d in detect("85 + 4 = 89", ["en", "hi"])] == [0.0, 0.0]
     assert detect("hello", ["xx"]) == [Detection("xx", 0.0)]  # a script we do not know
@@ -32,6 +32,15 @@ def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
         ("The iPhone costs ₹80,000 (भारत).", "en", False),  # a few letters of another script
         ("85 / 4", "en", False),  # nothing to judge
         ("Bonjour", "xx", False),
+        # addresses and capitalised Latin words (names, brands) in Hindi do not make it
+        # English (newcomer review: such sentences could not be translated at all)
+        ("कृपया https://www.irctc.co.in/nget/train-search पर जाएँ।", "hi", False),
+        ("मेरा ईमेल ram.kumar@example.com है।", "hi", False),
+        ("मैंने Samsung Galaxy S24 Ultra खरीदा।", "hi", False),
+        ("मैंने Samsung Galaxy S24 Ultra खरीदा।", "en", True),
+        ("Visit https://www.irctc.co.in now.", "en", False),
+        ("I met राम today.", "en", False),  # English with a Hindi name stays English
+        ("Narendra Modi", "hi", True),  # Latin alone is Latin
     ],
 )
 def test_a_text_mostly_in_another_script_is_caught(text: str, language: str, wrong: bool) -> None:

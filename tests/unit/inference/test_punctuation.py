@@ -35,4 +35,26 @@ def test_other_languages_keep_their_full_stop_but_get_paired_quotes() -> None:
 
 @pytest.mark.parametrize("text", ["", "।", "कुछ नहीं", '"उद्धरण" ठीक है।', "a.b"])
 def test_consistent_text_is_left_alone(text: str) -> None:
-    assert punctuate(text, "whatever", "hi") == text
+    assert punctuate(text, "Whatever it is.", "hi") == text
+
+
+@pytest.mark.parametrize(
+    ("output", "source", "expected"),
+    [
+        # the parts of a long sentence cut at commas or spaces (newcomer review: a danda in the
+        # middle of the assembled translation)
+        ("सोमवार को समिति मिली।", "When the committee met on Monday,", "सोमवार को समिति मिली,"),
+        ("और योजना पर चर्चा हुई।", "and discussed the plan to hire", "और योजना पर चर्चा हुई"),
+        ("दूध खरीदें।", "buy milk", "दूध खरीदें"),  # a list item
+        ("Ram came.", "राम आया;", "Ram came;"),
+        # a question or exclamation stays; a source that ends a sentence keeps the stop
+        ("क्या वह आया?", "did he come", "क्या वह आया?"),
+        ("वह आया।", "He came.", "वह आया।"),
+        ('उसने कहा "आओ।"', 'He said "come"', 'उसने कहा "आओ"'),
+    ],
+)
+def test_no_full_stop_where_the_source_ends_no_sentence(
+    output: str, source: str, expected: str
+) -> None:
+    tgt = "hi" if source.isascii() else "en"
+    assert punctuate(output, source, tgt) == expected

@@ -315,6 +315,36 @@ def test_symbols_the_vocabulary_cannot_spell_are_carried(
     assert carry_symbols(source, output, spellable=lambda text: True) == output
 
 
+@pytest.mark.parametrize(
+    ("source", "output", "expected"),
+    [
+        # math signs, fractions, degrees and foreign letters the vocabulary cannot spell
+        # (newcomer review: "-5°C, i.e. 23°F" came back as "-5 ⁇   ⁇  23 ⁇  ⁇  ॥")
+        ("It was -5°C, i.e. 23°F.", "यह -5 ⁇ था, 23 ⁇ ।", "यह -5 ° था, 23 °।"),
+        ("It was -5°C today.", "आज -5 C था।", "आज -5° C था।"),  # after the number it touched
+        ("Use 2×3 and ½ cup.", "2 ⁇ 3 और कप का प्रयोग करें।", "2 × 3 और कप का प्रयोग करें ½।"),
+        (
+            "Call +91-98765-43210 now.",
+            "अभी 91-98765-43210 पर कॉल करें।",
+            "अभी +91-98765-43210 पर कॉल करें।",
+        ),  # before the number it touched
+        ("He said 你好 to me.", "उसने मुझसे कहा।", "उसने मुझसे कहा 你好।"),
+        ("Google® is here", "गूगल यहाँ है", "गूगल यहाँ है"),  # its word is not there: nowhere
+    ],
+)
+def test_characters_the_vocabulary_cannot_spell_are_carried_and_no_mark_is_left(
+    source: str, output: str, expected: str
+) -> None:
+    from anuvad.inference.post_search import carry_symbols
+
+    spellable = lambda text: text.isascii() and "+" not in text  # noqa: E731
+    assert carry_symbols(source, output, spellable, ("en", "hi")) == expected
+    # letters of the pair's own scripts are the model's: never carried
+    assert carry_symbols("Quick brown fox.", "तेज भूरी लोमड़ी।", lambda t: False, ("en", "hi")) == (
+        "तेज भूरी लोमड़ी।"
+    )
+
+
 @pytest.mark.parametrize("beam", [1, 3])
 def test_every_candidate_keeps_the_emoji_and_its_word_scores_point_at_their_words(
     translator: Translator, beam: int
@@ -337,15 +367,15 @@ def test_every_candidate_keeps_the_emoji_and_its_word_scores_point_at_their_word
     [
         ("😀 👍 Hello friend", "नमस्ते दोस्त", "😀 👍 नमस्ते दोस्त"),  # leading runs keep their order
         ("😀 hello 😀", "नमस्ते 😀", "नमस्ते 😀 😀"),  # a repeated symbol is counted
-        ("25 °C today", "आज 25 C", "आज 25 C"),  # a symbol that touches a word stays out
+        ("25 °C today", "आज 25 C", "आज 25 °C"),  # one touching a word goes next to it
         ("Thanks😀 for coming.", "आने के लिए धन्यवाद ⁇।", "आने के लिए धन्यवाद 😀।"),  # an emoji: not
         ("Happy birthday🎂 dear friend.", "जन्मदिन मुबारक।", "जन्मदिन मुबारक 🎂।"),
         ("😀 👍", "", "😀 👍"),
         ("Google® is here", "गूगल यहाँ है", "गूगल यहाँ है"),
-        ("Price 5 € 😀", "कीमत 5 ⁇", "कीमत 5 ⁇ 😀"),  # the mark may be the €'s: left alone
+        ("Price 5 € 😀", "कीमत 5 ⁇", "कीमत 5 € 😀"),  # the mark is the €'s
     ],
 )
-def test_only_symbols_that_stand_alone_are_carried_each_as_often_as_in_the_source(
+def test_symbols_are_carried_each_as_often_as_in_the_source(
     source: str, output: str, expected: str
 ) -> None:
     from anuvad.inference.post_search import carry_symbols

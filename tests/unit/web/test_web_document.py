@@ -39,12 +39,22 @@ DOCUMENTS = {
         "He said `Hi.` Then left.\nHello.\x85World.\x1cAgain. 25 °C today. Google® is here.",
         "I use Google®\nMax temp today was 42°. Thanks😀\n© 2024 Railways. Great! 🏴\U000e0067"
         "\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Next.",
+        # glued sentences and Indian English abbreviations (newcomer review)
+        "Ram came.Sita went. The bill was Rs. 500 only.Smt. Devi won!Next.\n"
+        "System.Console.WriteLine is code. Visit www.example.Com today.Dr.Smith came.",
+        # a sentence in another script is kept as written (newcomer review)
+        "The train is late.\nट्रेन देर से आई। Mail ram@example.com now.\n- नमस्ते। I met राम today.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
         '  "उद्धरण।" और फिर (कोष्ठक।) आगे ',
         "आज अच्छा है। 🎉 कल मिलेंगे। 😀\n👍🏽 ठीक है।",
         "शब्द। अंत\u200d\nक्\u200dष और क्\u200cष। 👍",
+        # no space after a danda, a bar or a question mark; abbreviations (newcomer review)
+        "बारिश हो रही है।हम घर पर रहेंगे।बच्चे खेल रहे हैं।\nराम आया|सीता गई|\n"
+        "क्या तुम आओगे?हाँ। डॉ. राम आए। रु. 500 दिए। वह आया।। फिर गया॥(राम आया।)",
+        "कप्तान ने 85 रन बनाए।\nThe train is late.\nमैंने Samsung Galaxy S24 Ultra खरीदा। "
+        "कृपया https://www.irctc.co.in/nget पर जाएँ। मेरा ईमेल RAM@EXAMPLE.COM है। OK.",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.
@@ -85,6 +95,10 @@ MENDS = {
         ("लिखें।", "Write to care@irctc.co.in."),
         ("देखें example.comपर page2.in.x.y", "see example.comपर now"),
         ("www.a.in और www.a.in", "www.a.in"),
+        # a source that ends no sentence gets no full stop (a long sentence's cut parts)
+        ("सोमवार को समिति मिली।", "When the committee met on Monday,"),
+        ("दूध खरीदें।", "buy milk"),
+        ("क्या वह आया?", "did he come"),
     ],
     "en": [
         ("He came at 8 pm.", "वह 8 बजे आया।"),

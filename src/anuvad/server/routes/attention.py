@@ -9,8 +9,9 @@ import time
 
 from fastapi import APIRouter, Request, Response
 
+from anuvad.inference.documents import split_document
 from anuvad.server.answer_schemas import AttentionResponse
-from anuvad.server.errors import ERRORS
+from anuvad.server.errors import ERRORS, TextRefusedError
 from anuvad.server.limits import MAX_ATTENTION_TOKENS
 from anuvad.server.planning import request_glossary, verbatim_policy
 from anuvad.server.responses import attention_out
@@ -29,6 +30,20 @@ async def attention(body: AttentionRequest, request: Request, state: State) -> R
     start = time.perf_counter()
     state.check_open()
     model, _ = choose_model(state, body.model, [body.text])  # as /translate would
+    # One sentence only: the model stops after the first of several (the rest would be lost
+    # without a word), and one too long is cut by the output limit.
+    sentences = len(split_document(body.text, model.info.src_lang))
+    if sentences > 1:
+        raise TextRefusedError(
+            f"the text holds {sentences} sentences, but the attention view is of one sentence "
+            "(the model translates the first and stops); send one sentence (POST /translate "
+            "splits a text into sentences)"
+        )
+    if not model.fits(body.text.strip()):
+        raise TextRefusedError(
+            "the text is longer than the model can translate as one sentence; send a shorter "
+            "sentence"
+        )
     # A bad setting or term: 422 here. The view is capped (a sentence, MAX_ATTENTION_TOKENS
     # output pieces) and built and serialised on the model thread, never on the event loop.
     settings = search_settings(model.engine, body, max_output_tokens=MAX_ATTENTION_TOKENS)

@@ -210,7 +210,9 @@ function showResult(result, text, request, roundTrip) {
     text: doc.text, format: request.format,
   });
   const count = doc.sentences.length;
-  setStatus(`Translated ${plural(count, "sentence")}.`);
+  const kept = (doc.kept || []).length;
+  const keptNote = kept ? ` ${plural(kept, "part")} in another language kept as written.` : "";
+  setStatus(`Translated ${plural(count, "sentence")}.${keptNote}`);
   const search = result.decoding === "greedy" ? "greedy search" : `beam search, beam ${result.beam_size}`;
   if (result.in_browser) {
     state.result.inBrowser = true;

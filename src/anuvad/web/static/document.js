@@ -139,10 +139,12 @@ export function locate(sentences, line, split = null) {
   return spans;
 }
 
-function ruleSplit(text, rule) {
+function ruleSplit(text, split) {
   const pieces = [];
+  const abbreviation = re(split.rule_abbreviation, "u");
   let start = 0;
-  for (const m of text.matchAll(re(rule))) {
+  for (const m of text.matchAll(re(split.rule))) {
+    if (abbreviation.test(text.slice(0, m.index))) continue; // "डॉ. राम"
     const end = m.index + m[0].trimEnd().length;
     pieces.push(text.slice(start, end));
     start = m.index + m[0].length;
@@ -151,9 +153,29 @@ function ruleSplit(text, rule) {
   return pieces.map((p) => p.trim()).filter((p) => p);
 }
 
+/** sentences.split_glued: a sentence cut after each danda and each mark glued to the next one. */
+function splitGlued(sentence, split) {
+  const abbreviations = new Set(split.abbreviations);
+  const initials = re(split.initials, "u");
+  const pieces = [];
+  let start = 0;
+  for (const m of sentence.matchAll(re(split.glued))) {
+    const w = (m.groups.word || "").toLowerCase();
+    if (w && (abbreviations.has(w) || initials.test(w))) continue;
+    const end = m.index + m[0].length;
+    pieces.push(sentence.slice(start, end));
+    start = end;
+  }
+  return pieces.length ? [...pieces, sentence.slice(start)] : [sentence];
+}
+
 /** The sentences of one line (sentences.sentence_splitter). */
 export function splitLine(line, split) {
-  if (split.kind === "rule") return ruleSplit(line, split.rule);
+  if (split.kind === "rule") return ruleSplit(line, split);
+  return mosesLine(line, split).flatMap((s) => splitGlued(s, split));
+}
+
+function mosesLine(line, split) {
   // Other white space and symbols are spaces in the view (as many as their UTF-16 units),
   // before the case is read.
   const plain = [...line.replace(re(split.other_space), " ")];
@@ -164,6 +186,28 @@ export function splitLine(line, split) {
   const spans = locate(mosesSplit(view, split.prefixes), view);
   if (spans === null) return mosesSplit(line, split.prefixes);
   return spans.map(([a, b]) => line.slice(a, b));
+}
+
+const inRanges = (c, ranges) => ranges.some(([a, b]) => a <= c.codePointAt(0) && c.codePointAt(0) <= b);
+
+/** language.language_letters: without addresses; in a text with non-Latin letters, without
+ * capitalised Latin words (names, brands); the text without addresses if nothing else is left. */
+function languageLetters(text, split) {
+  if (text.includes("@") || text.includes(".")) {
+    text = text.replace(re(split.email), " ").replace(re(split.url, "giu"), " ");
+  }
+  if (![...text].some((c) => isAlpha(c) && !inRanges(c, split.latin))) return text;
+  const kept = text.split(/\s+/u).filter((w) => w && !(isUpper(w[0]) && inRanges(w[0], split.latin)));
+  return kept.some((w) => [...w].some(isAlpha)) ? kept.join(" ") : text;
+}
+
+/** language.wrong_script: the letters are mostly in another script than the source's. */
+function wrongScript(text, split) {
+  if (!split.script || ![...text].some(isAlpha)) return false;
+  const letters = [...languageLetters(text, split)].filter((c) => /^[\p{L}\p{M}]$/u.test(c));
+  if (!letters.some(isAlpha)) return false;
+  const inside = letters.filter((c) => inRanges(c, split.script)).length;
+  return inside / letters.length < split.script_share;
 }
 
 /** The sentences of a text, each {start, end, text, line} (documents.split_document, without
@@ -190,7 +234,7 @@ export function splitDocument(text, split) {
         let b = skip + b0;
         while (a < b && (units[a] || isSpace(line[a]))) a++;
         while (b > a && (units[b - 1] || isSpace(line[b - 1]))) b--;
-        if (a === b) continue;
+        if (a === b || wrongScript(line.slice(a, b), split)) continue; // layout, as written
         segments.push({ start: offset + a, end: offset + b, text: line.slice(a, b), line: number });
       }
     }
@@ -204,7 +248,8 @@ export function assemble(text, segments, translations) {
   let out = "";
   let pos = 0;
   segments.forEach((s, i) => {
-    out += text.slice(pos, s.start) + translations[i];
+    // two sentences written with nothing between them get a space
+    out += (text.slice(pos, s.start) || (i && translations[i] ? " " : "")) + translations[i];
     pos = s.end;
   });
   return out + text.slice(pos);
@@ -383,6 +428,8 @@ export function punctuate(text, source, rules) {
   if (p.danda) {
     text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), ` ${p.danda_char}`);
   }
+  const unended = re(p.source_end, "u").exec(source);
+  if (unended) text = text.replace(re(p.output_stop, "u"), unended[1] || "");
   text = pair(text, source, '"', '"', rules);
   return pair(text, source, "“", "”", rules);
 }

@@ -1,0 +1,25 @@
+"""Links and e-mail addresses in text: what the translation copies as written
+(:mod:`anuvad.inference.verbatim`), what the page copies (``web/text_rules.py``), and what
+language detection leaves out (an address is Latin letters in any language's text)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["EMAIL", "URL", "URL_TRAILING", "without_addresses"]
+
+TLDS = "com|org|net|edu|gov|int|mil|info|biz|io|ai|co|in|uk|us|eu|de|fr|jp|au|ca|nic"
+EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+URL = re.compile(
+    r"(?:https?://|www\.)[^\s<>\"']+"  # with a scheme or www.: up to the next space
+    rf"|(?<![\w@.-])(?:[A-Za-z0-9-]+\.)+(?:{TLDS})\b(?:/[^\s<>\"']*)?",  # a bare domain
+    re.IGNORECASE,
+)
+URL_TRAILING = ".,;:!?)]}'\"”’"  # punctuation that ends a sentence or bracket, not an address
+
+
+def without_addresses(text: str) -> str:
+    """``text`` with every e-mail address and link replaced by a space."""
+    if "@" not in text and "." not in text:
+        return text
+    return URL.sub(" ", EMAIL.sub(" ", text))
