@@ -77,8 +77,12 @@ def test_the_default_model_is_the_shipped_one_that_reads_the_text(tmp_path: Path
     assert choose_model("my/model.pt", [], folder).chosen_for is None
     with pytest.raises(CheckpointError, match=r"no ende model file"):
         choose_model("ende", [], folder)
+    (tmp_path / "empty").mkdir()
     with pytest.raises(CheckpointError, match=r"no enhi model file .*--model PATH"):
         choose_model(None, ["hello"], tmp_path / "empty")
+    # run outside the repository: the folder is named, not a pair (Hindi input said "enhi")
+    with pytest.raises(CheckpointError, match=r"there is no folder .*missing/ in .*--model PATH"):
+        choose_model(None, ["आज मौसम अच्छा है।"], tmp_path / "missing")
 
 
 def test_a_line_of_three_sentences_comes_back_as_three(

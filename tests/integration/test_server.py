@@ -334,7 +334,19 @@ BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
     "unknown field": ({"text": "hi", "model": "/etc/passwd"}, "model"),
     "missing text": ({"beam_size": 4}, "text"),
     "not an object": (["hi"], "object"),
+    "a glossary term of a passage": (
+        {"text": "hi", "glossary": [{"source": "a" * 201, "target": "b"}]},
+        "a term or a name to keep is a few words",
+    ),
 }
+
+
+def test_a_glossary_term_twice_with_two_translations_is_refused(client: TestClient) -> None:
+    terms = [{"source": "policy", "target": "नीति"}, {"source": "Policy", "target": "पॉलिसी"}]
+    response = client.post("/translate", json={"text": "The policy.", "glossary": terms})
+    assert response.status_code == 422, response.text
+    assert "glossary.1: the term 'Policy' is also glossary.0" in response.json()["error"]
+    assert_still_serving(client)
 
 
 @pytest.mark.parametrize("case", sorted(BAD_TRANSLATE_REQUESTS))

@@ -31,6 +31,12 @@ def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Pa
     from anuvad.errors import CheckpointError
 
     folder = Path(folder)
+    if not folder.is_dir():
+        raise CheckpointError(
+            f"there is no folder {folder}/ in {Path.cwd()}: the shipped models are in "
+            "data/trained_models/ of the anuvad repository (read from the current folder); run "
+            "anuvad there, or pass a model file with --model PATH"
+        )
     models = sorted(
         folder.glob(f"{pair}_*.pt"), key=lambda path: (path.name.rsplit("_", 1)[-1], path.name)
     )

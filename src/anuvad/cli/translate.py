@@ -79,7 +79,7 @@ def _add_verbatim_args(p: argparse.ArgumentParser) -> None:
         choices=DIGITS,
         default="latin",
         help="the digits copied numbers are written in: latin (0-9, as Hindi news mostly writes "
-        "them) or devanagari (०-९)",
+        "them) or devanagari (०-९; into a language of another script, Latin digits stay)",
     )
     p.add_argument(
         "--no-verbatim",

@@ -71,21 +71,35 @@ def _pattern(term: str) -> re.Pattern[str]:
 class Glossary:
     """Terms and their required translations.
 
+    Args:
+        entries: the terms.
+        names: how messages name each entry (default "glossary entry i", from 0).
+
     Raises:
-        DataError: an empty term or translation, or a term longer than MAX_TERM_CHARS.
+        DataError: an empty term or translation, a term longer than MAX_TERM_CHARS, or a term
+            given twice with different translations (which one the search used was chance).
     """
 
-    def __init__(self, entries: Iterable[GlossaryEntry]) -> None:
+    def __init__(
+        self, entries: Iterable[GlossaryEntry], names: Sequence[str] | None = None
+    ) -> None:
         self.entries: tuple[GlossaryEntry, ...] = tuple(entries)
+        name = list(names) if names else [f"glossary entry {i}" for i in range(len(self.entries))]
+        first: dict[str, int] = {}
         for i, entry in enumerate(self.entries):
             if not entry.source.strip() or not entry.target.strip():
-                raise DataError(
-                    f"glossary entry {i}: the term and its translation may not be empty"
-                )
+                raise DataError(f"{name[i]}: the term and its translation may not be empty")
             if len(entry.source) > MAX_TERM_CHARS:
                 raise DataError(
-                    f"glossary entry {i}: the term has {len(entry.source)} characters; the "
-                    f"limit is {MAX_TERM_CHARS}"
+                    f"{name[i]}: the term has {len(entry.source)} characters; the limit is "
+                    f"{MAX_TERM_CHARS}"
+                )
+            j = first.setdefault(entry.source.strip().casefold(), i)
+            if self.entries[j].target.strip() != entry.target.strip():
+                raise DataError(
+                    f"{name[i]}: the term {entry.source.strip()!r} is also {name[j]}, with "
+                    f"another translation ({self.entries[j].target.strip()!r}, "
+                    f"{entry.target.strip()!r}); keep one"
                 )
         self._patterns = [_pattern(e.source.strip()) for e in self.entries]
 
@@ -117,6 +131,7 @@ class Glossary:
             bad = text_line_of(path.read_bytes(), exc.start)
             raise DataError(f"{path}:{bad}: not valid UTF-8; save the glossary as UTF-8") from exc
         pairs: list[tuple[str, str]] = []
+        lines: list[str] = []  # where each entry is, for messages
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -131,7 +146,8 @@ class Glossary:
                     f"{path}:{number}: the term is longer than {MAX_TERM_CHARS} characters"
                 )
             pairs.append((fields[0], fields[1]))
-        return cls.from_pairs(pairs)
+            lines.append(f"{path}:{number}")
+        return cls((GlossaryEntry(a.strip(), b.strip()) for a, b in pairs), lines)
 
     def merged(self, other: Glossary | None) -> Glossary:
         """This glossary and ``other``'s entries (``other`` wins for the same term)."""

@@ -315,11 +315,13 @@ def finish(
     spellable: Callable[[str], bool] | None = None,
 ) -> None:
     """What both engines do last to a call's results, in place: the chosen digits
-    (:func:`write_digits`), the symbols the target vocabulary cannot spell (with ``spellable``:
+    (:func:`write_digits`; into a language written in Devanagari only: an English translation
+    keeps Latin digits), the symbols the target vocabulary cannot spell (with ``spellable``:
     :func:`write_symbols`), n-best lists of distinct texts after the repairs, and the length
     check (:func:`anuvad.inference.length_check.flag_short`)."""
     if verbatim is not None:
-        write_digits(results, verbatim)
+        if SCRIPTS.get(tgt_lang) is SCRIPTS["hi"]:  # Devanagari digits in Devanagari text only
+            write_digits(results, verbatim)
         if spellable is not None:
             write_symbols(results, verbatim, spellable, (src_lang, tgt_lang))
         for result in results:

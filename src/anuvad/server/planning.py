@@ -21,7 +21,7 @@ from typing import Any
 
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
-from anuvad.errors import ConfigError, InputTooLongError
+from anuvad.errors import ConfigError, DataError, InputTooLongError
 from anuvad.inference.documents import (
     Segment,
     assemble_documents,
@@ -269,7 +269,10 @@ def request_glossary(
         ModelFailedError: 422 when a target cannot be spelled with the model's vocabulary, or
             the model's engine cannot use a glossary.
     """
-    own = Glossary.from_pairs((t.source, t.target) for t in body.glossary or [])
+    try:
+        own = Glossary.from_pairs((t.source, t.target) for t in body.glossary or [])
+    except DataError as exc:  # a term twice with two translations
+        raise ModelFailedError(str(exc).replace("glossary entry ", "glossary."), 422) from exc
     bad = own.unspellable(model.engine.tgt_tokenizer)
     if bad:  # a 422 naming the field, before the model
         i = bad[0]

@@ -69,14 +69,18 @@ def is_blank(text: str) -> bool:
     return re.search(NOT_BLANK, text) is None
 
 
-def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+TERM_ADVICE = "a term or a name to keep is a few words, not a passage"
+
+
+def check_text(
+    text: str, limit: int = MAX_TEXT_CHARS, advice: str = "send a longer document in several parts"
+) -> str:
+    """``text`` if it is not blank, within ``limit`` characters (else the error ends with
+    ``advice``) and valid Unicode."""
     if is_blank(text):
         raise ValueError("text is empty; give at least one non-space character")
     if len(text) > limit:
-        raise ValueError(
-            f"text has {len(text)} characters; the limit is {limit} per text "
-            f"(send a longer document in several parts)"
-        )
+        raise ValueError(f"text has {len(text)} characters; the limit is {limit} ({advice})")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:  # a lone surrogate, e.g. the JSON escape "\ud800"
@@ -196,7 +200,7 @@ class GlossaryTerm(StrictRequest):
     @field_validator("source", "target")
     @classmethod
     def _check_term(cls, value: str) -> str:
-        return check_text(value, MAX_TERM_CHARS)
+        return check_text(value, MAX_TERM_CHARS, TERM_ADVICE)
 
 
 class TermsAndSearch(DecodeSettings):
@@ -221,7 +225,8 @@ class TermsAndSearch(DecodeSettings):
     digits: Digits = Field(
         "latin",
         description="the digits copied numbers are written in: 'latin' (0-9, as Hindi news "
-        "mostly writes them) or 'devanagari' (०-९)",
+        "mostly writes them) or 'devanagari' (०-९; a translation into a language of another "
+        "script keeps Latin digits)",
     )
     keep: list[Annotated[str, Field(json_schema_extra=text_schema(MAX_TERM_CHARS))]] | None = Field(
         None,
@@ -236,7 +241,7 @@ class TermsAndSearch(DecodeSettings):
     def _check_keep(cls, value: list[str] | None) -> list[str] | None:
         for i, name in enumerate(value or []):
             try:
-                check_text(name, MAX_TERM_CHARS)
+                check_text(name, MAX_TERM_CHARS, TERM_ADVICE)
             except ValueError as exc:
                 raise ValueError(f"{i}: {exc}") from None
         return value
@@ -318,4 +323,4 @@ class AttentionRequest(TermsAndSearch):
     @field_validator("text")
     @classmethod
     def _check_one_text(cls, value: str) -> str:
-        return check_text(value, MAX_SENTENCE_CHARS)
+        return check_text(value, MAX_SENTENCE_CHARS, "the attention view is of one sentence")

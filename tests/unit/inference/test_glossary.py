@@ -54,6 +54,17 @@ def test_overlapping_terms_the_longest_wins_and_each_entry_is_required_once() ->
     ]
 
 
+def test_a_term_given_twice_with_two_translations_is_refused_naming_both(tmp_path: Path) -> None:
+
+    Glossary.from_pairs([("policy", "नीति"), ("Policy", "नीति")])  # the same twice: harmless
+    with pytest.raises(DataError, match=r"entry 2: the term 'Policy' is also glossary entry 0"):
+        Glossary.from_pairs([("policy", "नीति"), ("court", "अदालत"), ("Policy", "पॉलिसी")])
+    path = tmp_path / "terms.tsv"
+    path.write_text("policy\tनीति\n# a comment\n\npolicy\tपॉलिसी\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{path}:4: .* is also {path}:1"):
+        Glossary.from_tsv(path)
+
+
 def test_merged_glossaries_let_the_second_decide_a_shared_term() -> None:
     server = Glossary.from_pairs([("court", "अदालत"), ("law", "क़ानून")])
     request = Glossary.from_pairs([("Court", "न्यायालय")])

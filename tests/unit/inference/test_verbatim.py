@@ -272,6 +272,18 @@ def test_dates_and_signed_numbers_are_spans_with_the_targets_words() -> None:
     ]
 
 
+@pytest.mark.parametrize(("tgt", "expected"), [("hi", "कीमत ८० है।"), ("en", "The price is 80.")])
+def test_devanagari_digits_only_in_a_devanagari_translation(tgt: str, expected: str) -> None:
+    # newcomer review: digits "devanagari" gave Hindi->English "The price is Rs ८०."
+    from anuvad.inference.post_search import finish
+    from anuvad.inference.translation import Candidate, Translation
+
+    text = "कीमत 80 है।" if tgt == "hi" else "The price is 80."
+    result = Translation("x 80", text, [5], 0.0, True, [Candidate(text, [5], 0.0, 0.0, True)])
+    finish([result], Verbatim(digits="devanagari"), "en" if tgt == "hi" else "hi", tgt)
+    assert result.text == expected == result.nbest[0].text
+
+
 def test_devanagari_digits_leave_links_and_addresses_as_written() -> None:
     from anuvad.inference.post_search import write_digits
     from anuvad.inference.translation import Candidate, CopiedSpan, Translation
