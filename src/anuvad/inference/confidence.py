@@ -50,7 +50,8 @@ from anuvad.decoding.search import length_normalizer
 from anuvad.errors import ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.evaluation.metrics import sentence_chrf
-from anuvad.inference.translation import Quality, WordScore
+from anuvad.inference.translation import Quality
+from anuvad.inference.word_scores import word_scores
 from anuvad.model.transformer import Transformer
 
 FEATURES: tuple[str, ...] = (
@@ -258,37 +259,6 @@ def sentence_features(
         features["eos_attention"] = signals.eos_attention
         features["attention_entropy"] = signals.attention_entropy
     return features
-
-
-def word_scores(
-    text: str, token_ids: Sequence[int], log_probs: Sequence[float], tokenizer: Tokenizer
-) -> list[WordScore]:
-    """The output's words, each with its probability (the product of its pieces' probabilities:
-    the chance the model gave the whole word) and where it stands in ``text``.
-
-    Words are SentencePiece words (a piece starting with "▁" opens one); a word whose text
-    cannot be found in ``text`` in order (normalisation changed it) keeps offsets -1.
-    """
-    pieces = tokenizer.id_to_piece(list(token_ids))
-    groups: list[list[int]] = []
-    for i, piece in enumerate(pieces):
-        if not groups or piece.startswith("▁"):
-            groups.append([])
-        groups[-1].append(i)
-    words: list[WordScore] = []
-    cursor = 0
-    for group in groups:
-        surface = tokenizer.decode([token_ids[i] for i in group]).strip()
-        if not surface:
-            continue
-        prob = math.exp(sum(log_probs[i] for i in group if i < len(log_probs)))
-        at = text.find(surface, cursor)
-        if at >= 0:
-            cursor = at + len(surface)
-            words.append(WordScore(surface, prob, at, cursor))
-        else:
-            words.append(WordScore(surface, prob, -1, -1))
-    return words
 
 
 def document_confidence(

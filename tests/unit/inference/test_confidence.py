@@ -20,9 +20,9 @@ from anuvad.inference.confidence import (
     calibration_path,
     document_confidence,
     output_signals,
-    word_scores,
 )
 from anuvad.inference.translator import Translator
+from anuvad.inference.word_scores import word_scores
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -183,3 +183,29 @@ def test_the_agreement_reads_as_many_candidates_as_when_fitting(model_file: Mode
     assert confidence(beam_12, None) != confidence(beam_3, None)  # all count without the cut
     assert confidence(beam_12) == confidence(beam_3)
     assert confidence(["a b"]) != confidence(beam_3)  # within the cut, each still counts
+
+
+class _Pieces:
+    """A tokenizer of listed pieces ("▁" opens a word), as word_scores reads one."""
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
+
+    def id_to_piece(self, ids: list[int]) -> list[str]:
+        return [self.pieces[i] for i in ids]
+
+    def decode(self, ids: list[int]) -> str:
+        return "".join(self.pieces[i] for i in ids).replace("▁", " ").strip()
+
+
+def test_a_word_the_mending_changed_points_at_its_text() -> None:
+    # newcomer review: "बनाए." was written "बनाए।" (and a quote dropped) after the search, and
+    # those words had offsets -1, so the page could not shade them
+    pieces = ['▁"रन', "▁बनाए", ".", "▁और", "▁xyz"]
+    text = "रन बनाए। और"
+    words = word_scores(text, [0, 1, 2, 3, 4], [-0.1] * 5, _Pieces(pieces))  # type: ignore[arg-type]
+    assert [(w.text, w.start, w.end) for w in words] == [
+        ("रन", 0, 2), ("बनाए।", 3, 8), ("और", 9, 11), ("xyz", -1, -1),
+    ]  # fmt: skip
+    for w in words[:3]:
+        assert text[w.start : w.end] == w.text
