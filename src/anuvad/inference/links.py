@@ -11,7 +11,12 @@ IndicTrans2's text processor restores the links it set aside:
    removed unless it is one of the source's links; a source link glued to junk
    ("https://www.irctc.co.in...A.m.ine") keeps the link and loses the rest. Dotted words the
    source itself holds ("U.S.", "e.g.") stay.
-2. **Each source link once**: a link the output writes twice is kept the first time; a link it
+2. **No runs of address fragments**: around a link the model also writes fragments between
+   spaces ("Please go on / / e.g. / e - / / jp. / junct. / https://…"): three or more short
+   tokens in a row (a few marks other than sentence punctuation, one letter, or a few letters
+   with marks), three of them at least with marks, the run not in the source, are removed when
+   the source has a link.
+3. **Each source link once**: a link the output writes twice is kept the first time; a link it
    lost is put back where the first junk stood (where the model tried to write it), else before
    the sentence's final punctuation.
 """
@@ -37,6 +42,10 @@ _LINKISH = re.compile(
 # Punctuation a link-like match takes from the sentence around it: kept when the match goes.
 _TRAILING = re.compile(r"[.,;:!?)\]}'\"”’।]+$")
 _LINKS = Verbatim(numbers=False)
+_JUNK_TOKEN = (  # not an address itself
+    r"(?!\S*(?:://|@|www\.))(?:[^\w\s।.!?,;:]{1,3}|[A-Za-z]{1,6}(?:[^\w\s]+[A-Za-z]{0,6})+|[A-Za-z])"
+)
+_JUNK_RUN = re.compile(rf"(?<!\S){_JUNK_TOKEN}(?:\s+{_JUNK_TOKEN}){{2,}}(?!\S)")
 # A space left before the final mark where junk was cut out ("139 या https://… ।" keeps it:
 # after a link, the mark would read as part of the address).
 _SPACE_BEFORE_END = re.compile(r"(?<=[^\s\w/@.-]|[\u0900-\u097f]) +([।.!?]+)$")
@@ -54,6 +63,8 @@ def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> s
     links = source_links(source) if links is None else links
     if not links and not _LINKISH.search(text):
         return text
+    if links:
+        text = _JUNK_RUN.sub(lambda m: _junk_or_kept(m.group(), source), text)
     longest_first = sorted(links, key=len, reverse=True)
     kept: set[str] = set()
     out: list[str] = []
@@ -90,6 +101,13 @@ def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> s
         cleaned = " ".join([before, *missing]).strip() + glue + after
     cleaned = re.sub(r" {2,}", " ", cleaned).strip()
     return _SPACE_BEFORE_END.sub(r"\1", cleaned)
+
+
+def _junk_or_kept(run: str, source: str) -> str:
+    """A :data:`_JUNK_RUN` match: a space where it is junk (three tokens with marks at least, not
+    in the source), else itself."""
+    marked = sum(1 for token in run.split() if not token.isalnum())
+    return " " if marked >= 3 and run not in source else run
 
 
 __all__ = ["carry_links", "source_links"]

@@ -127,6 +127,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "url": js_pattern(addresses.URL.pattern),  # case-insensitive (the "i" flag)
             "url_trailing": addresses.URL_TRAILING,  # characters an address does not end with
             "linkish": js_pattern(links._LINKISH.pattern),
+            "junk_run": js_pattern(links._JUNK_RUN.pattern),
             "linkish_trailing": js_pattern(links._TRAILING.pattern),
             "space_before_end": js_pattern(links._SPACE_BEFORE_END.pattern),
         },

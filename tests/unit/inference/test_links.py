@@ -98,3 +98,19 @@ def test_a_partial_link_is_junk_and_the_whole_link_comes_back_once() -> None:
         "139 या https://www.irctc.co.in... A.m.ine।", "Call 139 or see https://www.irctc.co.in."
     )
     assert glued.count("https://www.irctc.co.in") == 1 and "..." not in glued and "A.m" not in glued
+
+
+def test_a_run_of_address_fragments_around_a_link_is_removed_and_only_then() -> None:
+    # newcomer review: Hindi->English wrote fragments before the link it was made to copy
+    source = "कृपया https://www.irctc.co.in/nget/train-search पर जाएँ।"
+    junk = "Please go on / / e.g. / e - / / jp. / junct. / bp. - i. e. e - - / e-m. / "
+    link = "https://www.irctc.co.in/nget/train-search."
+    assert carry_links(junk + link, source) == "Please go on " + link
+    # fewer marked tokens, a run the source holds, or no link in the source: left alone
+    assert carry_links("Write to a - b - c at care@x.in.", "Write care@x.in") == (
+        "Write to a - b - c at care@x.in."
+    )
+    assert carry_links("See p. / q. / r. at www.a.in", "See p. / q. / r. at www.a.in") == (
+        "See p. / q. / r. at www.a.in"
+    )
+    assert carry_links("Please go on / / e.g. / e -", "जाएँ") == "Please go on / / e.g. / e -"

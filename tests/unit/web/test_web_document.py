@@ -101,6 +101,12 @@ MENDS = {
         ("क्या वह आया?", "did he come"),
     ],
     "en": [
+        (  # a run of address fragments before the link (newcomer review)
+            "Please go on / / e.g. / e - / / jp. / junct. / bp. - i. e. e - - / e-m. / "
+            "https://www.irctc.co.in/nget/train-search.",
+            "कृपया https://www.irctc.co.in/nget/train-search पर जाएँ।",
+        ),
+        ("Write to a - b - c at care@x.in.", "a - b - c को care@x.in पर लिखें।"),
         ("He came at 8 pm.", "वह 8 बजे आया।"),
         ("There were 25 trains and 7 buses.", "25 ट्रेनें थीं।"),
         ('She said "yes.', 'उसने "हाँ" कहा।'),

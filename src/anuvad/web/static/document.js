@@ -295,6 +295,13 @@ export function carryLinks(text, source, links, rules) {
   const l = rules.links;
   const linkish = re(l.linkish);
   if (!links.length && !re(l.linkish, "u").test(text)) return text;
+  if (links.length) {
+    // links._junk_or_kept: a run of address fragments with three marked tokens, not in the source
+    text = text.replace(re(l.junk_run), (run) => {
+      const marked = run.split(/\s+/u).filter((t) => t && !/^[\p{L}\p{N}]+$/u.test(t)).length;
+      return marked >= 3 && !source.includes(run) ? " " : run;
+    });
+  }
   const longestFirst = [...links].sort((a, b) => b.length - a.length);
   const trailingWhole = re(`^(?:${l.linkish_trailing})$`, "u");
   const kept = new Set();
