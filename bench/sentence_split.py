@@ -10,9 +10,10 @@ Two measurements, no model downloads:
    paragraphs (news, social, speech, literary); their Hindi references end sentences with
    "।", "?" or "!". Reported: the share of paragraphs where the splitter finds as many sentences
    as the Hindi reference has (a proxy: translators sometimes merge or split sentences).
-3. **The same NTREX paragraphs in capitals and in lower case** (as typed in chats): the share
-   split exactly right; and NTREX's Hindi paragraphs with "|" typed for the danda, split by
-   anuvad's Hindi rule.
+3. **The same NTREX paragraphs in capitals, in lower case** (as typed in chats) **and with no
+   space between the sentences** ("came.Sita went."): the share split exactly right; and NTREX's
+   Hindi paragraphs with "|" typed for the danda and with no space after it, split by anuvad's
+   Hindi rule.
 
 Usage::
 
@@ -165,14 +166,18 @@ def main() -> None:
     _danda(ntrex_paragraphs(ntrex_hi))
 
 
-def _exact(split: Splitter, paragraphs: list[list[str]]) -> float:
-    """The share of paragraphs whose sentence boundaries ``split`` finds exactly."""
-    right = sum(boundaries(split(" ".join(p))) == boundaries(p) for p in paragraphs)
+def _exact(split: Splitter, paragraphs: list[list[str]], joiner: str = " ") -> float:
+    """The share of paragraphs (their sentences joined by ``joiner``) whose sentence
+    boundaries ``split`` finds exactly."""
+    right = sum(boundaries(split(joiner.join(p))) == boundaries(p) for p in paragraphs)
     return right / len(paragraphs)
 
 
 def _cases(names: list[str], paragraphs: list[list[str]]) -> None:
-    print("\n| splitter | exact as written | in capitals | in lower case |\n|---|---:|---:|---:|")
+    print(
+        "\n| splitter | exact as written | in capitals | in lower case | no space between |"
+        "\n|---|---:|---:|---:|---:|"
+    )
     upper = [[s.upper() for s in p] for p in paragraphs]
     lower = [[s.lower() for s in p] for p in paragraphs]
     for name in names:
@@ -181,7 +186,7 @@ def _cases(names: list[str], paragraphs: list[list[str]]) -> None:
         except ImportError:
             continue
         cells = " | ".join(f"{_exact(split, ps):.1%}" for ps in (paragraphs, upper, lower))
-        print(f"| {name} | {cells} |")
+        print(f"| {name} | {cells} | {_exact(split, paragraphs, ''):.1%} |")
 
 
 def _danda(paragraphs: list[list[str]]) -> None:
@@ -191,7 +196,8 @@ def _danda(paragraphs: list[list[str]]) -> None:
     typed = [[s.replace("।", "|") for s in p] for p in paragraphs]
     print(
         f"\nHindi NTREX paragraphs, anuvad's rule: exact with '।' {_exact(split, paragraphs):.1%}, "
-        f"with '|' typed for it {_exact(split, typed):.1%}"
+        f"with '|' typed for it {_exact(split, typed):.1%}, with no space after the danda "
+        f"{_exact(split, paragraphs, ''):.1%}"
     )
 
 

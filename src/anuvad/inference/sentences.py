@@ -41,11 +41,11 @@ _OTHER_SPACE = re.compile(
     "[\t\v\f\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 )
 # After sentence-final punctuation (and closing quotes/brackets), before the next sentence: a
-# danda with or without space (not before another), "?" or "!" before a space or a letter, "."
-# before a space.
+# danda before a space, or with none before anything but another danda or a closing mark; "?"
+# or "!" before a space or a letter; "." before a space.
 _CLOSING = "\"'”’»)\\]"
 _RULE = re.compile(
-    rf"(?<=[।॥|])[{_CLOSING}]*\s*(?=[^\s।॥|{_CLOSING}])"
+    rf"(?<=[।॥|])[{_CLOSING}]*(?:\s+|(?=[^\s।॥|{_CLOSING}]))"
     rf"|(?<=[?!])[{_CLOSING}]*\s*(?=[^\W\d_])"
     rf"|(?<=[?!.])[{_CLOSING}]*\s+"
 )
