@@ -11,12 +11,14 @@ A text whose letters are mostly in another script than the model's source ("क�
 
 The letters counted are those of the text's language, not of what it quotes: links and e-mail
 addresses are left out (Latin letters in any text), and so, in a text that has letters of
-another script too, are Latin words written with a capital (names and brands: "मैंने Samsung
-Galaxy S24 Ultra खरीदा।" is Hindi, though most of its letters are Latin).
+another script too, are Latin words other than plain lower-case ones: names and brands
+("मैंने Samsung Galaxy S24 Ultra खरीदा।" is Hindi, though most of its letters are Latin),
+mentions, tags and codes ("@user33 वाह!", "$sqqq चलो।").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,14 +44,27 @@ def _is_latin(char: str) -> bool:
 
 def language_letters(text: str) -> str:
     """The part of ``text`` whose letters tell its language (the module docstring): without
-    addresses, and in a text with non-Latin letters without capitalised Latin words; the
-    text without addresses when nothing else would be left."""
+    addresses, and in a text with non-Latin letters only its plain lower-case Latin words
+    (and its other words); the text without addresses when nothing else would be left."""
     text = without_addresses(text)
     if text.isascii() or not any(c.isalpha() and not _is_latin(c) for c in text):
         return text
-    words = text.split()
-    kept = [w for w in words if not (w[:1].isupper() and _is_latin(w[0]))]
+    kept = [w for w in text.split() if _plain_or_not_latin(w)]
     return " ".join(kept) if any(c.isalpha() for w in kept for c in w) else text
+
+
+_PLAIN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")  # letters, an apostrophe or hyphen inside
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _plain_or_not_latin(word: str) -> bool:
+    """Whether a word counts in a text with non-Latin letters: a word with letters of another
+    script, or a plain lower-case Latin word (not "Samsung", "@user33", "S24")."""
+    letters = [c for c in word if c.isalpha()]
+    if not letters or not all(_is_latin(c) for c in letters):
+        return True
+    core = _EDGES.sub("", word)
+    return bool(_PLAIN.fullmatch(core)) and core.islower()
 
 
 def detect(text: str, languages: Sequence[str]) -> list[Detection]:

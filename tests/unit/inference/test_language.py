@@ -40,6 +40,7 @@ def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
         ("मैंने Samsung Galaxy S24 Ultra खरीदा।", "en", True),
         ("Visit https://www.irctc.co.in now.", "en", False),
         ("I met राम today.", "en", False),  # English with a Hindi name stays English
+        ("@user33 वाह!", "hi", False),  # a mention is no English word
         ("Narendra Modi", "hi", True),  # Latin alone is Latin
     ],
 )

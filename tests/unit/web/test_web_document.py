@@ -54,7 +54,8 @@ DOCUMENTS = {
         "बारिश हो रही है।हम घर पर रहेंगे।बच्चे खेल रहे हैं।\nराम आया|सीता गई|\n"
         "क्या तुम आओगे?हाँ। डॉ. राम आए। रु. 500 दिए। वह आया।। फिर गया॥(राम आया।)",
         "कप्तान ने 85 रन बनाए।\nThe train is late.\nमैंने Samsung Galaxy S24 Ultra खरीदा। "
-        "कृपया https://www.irctc.co.in/nget पर जाएँ। मेरा ईमेल RAM@EXAMPLE.COM है। OK.",
+        "कृपया https://www.irctc.co.in/nget पर जाएँ। मेरा ईमेल RAM@EXAMPLE.COM है। OK. "
+        "@user33 वाह! मेरा phone-cover खराब है। #DCU #MLS",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.

@@ -190,15 +190,24 @@ function mosesLine(line, split) {
 
 const inRanges = (c, ranges) => ranges.some(([a, b]) => a <= c.codePointAt(0) && c.codePointAt(0) <= b);
 
-/** language.language_letters: without addresses; in a text with non-Latin letters, without
- * capitalised Latin words (names, brands); the text without addresses if nothing else is left. */
+/** language.language_letters: without addresses; in a text with non-Latin letters, only its
+ * plain lower-case Latin words and its other words; the text without addresses if nothing else
+ * is left. */
 function languageLetters(text, split) {
   if (text.includes("@") || text.includes(".")) {
     text = text.replace(re(split.email), " ").replace(re(split.url, "giu"), " ");
   }
   if (![...text].some((c) => isAlpha(c) && !inRanges(c, split.latin))) return text;
-  const kept = text.split(/\s+/u).filter((w) => w && !(isUpper(w[0]) && inRanges(w[0], split.latin)));
+  const kept = text.split(/\s+/u).filter((w) => w && plainOrNotLatin(w, split));
   return kept.some((w) => [...w].some(isAlpha)) ? kept.join(" ") : text;
+}
+
+/** language._plain_or_not_latin: a word of another script, or a plain lower-case Latin word. */
+function plainOrNotLatin(word, split) {
+  const letters = [...word].filter(isAlpha);
+  if (!letters.length || !letters.every((c) => inRanges(c, split.latin))) return true;
+  const core = word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+  return /^\p{L}+(?:['’-]\p{L}+)*$/u.test(core) && core === core.toLowerCase() && core !== core.toUpperCase();
 }
 
 /** language.wrong_script: the letters are mostly in another script than the source's. */
