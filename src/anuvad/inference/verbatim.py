@@ -29,10 +29,10 @@ search, which then guarantees it (together with the glossary's terms).
   search changed the model's words around it ("at 8 pm" → "८ मई को", 8 May);
 * ``name``: every whole-word, case-sensitive occurrence of a string in :attr:`Verbatim.keep`
   (names the user marks; a glossary entry whose translation is its own term does the same with
-  the glossary's matching rule); and, where source and target are written in different
-  scripts, each run of words already in the target's script (:attr:`Verbatim.target_script`:
-  "मैंने Samsung Galaxy S24 Ultra खरीदा।" keeps "Samsung Galaxy S24 Ultra" for English, where
-  the model wrote "aulpt. 24"; "I met राम" keeps "राम" for Hindi).
+  the glossary's matching rule). Words already in the target's script are not required by
+  default: made to write "Samsung Galaxy S24 Ultra" in "मैंने Samsung Galaxy S24 Ultra खरीदा।",
+  the shipped Hindi→English model wrote it after a run of junk ("… S SMM 24 1000,0090 SAMTTA
+  …"), where left free it wrote "aulpt 24"; a user who wants them marks them.
 
 Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
 then a marked name, a link, a number. Each distinct target is required once.
@@ -57,7 +57,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.terms import RequiredPhrase
@@ -103,8 +102,6 @@ class Verbatim:
         langs: the source and target languages (set by the engine, :func:`search_policies`):
             with both in :data:`anuvad.inference.dates.MONTHS`, a number next to a month name
             is copied as a date in the target's words ("12 June 2024" → "12 जून 2024").
-        target_script: with ``langs`` of different scripts, words of the source already
-            written in the target's script (names, brands) are copied as written.
 
     Raises:
         ConfigError: an unknown ``digits``, or an empty, too long or too many ``keep`` strings
@@ -118,7 +115,6 @@ class Verbatim:
     symbols: bool = True
     only_source_numbers: bool = True
     langs: tuple[str, str] | None = None
-    target_script: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -203,8 +199,6 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             Span("name", m.start(), m.end(), m.group(), Boundary.WORD)
             for m in re.finditer(pattern, text)
         )
-    if verbatim.target_script and verbatim.langs:
-        found.extend(_target_script_words(text, *verbatim.langs))
     if verbatim.links:
         for m in EMAIL.finditer(text):
             found.append(Span("email", m.start(), m.end(), m.group(), Boundary.LINK))
@@ -234,49 +228,6 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
         occupied.append((span.start, span.end))
         chosen.append(span)
     return sorted(chosen, key=lambda s: s.start)
-
-
-_TOKEN = re.compile(r"\S+")
-
-
-def _target_script_words(text: str, src_lang: str, tgt_lang: str) -> list[Span]:
-    """Runs of whole words of ``text`` written in ``tgt_lang``'s script (letters and digits,
-    with "-", "'", ".", "&" or a joiner inside) where ``src_lang`` is written in another one;
-    words of links and e-mail addresses are left to those. Words with only white space
-    between them make one run."""
-    script = SCRIPTS.get(tgt_lang)
-    if script is None or SCRIPTS.get(src_lang) in (None, script):
-        return []
-    addresses = [(m.start(), m.end()) for m in (*EMAIL.finditer(text), *URL.finditer(text))]
-
-    def word_char(char: str) -> bool:
-        return char.isalnum() or _is_mark(char)
-
-    runs: list[tuple[int, int]] = []
-    for m in _TOKEN.finditer(text):
-        start, end = m.start(), m.end()
-        while start < end and not word_char(text[start]):
-            start += 1
-        while end > start and not word_char(text[end - 1]):
-            end -= 1
-        core = text[start:end]
-        letters = [c for c in core if c.isalpha() or _is_mark(c)]
-        if (
-            not letters
-            or not all(any(a <= ord(c) <= b for a, b in script) for c in letters)
-            or not all(word_char(c) or c in "-'.&\u200c\u200d" for c in core)
-            or any(a < end and start < b for a, b in addresses)
-        ):
-            continue
-        if runs and text[runs[-1][1] : start].isspace():
-            runs[-1] = (runs[-1][0], end)
-        else:
-            runs.append((start, end))
-    return [Span("name", a, b, text[a:b], Boundary.WORD) for a, b in runs]
-
-
-def _is_mark(char: str) -> bool:
-    return unicodedata.category(char).startswith("M")
 
 
 class PhraseEncoder:
