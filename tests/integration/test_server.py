@@ -394,6 +394,7 @@ def test_a_text_of_separators_only_is_refused_at_once_and_so_is_its_schema(
     [
         ({"text": ["a", "b"]}, "text"),  # one sentence only
         ({"text": "The train is late.\nIt is raining."}, "2 sentences"),  # not the first alone
+        ({"text": "He came home. राम घर आया।"}, "2 sentences"),  # a kept one counts too
         ({"text": ""}, "text"),
         ({"text": "x" * (MAX_SENTENCE_CHARS + 1)}, str(MAX_SENTENCE_CHARS)),
         ({"text": "hi", "beam_size": 17}, "beam_size"),

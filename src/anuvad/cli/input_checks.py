@@ -57,7 +57,7 @@ def refuse_unsplit(
         InputTooLongError: the first line that does not fit.
     """
     from anuvad.errors import DataError, InputTooLongError
-    from anuvad.inference.documents import split_document
+    from anuvad.inference.documents import count_sentences
     from anuvad.inference.engine import source_fits
 
     lang = translator.model_file.config.data.src_lang
@@ -65,7 +65,7 @@ def refuse_unsplit(
     fix = f"drop {why} to translate each line as a document split into sentences"
     for number, line in enumerate(lines, start=1):
         where = f"{input_name(path)}, line {number}"
-        sentences = len(split_document(line, lang))
+        sentences = count_sentences(line, lang)
         if sentences > 1:
             raise DataError(
                 f"{where} holds {sentences} sentences, but with {why} a line is translated as "

@@ -110,8 +110,7 @@ def starts_code_after(piece: str) -> bool:
 
 def ends_sentence(piece: str) -> bool:
     """Whether a target piece ends a sentence (:attr:`BoundaryTable.final`)."""
-    text = piece.replace("▁", "")
-    return text.endswith(("।", "॥", "?", "!")) or (bool(text) and set(text) <= {"."})
+    return piece.replace("▁", "").endswith(("।", "॥", "?", "!"))
 
 
 @dataclass(frozen=True)
@@ -128,9 +127,10 @@ class BoundaryTable:
         digits: (V,) bool: True where a piece holds a digit (any script).
         joiners: (V,) bool: True where a piece is one that joins digits into one number
             (``.``, ``,``, ``:``, ``/``, a hyphen or dash: "2019-20", "10:30").
-        final: (V,) bool: True where a piece ends a sentence (ends in "।", "॥", "?" or "!",
-            or is a full stop alone): a search with a phrase still missing does not write
-            one (the phrase came after the sentence's end: "… हूँ। राम ने।").
+        final: (V,) bool: True where a piece ends a sentence (ends in "।", "॥", "?" or "!";
+            not a full stop, which also ends "Dr." and "3.5"): a search with a phrase still
+            missing does not write one (the phrase came after the sentence's end: "… हूँ। राम
+            ने।").
     """
 
     glue: dict[Boundary, Tensor]

@@ -8,8 +8,9 @@ phrase, so a partial match that breaks off falls back correctly), and guarantees
 phrase appears, whole:
 
 * EOS is forbidden while a phrase is missing, and so is a piece that ends a sentence ("।",
-  "?": :attr:`~anuvad.decoding.boundaries.BoundaryTable.final`) unless it starts or continues
-  a missing phrase: a model that had finished its sentence wrote the phrase after the danda;
+  "?", "!"; not ".", which also ends "Dr." and "3.5":
+  :attr:`~anuvad.decoding.boundaries.BoundaryTable.final`) unless it starts or continues a
+  missing phrase: a model that had finished its sentence wrote the phrase after the danda;
 * a token is forbidden when the phrases still missing would no longer fit in the steps left to
   the output limit after it (counting the phrase the row is furthest into from where it is), so
   a phrase is never made impossible: near the limit the row can only go on with its phrases;

@@ -30,6 +30,7 @@ __all__ = [
     "Segment",
     "assemble",
     "assemble_documents",
+    "count_sentences",
     "fit_segment",
     "left_as_written",
     "sentence_splitter",
@@ -129,6 +130,7 @@ def split_document(
     split: Callable[[str], list[str]] | None = None,
     fits: Callable[[str], bool] | None = None,
     must_fit: Callable[[str], bool] | None = None,
+    other_scripts: bool = False,
 ) -> list[Segment]:
     """Cut ``text`` into sentences, each with its place in the text.
 
@@ -148,6 +150,7 @@ def split_document(
             at its clause boundaries (:func:`fit_segment`).
         must_fit: whether the model can take a sentence at all (default: ``fits``); checked on
             every segment.
+        other_scripts: also the sentences in another script than ``lang``'s (to count them).
 
     Returns:
         The segments; ``[]`` for a blank text.
@@ -169,7 +172,7 @@ def split_document(
                 spans = [(left, len(body.rstrip()))]
             for start, end in ((skip + a, skip + b) for a, b in spans):
                 start, end = without_edge_symbols(line, start, end)  # symbols around: layout
-                if start == end or wrong_script(line[start:end], lang):
+                if start == end or (not other_scripts and wrong_script(line[start:end], lang)):
                     continue
                 segment = Segment(offset + start, offset + end, line[start:end], number)
                 segments.extend(fit_segment(segment, fits, lang) if fits else [segment])
@@ -185,6 +188,13 @@ def split_document(
             error.detail = detail
             raise error
     return segments
+
+
+def count_sentences(text: str, lang: str) -> int:
+    """How many sentences ``text`` holds, those in another script (kept as written) too: what
+    a check that lets one sentence through counts (a model given the text whole stops after
+    its first sentence, whichever language the rest is in)."""
+    return len(split_document(text, lang, other_scripts=True))
 
 
 def left_as_written(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:

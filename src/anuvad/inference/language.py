@@ -11,9 +11,10 @@ A text whose letters are mostly in another script than the model's source ("क�
 
 The letters counted are those of the text's language, not of what it quotes: links and e-mail
 addresses are left out (Latin letters in any text), and so, in a text that has letters of
-another script too, are Latin words other than plain lower-case ones: names and brands
-("मैंने Samsung Galaxy S24 Ultra खरीदा।" is Hindi, though most of its letters are Latin),
-mentions, tags and codes ("@user33 वाह!", "$sqqq चलो।").
+another script and no plain lower-case Latin word ("the", "phone": English), are its Latin
+words: names, brands, mentions and codes ("मैंने Samsung Galaxy S24 Ultra खरीदा।" and
+"@user33 वाह!" are Hindi, though most of their letters are Latin; "He met राम at the station"
+is English).
 """
 
 from __future__ import annotations
@@ -44,12 +45,16 @@ def _is_latin(char: str) -> bool:
 
 def language_letters(text: str) -> str:
     """The part of ``text`` whose letters tell its language (the module docstring): without
-    addresses, and in a text with non-Latin letters only its plain lower-case Latin words
-    (and its other words); the text without addresses when nothing else would be left."""
+    addresses, and, in a text with non-Latin letters and no plain lower-case Latin word,
+    without its Latin words; the text without addresses when nothing else would be left."""
     text = without_addresses(text)
     if text.isascii() or not any(c.isalpha() and not _is_latin(c) for c in text):
         return text
-    kept = [w for w in text.split() if _plain_or_not_latin(w)]
+    words = text.split()
+    latin = [_latin_only(w) for w in words]
+    if any(only and _plain(w) for w, only in zip(words, latin, strict=True)):
+        return text  # English words among them: every letter counts
+    kept = [w for w, only in zip(words, latin, strict=True) if not only]
     return " ".join(kept) if any(c.isalpha() for w in kept for c in w) else text
 
 
@@ -57,12 +62,15 @@ _PLAIN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")  # letters, an apostrophe
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 
 
-def _plain_or_not_latin(word: str) -> bool:
-    """Whether a word counts in a text with non-Latin letters: a word with letters of another
-    script, or a plain lower-case Latin word (not "Samsung", "@user33", "S24")."""
+def _latin_only(word: str) -> bool:
+    """Whether ``word`` has letters, all Latin."""
     letters = [c for c in word if c.isalpha()]
-    if not letters or not all(_is_latin(c) for c in letters):
-        return True
+    return bool(letters) and all(_is_latin(c) for c in letters)
+
+
+def _plain(word: str) -> bool:
+    """Whether ``word`` is a plain lower-case word ("phone", "it's"; not "Samsung", "@user33",
+    "S24")."""
     core = _EDGES.sub("", word)
     return bool(_PLAIN.fullmatch(core)) and core.islower()
 

@@ -13,9 +13,9 @@ IndicTrans2's text processor restores the links it set aside:
    source itself holds ("U.S.", "e.g.") stay.
 2. **No runs of address fragments**: around a link the model also writes fragments between
    spaces ("Please go on / / e.g. / e - / / jp. / junct. / https://…"): three or more short
-   tokens in a row (a few marks other than sentence punctuation, one letter, or a few letters
-   with marks), three of them at least with marks, the run not in the source, are removed when
-   the source has a link.
+   tokens in a row (a few of "/ . : - _ =" alone, one letter, or a few letters with those marks
+   inside or after them), three of them at least with marks and one of marks alone, the run not
+   in the source, are removed when the source has a link.
 3. **Each source link once**: a link the output writes twice is kept the first time; a link it
    lost is put back where the first junk stood (where the model tried to write it), else before
    the sentence's final punctuation.
@@ -42,8 +42,13 @@ _LINKISH = re.compile(
 # Punctuation a link-like match takes from the sentence around it: kept when the match goes.
 _TRAILING = re.compile(r"[.,;:!?)\]}'\"”’।]+$")
 _LINKS = Verbatim(numbers=False)
-_JUNK_TOKEN = (  # not an address itself
-    r"(?!\S*(?:://|@|www\.))(?:[^\w\s।.!?,;:]{1,3}|[A-Za-z]{1,6}(?:[^\w\s]+[A-Za-z]{0,6})+|[A-Za-z])"
+# An address fragment between spaces: a few of "/ . : - _ =" alone, one letter alone, or
+# letters with those marks inside or after them ("e.g.", "jp.", "e-m."); never a whole
+# address. Each part is bounded and the marks sit between the letter runs, so the pattern
+# cannot backtrack far.
+_JUNK_TOKEN = (
+    r"(?!\S*(?:://|@|www\.))"
+    r"(?:[/.:_=-]{1,3}|[A-Za-z]{1,6}(?:(?:[/.:-][A-Za-z]{1,6})+[/.:-]?|[/.:-])|[A-Za-z](?!\S))"
 )
 _JUNK_RUN = re.compile(rf"(?<!\S){_JUNK_TOKEN}(?:\s+{_JUNK_TOKEN}){{2,}}(?!\S)")
 # A space left before the final mark where junk was cut out ("139 या https://… ।" keeps it:
@@ -104,10 +109,12 @@ def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> s
 
 
 def _junk_or_kept(run: str, source: str) -> str:
-    """A :data:`_JUNK_RUN` match: a space where it is junk (three tokens with marks at least, not
-    in the source), else itself."""
-    marked = sum(1 for token in run.split() if not token.isalnum())
-    return " " if marked >= 3 and run not in source else run
+    """A :data:`_JUNK_RUN` match: a space where it is junk (three tokens with marks at least,
+    one of them marks alone, the run not in the source), else itself."""
+    tokens = run.split()
+    marked = sum(1 for token in tokens if not token.isalnum())
+    bare = any(not any(c.isalnum() for c in token) for token in tokens)
+    return " " if marked >= 3 and bare and run not in source else run
 
 
 __all__ = ["carry_links", "source_links"]

@@ -212,9 +212,10 @@ def carry_symbols(
     has fewer times than ``source``. Each run takes the
     place of a mark the model wrote, in order (only when the source holds nothing else the
     vocabulary cannot spell, which the mark could stand for); those left go where they stood
-    in the source: a run that stands alone (no letter or digit touches it: "I ❤ it", an
-    emoji) after the translation when no letter or digit followed it, before it (in their
-    order) when none came before, else before its final punctuation; a run that touches a
+    in the source: a symbol or a word that stands alone (no letter or digit touches it: "I ❤
+    it", an emoji, "你好") after the translation when no letter or digit followed it, before it
+    (in their order) when none came before, else before its final punctuation (a math sign or
+    fraction that stands alone is not moved: "3 × 4 = 12" read "… 12 था ×।"); a run that touches a
     word ("5°", "+91") next to that word's copy in ``output`` (after the word before it, or
     before the word after it, where ``output`` has that word once), else nowhere ("Google®"
     translated as "गूगल": no place is right). Marks left over are removed (when the marks were
@@ -247,6 +248,8 @@ def carry_symbols(
         run = source[a:b]
         if not free_run(source, a, b):
             text = _next_to_its_word(text, source, a, b)
+        elif not (is_symbol(run[0]) or run[0].isalpha()):
+            continue  # a free math sign or fraction away from its place ("… 12 था ×।") misleads
         elif not any(c.isalnum() for c in source[b:]):
             text = f"{text} {run}" if text else run
         elif not any(c.isalnum() for c in source[:a]):
@@ -262,12 +265,13 @@ def _next_to_its_word(text: str, source: str, a: int, b: int) -> str:
     run = source[a:b]
     before = _WORD_BEFORE.search(source, 0, a) if a and not source[a - 1].isspace() else None
     after = _WORD_AFTER.match(source, b) if b < len(source) else None
-    if before is not None and text.count(before.group()) == 1:
-        at = text.index(before.group()) + len(before.group())
-        return text[:at] + run + text[at:]
-    if after is not None and text.count(after.group()) == 1:
-        at = text.index(after.group())
-        return text[:at] + run + text[at:]
+    for word, after_it in ((before, True), (after, False)):
+        if word is None:
+            continue
+        copies = list(re.finditer(rf"(?<![^\W_]){re.escape(word.group())}(?![^\W_])", text))
+        if len(copies) == 1:  # a whole word, once ("2" is not in "1024")
+            at = copies[0].end() if after_it else copies[0].start()
+            return text[:at] + run + text[at:]
     return text
 
 

@@ -36,10 +36,12 @@ DANDA = "।"
 _FINAL_STOP = re.compile(r"(?<=\w|[\u0900-\u097f%])[.|](?=[\"'”’)\]]*\s*$)")
 _LONE_PIPE = re.compile(r"(?<=\S) \|(?= |$)")
 _TRAILING = re.compile(r"[\s।.!?|]*$")
-# A source that ends without a sentence-final mark: in ",", ";", ":" (group 1) or a word.
-_SOURCE_END = re.compile(r"(?:([,;:])|[^\W_])[\"'”’)\]]*\s*$")
-# An output's final full stop(s), before any closing quotes or brackets.
-_OUTPUT_STOP = re.compile(r"\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
+# A source that ends without a sentence-final mark: in ",", ";", ":" (group 1) or anything
+# else but a mark ("जीता", whose last character is a vowel sign, not a word character).
+_SOURCE_END = re.compile(r"(?:([,;:])|[^\s.!?।॥|…,;:\"'”’)\]])[\"'”’)\]]*\s*$")
+# An output's final full stop(s), and a comma, semicolon or colon before them, before any
+# closing quotes or brackets.
+_OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
 
 
 def punctuate(text: str, source: str, tgt_lang: str) -> str:

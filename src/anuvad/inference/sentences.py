@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from anuvad.inference.addresses import EMAIL, URL
 from anuvad.inference.symbols import blank_symbols, symbol_mask
 
 __all__ = ["locate", "moses_prefixes", "sentence_case_view", "sentence_splitter", "split_glued"]
@@ -41,11 +42,11 @@ _OTHER_SPACE = re.compile(
     "[\t\v\f\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 )
 # After sentence-final punctuation (and closing quotes/brackets), before the next sentence: a
-# danda before a space, or with none before anything but another danda or a closing mark; "?"
-# or "!" before a space or a letter; "." before a space.
+# danda before a space, or with none before anything but another danda, a closing mark or a
+# digit (a verse number: "॥१॥"); "?" or "!" before a space or a letter; "." before a space.
 _CLOSING = "\"'”’»)\\]"
 _RULE = re.compile(
-    rf"(?<=[।॥|])[{_CLOSING}]*(?:\s+|(?=[^\s।॥|{_CLOSING}]))"
+    rf"(?<=[।॥|])[{_CLOSING}]*(?:\s+|(?=[^\s\d।॥|{_CLOSING}]))"
     rf"|(?<=[?!])[{_CLOSING}]*\s*(?=[^\W\d_])"
     rf"|(?<=[?!.])[{_CLOSING}]*\s+"
 )
@@ -56,28 +57,42 @@ RULE_ABBREVIATIONS = (
     "डॉ", "रु", "प्रो", "कु", "सं", "पृ", "क्र", "नं", "मि", "श्री", "स्व", "ई", "पू", "जि",
     "Dr", "Mr", "Mrs", "Ms", "Prof", "Rs", "No", "St",
 )  # fmt: skip
-# The text before a rule match ends with one of them and its full stop.
+# The text before a rule match ends with one of them and its full stop (in any case; after a
+# space, a bracket, a quote or another abbreviation's stop: "ई.पू."). Read in the 16 characters
+# before the match only: the search from the text's start made long texts quadratic.
 _RULE_ABBREVIATION = re.compile(
-    r"(?:^|[\s(\"'“‘])(?:" + "|".join(map(re.escape, RULE_ABBREVIATIONS)) + r")\.$"
+    r"(?:^|[\s(\"'“‘.])(?:" + "|".join(map(re.escape, RULE_ABBREVIATIONS)) + r")\.$",
+    re.IGNORECASE,
 )
-# Abbreviations of Indian English that Moses' English prefixes lack ("default": no sentence ends
-# after them, as after "Mr."), as written and in lower case (chat text: "rs. 500").
-EXTRA_PREFIXES: dict[str, tuple[str, ...]] = {
-    lang: (*words, *(w.lower() for w in words))
+_ABBREVIATION_WINDOW = 16
+# Abbreviations of Indian English that Moses' English prefixes lack, as written and in lower
+# case (chat text: "rs. 500"): honorifics, after which no sentence ends ("default", as after
+# "Mr."), and words that end no sentence before a number ("numeric": "Rs. 500", but "It costs
+# 500 Rs. The shop …" is two sentences).
+EXTRA_PREFIXES: dict[str, dict[str, str]] = {
+    lang: {
+        form: kind
+        for word, kind in words.items()
+        for form in (word, word.lower())
+    }
     for lang, words in {
-        "en": ("Rs", "Re", "Shri", "Smt", "Sh", "Kum", "Approx", "Govt", "Dept", "Pvt", "Hon",
-               "Retd", "Estd"),
+        "en": {
+            **dict.fromkeys(("Shri", "Smt", "Sh", "Kum", "Hon"), "default"),
+            **dict.fromkeys(("Rs", "Re", "Approx", "Govt", "Dept", "Pvt", "Retd", "Estd"),
+                            "numeric"),
+        },
     }.items()
 }  # fmt: skip
 # Where Moses' sentences are cut further: after a danda (and closing quotes) before a space
 # (a Hindi sentence in an English text); and after a sentence-final mark glued to the next
 # sentence: a word of letters (not inside an address: nothing of a link before it), the mark,
 # then a capitalised word ending at a space, punctuation other than "."
-# ("System.Console.WriteLine") or the line's end. The cut falls at the match's end.
+# ("System.Console.WriteLine") or the line's end, not an address's ending ("Flipkart.Com",
+# "Node.Js"). The cut falls at the match's end.
 _GLUED = re.compile(
     rf"[।॥][{_CLOSING}]*(?=\s+\S)"
     r"|(?<![\w.@/:\-])(?P<word>[^\W\d_]{2,})(?P<mark>[.?!])"
-    r"(?=[A-Z][a-z]+(?:[\s,;:?!\"')\]]|$))"
+    r"(?=(?!(?:Com|Net|Org|In|Io|Ai|Co|Js|Gov|Edu)\b)[A-Z][a-z]+(?:[\s,;:?!\"')\]]|$))"
 )
 # A sentence-final mark, closing quotes, space, opening quotes, then the next sentence's first
 # letter (group "letter", looked ahead); group "word" is the word the mark ends, from its start
@@ -92,14 +107,23 @@ _INITIALS = re.compile(r"^(?:[^\W\d_]\.)*[^\W\d_]$")
 
 def _rule_split(text: str) -> list[str]:
     pieces, start = [], 0
+    addresses = _address_spans(text)
     for match in _RULE.finditer(text):
-        if _RULE_ABBREVIATION.search(text, 0, match.start()):
-            continue  # "डॉ. राम"
+        before = text[max(0, match.start() - _ABBREVIATION_WINDOW) : match.start()]
+        if _RULE_ABBREVIATION.search(before) or any(a < match.start() < b for a, b in addresses):
+            continue  # "डॉ. राम", "…/search?q=…"
         end = match.start() + len(match.group(0).rstrip())
         pieces.append(text[start:end])
         start = match.end()
     pieces.append(text[start:])
     return [p.strip() for p in pieces if p.strip()]
+
+
+def _address_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the links and e-mail addresses of ``text`` (no sentence ends inside)."""
+    if "." not in text and "@" not in text:
+        return []
+    return [(m.start(), m.end()) for p in (EMAIL, URL) for m in p.finditer(text)]
 
 
 def _same_length(char: str, case: Callable[[str], str]) -> str:
@@ -159,7 +183,7 @@ def moses_prefixes(lang: str) -> dict[str, str] | None:
         word = re.sub(r"#.*", "", row, flags=re.DOTALL).strip()
         if word:
             found[word] = kind
-    return found | {word: "default" for word in EXTRA_PREFIXES.get(lang, ())}
+    return found | EXTRA_PREFIXES.get(lang, {})
 
 
 def _abbreviations(lang: str) -> frozenset[str]:
@@ -218,8 +242,10 @@ def sentence_splitter(lang: str) -> Callable[[str], list[str]]:
     # The package reads one prefix file; the extra abbreviations go into what it read (the
     # constructor's only store of them).
     known = moses._SentenceSplitter__non_breaking_prefixes
-    for word in EXTRA_PREFIXES.get(lang, ()):
-        known[word] = SentenceSplitter.PrefixType.DEFAULT
+    kinds = {"default": SentenceSplitter.PrefixType.DEFAULT,
+             "numeric": SentenceSplitter.PrefixType.NUMERIC_ONLY}  # fmt: skip
+    for word, kind in EXTRA_PREFIXES.get(lang, {}).items():
+        known[word] = kinds[kind]
     return _case_robust(moses.split, lang)
 
 

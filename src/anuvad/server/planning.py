@@ -25,6 +25,7 @@ from anuvad.errors import ConfigError, DataError, InputTooLongError
 from anuvad.inference.documents import (
     Segment,
     assemble_documents,
+    count_sentences,
     split_document,
     whole_text,
 )
@@ -241,7 +242,7 @@ def plan_units(
             except InputTooLongError as exc:
                 raise TextRefusedError(f"{which}: {exc}") from exc
         else:
-            sentences = len(split_document(source, lang))
+            sentences = count_sentences(source, lang)
             if sentences > 1:
                 raise TextRefusedError(
                     f"{which} holds {sentences} sentences, but with split_sentences false a "

@@ -45,8 +45,10 @@ def js_pattern(pattern: str) -> str:
     spelled out, and ``\b`` (a Unicode word boundary in Python, an ASCII one in JavaScript)
     becomes the lookarounds it means; escapes JavaScript's ``u`` mode refuses (``\!``,
     ``\"``) lose the backslash; named groups ``(?P<name>`` become ``(?<name>``; a letter,
-    ``[^\W\d_]``, is ``[\p{L}\p{Nl}\p{No}]``."""
+    ``[^\W\d_]``, is ``[\p{L}\p{Nl}\p{No}]``, and a letter or digit, ``[^\W_]``,
+    ``[\p{L}\p{N}]``."""
     pattern = pattern.replace("[^\\W\\d_]", "[\\p{L}\\p{Nl}\\p{No}]")
+    pattern = pattern.replace("[^\\W_]", "[\\p{L}\\p{N}]")  # a letter or digit
     out: list[str] = []
     in_class = False
     i = 0
@@ -98,7 +100,8 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         split |= {
             "kind": "rule",
             "rule": js_pattern(sentences._RULE.pattern),
-            "rule_abbreviation": js_pattern(sentences._RULE_ABBREVIATION.pattern),
+            "rule_abbreviation": js_pattern(sentences._RULE_ABBREVIATION.pattern),  # "i" flag
+            "abbreviation_window": sentences._ABBREVIATION_WINDOW,
         }
     else:
         abbreviations = sorted(sentences._abbreviations(src_lang))

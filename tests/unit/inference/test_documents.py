@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from anuvad.inference.documents import (
     Segment,
     assemble,
+    count_sentences,
     left_as_written,
     sentence_splitter,
     split_document,
@@ -195,6 +197,37 @@ def test_a_sentence_in_another_script_is_kept_as_written_and_listed() -> None:
     segments = split_document(hindi, "hi")
     assert len(segments) == 4
     assert left_as_written(hindi, [(s.start, s.end) for s in segments]) == ["Narendra Modi"]
+
+
+def test_english_that_quotes_hindi_stays_english_and_one_sentence_checks_count_kept_ones() -> None:
+    text = "Rahul visited Varanasi on Monday. He said धन्यवाद to all. Then he left."
+    assert len(split_document(text, "en")) == 3  # nothing kept as written
+    mixed = "He came home. राम घर आया। सीता भी आई।"
+    assert len(split_document(mixed, "en")) == 1
+    assert count_sentences(mixed, "en") == 3  # what split_sentences false must refuse
+
+
+def test_no_sentence_ends_inside_a_link_a_verse_number_or_a_dotted_abbreviation() -> None:
+    for whole in ("देखें https://example.com/search?q=test यहाँ।", "यह 500 ई.पू. में हुआ।"):
+        assert [s.text for s in split_document(whole, "hi")] == [whole]
+    assert [s.text for s in split_document("श्लोक ॥१॥ दूसरा ॥२॥", "hi")] == [
+        "श्लोक ॥१॥", "दूसरा ॥२॥",
+    ]  # fmt: skip
+    assert [s.text for s in split_document("dr. शर्मा और उनका परिवार आए। फिर गए।", "hi")] == [
+        "dr. शर्मा और उनका परिवार आए।", "फिर गए।",
+    ]  # fmt: skip
+    # a number after "Rs." holds the sentence together, a capital after it does not
+    assert len(split_document("It costs 500 Rs. The shop is closed.", "en")) == 2
+    for whole in ("Use Node.Js and ASP.Net today.", "Flipkart.Com is down."):
+        assert [s.text for s in split_document(whole, "en")] == [whole]
+
+
+def test_a_long_hindi_text_is_split_in_linear_time() -> None:
+    # the abbreviation check searched from the text's start at every danda: 121 s at 384k
+    text = "राम घर गया। " * 32_000
+    started = time.process_time()
+    assert len(split_document(text, "hi")) == 32_000
+    assert time.process_time() - started < 20  # quadratic took minutes; linear well under 1 s
 
 
 def test_abbreviations_do_not_end_a_sentence() -> None:

@@ -51,6 +51,9 @@ def test_consistent_text_is_left_alone(text: str) -> None:
         ("क्या वह आया?", "did he come", "क्या वह आया?"),
         ("वह आया।", "He came.", "वह आया।"),
         ('उसने कहा "आओ।"', 'He said "come"', 'उसने कहा "आओ"'),
+        # a Hindi word ends in a vowel sign (no word character); a colon is not doubled
+        ("India won the match.", "भारत ने मैच जीता", "India won the match"),
+        ("उसने कहा: ।", "He said:", "उसने कहा:"),
     ],
 )
 def test_no_full_stop_where_the_source_ends_no_sentence(

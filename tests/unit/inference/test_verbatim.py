@@ -334,7 +334,11 @@ def test_symbols_the_vocabulary_cannot_spell_are_carried(
         # (newcomer review: "-5°C, i.e. 23°F" came back as "-5 ⁇   ⁇  23 ⁇  ⁇  ॥")
         ("It was -5°C, i.e. 23°F.", "यह -5 ⁇ था, 23 ⁇ ।", "यह -5 ° था, 23 °।"),
         ("It was -5°C today.", "आज -5 C था।", "आज -5° C था।"),  # after the number it touched
-        ("Use 2×3 and ½ cup.", "2 ⁇ 3 और कप का प्रयोग करें।", "2 × 3 और कप का प्रयोग करें ½।"),
+        ("Use 2×3 and ½ cup.", "2 ⁇ 3 और कप का प्रयोग करें।", "2 × 3 और कप का प्रयोग करें।"),
+        # a free math sign is not moved; one touching a number goes next to that whole number
+        ("3 × 4 = 12", "3 4 12 था।", "3 4 12 था।"),
+        ("Add 5 ml (±2) water.", "पानी 25 मिली डालें।", "पानी 25 मिली डालें।"),
+        ("Add (±2) water.", "पानी 2 मिली डालें।", "पानी ±2 मिली डालें।"),
         (
             "Call +91-98765-43210 now.",
             "अभी 91-98765-43210 पर कॉल करें।",

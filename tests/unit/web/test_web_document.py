@@ -43,7 +43,9 @@ DOCUMENTS = {
         "Ram came.Sita went. The bill was Rs. 500 only.Smt. Devi won!Next.\n"
         "System.Console.WriteLine is code. Visit www.example.Com today.Dr.Smith came.",
         # a sentence in another script is kept as written (newcomer review)
-        "The train is late.\nट्रेन देर से आई। Mail ram@example.com now.\n- नमस्ते। I met राम today.",
+        "The train is late.\nट्रेन देर से आई। Mail ram@example.com now.\n- नमस्ते। I met राम today.\n"
+        "Rahul visited Varanasi on Monday. He said धन्यवाद to all. It costs 500 Rs. The shop "
+        "is closed. Use Node.Js and ASP.Net today.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
@@ -55,7 +57,8 @@ DOCUMENTS = {
         "क्या तुम आओगे?हाँ। डॉ. राम आए। रु. 500 दिए। वह आया।। फिर गया॥(राम आया।)",
         "कप्तान ने 85 रन बनाए।\nThe train is late.\nमैंने Samsung Galaxy S24 Ultra खरीदा। "
         "कृपया https://www.irctc.co.in/nget पर जाएँ। मेरा ईमेल RAM@EXAMPLE.COM है। OK. "
-        "@user33 वाह! मेरा phone-cover खराब है। #DCU #MLS",
+        "@user33 वाह! मेरा phone-cover खराब है। #DCU #MLS\nदेखें https://example.com/s?q=t यहाँ।"
+        " श्लोक ॥१॥ दूसरा ॥२॥ यह 500 ई.पू. में हुआ। dr. sharma आए।",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.
@@ -100,6 +103,8 @@ MENDS = {
         ("सोमवार को समिति मिली।", "When the committee met on Monday,"),
         ("दूध खरीदें।", "buy milk"),
         ("क्या वह आया?", "did he come"),
+        ("वह आया।", "भारत की जीत"),  # a Hindi source that ends in a vowel sign (into English)
+        ("उसने कहा: ।", "He said:"),
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)

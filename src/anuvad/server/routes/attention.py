@@ -9,7 +9,7 @@ import time
 
 from fastapi import APIRouter, Request, Response
 
-from anuvad.inference.documents import split_document
+from anuvad.inference.documents import count_sentences
 from anuvad.server.answer_schemas import AttentionResponse
 from anuvad.server.errors import ERRORS, TextRefusedError
 from anuvad.server.limits import MAX_ATTENTION_TOKENS
@@ -32,7 +32,7 @@ async def attention(body: AttentionRequest, request: Request, state: State) -> R
     model, _ = choose_model(state, body.model, [body.text])  # as /translate would
     # One sentence only: the model stops after the first of several (the rest would be lost
     # without a word), and one too long is cut by the output limit.
-    sentences = len(split_document(body.text, model.info.src_lang))
+    sentences = count_sentences(body.text, model.info.src_lang)
     if sentences > 1:
         raise TextRefusedError(
             f"the text holds {sentences} sentences, but the attention view is of one sentence "

@@ -141,10 +141,14 @@ export function locate(sentences, line, split = null) {
 
 function ruleSplit(text, split) {
   const pieces = [];
-  const abbreviation = re(split.rule_abbreviation, "u");
+  const abbreviation = re(split.rule_abbreviation, "iu");
+  const addresses = (text.includes(".") || text.includes("@"))
+    ? [...text.matchAll(re(split.email)), ...text.matchAll(re(split.url, "giu"))].map((a) => [a.index, a.index + a[0].length])
+    : [];
   let start = 0;
   for (const m of text.matchAll(re(split.rule))) {
-    if (abbreviation.test(text.slice(0, m.index))) continue; // "डॉ. राम"
+    const before = text.slice(Math.max(0, m.index - split.abbreviation_window), m.index);
+    if (abbreviation.test(before) || addresses.some(([a, b]) => a < m.index && m.index < b)) continue; // "डॉ. राम", a link
     const end = m.index + m[0].trimEnd().length;
     pieces.push(text.slice(start, end));
     start = m.index + m[0].length;
@@ -190,24 +194,23 @@ function mosesLine(line, split) {
 
 const inRanges = (c, ranges) => ranges.some(([a, b]) => a <= c.codePointAt(0) && c.codePointAt(0) <= b);
 
-/** language.language_letters: without addresses; in a text with non-Latin letters, only its
- * plain lower-case Latin words and its other words; the text without addresses if nothing else
+/** language.language_letters: without addresses; in a text with non-Latin letters and no plain
+ * lower-case Latin word, without its Latin words; the text without addresses if nothing else
  * is left. */
 function languageLetters(text, split) {
   if (text.includes("@") || text.includes(".")) {
     text = text.replace(re(split.email), " ").replace(re(split.url, "giu"), " ");
   }
   if (![...text].some((c) => isAlpha(c) && !inRanges(c, split.latin))) return text;
-  const kept = text.split(/\s+/u).filter((w) => w && plainOrNotLatin(w, split));
+  const words = text.split(/\s+/u).filter((w) => w);
+  const latinOnly = (w) => { const l = [...w].filter(isAlpha); return l.length > 0 && l.every((c) => inRanges(c, split.latin)); };
+  const plain = (w) => {
+    const core = w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+    return /^\p{L}+(?:['’-]\p{L}+)*$/u.test(core) && core === core.toLowerCase() && core !== core.toUpperCase();
+  };
+  if (words.some((w) => latinOnly(w) && plain(w))) return text; // English words among them
+  const kept = words.filter((w) => !latinOnly(w));
   return kept.some((w) => [...w].some(isAlpha)) ? kept.join(" ") : text;
-}
-
-/** language._plain_or_not_latin: a word of another script, or a plain lower-case Latin word. */
-function plainOrNotLatin(word, split) {
-  const letters = [...word].filter(isAlpha);
-  if (!letters.length || !letters.every((c) => inRanges(c, split.latin))) return true;
-  const core = word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
-  return /^\p{L}+(?:['’-]\p{L}+)*$/u.test(core) && core === core.toLowerCase() && core !== core.toUpperCase();
 }
 
 /** language.wrong_script: the letters are mostly in another script than the source's. */
@@ -305,10 +308,12 @@ export function carryLinks(text, source, links, rules) {
   const linkish = re(l.linkish);
   if (!links.length && !re(l.linkish, "u").test(text)) return text;
   if (links.length) {
-    // links._junk_or_kept: a run of address fragments with three marked tokens, not in the source
+    // links._junk_or_kept: address fragments, three marked tokens, one bare, not in the source
     text = text.replace(re(l.junk_run), (run) => {
-      const marked = run.split(/\s+/u).filter((t) => t && !/^[\p{L}\p{N}]+$/u.test(t)).length;
-      return marked >= 3 && !source.includes(run) ? " " : run;
+      const tokens = run.split(/\s+/u).filter((t) => t);
+      const marked = tokens.filter((t) => !/^[\p{L}\p{N}]+$/u.test(t)).length;
+      const bare = tokens.some((t) => !/[\p{L}\p{N}]/u.test(t));
+      return marked >= 3 && bare && !source.includes(run) ? " " : run;
     });
   }
   const longestFirst = [...links].sort((a, b) => b.length - a.length);
