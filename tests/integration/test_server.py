@@ -1152,3 +1152,14 @@ def test_numbers_links_and_kept_names_are_copied_and_reported(
     bad = client.post("/translate", json=body | {"keep": [" "]})
     assert bad.status_code == 422 and "keep" in bad.json()["error"]
     assert client.post("/translate", json=body | {"digits": "roman"}).status_code == 422
+
+
+def test_a_field_of_two_types_is_named_as_the_request_names_it(client: TestClient) -> None:
+    # newcomer review: {"text": 5} was answered with pydantic's branch names "text.str" and
+    # "text.list[str]"
+    error = client.post("/translate", json={"text": 5}).json()
+    assert error["error"].startswith("text: Input should be a valid string or ")
+    assert "list[str]" not in error["error"] and "text.str" not in error["error"]
+    assert {d["field"] for d in error["details"]} == {"text"}
+    error = client.post("/translate", json={"text": ["ok", 7]}).json()
+    assert error["error"].startswith("text.1: ") and "list[str]" not in error["error"]

@@ -149,9 +149,19 @@ def error_response(
     return JSONResponse(status_code=status, content=body.model_dump())
 
 
+def _field(error: dict[str, Any]) -> str:
+    """Where a pydantic error is, as the request names it: ``text.1``, not pydantic's union
+    branches (``text.list[str].1``, ``text.str``)."""
+    parts = [str(part) for part in error.get("loc", ()) if part != "body"]
+    return ".".join(p for p in parts if "[" not in p and p not in _TYPE_NAMES)
+
+
+_TYPE_NAMES = frozenset({"str", "int", "float", "bool", "list", "dict"})
+
+
 def _describe(error: dict[str, Any]) -> str:
     """One pydantic error as ``field: message``, e.g. ``beam_size: Input should be <= 16``."""
-    location = [str(part) for part in error.get("loc", ()) if part != "body"]
+    location = [_field(error)] if _field(error) else []
     message = str(error.get("msg", "invalid"))
     message = message.removeprefix("Value error, ")
     return f"{'.'.join(location)}: {message}" if location else message
@@ -181,12 +191,24 @@ async def invalid_request(_: Request, exc: RequestValidationError) -> JSONRespon
         if offset and isinstance(offset[0], int):
             reason += f" at {_position(document, offset[0])}"
         return not_json(reason)
+    # A union's branch that failed deeper names the problem ("text.1" of a list): the other
+    # branch's complaint about the whole field ("text: a valid string") only misleads.
+    fields = [_field(e) for e in errors]
+    errors = [
+        e for e, f in zip(errors, fields, strict=True)
+        if not any(other.startswith(f + ".") for other in fields)
+    ]  # fmt: skip
     messages = [_describe(e) for e in errors]
-    details = [
-        {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": m}
-        for e, m in zip(errors, messages, strict=True)
-    ]
-    return error_response(422, "; ".join(messages), details)
+    details = [{"field": _field(e), "message": m} for e, m in zip(errors, messages, strict=True)]
+    # the branches of one field's union ("a valid string", "a valid list") read as one message
+    joined: dict[str, list[str]] = {}
+    for e, m in zip(errors, messages, strict=True):
+        joined.setdefault(_field(e), []).append(m.removeprefix(f"{_field(e)}: "))
+    text = "; ".join(
+        f"{field}: {' or '.join(dict.fromkeys(said))}" if field else " or ".join(said)
+        for field, said in joined.items()
+    )
+    return error_response(422, text, details)
 
 
 async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
