@@ -842,7 +842,13 @@ def test_a_loopback_server_answers_its_own_host_names_only(tiny_enhi_model: Path
     with TestClient(app, base_url="http://127.0.0.1:8000") as local:
         assert local.get("/health").status_code == 200
     with TestClient(app, base_url="http://evil.example:8000") as rebound:
-        assert rebound.get("/health").status_code == 400
+        refused = rebound.get("/health")
+        assert refused.status_code == 400  # in the API's error shape, naming the host
+        assert (
+            "'evil.example:8000'" in refused.json()["error"]
+            and "localhost" in refused.json()["error"]
+        )
+        assert rebound.post("/translate", json={"text": "hi"}).status_code == 400
 
 
 def test_a_server_with_api_keys_answers_only_requests_that_carry_one(

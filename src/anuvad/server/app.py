@@ -32,7 +32,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from anuvad import __version__
 from anuvad.inference.engine import TranslationEngine
@@ -40,6 +39,7 @@ from anuvad.inference.glossary import Glossary
 from anuvad.server.auth import ApiKeyMiddleware
 from anuvad.server.body_limit import JSON_PATHS, BodyLimitMiddleware, JsonOnlyMiddleware
 from anuvad.server.errors import add_error_handlers
+from anuvad.server.hosts import AllowedHostsMiddleware
 from anuvad.server.isolation import IsolationMiddleware
 from anuvad.server.limits import MAX_BODY_BYTES, Limits
 from anuvad.server.metrics import RequestMetricsMiddleware
@@ -122,7 +122,7 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(JsonOnlyMiddleware, paths=JSON_PATHS)
     if allowed_hosts is not None:  # a loopback server answers its own names only (DNS rebinding)
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+        app.add_middleware(AllowedHostsMiddleware, allowed_hosts=list(allowed_hosts))
     if api_keys is not None:
         app.add_middleware(ApiKeyMiddleware, keys=api_keys)
     # Added last, so outermost: it counts every response, the body limit's 413s too (as
