@@ -1,7 +1,8 @@
 """The server's document rules as data for the offline page (``model.json``'s ``text``; issue 42).
 
-The page (``static/document.js``) splits a pasted text into sentences and mends each output as
-the server does; its rules are read here from the modules the server runs, not written twice:
+The page (``static/sentences.js``, ``static/document.js``) splits a pasted text into sentences
+and mends each output as the server does; its rules are read here from the modules the server
+runs, not written twice:
 
 * **splitting** (:mod:`anuvad.inference.sentences`, :mod:`anuvad.inference.documents`): Moses'
   non-breaking prefixes of the source language from the ``sentence-splitter`` package (with
@@ -17,8 +18,8 @@ the server does; its rules are read here from the modules the server runs, not w
   patterns. The page's search cannot be constrained, so numbers are put back after it, as the
   server does for its CTranslate2 engine.
 
-The algorithms around the patterns are JavaScript (``document.js``); tests/unit/web checks them
-equal to the Python functions on WMT24 paragraphs and crafted cases.
+The algorithms around the patterns are JavaScript (``sentences.js``, ``document.js``);
+tests/unit/web checks them equal to the Python functions on WMT24 paragraphs and crafted cases.
 """
 
 from __future__ import annotations
