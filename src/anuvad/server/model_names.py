@@ -54,6 +54,13 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "translated back into English (a fourth round; the model then averaged with the third "
         "round's)",
     ),
+    "enhi_r8h": (  # round 8: a soup whose last ingredient (its config) is the captions-twice arm
+        "general text",
+        "trained on 125,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
+        "translated back into English (a fifth round; the model then averaged with the fourth "
+        "round's and with a twin that saw the captions twice)",
+    ),
     "hien_bt_d256_L3": (
         "general text",
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
