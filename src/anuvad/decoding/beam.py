@@ -59,6 +59,7 @@ from torch import Tensor
 
 from anuvad.data.tokenizer import BOS_ID, EOS_ID
 from anuvad.decode_config import DecodeConfig
+from anuvad.decoding.beam_allocation import allocate_beams
 from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 from anuvad.decoding.search import (
     NEG_INF,
@@ -73,7 +74,7 @@ from anuvad.decoding.search import (
     output_limits,
     step_log_probs,
 )
-from anuvad.decoding.terms import TermRows, allocate_beams
+from anuvad.decoding.terms import TermRows
 from anuvad.model.transformer import Transformer
 
 Signals = tuple[list[float], list[float]]  # (token log-probabilities, entropies)

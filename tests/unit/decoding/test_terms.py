@@ -16,13 +16,13 @@ from test_search import CONFIG, SOURCES, case_model
 from anuvad.data.batching import collate_source
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
+from anuvad.decoding.beam_allocation import allocate_beams
 from anuvad.decoding.boundaries import Boundary, BoundaryTable
 from anuvad.decoding.constraints import search_constraint
 from anuvad.decoding.search import Hypothesis
 from anuvad.decoding.terms import (
     RequiredPhrase,
     TermConstraint,
-    allocate_beams,
     failure_table,
     next_partial,
 )
