@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["EMAIL", "URL", "URL_TRAILING", "without_addresses"]
+__all__ = ["EMAIL", "URL", "URL_TRAILING", "address_spans", "without_addresses"]
 
 TLDS = "com|org|net|edu|gov|int|mil|info|biz|io|ai|co|in|uk|us|eu|de|fr|jp|au|ca|nic"
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -23,3 +23,10 @@ def without_addresses(text: str) -> str:
     if "@" not in text and "." not in text:
         return text
     return URL.sub(" ", EMAIL.sub(" ", text))
+
+
+def address_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every e-mail address and link match in ``text`` (they may overlap)."""
+    if "@" not in text and "." not in text:
+        return []
+    return [(m.start(), m.end()) for p in (EMAIL, URL) for m in p.finditer(text)]

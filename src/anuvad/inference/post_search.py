@@ -207,9 +207,11 @@ def carry_symbols(
     output: str,
     spellable: Callable[[str], bool],
     languages: Sequence[str] = (),
+    runs: Sequence[tuple[int, int]] | None = None,
 ) -> str:
-    """``output`` with the runs of ``source`` that it must carry (:func:`carried_runs`) and
-    has fewer times than ``source``. Each run takes the
+    """``output`` with the runs of ``source`` that it must carry (:func:`carried_runs`, or
+    ``runs`` when the caller has them for all its candidates) and has fewer times than
+    ``source``. Each run takes the
     place of a mark the model wrote, in order (only when the source holds nothing else the
     vocabulary cannot spell, which the mark could stand for); those left go where they stood
     in the source: a symbol or a word that stands alone (no letter or digit touches it: "I ❤
@@ -220,7 +222,7 @@ def carry_symbols(
     before the word after it, where ``output`` has that word once), else nowhere ("Google®"
     translated as "गूगल": no place is right). Marks left over are removed (when the marks were
     taken as the runs'). ``output`` as it was when no run is missing."""
-    runs = carried_runs(source, spellable, languages)
+    runs = carried_runs(source, spellable, languages) if runs is None else runs
     missing: list[tuple[int, int]] = []
     counts: dict[str, int] = {}
     for a, b in runs:
@@ -299,15 +301,18 @@ def write_symbols(
     for result, policy in zip(results, per_text_policies(verbatim, len(results)), strict=True):
         if policy is None or not policy.symbols:
             continue
+        runs = carried_runs(result.source, spellable, languages)  # once for all candidates
+        if not runs:
+            continue
         for candidate in result.nbest:
             before = candidate.text
-            candidate.text = carry_symbols(result.source, before, spellable, languages)
+            candidate.text = carry_symbols(result.source, before, spellable, languages, runs)
             if candidate.quality is not None and candidate.text != before:
                 _relocate_words(candidate.quality.words, candidate.text)
         result.text = (
             result.nbest[0].text
             if result.nbest
-            else carry_symbols(result.source, result.text, spellable, languages)
+            else carry_symbols(result.source, result.text, spellable, languages, runs)
         )
 
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from anuvad.inference.addresses import EMAIL, URL
+from anuvad.inference.addresses import address_spans
 from anuvad.inference.symbols import blank_symbols, symbol_mask
 
 __all__ = ["locate", "moses_prefixes", "sentence_case_view", "sentence_splitter", "split_glued"]
@@ -107,7 +107,7 @@ _INITIALS = re.compile(r"^(?:[^\W\d_]\.)*[^\W\d_]$")
 
 def _rule_split(text: str) -> list[str]:
     pieces, start = [], 0
-    addresses = _address_spans(text)
+    addresses = address_spans(text)
     for match in _RULE.finditer(text):
         before = text[max(0, match.start() - _ABBREVIATION_WINDOW) : match.start()]
         if _RULE_ABBREVIATION.search(before) or any(a < match.start() < b for a, b in addresses):
@@ -117,13 +117,6 @@ def _rule_split(text: str) -> list[str]:
         start = match.end()
     pieces.append(text[start:])
     return [p.strip() for p in pieces if p.strip()]
-
-
-def _address_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the links and e-mail addresses of ``text`` (no sentence ends inside)."""
-    if "." not in text and "@" not in text:
-        return []
-    return [(m.start(), m.end()) for p in (EMAIL, URL) for m in p.finditer(text)]
 
 
 def _same_length(char: str, case: Callable[[str], str]) -> str:
