@@ -12,7 +12,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 # What serving needs is there when either install is: a venv set up for the tests serves too.
 SERVING := $(if $(wildcard $(STAMP)),$(STAMP),$(SERVE_STAMP))
 
-.PHONY: demo demo-opus demo-nllb train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-en gpu-pack train-gpu train-gpu-lanes
+.PHONY: demo demo-opus demo-nllb train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-hi synthetic-en gpu-pack train-gpu train-gpu-lanes
 
 # $(call pip_step,what is installed and roughly how long,pip install arguments): one install
 # step, said before it starts (pip itself is quiet) and timed when it ends.
@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# The English->Hindi translator shipped in data/trained_models/, with its web page, on
+# The translators shipped in data/trained_models/ (the newest file of each direction), with the web page, on
 # http://127.0.0.1:8000 (no data, no network needed). Installs only what serving needs.
 demo: $(SERVING)
 	$(BIN)/anuvad serve --host 127.0.0.1 --port 8000
@@ -109,6 +109,20 @@ synthetic: $(SERVING)
 		--out-prefix data/synthetic/bt-mono --beam-size 1 --max-tokens 6000 \
 		--no-repeat-ngram-size 4
 
+# All 13 punctuated mono-hi files (131,390 lines: news, tourism, health, government, speech,
+# stories, Wikipedia) back-translated by the shipped Hindi->English model, as English->Hindi rounds
+# 4-8 read them (configs/enhi_bt_d256_L3.yaml's bt-hi-rN; bench/recipe_gpu.py's MONO_HI): data/synthetic/bt-hi-shipped.{en,hi};
+# CTranslate2 int8 in two one-thread torchrun workers, about 2.5 minutes on 2 cores. Resumable.
+MONO_HI_ALL := bbc-news covid-news-2020 discourse-stories hdtb-full-news-conv hdtb-ssf-news-tourism \
+	hdtb-wx-pos-general hiner-news-tourism hiwiki-40articles hiwiki-sample ijcnlp08-ner-general \
+	ilci-health-tourism ilner-general mann-ki-baat-speech
+synthetic-hi: $(SERVING)
+	$(BIN)/python -m torch.distributed.run --standalone --nproc-per-node 2 -m anuvad.cli.main \
+		backtranslate --model "$$(ls $(SHIPPED)/hien_*.pt | tail -1)" --engine ctranslate2 \
+		--compute-type int8 --beam-size 1 --no-repeat-ngram-size 4 --no-progress \
+		--input $(foreach f,$(MONO_HI_ALL),$(ANUVAD_DATA)/en-hi/mono-hi/$(f).hi.gz) \
+		--out-prefix data/synthetic/bt-hi-shipped
+
 # Back-translated English news for configs/hien_bt_d256_L3.yaml: the shipped English->Hindi model
 # translates WMT newstest, BBC 2004-05 and the first 25,000 lines of Reuters-21578 into
 # data/synthetic/bt-{wmt,bbc,reuters}.{hi,en}: CTranslate2 int8, one thread each in two worker
@@ -131,9 +145,7 @@ synthetic-en: $(SERVING)
 GPU := .gpu
 GPU_WHEELS := indic-nlp-library==0.92 morfessor==2.0.6 sacremoses==0.2.0 sentence-splitter==1.4
 MONO_FILES := $(foreach f,wmt-newstest-en bbc-news-2005,--file en-hi/mono-en/$(f).en.gz) \
-	$(foreach f,bbc-news covid-news-2020 discourse-stories hdtb-full-news-conv hdtb-ssf-news-tourism \
-	hdtb-wx-pos-general hiner-news-tourism hiwiki-40articles hiwiki-sample ijcnlp08-ner-general \
-	ilci-health-tourism ilner-general mann-ki-baat-speech,--file en-hi/mono-hi/$(f).hi.gz)
+	$(foreach f,$(MONO_HI_ALL),--file en-hi/mono-hi/$(f).hi.gz)
 gpu-pack: $(SERVING)
 	mkdir -p $(GPU)/wheels
 	$(BIN)/pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
@@ -155,8 +167,8 @@ train-gpu-lanes:
 
 # The confidence files beside the shipped models (data/trained_models/*.confidence.json), each
 # direction with the other as its reverse model: fitted on the first halves of the caption and
-# news dev sets, reported on the second halves. About 4 (English->Hindi) and 16 (Hindi->English)
-# minutes on 2 cores.
+# news dev sets, reported on the second halves. About 5 (English->Hindi) and 3 (Hindi->English)
+# minutes on 2 idle cores.
 SHIPPED := data/trained_models
 DEV := $(ANUVAD_DATA)/en-hi
 CALIBRATE = $(BIN)/anuvad calibrate --beam-size 4 --no-repeat-ngram-size 3 --no-progress
