@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,22 @@ def atomic_save(obj: Any, path: str | Path) -> Path:
         write_atomic_with(path, lambda handle: torch.save(obj, handle))
     except OSError as exc:
         raise CheckpointError(f"cannot write {path}: {exc}") from exc
+    except RuntimeError as exc:  # torch's zip writer reports a failed write (a full disk) so
+        if not any(mark in str(exc) for mark in _TORCH_WRITE_FAILURES):
+            raise
+        free = shutil.disk_usage(path.parent).free / 2**20
+        raise CheckpointError(
+            f"cannot write {path}: the write failed with {free:,.0f} MB left on that disk "
+            "(a full disk is the usual cause); free some space (a training run keeps "
+            "train.keep_last checkpoints) and run again: anuvad train --resume RUN_DIR "
+            f"continues a run from its last whole checkpoint. torch said: {exc}"
+        ) from exc
     return path
+
+
+# What torch's zip writer says when a write fails midway ("unexpected pos 64332672 vs
+# 64332560" on a full disk, 2026-11-28), where Python's own writes raise OSError.
+_TORCH_WRITE_FAILURES = ("inline_container", "PytorchStreamWriter")
 
 
 def default_model_path(
