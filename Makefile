@@ -41,8 +41,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# The translators shipped in data/trained_models/ (the newest file of each direction), with the web page, on
-# http://127.0.0.1:8000 (no data, no network needed). Installs only what serving needs.
+# The translators shipped in data/trained_models/ (the newest file of each direction), with the
+# web page, on http://127.0.0.1:8000 (no data, no network needed). Installs only what serving needs.
 demo: $(SERVING)
 	$(BIN)/anuvad serve --host 127.0.0.1 --port 8000
 
@@ -110,9 +110,10 @@ synthetic: $(SERVING)
 		--no-repeat-ngram-size 4
 
 # All 13 punctuated mono-hi files (131,390 lines: news, tourism, health, government, speech,
-# stories, Wikipedia) back-translated by the shipped Hindi->English model, as English->Hindi rounds
-# 4-8 read them (configs/enhi_bt_d256_L3.yaml's bt-hi-rN; bench/recipe_gpu.py's MONO_HI): data/synthetic/bt-hi-shipped.{en,hi};
-# CTranslate2 int8 in two one-thread torchrun workers, about 2.5 minutes on 2 cores. Resumable.
+# stories, Wikipedia) back-translated by the shipped Hindi->English model into
+# data/synthetic/bt-hi-shipped.{en,hi}, as English->Hindi rounds 4-8 read them
+# (configs/enhi_bt_d256_L3.yaml's bt-hi-rN; bench/recipe_gpu.py's MONO_HI): CTranslate2 int8 in
+# two one-thread torchrun workers, about 2.5 minutes on 2 cores. Resumable.
 MONO_HI_ALL := bbc-news covid-news-2020 discourse-stories hdtb-full-news-conv hdtb-ssf-news-tourism \
 	hdtb-wx-pos-general hiner-news-tourism hiwiki-40articles hiwiki-sample ijcnlp08-ner-general \
 	ilci-health-tourism ilner-general mann-ki-baat-speech
