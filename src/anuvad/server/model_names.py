@@ -67,6 +67,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "legal text, TED talks, speeches and dictionaries, and 112,000 English news sentences "
         "translated into Hindi",
     ),
+    "hien_r7h": (  # Hindi -> English round 7: the arm that saw the captions at full weight
+        "general text",
+        "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 112,000 English news sentences "
+        "translated into Hindi (afresh, by the fifth-round English → Hindi model)",
+    ),
     "hien_d256_L3": (
         "",
         "trained on 93,000 sentence pairs of image captions, everyday phrases, Wikipedia, news, "
