@@ -56,7 +56,7 @@ def atomic_save(obj: Any, path: str | Path) -> Path:
         write_atomic_with(path, lambda handle: torch.save(obj, handle))
     except OSError as exc:
         raise CheckpointError(f"cannot write {path}: {exc}") from exc
-    except RuntimeError as exc:  # torch's zip writer reports a failed write (a full disk) so
+    except RuntimeError as exc:  # how torch's zip writer reports a failed write (a full disk)
         if not any(mark in str(exc) for mark in _TORCH_WRITE_FAILURES):
             raise
         free = shutil.disk_usage(path.parent).free / 2**20
