@@ -316,7 +316,7 @@ BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
     "empty text": ({"text": ""}, "text"),
     "only spaces": ({"text": "   \n "}, "empty"),
     "empty list": ({"text": []}, "empty"),
-    "an empty text in a list": ({"text": ["ok", ""]}, "text 1"),
+    "an empty text in a list": ({"text": ["ok", ""]}, "text[1]"),
     "100 kB text": ({"text": "a" * 100_000}, str(MAX_TEXT_CHARS)),
     "1,000 texts": ({"text": ["The sky is blue."] * 1000}, str(MAX_TEXTS)),
     "too many characters in all": ({"text": ["a " * 9_000] * 3}, str(MAX_REQUEST_CHARS)),
@@ -662,7 +662,7 @@ def test_split_sentences_false_keeps_one_sentence_whole_and_refuses_several(
     refused = client.post("/translate", json=body)
     assert refused.status_code == 422, refused.text
     error = refused.json()
-    assert "text 1 holds 2 sentences" in error["error"]
+    assert "text[1] holds 2 sentences" in error["error"]
     assert "send split_sentences true, or one sentence per text" in error["error"]
     assert error["details"][0]["field"] == "text"
     assert client.get("/health").json()["model_calls"] == calls  # refused before the model

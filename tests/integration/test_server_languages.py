@@ -113,7 +113,7 @@ def test_a_text_sent_to_a_model_that_cannot_read_it_is_refused_naming_the_one_th
     mixed = client.post("/translate", json={"text": [f"{ENGLISH} {ENGLISH} {ENGLISH}", HINDI]})
     assert mixed.status_code == 422
     assert mixed.json()["error"] == (
-        "text: text 1 is written in Hindi, but model 'tiny_enhi' translates from English; send "
+        "text: text[1] is written in Hindi, but model 'tiny_enhi' translates from English; send "
         "it with model 'tiny_hien' (Hindi → English); one request goes to one model: send the "
         "texts of each language in a request of their own"
     )  # not advice that sends the English text to the Hindi model next

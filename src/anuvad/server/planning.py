@@ -235,7 +235,7 @@ def plan_units(
     units: list[Unit] = []
     counts: dict[int, int] = {}
     for i, run, source in pieces:
-        which = f"text {i}" if run is None else f"text {i} (its text run {run})"
+        which = f"text[{i}]" if run is None else f"text[{i}] (its text run {run})"
         if split_sentences:
             try:
                 segments = split_document(source, lang, fits=model.fits_well, must_fit=fits)

@@ -93,7 +93,7 @@ def wrong_language(
     state: ServerState, model: ServedModel, text: str, index: int, count: int, model_id: str | None
 ) -> str:
     """The message for ``text`` (number ``index`` of ``count``) that ``model`` cannot read."""
-    which = "the text" if count == 1 else f"text {index}"
+    which = "the text" if count == 1 else f"text[{index}]"
     source = model.info.src_lang
     found = detect_served(state, text)
     scripts = detect(text, list(SCRIPT_NAMES))  # any script we can name, served or not

@@ -114,7 +114,7 @@ def check_texts(value: str | list[str], blank_items: bool = False) -> str | list
         try:
             check_text(text)
         except ValueError as exc:
-            raise ValueError(f"text {i}: {exc}") from None
+            raise ValueError(f"text[{i}]: {exc}") from None
     total = sum(len(text) for text in value)
     if total > MAX_REQUEST_CHARS:
         raise ValueError(
