@@ -245,6 +245,29 @@ def test_translate_names_a_bad_line_and_a_bad_beam_size(
     assert code == 2 and "--beam-size must be at least 1" in capsys.readouterr().err
 
 
+def test_a_crlf_file_is_translated_into_a_crlf_file(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file saved on Windows keeps its line ending: each line's translation ends with CRLF,
+    as the same file with LF gives LF, and the texts are the same."""
+    sentences = ["The sky is blue.", "I am going home.", "Thank you very much."]
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    outputs = {}
+    for name, ending in (("lf", b"\n"), ("crlf", b"\r\n")):
+        source = tmp_path / f"{name}.txt"
+        source.write_bytes(b"".join(s.encode() + ending for s in sentences))
+        out = tmp_path / f"{name}.out"
+        assert main([*base, "--input", str(source), "--output", str(out)]) == 0
+        written = out.read_bytes()
+        assert written.count(ending) == len(sentences) and written.endswith(ending)
+        outputs[name] = written.decode("utf-8").splitlines()
+        assert main([*base, "--input", str(source)]) == 0  # stdout ends its lines the same way
+        printed = capsys.readouterr().out
+        assert printed.count(ending.decode()) == len(sentences)
+    assert outputs["crlf"] == outputs["lf"] and all(outputs["lf"])
+    assert (tmp_path / "lf.out").read_bytes().count(b"\r") == 0
+
+
 def test_no_repeat_ngram_size_reaches_the_search(
     tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

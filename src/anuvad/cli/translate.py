@@ -33,7 +33,7 @@ from anuvad.cli.job import (
     TranslationJob,
     load_translator,
     name_spellers,
-    read_input_lines,
+    read_input,
     torch_threads_restored,
 )
 from anuvad.cli.model_choice import choose_model
@@ -223,7 +223,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     threads = choose_threads(args.threads)  # before reading: a negative value fails fast
-    lines = read_input_lines(args.input)  # before loading the model: bad input fails fast
+    source = read_input(args.input)  # before loading the model: bad input fails fast
+    lines = source.lines
     choice = choose_model(args.model, lines)
     if choice.chosen_for is not None:
         from anuvad.server.languages import language_name
@@ -234,11 +235,14 @@ def cmd_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with torch_threads_restored():
-        return _translate(args, lines, choice.model, threads)
+        return _translate(args, lines, choice.model, threads, source.newline)
 
 
-def _translate(args: argparse.Namespace, lines: list[str], model: str, threads: int) -> int:
-    """:func:`cmd_translate` once the input is read and the model and threads are chosen."""
+def _translate(
+    args: argparse.Namespace, lines: list[str], model: str, threads: int, newline: str = "\n"
+) -> int:
+    """:func:`cmd_translate` once the input is read and the model and threads are chosen; the
+    output lines end as the input's (``newline``: a file saved on Windows stays CRLF)."""
     from tqdm import tqdm
 
     from anuvad.distributed import shutdown_distributed
@@ -283,10 +287,11 @@ def _translate(args: argparse.Namespace, lines: list[str], model: str, threads: 
             chunk_size=args.chunk_lines,
         ):
             for text, view in finished.results:
+                text = text.replace("\n", newline)
                 texts.append(text)
                 views.append(view)
-                if not args.output:
-                    sys.stdout.write(text)
+                if not args.output:  # a Windows console's text stream adds its own \r
+                    sys.stdout.write(text if os.linesep == "\n" else text.replace("\r\n", "\n"))
             if not args.output:
                 sys.stdout.flush()
             bar.update(finished.done - bar.n)

@@ -115,10 +115,24 @@ def _read_lines(path: Path, limit: int) -> tuple[list[str], int]:
     return lines, count
 
 
+@dataclass(frozen=True)
+class InputText:
+    """What :func:`read_input` read: the lines, and the line ending the text used."""
+
+    lines: list[str]
+    newline: str  # "\r\n" where most lines end so (a file saved on Windows), else "\n"
+
+
 def read_input_lines(path: str | Path | None) -> list[str]:
+    """The lines of :func:`read_input` (what ``anuvad evaluate`` reads)."""
+    return read_input(path).lines
+
+
+def read_input(path: str | Path | None) -> InputText:
     """The lines of a UTF-8 file, or of standard input when ``path`` is None or ``-`` (what
-    ``anuvad translate`` and ``evaluate`` read). Only ``\n`` ends a line (``\r\n`` is
-    accepted), so line *i* of the input is line *i* of the output.
+    ``anuvad translate`` reads), and its line ending. Only ``\n`` ends a line (``\r\n`` is
+    accepted, and reported as the ending when most lines have it, so that the output can keep
+    it), so line *i* of the input is line *i* of the output.
 
     Raises:
         DataError: the file is missing, or a line is not valid UTF-8 (naming the line and the
@@ -143,7 +157,8 @@ def read_input_lines(path: str | Path | None) -> list[str]:
     for number, chunk in enumerate(chunks, start=1):
         lines.append(_decode_line(chunk, name, number, offset).rstrip("\r"))
         offset += len(chunk) + 1
-    return lines
+    crlf = sum(1 for chunk in chunks if chunk.endswith(b"\r"))
+    return InputText(lines, "\r\n" if chunks and 2 * crlf > len(chunks) else "\n")
 
 
 def read_text_lines(path: Path, limit: int = 0) -> list[str]:
