@@ -239,7 +239,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
 
 
 def _translate(
-    args: argparse.Namespace, lines: list[str], model: str, threads: int, newline: str = "\n"
+    args: argparse.Namespace, lines: list[str], model: str, threads: int, newline: str
 ) -> int:
     """:func:`cmd_translate` once the input is read and the model and threads are chosen; the
     output lines end as the input's (``newline``: a file saved on Windows stays CRLF)."""
@@ -287,11 +287,11 @@ def _translate(
             chunk_size=args.chunk_lines,
         ):
             for text, view in finished.results:
-                text = text.replace("\n", newline)
-                texts.append(text)
+                ended = text.replace("\n", newline)
+                texts.append(ended)
                 views.append(view)
                 if not args.output:  # a Windows console's text stream adds its own \r
-                    sys.stdout.write(text if os.linesep == "\n" else text.replace("\r\n", "\n"))
+                    sys.stdout.write(ended if os.linesep == "\n" else text)
             if not args.output:
                 sys.stdout.flush()
             bar.update(finished.done - bar.n)
