@@ -21,6 +21,12 @@ The lanes (``--lanes`` picks some):
   pieces at every step (Edunov et al. 2018): the ablation of item 2, same start, same minutes.
 - ``enhi-r6``: the shipped English→Hindi model continued on ``data/synthetic/bt-hi-r4.*``
   (``mono-hi`` back-translated by the round-4 Hindi→English model on the CPU, carried along).
+- ``enhi-r9`` and ``enhi-r9c2``: the shipped English→Hindi model continued on
+  ``data/synthetic/bt-hi-r7.*`` (``mono-hi`` back-translated by Hindi→English round 7 on the CPU,
+  carried along; ``make synthetic-hi`` writes the same from the shipped model), the second with
+  the captions counted twice (as the CPU arms of round 9).
+- ``hien-r8``: the shipped Hindi→English model continued on ``data/synthetic/bt-en-r8.*`` (the
+  English news back-translated by English→Hindi round 8, carried), captions counted once.
 
 A lane whose ``data/synthetic/<prefix>.{en,hi}`` are there already (made elsewhere and carried)
 skips its back-translation. Every call trains its lanes afresh (a lane is not resumed); the exit
@@ -71,6 +77,7 @@ class Lane:
     reads: str  # the recipe's corpus (by name) that reads the synthetic text instead
     drops: tuple[str, ...]  # the recipe's corpora (by name) left out (weight 0)
     dev: tuple[str, str]  # NTREX-128 source and reference file names
+    settings: tuple[str, ...] = ()  # this lane's own training settings (key=value)
 
 
 def lanes() -> dict[str, Lane]:
@@ -90,6 +97,11 @@ def lanes() -> dict[str, Lane]:
         Lane("enhi-sampled", enhi, "enhi", "hien", mono_hi, "bt-hi-sampled",
              ("--sample-top-k", "10"), "bt-hi", (), to_hi),
         Lane("enhi-r6", enhi, "enhi", "hien", mono_hi, "bt-hi-r4", greedy, "bt-hi", (), to_hi),
+        Lane("enhi-r9", enhi, "enhi", "hien", mono_hi, "bt-hi-r7", greedy, "bt-hi", (), to_hi),
+        Lane("enhi-r9c2", enhi, "enhi", "hien", mono_hi, "bt-hi-r7", greedy, "bt-hi", (), to_hi,
+             ("data.train.0.weight=2",)),
+        Lane("hien-r8", hien, "hien", "enhi", mono_en, "bt-en-r8", greedy, "bt-wmt", news, to_en,
+             ("data.train.0.weight=1",)),
     ]  # fmt: skip
     return {lane.name: lane for lane in table}
 
@@ -202,7 +214,8 @@ class LaneRun:
             "train", "--config", str(config), "--run-dir", str(run_dir), "--data",
             str(self.folder / "prepared"), "--no-progress", f"train.device={call.device}",
             f"train.max_minutes={minutes:.2f}", "train.max_steps=0",
-            *continue_shipped(lane.continues), *call.settings, *synthetic_settings(config, lane),
+            *continue_shipped(lane.continues), *call.settings, *lane.settings,
+            *synthetic_settings(config, lane),
             timeout=call.left() - KILL_MARGIN_S,
         )  # fmt: skip
         model = run_dir / "model.pt"
