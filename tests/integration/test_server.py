@@ -316,7 +316,8 @@ BAD_TRANSLATE_REQUESTS: dict[str, tuple[Any, str]] = {
     "empty text": ({"text": ""}, "text"),
     "only spaces": ({"text": "   \n "}, "empty"),
     "empty list": ({"text": []}, "empty"),
-    "an empty text in a list": ({"text": ["ok", ""]}, "text[1]"),
+    "only empty texts in a list": ({"text": ["", " \n"]}, "every text is empty"),
+    "a text in a list too long": ({"text": ["ok", "x" * (MAX_TEXT_CHARS + 1)]}, "text[1]"),
     "100 kB text": ({"text": "a" * 100_000}, str(MAX_TEXT_CHARS)),
     "1,000 texts": ({"text": ["The sky is blue."] * 1000}, str(MAX_TEXTS)),
     "too many characters in all": ({"text": ["a " * 9_000] * 3}, str(MAX_REQUEST_CHARS)),
@@ -373,7 +374,7 @@ def test_a_text_of_separators_only_is_refused_at_once_and_so_is_its_schema(
     started = time.monotonic()
     for path, body in [
         ("/translate", {"text": separator}),
-        ("/translate", {"text": ["The sky is blue.", f" {separator}\n"]}),
+        ("/translate", {"text": [f" {separator}\n", separator]}),
         ("/attention", {"text": separator}),
     ]:
         response = client.post(path, json=body)
@@ -382,11 +383,36 @@ def test_a_text_of_separators_only_is_refused_at_once_and_so_is_its_schema(
     assert time.monotonic() - started < 5
     assert client.get("/health").json()["model_calls"] == calls
     schemas = client.get("/openapi.json").json()["components"]["schemas"]
-    for branch in schemas["TranslateRequest"]["properties"]["text"]["anyOf"]:
-        pattern = branch.get("pattern") or branch["items"]["pattern"]
-        assert re.search(pattern, separator) is None  # the published schema refuses it too
-        assert re.search(pattern, f"{separator}a{separator}")
+    one = schemas["TranslateRequest"]["properties"]["text"]["anyOf"][0]
+    assert re.search(one["pattern"], separator) is None  # the published schema refuses it too
+    assert re.search(one["pattern"], f"{separator}a{separator}")
     assert_still_serving(client)
+
+
+@pytest.mark.parametrize("format_", ["text", "html"])
+def test_blank_texts_in_a_list_come_back_as_they_were_and_the_rest_is_translated(
+    client: TestClient, format_: str
+) -> None:
+    """An empty cell of a column sent as a list: every text comes back in its place, a blank
+    one as it was with no sentences (never sent to the model); the others as when sent alone."""
+    blank = ["", "  ", "\n\t", " \x1c\n"]
+    texts = [blank[0], SENTENCES[0], blank[1], blank[2], SENTENCES[1], blank[3]]
+    calls = client.get("/health").json()["model_calls"]
+    response = client.post("/translate", json={"text": texts, "format": format_})
+    assert response.status_code == 200, response.text
+    out = response.json()["translations"]
+    assert [t["source"] for t in out] == texts
+    for place, text in ((0, blank[0]), (2, blank[1]), (3, blank[2]), (5, blank[3])):
+        assert out[place]["text"] == text and out[place]["sentences"] == []
+    for place, sentence in ((1, SENTENCES[0]), (4, SENTENCES[1])):
+        alone = client.post("/translate", json={"text": sentence, "format": format_}).json()
+        assert out[place]["text"] == alone["translations"][0]["text"] != ""
+        assert len(out[place]["sentences"]) == 1
+    assert client.get("/health").json()["model_calls"] > calls
+    stream = client.post("/translate/stream", json={"text": texts, "format": format_})
+    events = [json.loads(line) for line in stream.text.splitlines() if line.strip()]
+    assert [e["event"] for e in events] == ["start", "sentence", "sentence", "done"]
+    assert [t["text"] for t in events[-1]["response"]["translations"]] == [t["text"] for t in out]
 
 
 @pytest.mark.parametrize(

@@ -256,10 +256,12 @@ class TranslateRequest(TermsAndSearch):
     with the same settings."""
 
     text: str | list[str] = Field(
-        description=f"one text, or a list of up to {MAX_TEXTS} texts (each 1-{MAX_TEXT_CHARS} "
-        f"characters, {MAX_REQUEST_CHARS} in all); a text may hold paragraphs and newlines",
+        description=f"one text, or a list of up to {MAX_TEXTS} texts (each at most "
+        f"{MAX_TEXT_CHARS} characters, {MAX_REQUEST_CHARS} in all); a text may hold paragraphs "
+        "and newlines; an empty or blank text in a list (an empty cell of a column) comes back "
+        "as it was, with no sentences",
         examples=["The weather is nice today. Let us go for a walk."],
-        json_schema_extra=texts_schema(),
+        json_schema_extra=texts_schema(blank_items=True),
     )
     nbest: WholeNumber = Field(
         1,
@@ -302,7 +304,7 @@ class TranslateRequest(TermsAndSearch):
     @field_validator("text")
     @classmethod
     def _check_texts(cls, value: str | list[str]) -> str | list[str]:
-        return check_texts(value)
+        return check_texts(value, blank_items=True)
 
     def texts(self) -> list[str]:
         """The texts to translate, as a list."""
