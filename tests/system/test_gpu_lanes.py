@@ -60,8 +60,8 @@ def test_two_lanes_back_translate_or_take_what_was_carried_and_return_scored_mod
     _write(root / "en-hi/mono-en/wmt-newstest-en.en.gz", english[:5], packed=True)
     _write(root / "en-hi/mono-en/bbc-news-2005.en.gz", english[5:9], packed=True)
     # the English->Hindi lane's synthetic text, made elsewhere and carried
-    _write(tmp_path / "data/synthetic/bt-hi-r4.en", english[:7])
-    _write(tmp_path / "data/synthetic/bt-hi-r4.hi", hindi[:7])
+    _write(tmp_path / "data/synthetic/bt-hi-r7.en", english[:7])
+    _write(tmp_path / "data/synthetic/bt-hi-r7.hi", hindi[:7])
     shipped = tmp_path / "data" / "trained_models"
     shipped.mkdir(parents=True)
     (shipped / "enhi_tiny.pt").write_bytes(tiny_enhi_model.read_bytes())
@@ -71,7 +71,7 @@ def test_two_lanes_back_translate_or_take_what_was_carried_and_return_scored_mod
     _recipe(configs / "hien_bt_d256_L3.yaml", "hi", "en", ["bt-wmt", "bt-bbc", "bt-reuters"], root)
     command = [
         sys.executable, str(SCRIPT), "--device", "cpu", "--minutes", "8", "--reserve", "60",
-        "--lanes", "hien-r4", "enhi-r6", "--configs", "configs", "--data", str(root),
+        "--lanes", "hien-r4", "enhi-r9c2", "--configs", "configs", "--data", str(root),
         "--out", "out", "--work", "runs/lanes",
         "--set", "train.max_steps=6", "train.save_every=2", "train.keep_last=4",
         "train.average_last=2",
@@ -79,14 +79,14 @@ def test_two_lanes_back_translate_or_take_what_was_carried_and_return_scored_mod
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads((tmp_path / "out" / "lanes.json").read_text(encoding="utf-8"))
-    assert list(report) == ["hien-r4", "enhi-r6"]
+    assert list(report) == ["hien-r4", "enhi-r9c2"]
     # every English news line has its Hindi back-translation, in order
     synthetic = tmp_path / "data" / "synthetic"
     assert (synthetic / "bt-en-r4.en").read_text(encoding="utf-8").splitlines() == english[:9]
     assert len((synthetic / "bt-en-r4.hi").read_text(encoding="utf-8").splitlines()) == 9
-    assert report["enhi-r6"]["backtranslate_s"] == "carried"
+    assert report["enhi-r9c2"]["backtranslate_s"] == "carried"
     assert isinstance(report["hien-r4"]["backtranslate_s"], float)
-    for lane, pair in (("hien-r4", ("hi", "en")), ("enhi-r6", ("en", "hi"))):
+    for lane, pair in (("hien-r4", ("hi", "en")), ("enhi-r9c2", ("en", "hi"))):
         assert "ntrex128" in report[lane], report[lane]
         scores = report[lane]["ntrex128"]
         assert scores["sentences"] == 6 and 0 <= scores["chrf"] <= 100
@@ -95,20 +95,22 @@ def test_two_lanes_back_translate_or_take_what_was_carried_and_return_scored_mod
         model = load_model(parts[0])
         assert (model.config.data.src_lang, model.config.data.tgt_lang) == pair
     # each lane read its synthetic text where its recipe's corpus of that name was, the other
-    # back-translated corpora left out; the English->Hindi lane continued the shipped model
+    # back-translated corpora left out; the English->Hindi lane continued the shipped model with
+    # its own setting (the real pairs counted twice), which the other lane did not get
     runs = tmp_path / "runs/lanes"
     hien = yaml.safe_load((runs / "hien-r4/run/config.yaml").read_text(encoding="utf-8"))
     corpora = {corpus["name"]: corpus for corpus in hien["data"]["train"]}
     assert corpora["bt-wmt"]["src"].endswith("data/synthetic/bt-en-r4.hi")
     assert corpora["bt-bbc"]["weight"] == corpora["bt-reuters"]["weight"] == 0
-    enhi = yaml.safe_load((runs / "enhi-r6/run/config.yaml").read_text(encoding="utf-8"))
+    enhi = yaml.safe_load((runs / "enhi-r9c2/run/config.yaml").read_text(encoding="utf-8"))
     (bt_hi,) = [c for c in enhi["data"]["train"] if c["name"] == "bt-hi"]
-    assert bt_hi["tgt"].endswith("data/synthetic/bt-hi-r4.hi")
+    assert bt_hi["tgt"].endswith("data/synthetic/bt-hi-r7.hi")
+    assert enhi["data"]["train"][0]["weight"] == 2 and hien["data"]["train"][0]["weight"] == 1
     assert enhi["train"]["init_from"].endswith("enhi_tiny.pt")
     assert not hien["train"].get("init_from")  # no shipped Hindi->English model: from scratch
     with tarfile.open(tmp_path / "out" / "logs.tgz") as logs:
         names = set(logs.getnames())
-    assert {"lanes.json", "hien-r4/lane.log", "enhi-r6/ntrex128.hyp"} <= names
+    assert {"lanes.json", "hien-r4/lane.log", "enhi-r9c2/ntrex128.hyp"} <= names
 
 
 def test_a_recipe_without_the_corpus_a_lane_reads_is_named(tmp_path: Path) -> None:
