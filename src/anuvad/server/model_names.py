@@ -61,6 +61,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "translated back into English (a fifth round; the model then averaged with the fourth "
         "round's and with a twin that saw the captions twice)",
     ),
+    "enhi_r9g": (  # round 9, on a lent GPU: round 8 continued, the captions counted twice
+        "general text",
+        "trained on 125,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
+        "translated back into English (a sixth round, by a better Hindi → English model)",
+    ),
     "hien_bt_d256_L3": (
         "general text",
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
@@ -72,6 +78,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
         "legal text, TED talks, speeches and dictionaries, and 112,000 English news sentences "
         "translated into Hindi (afresh, by the fifth-round English → Hindi model)",
+    ),
+    "hien_r8g": (  # Hindi -> English round 8, on a lent GPU: round 7 continued on its data
+        "general text",
+        "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
+        "legal text, TED talks, speeches and dictionaries, and 112,000 English news sentences "
+        "translated into Hindi (by the fifth-round English → Hindi model)",
     ),
     "hien_d256_L3": (
         "",
