@@ -108,6 +108,14 @@ class LtTranslation(BaseModel):
     )
 
 
+class LtFileTranslation(BaseModel):
+    """The answer of ``POST /libretranslate/translate_file``: where to fetch the translation."""
+
+    translatedFileUrl: str = Field(  # noqa: N815 (LibreTranslate's name)
+        description="GET it (no key needed: the URL holds 128 random bits) within 30 minutes"
+    )
+
+
 class LtLanguage(BaseModel):
     """One language of ``GET /libretranslate/languages``."""
 
@@ -150,6 +158,16 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
     elif declared in ("application/x-www-form-urlencoded", "multipart/form-data"):
         form: FormData = await request.form()
         fields.update({k: v for k, v in form.items() if isinstance(v, str)})
+    return body_of(kind, fields, strict)
+
+
+def body_of(kind: type[Body], fields: dict[str, Any], strict: bool = False) -> Body:
+    """``fields`` as ``kind`` (``strict``: JSON's types, else a form's strings converted).
+
+    Raises:
+        LibreTranslateError: 400 for a field missing (in LibreTranslate's words) or of the
+            wrong type or value.
+    """
     for name, field in kind.model_fields.items():
         if field.is_required() and fields.get(name) in (None, "", []):
             raise LibreTranslateError(400, f"Invalid request: missing {name} parameter")
@@ -175,9 +193,11 @@ __all__ = [
     "LtDetectBody",
     "LtDetected",
     "LtError",
+    "LtFileTranslation",
     "LtLanguage",
     "LtTranslateBody",
     "LtTranslation",
+    "body_of",
     "read_body",
     "refusal",
 ]

@@ -29,6 +29,7 @@ from anuvad.server.errors import (
     ShuttingDownError,
     UnknownModelError,
 )
+from anuvad.server.file_store import TranslatedFiles
 from anuvad.server.limits import MAX_PENDING_SENTENCES, Limits
 from anuvad.server.metrics import ServerMetrics
 from anuvad.server.model_schemas import ModelInfo
@@ -74,6 +75,7 @@ class ServerState:
         closing: set when the server shuts down; requests then get 503 (:meth:`close`).
         api_keys: the keys the API asks for (:mod:`anuvad.server.auth`; empty: open), read by
             the routes that also take a key in the body (the LibreTranslate-compatible API).
+        files: translated files waiting to be downloaded (LibreTranslate's ``translate_file``).
     """
 
     models: dict[str, ServedModel]
@@ -85,6 +87,7 @@ class ServerState:
     requests: int = 0
     closing: threading.Event = field(default_factory=threading.Event)
     api_keys: frozenset[str] = frozenset()
+    files: TranslatedFiles = field(default_factory=TranslatedFiles)
 
     @classmethod
     def build(

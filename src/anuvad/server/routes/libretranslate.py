@@ -1,7 +1,8 @@
 """The LibreTranslate-compatible API under ``/libretranslate/`` (beside anuvad's own, which it
-does not clash with): ``POST translate``, ``POST detect``, ``GET languages``, ``GET
-frontend/settings``. Bodies as JSON or forms; answers and errors in LibreTranslate's shapes
-(:mod:`anuvad.server.libretranslate` maps them onto anuvad's requests)."""
+does not clash with): ``POST translate``, ``POST translate_file`` and ``GET download_file``,
+``POST detect``, ``GET languages``, ``GET frontend/settings``. Bodies as JSON or forms; answers
+and errors in LibreTranslate's shapes (:mod:`anuvad.server.libretranslate` maps them onto
+anuvad's requests)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from anuvad.server.answer_schemas import TranslateResponse
@@ -29,11 +30,14 @@ from anuvad.server.libretranslate_bodies import (
     LtDetectBody,
     LtDetected,
     LtError,
+    LtFileTranslation,
     LtLanguage,
     LtTranslateBody,
     LtTranslation,
+    body_of,
     read_body,
 )
+from anuvad.server.libretranslate_files import BOM, FORMATS, content_disposition, read_upload
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
 from anuvad.server.state import ServerState, State
@@ -134,6 +138,71 @@ async def translated_by(state: ServerState, request: Request, body: Any) -> Tran
     return plan.response(results, (time.perf_counter() - start) * 1000)
 
 
+_FILE_FIELDS = {
+    "file": {
+        "type": "string",
+        "format": "binary",
+        "description": f"a {', '.join(FORMATS)} document in UTF-8",
+    },
+    "source": {"type": "string", "minLength": 1, "description": "a language code or auto"},
+    "target": {"type": "string", "minLength": 1, "description": "a language code"},
+    "api_key": {"type": "string"},
+}
+FILE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file", "source", "target"],
+                    "properties": _FILE_FIELDS,
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/translate_file", response_model=LtFileTranslation, responses=ERRORS, openapi_extra=FILE_BODY
+)
+async def translate_file(request: Request, state: State) -> Any:
+    """Translate a .txt or .html document (LibreTranslate's `/translate_file`): its text as
+    `translate` translates it (HTML: the markup kept), fetched from `translatedFileUrl`."""
+    try:
+        upload = await read_upload(request)
+        check_key(state, request, upload.fields.get("api_key"))
+        fields = {**upload.fields, "q": upload.text, "format": upload.format}
+        body = body_of(LtTranslateBody, fields)
+        answer = await translate_body(state, request, body)
+    except LibreTranslateError as exc:
+        return lt_error(exc)
+    except ClientGoneError:
+        raise
+    except ApiError as exc:
+        return lt_error(from_api_error(exc))
+    text = (BOM if upload.bom else "") + str(answer.translatedText)
+    name = upload.translated_name(body.target)
+    token = state.files.put(name, text.encode("utf-8"), upload.media_type)
+    url = request.url_for("download_file", filename=f"{token}.{body.target}{upload.suffix}")
+    return LtFileTranslation(translatedFileUrl=str(url))
+
+
+@router.get("/download_file/{filename}", responses={404: {"model": LtError}})
+async def download_file(filename: str, state: State) -> Response:
+    """A translated file, as `translate_file` made it (kept 30 minutes)."""
+    stored = state.files.get(filename.split(".", 1)[0])
+    if stored is None:
+        return JSONResponse(
+            {"error": "no such file: it was never made, or it was made more than 30 minutes "
+                      "ago (send it to translate_file again)"},
+            status_code=404,
+        )  # fmt: skip
+    headers = {"Content-Disposition": content_disposition(stored.name)}
+    return Response(stored.data, media_type=stored.media_type, headers=headers)
+
+
 @router.post(
     "/detect",
     response_model=list[LtDetected],
@@ -170,8 +239,8 @@ async def frontend_settings(state: State) -> dict[str, Any]:
         "apiKeys": state.limits.api_key_required,
         "keyRequired": state.limits.api_key_required,
         "suggestions": False,
-        "filesTranslation": False,
-        "supportedFilesFormat": [],
+        "filesTranslation": True,
+        "supportedFilesFormat": list(FORMATS),
         "language": {
             "source": {"code": AUTO, "name": "Auto Detect"},
             "target": {"code": target, "name": next(lang.name for lang in served

@@ -1,0 +1,148 @@
+"""LibreTranslate's file translation (``POST /libretranslate/translate_file``, ``GET
+download_file``): a .txt or .html document comes back translated exactly as ``translate``
+translates its text, under the page's name for it, in UTF-8 with its byte-order mark and line
+endings; what is refused is named with the file and what to send instead."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from anuvad.inference.translator import Translator
+from anuvad.server.app import create_app
+from anuvad.server.file_store import TranslatedFiles
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+KEY = "k" * 20
+TEXT = "The sky is blue.\r\nA man is riding a horse. The dog runs.\r\n\r\nTwo women sit.\r\n"
+HTML = '<p>The sky is <b>blue</b>.</p>\n<pre>kept as written</pre>\n<p title="a man">A man.</p>\n'
+
+
+@pytest.fixture(scope="module")
+def client(tiny_enhi_model: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(Translator.from_file(tiny_enhi_model, device="cpu"))) as test:
+        yield test
+
+
+def send(client: TestClient, name: str, data: bytes, **fields: str) -> Any:
+    form = {"source": "en", "target": "hi", **fields}
+    return client.post("/libretranslate/translate_file", data=form, files={"file": (name, data)})
+
+
+def fetched(client: TestClient, answer: Any) -> tuple[bytes, str, str]:
+    """The translated file's bytes, media type and the name it is saved under."""
+    assert answer.status_code == 200, answer.text
+    url = answer.json()["translatedFileUrl"]
+    assert url.startswith("http://testserver/libretranslate/download_file/")
+    got = client.get(url)
+    assert got.status_code == 200, got.text
+    disposition = got.headers["content-disposition"]
+    name = urllib.parse.unquote(disposition.split("filename*=UTF-8''")[1])
+    return got.content, got.headers["content-type"], name
+
+
+def translated(client: TestClient, text: str, format_: str) -> str:
+    body = {"q": text, "source": "en", "target": "hi", "format": format_}
+    answer = client.post("/libretranslate/translate", json=body)
+    assert answer.status_code == 200, answer.text
+    result: str = answer.json()["translatedText"]
+    return result
+
+
+def test_a_text_file_comes_back_as_translate_translates_its_text(client: TestClient) -> None:
+    data, media, name = fetched(client, send(client, "notes.txt", TEXT.encode()))
+    assert media == "text/plain; charset=utf-8" and name == "notes.hi.txt"
+    assert data.decode("utf-8") == translated(client, TEXT, "text")
+    out = data.decode("utf-8")
+    assert out.count("\r\n") == TEXT.count("\r\n") and "\n" not in out.replace("\r\n", "")
+    assert not any(c.isascii() and c.isalpha() for c in out)  # every sentence translated
+
+
+def test_an_html_file_keeps_its_markup_and_a_bom_and_its_name_in_any_script(
+    client: TestClient,
+) -> None:
+    raw = "\ufeff".encode() + HTML.encode()
+    data, media, name = fetched(client, send(client, r"C:\docs\रिपोर्ट.HTML", raw))
+    assert media == "text/html; charset=utf-8" and name == "रिपोर्ट.hi.HTML"
+    assert data.startswith("\ufeff".encode())
+    out = data.decode("utf-8").removeprefix("\ufeff")
+    assert out == translated(client, HTML, "html")
+    assert "<pre>kept as written</pre>" in out and '<p title="a man">' in out
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "fields", "says"),
+    [
+        ("report.docx", b"PK\x03\x04", {}, "report.docx: the server translates .txt, .html, .htm"),
+        ("noext", b"hello", {}, "noext: the server translates"),
+        ("latin1.txt", b"line one\ncaf\xe9\n", {}, "latin1.txt: not UTF-8 text (byte 13, line 2)"),
+        ("blank.txt", b" \n\t\n", {}, "blank.txt has no text to translate"),
+        ("long.txt", b"word. " * 4000, {}, "long.txt has 24000 characters; the limit is 20000"),
+        ("ok.txt", b"The sky.", {"target": "de"}, "de"),
+        ("ok.txt", b"The sky.", {"source": ""}, "missing source parameter"),
+    ],
+)
+def test_what_cannot_be_translated_is_refused_naming_the_file_and_the_fix(
+    client: TestClient, name: str, data: bytes, fields: dict[str, str], says: str
+) -> None:
+    answer = send(client, name, data, **fields)
+    assert answer.status_code == 400, answer.text
+    assert says in answer.json()["error"]
+
+
+def test_a_form_without_a_file_and_a_json_body_are_refused(client: TestClient) -> None:
+    form = client.post("/libretranslate/translate_file", data={"source": "en", "target": "hi"})
+    assert form.status_code == 400 and "missing file parameter" in form.json()["error"]
+    body = {"q": "The sky.", "source": "en", "target": "hi"}
+    json_body = client.post("/libretranslate/translate_file", json=body)
+    assert json_body.status_code == 400 and "multipart/form-data" in json_body.json()["error"]
+
+
+def test_an_unknown_or_forgotten_download_is_a_404_and_names_no_file(client: TestClient) -> None:
+    for name in ("nothing.hi.txt", "x", "a.b.c"):
+        answer = client.get(f"/libretranslate/download_file/{name}")
+        assert answer.status_code == 404 and "translate_file again" in answer.json()["error"]
+    for path in ("..%2F..%2Fetc%2Fpasswd", "../../server/app.py", ".."):  # no route reads a path
+        answer = client.get(f"/libretranslate/download_file/{path}")
+        assert answer.status_code == 404 and "root:" not in answer.text
+
+
+def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model: Path) -> None:
+    app = create_app(Translator.from_file(tiny_enhi_model, device="cpu"), api_keys=[KEY])
+    with TestClient(app) as keyed:
+        settings = keyed.get("/libretranslate/frontend/settings").json()
+        assert settings["filesTranslation"] is True
+        assert settings["supportedFilesFormat"] == [".txt", ".html", ".htm"]
+        refused = send(keyed, "a.txt", b"The sky is blue.", api_key="wrong" * 4)
+        assert refused.status_code == 403
+        data, _, _ = fetched(keyed, send(keyed, "a.txt", b"The sky is blue.", api_key=KEY))
+        assert data.decode() == keyed.post(
+            "/libretranslate/translate",
+            json={"q": "The sky is blue.", "source": "en", "target": "hi", "api_key": KEY},
+        ).json()["translatedText"]
+    paths = keyed.get("/openapi.json").json()["paths"]
+    assert "multipart/form-data" in paths["/libretranslate/translate_file"]["post"]["requestBody"][
+        "content"
+    ]
+
+
+def test_the_store_keeps_files_for_a_while_and_within_its_bounds() -> None:
+    now = [0.0]
+    store = TranslatedFiles(keep_seconds=60, max_files=3, max_bytes=10, clock=lambda: now[0])
+    first = store.put("a.hi.txt", b"1234", "text/plain")
+    second = store.put("b.hi.txt", b"5678", "text/plain")
+    stored = store.get(first)
+    assert stored is not None and stored.data == b"1234" and stored.name == "a.hi.txt"
+    third = store.put("c.hi.txt", b"90ab", "text/plain")  # 12 bytes: over 10, the oldest goes
+    assert store.get(first) is None and store.get(second) and store.get(third)
+    big = store.put("d.hi.txt", b"x" * 50, "text/plain")  # alone over the bound: kept, alone
+    assert len(store) == 1 and store.get(big)
+    now[0] = 61.0
+    assert store.get(big) is None and len(store) == 0
+    assert "." not in store.put("e.txt", b"", "text/plain")  # a token never holds the separator
