@@ -122,14 +122,18 @@ def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model:
         refused = send(keyed, "a.txt", b"The sky is blue.", api_key="wrong" * 4)
         assert refused.status_code == 403
         data, _, _ = fetched(keyed, send(keyed, "a.txt", b"The sky is blue.", api_key=KEY))
-        assert data.decode() == keyed.post(
-            "/libretranslate/translate",
-            json={"q": "The sky is blue.", "source": "en", "target": "hi", "api_key": KEY},
-        ).json()["translatedText"]
+        assert (
+            data.decode()
+            == keyed.post(
+                "/libretranslate/translate",
+                json={"q": "The sky is blue.", "source": "en", "target": "hi", "api_key": KEY},
+            ).json()["translatedText"]
+        )
     paths = keyed.get("/openapi.json").json()["paths"]
-    assert "multipart/form-data" in paths["/libretranslate/translate_file"]["post"]["requestBody"][
-        "content"
-    ]
+    assert (
+        "multipart/form-data"
+        in paths["/libretranslate/translate_file"]["post"]["requestBody"]["content"]
+    )
 
 
 def test_the_store_keeps_files_for_a_while_and_within_its_bounds() -> None:
