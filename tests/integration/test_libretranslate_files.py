@@ -15,7 +15,6 @@ from fastapi.testclient import TestClient
 
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
-from anuvad.server.file_store import TranslatedFiles
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -40,11 +39,20 @@ def fetched(client: TestClient, answer: Any) -> tuple[bytes, str, str]:
     assert answer.status_code == 200, answer.text
     url = answer.json()["translatedFileUrl"]
     assert url.startswith("http://testserver/libretranslate/download_file/")
+    assert got_name_in(url)
     got = client.get(url)
     assert got.status_code == 200, got.text
     disposition = got.headers["content-disposition"]
     name = urllib.parse.unquote(disposition.split("filename*=UTF-8''")[1])
     return got.content, got.headers["content-type"], name
+
+
+def got_name_in(url: str) -> str:
+    """The name a client that names the saved file from the URL gives it (as LibreTranslate's
+    own URLs: ``<token>.<name>``)."""
+    name = urllib.parse.unquote(url.rsplit("/", 1)[1]).split(".", 1)[1]
+    assert "." in name
+    return name
 
 
 def translated(client: TestClient, text: str, format_: str) -> str:
@@ -56,8 +64,10 @@ def translated(client: TestClient, text: str, format_: str) -> str:
 
 
 def test_a_text_file_comes_back_as_translate_translates_its_text(client: TestClient) -> None:
-    data, media, name = fetched(client, send(client, "notes.txt", TEXT.encode()))
+    answer = send(client, "notes.txt", TEXT.encode())
+    data, media, name = fetched(client, answer)
     assert media == "text/plain; charset=utf-8" and name == "notes.hi.txt"
+    assert got_name_in(answer.json()["translatedFileUrl"]) == "notes.hi.txt"
     assert data.decode("utf-8") == translated(client, TEXT, "text")
     out = data.decode("utf-8")
     assert out.count("\r\n") == TEXT.count("\r\n") and "\n" not in out.replace("\r\n", "")
@@ -68,8 +78,10 @@ def test_an_html_file_keeps_its_markup_and_a_bom_and_its_name_in_any_script(
     client: TestClient,
 ) -> None:
     raw = "\ufeff".encode() + HTML.encode()
-    data, media, name = fetched(client, send(client, r"C:\docs\रिपोर्ट.HTML", raw))
+    answer = send(client, "docs\\रिपोर्ट.HTML", raw)
+    data, media, name = fetched(client, answer)
     assert media == "text/html; charset=utf-8" and name == "रिपोर्ट.hi.HTML"
+    assert got_name_in(answer.json()["translatedFileUrl"]) == name
     assert data.startswith("\ufeff".encode())
     out = data.decode("utf-8").removeprefix("\ufeff")
     assert out == translated(client, HTML, "html")
@@ -84,7 +96,10 @@ def test_an_html_file_keeps_its_markup_and_a_bom_and_its_name_in_any_script(
         ("latin1.txt", b"line one\ncaf\xe9\n", {}, "latin1.txt: not UTF-8 text (byte 13, line 2)"),
         ("blank.txt", b" \n\t\n", {}, "blank.txt has no text to translate"),
         ("long.txt", b"word. " * 4000, {}, "long.txt has 24000 characters; the limit is 20000"),
-        ("ok.txt", b"The sky.", {"target": "de"}, "de"),
+        ("ok.txt", b"The sky.", {"target": "de"}, "de is not supported"),
+        ("", b"", {}, "missing file parameter"),  # a browser's file input left empty
+        ("", b"The sky.", {}, "missing file parameter (send the document as a multipart file"),
+        ("C:\\docs\\", b"The sky.", {}, "file has no name: send it with its name and extension"),
         ("ok.txt", b"The sky.", {"source": ""}, "missing source parameter"),
     ],
 )
@@ -104,13 +119,25 @@ def test_a_form_without_a_file_and_a_json_body_are_refused(client: TestClient) -
     assert json_body.status_code == 400 and "multipart/form-data" in json_body.json()["error"]
 
 
-def test_an_unknown_or_forgotten_download_is_a_404_and_names_no_file(client: TestClient) -> None:
-    for name in ("nothing.hi.txt", "x", "a.b.c"):
+def test_an_unknown_or_forgotten_download_is_a_404_that_says_what_to_do(
+    client: TestClient,
+) -> None:
+    for name in ("nothing.hi.txt", "x", "a.b.c", "%2E%2E"):
         answer = client.get(f"/libretranslate/download_file/{name}")
         assert answer.status_code == 404 and "translate_file again" in answer.json()["error"]
-    for path in ("..%2F..%2Fetc%2Fpasswd", "../../server/app.py", ".."):  # no route reads a path
-        answer = client.get(f"/libretranslate/download_file/{path}")
-        assert answer.status_code == 404 and "root:" not in answer.text
+
+
+def test_errors_met_translating_name_the_file_and_a_latin1_page_gets_a_bom(
+    client: TestClient,
+) -> None:
+    hindi = send(client, "hindi.txt", "यह हिंदी में लिखा है। यह भी।".encode())
+    assert hindi.status_code == 400 and "file: hindi.txt is not written in" in hindi.json()["error"]
+    page = b'<html><head><meta charset="iso-8859-1"></head><body><p>The sky.</p></body></html>'
+    data, _, _ = fetched(client, send(client, "old.html", page))
+    assert data.startswith("\ufeff".encode())  # a BOM overrides the page's latin-1
+    got = client.get(send(client, "x.html", page).json()["translatedFileUrl"])
+    assert got.headers["content-security-policy"] == "sandbox"
+    assert got.headers["x-content-type-options"] == "nosniff"
 
 
 def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model: Path) -> None:
@@ -134,19 +161,3 @@ def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model:
         "multipart/form-data"
         in paths["/libretranslate/translate_file"]["post"]["requestBody"]["content"]
     )
-
-
-def test_the_store_keeps_files_for_a_while_and_within_its_bounds() -> None:
-    now = [0.0]
-    store = TranslatedFiles(keep_seconds=60, max_files=3, max_bytes=10, clock=lambda: now[0])
-    first = store.put("a.hi.txt", b"1234", "text/plain")
-    second = store.put("b.hi.txt", b"5678", "text/plain")
-    stored = store.get(first)
-    assert stored is not None and stored.data == b"1234" and stored.name == "a.hi.txt"
-    third = store.put("c.hi.txt", b"90ab", "text/plain")  # 12 bytes: over 10, the oldest goes
-    assert store.get(first) is None and store.get(second) and store.get(third)
-    big = store.put("d.hi.txt", b"x" * 50, "text/plain")  # alone over the bound: kept, alone
-    assert len(store) == 1 and store.get(big)
-    now[0] = 61.0
-    assert store.get(big) is None and len(store) == 0
-    assert "." not in store.put("e.txt", b"", "text/plain")  # a token never holds the separator

@@ -112,7 +112,8 @@ class LtFileTranslation(BaseModel):
     """The answer of ``POST /libretranslate/translate_file``: where to fetch the translation."""
 
     translatedFileUrl: str = Field(  # noqa: N815 (LibreTranslate's name)
-        description="GET it (no key needed: the URL holds 128 random bits) within 30 minutes"
+        description="GET it (no key needed: the URL holds 128 random bits) within 30 minutes "
+        "(less when many newer translations wait)"
     )
 
 

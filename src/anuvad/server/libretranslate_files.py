@@ -5,17 +5,19 @@ between the tags, the markup kept byte for byte) and kept in the server's
 :class:`~anuvad.server.file_store.TranslatedFiles`; the answer is the URL of
 ``GET download_file/<token>.<target><ext>``, which sends it back under the name the page gives
 a translated upload ("report.html" → "report.hi.html"). LibreTranslate's other formats (.docx,
-.odt, .odp, .pptx, .epub) are refused with a 400 that says what to send instead.
+.odt, .odp, .pptx, .epub) are refused with a 400 that says what to send instead. An error met
+while translating names the file, not LibreTranslate's ``q`` (which the uploader never sent).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
 
 from fastapi import Request
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 
 from anuvad.server.libretranslate_bodies import LibreTranslateError
 from anuvad.server.limits import MAX_TEXT_CHARS
@@ -28,6 +30,9 @@ FORMATS = {
     ".htm": ("html", "text/html; charset=utf-8"),
 }
 BOM = "\ufeff"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# An HTML document's declared character set (<meta charset=...> or http-equiv's content=...).
+_CHARSET = re.compile(r"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -41,14 +46,17 @@ class Upload:
 
     @property
     def suffix(self) -> str:
+        """The file's extension in lower case (".txt", ".html", ".htm")."""
         return PurePosixPath(self.name).suffix.lower()
 
     @property
     def format(self) -> str:
+        """The translate request's ``format``: "text" or "html"."""
         return FORMATS[self.suffix][0]
 
     @property
     def media_type(self) -> str:
+        """The download's Content-Type."""
         return FORMATS[self.suffix][1]
 
     def translated_name(self, target: str) -> str:
@@ -57,13 +65,11 @@ class Upload:
         return f"{path.stem}.{target}{path.suffix}"
 
 
-async def read_upload(request: Request) -> Upload:
-    """The document and fields of a ``translate_file`` request.
+async def read_form(request: Request) -> FormData:
+    """The form of a ``translate_file`` request (its file not yet checked: the API key first).
 
     Raises:
-        LibreTranslateError: 400 naming the file and what to change: not a multipart form, no
-            file, a format the server does not translate, not UTF-8 (with the line), empty,
-            longer than one text may be.
+        LibreTranslateError: 400 for a body that is not a form.
     """
     declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if declared not in ("multipart/form-data", "application/x-www-form-urlencoded"):
@@ -71,22 +77,38 @@ async def read_upload(request: Request) -> Upload:
             400, "Invalid request: translate_file takes a multipart/form-data body with the "
             "document in its file field (curl -F file=@report.txt -F source=en -F target=hi)",
         )  # fmt: skip
-    form = await request.form()
+    return await request.form()
+
+
+async def read_upload(form: FormData) -> Upload:
+    """The document and fields of a ``translate_file`` form.
+
+    Raises:
+        LibreTranslateError: 400 naming the file and what to change: no file, a file without a
+            name, a format the server does not translate, not UTF-8 (with the line), empty,
+            longer than one text may be.
+    """
     upload = form.get("file")
     if not isinstance(upload, UploadFile):  # a form without one, or with text in its place
         raise LibreTranslateError(
             400, "Invalid request: missing file parameter (send the document as a multipart "
             "file field: curl -F file=@report.txt)",
         )  # fmt: skip
-    name = PureWindowsPath(upload.filename or "").name  # a browser may send C:\...\report.txt
+    data = await upload.read()
+    # a browser may send C:\...\report.txt; a name's control characters cannot go in a header
+    name = _CONTROL.sub("", PureWindowsPath(upload.filename or "").name)
+    if not name:
+        raise LibreTranslateError(
+            400, "Invalid request: missing file parameter" if not data else "Invalid request: "
+            "file has no name: send it with its name and extension (curl -F file=@report.txt)",
+        )  # fmt: skip
     suffix = PurePosixPath(name).suffix.lower()
     if suffix not in FORMATS:
         raise LibreTranslateError(
-            400, f"Invalid request: file: {name or 'the file (sent without a name)'}: the "
-            f"server translates {', '.join(FORMATS)} files in UTF-8; save it as plain text or "
-            "HTML (.docx, .odt, .odp, .pptx and .epub are not supported)",
+            400, f"Invalid request: file: {name}: the server translates {', '.join(FORMATS)} "
+            "files in UTF-8; save it as plain text or HTML (.docx, .odt, .odp, .pptx and .epub "
+            "are not supported)",
         )  # fmt: skip
-    data = await upload.read()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -104,8 +126,19 @@ async def read_upload(request: Request) -> Upload:
             400, f"Invalid request: file: {name} has {len(text)} characters; the limit is "
             f"{MAX_TEXT_CHARS} (split it into several files)",
         )  # fmt: skip
+    if FORMATS[suffix][0] == "html" and (declared := _CHARSET.search(text)):
+        # an ASCII page that says latin-1 decodes as UTF-8, but its translation would be read
+        # as latin-1 from disk: a byte-order mark overrides the declaration in every browser
+        bom = bom or declared.group(1).lower() not in ("utf-8", "utf8")
     fields = {k: v for k, v in form.items() if isinstance(v, str)}
     return Upload(name, text, bom, fields)
+
+
+def for_the_file(error: LibreTranslateError, name: str) -> LibreTranslateError:
+    """``error`` met translating the file's text, naming the file where it names ``q`` (the
+    whole text: "q: text[0] (its text run 3): ..." or "q is written in Hindi, ...")."""
+    message = re.sub(r"\bq(: text\[0\])?(?=[: ])", f"file: {name}", str(error), count=1)
+    return LibreTranslateError(error.status, message)
 
 
 def content_disposition(name: str) -> str:
@@ -115,4 +148,12 @@ def content_disposition(name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
-__all__ = ["FORMATS", "Upload", "content_disposition", "read_upload"]
+__all__ = [
+    "BOM",
+    "FORMATS",
+    "Upload",
+    "content_disposition",
+    "for_the_file",
+    "read_form",
+    "read_upload",
+]

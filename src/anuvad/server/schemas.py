@@ -109,7 +109,7 @@ def check_texts(value: str | list[str], blank_items: bool = False) -> str | list
     if blank_items and all(is_blank(text) for text in value):
         raise ValueError("every text is empty; give at least one non-space character")
     for i, text in enumerate(value):
-        if blank_items and is_blank(text):
+        if blank_items and is_blank(text) and len(text) <= MAX_TEXT_CHARS:
             continue
         try:
             check_text(text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
@@ -37,7 +38,14 @@ from anuvad.server.libretranslate_bodies import (
     body_of,
     read_body,
 )
-from anuvad.server.libretranslate_files import BOM, FORMATS, content_disposition, read_upload
+from anuvad.server.libretranslate_files import (
+    BOM,
+    FORMATS,
+    content_disposition,
+    for_the_file,
+    read_form,
+    read_upload,
+)
 from anuvad.server.limits import MAX_REQUEST_CHARS
 from anuvad.server.planning import plan_request
 from anuvad.server.state import ServerState, State
@@ -171,35 +179,48 @@ async def translate_file(request: Request, state: State) -> Any:
     """Translate a .txt or .html document (LibreTranslate's `/translate_file`): its text as
     `translate` translates it (HTML: the markup kept), fetched from `translatedFileUrl`."""
     try:
-        upload = await read_upload(request)
-        check_key(state, request, upload.fields.get("api_key"))
+        form = await read_form(request)
+        key = form.get("api_key")
+        check_key(state, request, key if isinstance(key, str) else None)
+        upload = await read_upload(form)
+    except LibreTranslateError as exc:
+        return lt_error(exc)
+    try:
         fields = {**upload.fields, "q": upload.text, "format": upload.format}
         body = body_of(LtTranslateBody, fields)
         answer = await translate_body(state, request, body)
     except LibreTranslateError as exc:
-        return lt_error(exc)
+        return lt_error(for_the_file(exc, upload.name))
     except ClientGoneError:
         raise
     except ApiError as exc:
-        return lt_error(from_api_error(exc))
+        return lt_error(for_the_file(from_api_error(exc), upload.name))
     text = (BOM if upload.bom else "") + str(answer.translatedText)
     name = upload.translated_name(body.target)
     token = state.files.put(name, text.encode("utf-8"), upload.media_type)
-    url = request.url_for("download_file", filename=f"{token}.{body.target}{upload.suffix}")
+    url = request.url_for("download_file", filename=f"{token}.{quote(name, safe='')}")
     return LtFileTranslation(translatedFileUrl=str(url))
 
 
 @router.get("/download_file/{filename}", responses={404: {"model": LtError}})
 async def download_file(filename: str, state: State) -> Response:
-    """A translated file, as `translate_file` made it (kept 30 minutes)."""
-    stored = state.files.get(filename.split(".", 1)[0])
+    """A translated file, as `translate_file` made it (`<token>.<its name>`; kept a while)."""
+    files = state.files
+    stored = files.get(filename.split(".", 1)[0])
     if stored is None:
+        minutes = round(files.keep_seconds / 60)
         return JSONResponse(
-            {"error": "no such file: it was never made, or it was made more than 30 minutes "
-                      "ago (send it to translate_file again)"},
+            {"error": f"no such file: it was never made, or it is gone (a translation waits "
+                      f"{minutes} minutes, less when {files.max_files} newer ones wait); send "
+                      "the document to translate_file again"},
             status_code=404,
         )  # fmt: skip
-    headers = {"Content-Disposition": content_disposition(stored.name)}
+    headers = {
+        "Content-Disposition": content_disposition(stored.name),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox",  # an uploaded page's scripts never run here
+        "Cache-Control": "no-store",
+    }
     return Response(stored.data, media_type=stored.media_type, headers=headers)
 
 
