@@ -28,6 +28,9 @@ The lanes (``--lanes`` picks some):
 - ``hien-r8``: the shipped Hindi→English model continued on ``data/synthetic/bt-en-r8.*`` (the
   English news back-translated by English→Hindi round 8, carried), captions counted once.
 
+A lane's own corpus settings (its synthetic text, the corpora it drops or reweights) come after
+``--set``'s and win over them.
+
 A lane whose ``data/synthetic/<prefix>.{en,hi}`` are there already (made elsewhere and carried)
 skips its back-translation. Every call trains its lanes afresh (a lane is not resumed); the exit
 status is 1 when a lane returned no model, and ``lanes.json`` says where it stopped.
@@ -77,7 +80,7 @@ class Lane:
     reads: str  # the recipe's corpus (by name) that reads the synthetic text instead
     drops: tuple[str, ...]  # the recipe's corpora (by name) left out (weight 0)
     dev: tuple[str, str]  # NTREX-128 source and reference file names
-    settings: tuple[str, ...] = ()  # this lane's own training settings (key=value)
+    weights: tuple[tuple[str, float], ...] = ()  # the recipe's corpora (by name) reweighted
 
 
 def lanes() -> dict[str, Lane]:
@@ -99,19 +102,20 @@ def lanes() -> dict[str, Lane]:
         Lane("enhi-r6", enhi, "enhi", "hien", mono_hi, "bt-hi-r4", greedy, "bt-hi", (), to_hi),
         Lane("enhi-r9", enhi, "enhi", "hien", mono_hi, "bt-hi-r7", greedy, "bt-hi", (), to_hi),
         Lane("enhi-r9c2", enhi, "enhi", "hien", mono_hi, "bt-hi-r7", greedy, "bt-hi", (), to_hi,
-             ("data.train.0.weight=2",)),
+             (("hvg", 2.0),)),
         Lane("hien-r8", hien, "hien", "enhi", mono_en, "bt-en-r8", greedy, "bt-wmt", news, to_en,
-             ("data.train.0.weight=1",)),
+             (("hvg", 1.0),)),
     ]  # fmt: skip
     return {lane.name: lane for lane in table}
 
 
 def synthetic_settings(config: Path, lane: Lane) -> list[str]:
-    """The ``data.train.N...`` settings that point the lane's corpus at its synthetic text and
-    leave out the ones it drops (found by name in the recipe)."""
+    """The ``data.train.N...`` settings that point the lane's corpus at its synthetic text,
+    leave out the ones it drops and reweight the ones it reweights (all found by name in the
+    recipe, so that a reordered recipe cannot reweight another corpus)."""
     data = yaml.safe_load(config.read_text(encoding="utf-8"))["data"]
     index = {corpus["name"]: n for n, corpus in enumerate(data["train"])}
-    missing = sorted({lane.reads, *lane.drops} - set(index))
+    missing = sorted({lane.reads, *lane.drops, *(name for name, _ in lane.weights)} - set(index))
     if missing:
         raise SystemExit(f"{config}: data.train has no corpus named {', '.join(missing)}")
     n, path = index[lane.reads], f"./data/synthetic/{lane.prefix}"
@@ -119,6 +123,7 @@ def synthetic_settings(config: Path, lane: Lane) -> list[str]:
         f"data.train.{n}.src={path}.{data['src_lang']}",
         f"data.train.{n}.tgt={path}.{data['tgt_lang']}",
         *(f"data.train.{index[name]}.weight=0" for name in lane.drops),
+        *(f"data.train.{index[name]}.weight={weight:g}" for name, weight in lane.weights),
     ]
 
 
@@ -214,8 +219,7 @@ class LaneRun:
             "train", "--config", str(config), "--run-dir", str(run_dir), "--data",
             str(self.folder / "prepared"), "--no-progress", f"train.device={call.device}",
             f"train.max_minutes={minutes:.2f}", "train.max_steps=0",
-            *continue_shipped(lane.continues), *call.settings, *lane.settings,
-            *synthetic_settings(config, lane),
+            *continue_shipped(lane.continues), *call.settings, *synthetic_settings(config, lane),
             timeout=call.left() - KILL_MARGIN_S,
         )  # fmt: skip
         model = run_dir / "model.pt"

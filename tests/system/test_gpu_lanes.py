@@ -25,7 +25,8 @@ def _recipe(path: Path, src: str, tgt: str, synthetic: list[str], root: Path) ->
     """configs/tiny.yaml translating ``src`` into ``tgt``: the pairs, then the named
     back-translated corpora (``./data/synthetic/<name>.*``, tagged) as the real recipes have."""
     config = yaml.safe_load((REPO / "configs" / "tiny.yaml").read_text(encoding="utf-8"))
-    pairs = {"name": "pairs", "src": str(root / f"pairs.{src}"), "tgt": str(root / f"pairs.{tgt}")}
+    # named as the real recipes' first corpus (the captions), which some lanes reweight
+    pairs = {"name": "hvg", "src": str(root / f"pairs.{src}"), "tgt": str(root / f"pairs.{tgt}")}
     bt = [
         {"name": name, "src": f"./data/synthetic/{name}.{src}",
          "tgt": f"./data/synthetic/{name}.{tgt}", "tag": "<bt>"}
@@ -130,3 +131,16 @@ def test_a_recipe_without_the_corpus_a_lane_reads_is_named(tmp_path: Path) -> No
         "data.train.2.weight=0",
         "data.train.3.weight=0",
     ]
+    # a lane's reweighting finds its corpus by name, as its synthetic text does
+    enhi = tmp_path / "enhi_bt_d256_L3.yaml"
+    _recipe(enhi, "en", "hi", ["bt-hi"], tmp_path)
+    assert gpu_lanes.synthetic_settings(enhi, gpu_lanes.lanes()["enhi-r9c2"]) == [
+        "data.train.1.src=./data/synthetic/bt-hi-r7.en",
+        "data.train.1.tgt=./data/synthetic/bt-hi-r7.hi",
+        "data.train.0.weight=2",
+    ]
+    config = yaml.safe_load(enhi.read_text(encoding="utf-8"))
+    config["data"]["train"][0]["name"] = "captions"
+    enhi.write_text(yaml.safe_dump(config), encoding="utf-8")
+    with pytest.raises(SystemExit, match="no corpus named hvg"):
+        gpu_lanes.synthetic_settings(enhi, gpu_lanes.lanes()["enhi-r9c2"])
