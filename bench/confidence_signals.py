@@ -34,7 +34,12 @@ The candidates, each computed from the source and the output alone:
   forced), each averaged over the sentence and reduced to its first K principal components (fitted
   on the fitting halves), as a predictor-estimator QE model reads them (Kim et al. 2017);
 * ``names_*``: the share of the source's words after the first that begin with a capital
-  (names, which a small model often replaces), and of its words that hold a digit.
+  (names, which a small model often replaces), and of its words that hold a digit;
+* ``twin_*`` (with ``--twin MODEL``, another model of the same direction, e.g. the model this
+  one continues or a sibling run): the output's mean and lowest token log-probability under that
+  model, and the mean's difference from the model's own (two models that learnt differently
+  disagree most on the outputs that are wrong: an ensemble's disagreement, Fomicheva et al. 2020,
+  with a second network instead of dropout masks).
 
 Outputs are re-encoded from their text (the search's own pieces are not kept; SentencePiece
 gives the same pieces for nearly every sentence). Prints, per feature set, the AUROC of the
@@ -272,6 +277,29 @@ def name_features(source: str) -> dict[str, float]:
     }
 
 
+def twin_features(
+    translator: Translator, twin: Translator, rows: Sequence[CalibrationRow]
+) -> list[dict[str, float]]:
+    """The ``twin_*`` candidates of each row (outputs taken as finished: the rows do not say)."""
+
+    def scored(model: Translator) -> list[OutputSignals]:
+        outputs = [(model.tgt_tokenizer.encode(r.output), True) for r in rows]
+        return output_signals(
+            model.model, model.encode([r.source for r in rows]), outputs, attention=False,
+            entropy=False, tgt_prefix=list(model.tgt_prefix),
+        )  # fmt: skip
+
+    found = []
+    for own, other in zip(scored(translator), scored(twin), strict=True):
+        own_mean = sum(own.log_probs) / len(own.log_probs)
+        mean = sum(other.log_probs) / len(other.log_probs)
+        found.append(
+            {"twin_mean": mean, "twin_min": max(-50.0, min(other.log_probs)),
+             "twin_gap": own_mean - mean}
+        )  # fmt: skip
+    return found
+
+
 def feature_sets(base: list[str], candidates: list[str]) -> dict[str, list[str]]:
     """The shipped features, with each group of candidates, with all, and each one alone."""
     sets = {"shipped (output)": base}
@@ -321,6 +349,7 @@ def main() -> None:
     parser.add_argument(
         "--hidden-components", type=int, default=8, help="0: no hidden_* candidates"
     )
+    parser.add_argument("--twin", help="another model of the same direction: twin_* candidates")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -345,6 +374,10 @@ def main() -> None:
             extra, hidden_features(translator, rows, args.hidden_components), strict=True
         ):
             found |= hidden
+    if args.twin:
+        twin = Translator.from_file(args.twin, device="cpu", confidence=False)
+        for found, agreed in zip(extra, twin_features(translator, twin, rows), strict=True):
+            found |= agreed
     if args.lexicon:
         forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
         for found, r in zip(extra, rows, strict=True):
