@@ -12,7 +12,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 # What serving needs is there when either install is: a venv set up for the tests serves too.
 SERVING := $(if $(wildcard $(STAMP)),$(STAMP),$(SERVE_STAMP))
 
-.PHONY: demo demo-opus demo-nllb train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-hi synthetic-en gpu-pack train-gpu train-gpu-lanes
+.PHONY: demo demo-opus demo-nllb train-demo test test-fast test-system lint format install clean chromium web-runtime synthetic calibrate synthetic-hi synthetic-en gpu-pack gpu-pack-lanes train-gpu train-gpu-lanes
 
 # $(call pip_step,what is installed and roughly how long,pip install arguments): one install
 # step, said before it starts (pip itself is quiet) and timed when it ends.
@@ -160,10 +160,23 @@ train-gpu:
 		data unpack $(GPU)/data.tar.xz --to /tmp/anuvad-data
 	PYTHONPATH=src:/tmp/anuvad-site python3 bench/recipe_gpu.py --minutes 8.5 --data /tmp/anuvad-data
 # The same stages as side-by-side lanes in one call (bench/gpu_lanes.py; LANES="--lanes hien-r4").
+# Lanes whose back-translations were made here travel lighter: `make gpu-pack-lanes` packs the
+# corpora without the monolingual files (~4 MiB) and data/synthetic/<BT>.* (~7 MiB a prefix);
+# train-gpu-lanes unpacks .gpu/bt.tar.xz where it is there (docs/benchmarks.md [Q14]).
+BT := bt-hi-r8 bt-en-r9
+gpu-pack-lanes: $(SERVING)
+	mkdir -p $(GPU)/wheels
+	$(BIN)/pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+		--implementation py -d $(GPU)/wheels $(GPU_WHEELS)
+	$(BIN)/anuvad data pack --config configs/hien_bt_d256_L3.yaml --config configs/enhi_bt_d256_L3.yaml \
+		--data-root-only --out $(GPU)/data.tar.xz
+	tar -cf - $(foreach p,$(BT),data/synthetic/$(p).en data/synthetic/$(p).hi) | xz -9 -T2 > $(GPU)/bt.tar.xz
+	du -sh $(GPU)
 train-gpu-lanes:
 	python3 -m pip install --quiet --no-index --no-deps --target /tmp/anuvad-site $(GPU)/wheels/*.whl
 	test -d /tmp/anuvad-data || PYTHONPATH=src:/tmp/anuvad-site python3 -m anuvad.cli.main \
 		data unpack $(GPU)/data.tar.xz --to /tmp/anuvad-data
+	test ! -f $(GPU)/bt.tar.xz || tar -xJf $(GPU)/bt.tar.xz
 	PYTHONPATH=src:/tmp/anuvad-site python3 bench/gpu_lanes.py --minutes 8.6 --data /tmp/anuvad-data $(LANES)
 
 # The confidence files beside the shipped models (data/trained_models/*.confidence.json), each

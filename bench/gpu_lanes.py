@@ -27,6 +27,10 @@ The lanes (``--lanes`` picks some):
   the captions counted twice (as the CPU arms of round 9).
 - ``hien-r8``: the shipped Hindi→English model continued on ``data/synthetic/bt-en-r8.*`` (the
   English news back-translated by English→Hindi round 8, carried), captions counted once.
+- ``enhi-r10`` and ``hien-r9`` (the default): the next round, each shipped model continued on
+  the back-translations the other's newest model made (``bt-hi-r8``: ``mono-hi`` by
+  Hindi→English round 8; ``bt-en-r9``: the English news by English→Hindi round 9; ``make
+  gpu-pack-lanes`` carries both), with the captions weighted as in rounds 9 and 8.
 
 A lane's own corpus settings (its synthetic text, the corpora it drops or reweights) come after
 ``--set``'s and win over them.
@@ -104,6 +108,10 @@ def lanes() -> dict[str, Lane]:
         Lane("enhi-r9c2", enhi, "enhi", "hien", mono_hi, "bt-hi-r7", greedy, "bt-hi", (), to_hi,
              (("hvg", 2.0),)),
         Lane("hien-r8", hien, "hien", "enhi", mono_en, "bt-en-r8", greedy, "bt-wmt", news, to_en,
+             (("hvg", 1.0),)),
+        Lane("enhi-r10", enhi, "enhi", "hien", mono_hi, "bt-hi-r8", greedy, "bt-hi", (), to_hi,
+             (("hvg", 2.0),)),
+        Lane("hien-r9", hien, "hien", "enhi", mono_en, "bt-en-r9", greedy, "bt-wmt", news, to_en,
              (("hvg", 1.0),)),
     ]  # fmt: skip
     return {lane.name: lane for lane in table}
@@ -295,7 +303,7 @@ def main() -> int:
     parser.add_argument(
         "--lanes",
         nargs="*",
-        default=["hien-r4", "enhi-greedy", "enhi-sampled"],
+        default=["hien-r9", "enhi-r10"],
         choices=list(lanes()),
     )
     parser.add_argument(
