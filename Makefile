@@ -111,7 +111,7 @@ synthetic: $(SERVING)
 
 # All 13 punctuated mono-hi files (131,390 lines: news, tourism, health, government, speech,
 # stories, Wikipedia) back-translated by the shipped Hindi->English model into
-# data/synthetic/bt-hi-shipped.{en,hi}, as English->Hindi rounds 4-8 read them
+# data/synthetic/bt-hi-shipped.{en,hi}, as English->Hindi rounds 4-9 read them
 # (configs/enhi_bt_d256_L3.yaml's bt-hi-rN; bench/recipe_gpu.py's MONO_HI): CTranslate2 int8 in
 # two one-thread torchrun workers, about 2.5 minutes on 2 cores. Resumable.
 MONO_HI_ALL := bbc-news covid-news-2020 discourse-stories hdtb-full-news-conv hdtb-ssf-news-tourism \

@@ -23,7 +23,8 @@ The lanes (``--lanes`` picks some):
   (``mono-hi`` back-translated by the round-4 Hindi→English model on the CPU, carried along).
 - ``enhi-r9`` and ``enhi-r9c2``: the shipped English→Hindi model continued on
   ``data/synthetic/bt-hi-r7.*`` (``mono-hi`` back-translated by Hindi→English round 7 on the CPU,
-  carried along; ``make synthetic-hi`` writes the same from the shipped model), the second with
+  carried along; ``make synthetic-hi`` writes such a file, ``bt-hi-shipped``, from whichever
+  Hindi→English model is shipped), the second with
   the captions counted twice (as the CPU arms of round 9).
 - ``hien-r8``: the shipped Hindi→English model continued on ``data/synthetic/bt-en-r8.*`` (the
   English news back-translated by English→Hindi round 8, carried), captions counted once.
