@@ -161,3 +161,14 @@ def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model:
         "multipart/form-data"
         in paths["/libretranslate/translate_file"]["post"]["requestBody"]["content"]
     )
+
+
+def test_a_file_over_the_body_limit_is_a_413_that_says_to_split_it(client: TestClient) -> None:
+    answer = send(client, "huge.txt", b"The sky is blue. " * 70_000)  # 1.2 MB
+    assert answer.status_code == 413
+    error = answer.json()["error"]
+    assert "the limit is 1000000" in error and "at most 20000 characters; split it" in error
+    plain = client.post(  # other paths: no such advice
+        "/translate", content=b"x" * 1_100_000, headers={"content-type": "application/json"}
+    )
+    assert plain.status_code == 413 and "split it" not in plain.json()["error"]

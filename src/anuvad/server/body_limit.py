@@ -9,6 +9,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from anuvad.server.limits import MAX_TEXT_CHARS
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -19,6 +21,11 @@ __all__ = ["JSON_PATHS", "BodyLimitMiddleware", "JsonOnlyMiddleware"]
 
 # The API's POST endpoints that take JSON only (the LibreTranslate-compatible ones take forms too).
 JSON_PATHS = frozenset({"/translate", "/translate/stream", "/attention", "/detect"})
+# What a refused upload should become (the file's own limit is in characters: MAX_TEXT_CHARS).
+FILE_ADVICE = {
+    "/libretranslate/translate_file": f" (a document to translate: at most {MAX_TEXT_CHARS} "
+    "characters; split it into several files)",
+}
 
 
 class BodyLimitMiddleware:
@@ -32,7 +39,8 @@ class BodyLimitMiddleware:
         self.app = app
         self.limit = limit
 
-    async def _refuse(self, send: Send, message: str) -> None:
+    async def _refuse(self, scope: Scope, send: Send, message: str) -> None:
+        message += FILE_ADVICE.get(scope.get("path", ""), "")
         body = json.dumps({"error": message, "details": []}).encode("utf-8")
         headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
         headers.append((b"content-length", str(len(body)).encode()))
@@ -47,7 +55,9 @@ class BodyLimitMiddleware:
         if length is not None:
             text = length.decode("latin-1")
             if not text.isdigit() or int(text) > self.limit:
-                await self._refuse(send, f"request body of {text} bytes; the limit is {self.limit}")
+                await self._refuse(
+                    scope, send, f"request body of {text} bytes; the limit is {self.limit}"
+                )
                 return
         chunks: list[bytes] = []
         size = 0
@@ -60,7 +70,9 @@ class BodyLimitMiddleware:
             size += len(chunk)
             if size > self.limit:
                 await self._refuse(
-                    send, f"request body of more than {self.limit} bytes; the limit is {self.limit}"
+                    scope,
+                    send,
+                    f"request body of more than {self.limit} bytes; the limit is {self.limit}",
                 )
                 return
             chunks.append(chunk)
