@@ -554,3 +554,41 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
     assert f"{tmp_path / 'in.txt'}, line 3: 'skyblue" in found.err
     assert "longer than the model" in found.err
     assert found.out == ""  # refused before the lines before it were translated and written
+
+
+def test_an_html_file_is_translated_as_the_server_translates_it_its_markup_kept(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page given to ``anuvad translate`` was translated line by line, its tags fed to the
+    model; now (``.html``, or ``--format html``) the text between the tags is translated, the
+    markup kept byte for byte, as ``POST /translate`` with format html does."""
+    from fastapi.testclient import TestClient
+
+    from anuvad.inference.markup import split_html
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    page = (
+        '<!doctype html>\r\n<html><head><title>News</title></head>\r\n<body class="a">\r\n'
+        "<p>The sky is blue. I am going home.</p>\r\n<pre>kept as written</pre>\r\n"
+        '<p title="x">Thank you very\r\nmuch.</p>\r\n</body></html>\r\n'
+    )
+    source = tmp_path / "page.HTML"
+    source.write_bytes(page.encode("utf-8"))
+    out = tmp_path / "page.hi.html"
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    assert main([*base, "--input", str(source), "--output", str(out)]) == 0
+    written = out.read_bytes().decode("utf-8")
+
+    def markup(html: str) -> list[str]:
+        return [p.raw for p in split_html(html) if p.raw.startswith("<")]
+
+    assert markup(written) == markup(page) and "<pre>kept as written</pre>\r\n" in written
+    with TestClient(create_app(Translator.from_file(tiny_enhi_model, device="cpu"))) as client:
+        served = client.post("/translate", json={"text": page, "format": "html"}).json()
+    assert written == served["translations"][0]["text"]
+    (plain := tmp_path / "page.txt").write_bytes(page.encode("utf-8"))  # stdin-like: asked for
+    assert main([*base, "--input", str(plain), "--format", "html"]) == 0
+    assert capsys.readouterr().out.replace("\r\n", "\n") == written.replace("\r\n", "\n")
+    assert main([*base, "--input", str(source), "--scores"]) == 2
+    assert "an HTML document is translated whole" in capsys.readouterr().err

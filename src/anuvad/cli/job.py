@@ -33,12 +33,12 @@ def read_input_lines(path: str | None) -> list[str]:
     return read_input(path).lines
 
 
-def read_input(path: str | None) -> InputText:
+def read_input(path: str | None, whole: bool = False) -> InputText:
     """Input lines and their line ending (a file, or stdin for None; see
-    :func:`anuvad.data.corpora.read_input`)."""
+    :func:`anuvad.data.corpora.read_input`), with ``whole`` the text as written too."""
     from anuvad.data.corpora import read_input as read
 
-    return read(path)
+    return read(path, whole)
 
 
 def load_translator(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anuvad.atomic import write_atomic
+from anuvad.cli.html_file import html_usage_error, is_html, translate_html_file, write_output
 from anuvad.cli.input_checks import (
     input_name,
     refuse_long_words,
@@ -185,6 +186,8 @@ def _render(
 
 def _usage_error(args: argparse.Namespace) -> str | None:
     """What is wrong with the options taken together (None: nothing)."""
+    if problem := html_usage_error(args):
+        return problem
     if args.scores and args.nbest > 1:
         return "--scores writes one JSON object per line; use --nbest 1"
     if args.split_sentences and (args.nbest > 1 or args.attention):
@@ -223,8 +226,17 @@ def cmd_translate(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     threads = choose_threads(args.threads)  # before reading: a negative value fails fast
-    source = read_input(args.input)  # before loading the model: bad input fails fast
-    lines = source.lines
+    html = is_html(args)
+    source = read_input(args.input, whole=html)  # before loading the model: bad input fails fast
+    if html:
+        from anuvad.inference.markup import html_texts
+
+        lines = html_texts(source.text)
+    else:
+        lines = source.lines
+    if html and not lines:  # nothing between the tags to translate: the document as it is
+        write_output(args, source.text)
+        return 0
     choice = choose_model(args.model, lines)
     if choice.chosen_for is not None:
         from anuvad.server.languages import language_name
@@ -235,14 +247,21 @@ def cmd_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with torch_threads_restored():
-        return _translate(args, lines, choice.model, threads, source.newline)
+        document = source.text if html else None
+        return _translate(args, lines, choice.model, threads, source.newline, document)
 
 
 def _translate(
-    args: argparse.Namespace, lines: list[str], model: str, threads: int, newline: str
+    args: argparse.Namespace,
+    lines: list[str],
+    model: str,
+    threads: int,
+    newline: str,
+    document: str | None = None,
 ) -> int:
     """:func:`cmd_translate` once the input is read and the model and threads are chosen; the
-    output lines end as the input's (``newline``: a file saved on Windows stays CRLF)."""
+    output lines end as the input's (``newline``: a file saved on Windows stays CRLF); an HTML
+    ``document`` (whose text runs are ``lines``) is written whole."""
     from tqdm import tqdm
 
     from anuvad.distributed import shutdown_distributed
@@ -258,6 +277,14 @@ def _translate(
     )
     settings = search.settings(translator.decode, nbest=args.nbest)
     refuse_wrong_script(translator, lines, model)
+    if document is not None:
+        names = name_spellers(args.names, translator)
+        job = TranslationJob(
+            translator, settings, search.use_cache, None, glossary, False, verbatim, names
+        )
+        translate_html_file(args, job, document)
+        shutdown_distributed(context, wait_for_all=True)
+        return 0
     if not split:
         refuse_unsplit(translator, lines, args.input, _whole_because(args))
     else:
@@ -320,6 +347,14 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "translates from the input's language (by script)",
     )
     p.add_argument("--input", help="input file (default stdin)")
+    p.add_argument(
+        "--format",
+        choices=("auto", "text", "html"),
+        default="auto",
+        help="text: one output line per input line; html: the document's text between its tags "
+        "translated, its markup kept byte for byte (as the server's format html); auto (the "
+        "default): html for an --input named .html or .htm, else text",
+    )
     p.add_argument("--output", help="output file (default stdout)")
     p.add_argument(
         "--nbest", type=int, default=1, help="outputs per sentence ('i ||| text ||| score')"

@@ -121,6 +121,7 @@ class InputText:
 
     lines: list[str]
     newline: str  # "\r\n" where most lines end so (a file saved on Windows), else "\n"
+    text: str = ""  # the whole text as written (with ``whole``), byte for byte once encoded
 
 
 def read_input_lines(path: str | Path | None) -> list[str]:
@@ -128,11 +129,12 @@ def read_input_lines(path: str | Path | None) -> list[str]:
     return read_input(path).lines
 
 
-def read_input(path: str | Path | None) -> InputText:
+def read_input(path: str | Path | None, whole: bool = False) -> InputText:
     """The lines of a UTF-8 file, or of standard input when ``path`` is None or ``-`` (what
     ``anuvad translate`` reads), and its line ending. Only ``\n`` ends a line (``\r\n`` is
     accepted, and reported as the ending when most lines have it, so that the output can keep
-    it), so line *i* of the input is line *i* of the output.
+    it), so line *i* of the input is line *i* of the output. With ``whole``, also the text
+    exactly as written (an HTML document is translated as one).
 
     Raises:
         DataError: the file is missing, or a line is not valid UTF-8 (naming the line and the
@@ -158,7 +160,8 @@ def read_input(path: str | Path | None) -> InputText:
         lines.append(_decode_line(chunk, name, number, offset).rstrip("\r"))
         offset += len(chunk) + 1
     crlf = sum(1 for chunk in chunks if chunk.endswith(b"\r"))
-    return InputText(lines, "\r\n" if chunks and 2 * crlf > len(chunks) else "\n")
+    newline = "\r\n" if chunks and 2 * crlf > len(chunks) else "\n"
+    return InputText(lines, newline, raw.decode("utf-8") if whole else "")  # each line checked
 
 
 def read_text_lines(path: Path, limit: int = 0) -> list[str]:
