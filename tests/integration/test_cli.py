@@ -557,11 +557,17 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
 
 
 def test_an_html_file_is_translated_as_the_server_translates_it_its_markup_kept(
-    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_enhi_model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A page given to ``anuvad translate`` was translated line by line, its tags fed to the
     model; now (``.html``, or ``--format html``) the text between the tags is translated, the
     markup kept byte for byte, as ``POST /translate`` with format html does."""
+    import io
+    import os
+
     from fastapi.testclient import TestClient
 
     from anuvad.inference.markup import split_html
@@ -569,7 +575,7 @@ def test_an_html_file_is_translated_as_the_server_translates_it_its_markup_kept(
     from anuvad.server.app import create_app
 
     page = (
-        '<!doctype html>\r\n<html><head><title>News</title></head>\r\n<body class="a">\r\n'
+        '\ufeff<!doctype html>\r\n<html><head><title>News</title></head>\r\n<body class="a">\r\n'
         "<p>The sky is blue. I am going home.</p>\r\n<pre>kept as written</pre>\r\n"
         '<p title="x">Thank you very\r\nmuch.</p>\r\n</body></html>\r\n'
     )
@@ -578,17 +584,30 @@ def test_an_html_file_is_translated_as_the_server_translates_it_its_markup_kept(
     out = tmp_path / "page.hi.html"
     base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
     assert main([*base, "--input", str(source), "--output", str(out)]) == 0
+    assert "as HTML" in capsys.readouterr().err  # --format auto says what it chose
     written = out.read_bytes().decode("utf-8")
 
     def markup(html: str) -> list[str]:
         return [p.raw for p in split_html(html) if p.raw.startswith("<")]
 
+    assert written.startswith("\ufeff<!doctype html>\r\n")  # the BOM and CRLF as they were
     assert markup(written) == markup(page) and "<pre>kept as written</pre>\r\n" in written
+    assert "sky" not in written and "Thank" not in written  # every run translated
     with TestClient(create_app(Translator.from_file(tiny_enhi_model, device="cpu"))) as client:
-        served = client.post("/translate", json={"text": page, "format": "html"}).json()
-    assert written == served["translations"][0]["text"]
-    (plain := tmp_path / "page.txt").write_bytes(page.encode("utf-8"))  # stdin-like: asked for
-    assert main([*base, "--input", str(plain), "--format", "html"]) == 0
-    assert capsys.readouterr().out.replace("\r\n", "\n") == written.replace("\r\n", "\n")
+        body = {"text": page.removeprefix("\ufeff"), "format": "html"}
+        served = client.post("/translate", json=body).json()["translations"][0]["text"]
+    assert written == "\ufeff" + served
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(page.encode("utf-8"))))
+    assert main([*base, "--format", "html"]) == 0  # stdin, asked for
+    printed = capsys.readouterr().out
+    assert printed == written if os.linesep == "\n" else printed.replace("\r\n", "\n")
     assert main([*base, "--input", str(source), "--scores"]) == 2
-    assert "an HTML document is translated whole" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "--scores needs plain text" in error and "--nbest" not in error
+    (empty := tmp_path / "empty.html").write_bytes(b"<p> </p>\r\n")
+    assert main([*base, "--input", str(empty)]) == 0
+    assert capsys.readouterr().out == "<p> </p>\r\n"  # nothing to translate: as it was
+    latin = b'<meta charset="iso-8859-1"><p>The sky is blue.</p>'
+    (old := tmp_path / "old.html").write_bytes(latin)
+    assert main([*base, "--input", str(old), "--output", str(out)]) == 0
+    assert out.read_bytes().startswith("\ufeff".encode())  # overrides the page's latin-1

@@ -2,6 +2,9 @@
 server's ``format: "html"`` translates it (each text run a document: split into sentences and
 put back), its markup byte for byte, written whole (not line by line: a line of markup is not
 a sentence). Chosen by ``--format html``, or by an ``--input`` named ``.html`` / ``.htm``.
+
+As the server's ``translate_file`` does, a byte-order mark stays in front, and a page that
+declares another character set than UTF-8 gets one (which overrides the declaration).
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import sys
 from pathlib import Path
 
 from anuvad.atomic import write_atomic
-from anuvad.cli.input_checks import input_name
+from anuvad.cli.input_checks import input_name, warn_kept, warn_short
 from anuvad.cli.job import TranslationJob
 from anuvad.errors import InputTooLongError
+
+BOM = "\ufeff"
 
 
 def is_html(args: argparse.Namespace) -> bool:
@@ -26,45 +31,78 @@ def is_html(args: argparse.Namespace) -> bool:
 
 
 def html_usage_error(args: argparse.Namespace) -> str | None:
-    """What an HTML input cannot be translated with (None: nothing)."""
-    if is_html(args) and (
-        args.nbest > 1
-        or args.attention
-        or args.scores
-        or args.split_sentences is False
-        or int(os.environ.get("WORLD_SIZE", "1")) > 1
-    ):
-        return (
-            "an HTML document is translated whole (the text between its tags; the markup kept): "
-            "--nbest, --attention, --scores, --no-split-sentences and torchrun need plain text "
-            "(--format text translates the file line by line, markup and all)"
+    """What an HTML input cannot be translated with, naming the options given (None:
+    nothing)."""
+    if not is_html(args):
+        return None
+    given = [
+        option
+        for option, used in (
+            ("--nbest", args.nbest > 1),
+            ("--attention", bool(args.attention)),
+            ("--scores", args.scores),
+            ("--no-split-sentences", args.split_sentences is False),
+            ("torchrun", int(os.environ.get("WORLD_SIZE", "1")) > 1),
         )
-    return None
+        if used
+    ]
+    if not given:
+        return None
+    return (
+        f"an HTML document is translated whole (the text between its tags; the markup kept), "
+        f"and {' and '.join(given)} need{'s' if len(given) == 1 else ''} plain text: drop "
+        f"{'it' if len(given) == 1 else 'them'}, or give --format text to translate the file "
+        "line by line, markup and all"
+    )
 
 
 def write_output(args: argparse.Namespace, text: str) -> None:
-    """``text`` into ``--output`` (atomically) or stdout (a Windows console adds its own \r)."""
+    """``text`` into ``--output`` (atomically) or stdout, as UTF-8 bytes where stdout has a
+    buffer (byte for byte on any platform: no console line endings, no code page)."""
     if args.output:
         write_atomic(Path(args.output), text.encode("utf-8"))
         return
-    sys.stdout.write(text if os.linesep == "\n" else text.replace("\r\n", "\n"))
     sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a test's StringIO
+        sys.stdout.write(text)
+    else:
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
 
 
 def translate_html_file(args: argparse.Namespace, job: TranslationJob, document: str) -> None:
-    """The HTML ``document`` with its text runs translated as the server translates them (each
-    a document: split into sentences and put back), its markup as it was."""
-    from anuvad.inference.markup import html_texts, translate_html
+    """The HTML ``document`` with its text runs translated as the server translates them, its
+    markup as it was, written to ``--output`` or stdout; a run's likely-wrong or kept
+    sentences and a run too long to translate are named by the line where the run begins."""
+    from anuvad.inference.markup import (
+        declares_other_charset,
+        html_texts,
+        run_lines,
+        translate_html,
+    )
 
-    runs = html_texts(document)  # the same runs as cmd_translate's, in order
+    bom = document.startswith(BOM)
+    document = document.removeprefix(BOM)  # never part of a run's text
+    runs, lines = html_texts(document), run_lines(document)
+    if args.format == "auto":
+        print(
+            f"anuvad: translating {input_name(args.input)} as HTML (the text between its tags); "
+            "--format text translates it line by line",
+            file=sys.stderr,
+        )
     try:
-        translated = [d.text for d in job.documents(runs)]
+        documents = job.documents(runs)
     except InputTooLongError as exc:
         if exc.document is None:
             raise
-        where = f"{input_name(args.input)}, text run {exc.document + 1} (between its tags)"
+        where = f"{input_name(args.input)}, line {lines[exc.document]} (a text run)"
         raise InputTooLongError(f"{where}: {exc.detail or exc}") from None
-    write_output(args, translate_html(document, lambda given: translated))
+    for line, translated in zip(lines, documents, strict=True):
+        warn_short(line - 1, translated.sentences)
+        warn_kept(line - 1, translated)
+    out = translate_html(document, lambda given: [d.text for d in documents])
+    write_output(args, (BOM if bom or declares_other_charset(document) else "") + out)
 
 
 __all__ = ["html_usage_error", "is_html", "translate_html_file", "write_output"]

@@ -218,7 +218,8 @@ def _whole_because(args: argparse.Namespace) -> str:
 def cmd_translate(args: argparse.Namespace) -> int:
     """Translate stdin or ``--input``, one output line per input line, into stdout or
     ``--output``; in chunks of ``--chunk-lines`` lines, shared among the workers when started by
-    ``torchrun`` (rank 0 writes every line's output in input order)."""
+    ``torchrun`` (rank 0 writes every line's output in input order). An HTML document is
+    translated whole instead (:mod:`anuvad.cli.html_file`)."""
     from anuvad.inference.cpu import choose_threads
 
     problem = _usage_error(args)
@@ -231,7 +232,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     if html:
         from anuvad.inference.markup import html_texts
 
-        lines = html_texts(source.text)
+        lines = html_texts(source.text.removeprefix("\ufeff"))
     else:
         lines = source.lines
     if html and not lines:  # nothing between the tags to translate: the document as it is
@@ -338,7 +339,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         "translate",
         "Translate text from stdin or a file, one output line per input line (each line split "
         "into sentences); under torchrun the workers share the lines (rank 0 writes them in "
-        "order).",
+        "order). An HTML page (.html, .htm or --format html) is translated whole, its markup "
+        "kept.",
     )
     p.add_argument(
         "--model",

@@ -119,9 +119,40 @@ def _white_edges(raw: str) -> tuple[str, str]:
     return "".join(units[:first]), "".join(units[last + 1 :])
 
 
+# An HTML document's declared character set (<meta charset=...> or http-equiv's content=...).
+_CHARSET = re.compile(r"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNORECASE)
+
+
+def declares_other_charset(document: str) -> bool:
+    """Whether ``document`` declares a character set other than UTF-8 (an ASCII page that says
+    latin-1 reads as UTF-8, but its translation, saved, would be read as latin-1: a byte-order
+    mark in front overrides the declaration in every browser)."""
+    declared = _CHARSET.search(document)
+    return declared is not None and declared.group(1).lower() not in ("utf-8", "utf8")
+
+
+def run_lines(document: str) -> list[int]:
+    """The line (from 1) on which each text run of :func:`html_texts` begins its text."""
+    lines, position = [], 0
+    for piece in split_html(document):
+        if piece.translate:
+            lead = len(piece.raw) - len(piece.raw.lstrip())
+            lines.append(document.count("\n", 0, position + lead) + 1)
+        position += len(piece.raw)
+    return lines
+
+
 def html_texts(document: str) -> list[str]:
     """The text runs :func:`translate_html` would translate, unescaped and stripped."""
     return [html.unescape(p.raw).strip() for p in split_html(document) if p.translate]
 
 
-__all__ = ["KEEP_ELEMENTS", "Piece", "html_texts", "split_html", "translate_html"]
+__all__ = [
+    "KEEP_ELEMENTS",
+    "Piece",
+    "declares_other_charset",
+    "html_texts",
+    "run_lines",
+    "split_html",
+    "translate_html",
+]

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
 
+from anuvad.inference.markup import declares_other_charset
 from anuvad.server.libretranslate_bodies import LibreTranslateError
 from anuvad.server.limits import MAX_TEXT_CHARS
 from anuvad.server.schemas import is_blank
@@ -31,8 +32,6 @@ FORMATS = {
 }
 BOM = "\ufeff"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# An HTML document's declared character set (<meta charset=...> or http-equiv's content=...).
-_CHARSET = re.compile(r"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -126,10 +125,8 @@ async def read_upload(form: FormData) -> Upload:
             400, f"Invalid request: file: {name} has {len(text)} characters; the limit is "
             f"{MAX_TEXT_CHARS} (split it into several files)",
         )  # fmt: skip
-    if FORMATS[suffix][0] == "html" and (declared := _CHARSET.search(text)):
-        # an ASCII page that says latin-1 decodes as UTF-8, but its translation would be read
-        # as latin-1 from disk: a byte-order mark overrides the declaration in every browser
-        bom = bom or declared.group(1).lower() not in ("utf-8", "utf8")
+    if FORMATS[suffix][0] == "html":
+        bom = bom or declares_other_charset(text)
     fields = {k: v for k, v in form.items() if isinstance(v, str)}
     return Upload(name, text, bom, fields)
 

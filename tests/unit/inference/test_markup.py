@@ -84,3 +84,24 @@ def test_white_space_written_as_entities_around_a_run_is_kept() -> None:
     assert translate_html(document, upper) == (
         "<p>&nbsp;&nbsp;&lt;INDENTED TEXT&gt;&#160;</p><td>\n  &lt;A &amp; B&gt;&NewLine;</td>"
     )
+
+
+def test_each_run_is_placed_on_the_line_where_its_text_begins() -> None:
+    from anuvad.inference.markup import run_lines
+
+    document = (
+        "<html>\n<p>\n  First run.</p>\n<pre>kept\nkept</pre>\n<b>Second</b> and <i>third</i>"
+    )
+    assert html_texts(document) == ["First run.", "Second", "and", "third"]
+    assert run_lines(document) == [3, 6, 6, 6]
+
+
+def test_a_declared_charset_other_than_utf8_is_found() -> None:
+    from anuvad.inference.markup import declares_other_charset
+
+    assert declares_other_charset('<meta charset="ISO-8859-1">')
+    assert declares_other_charset(
+        '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+    )
+    assert not declares_other_charset('<meta charset="utf-8"><p>x</p>')
+    assert not declares_other_charset("<p>charset=latin1 in the text is not a declaration</p>")
