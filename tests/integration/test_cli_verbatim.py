@@ -82,7 +82,7 @@ def test_no_verbatim_turns_off_numbers_links_and_symbols_but_keeps_marked_names(
 def test_a_bad_digits_value_or_keep_string_is_refused_naming_the_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from anuvad.cli.translate import DIGITS
+    from anuvad.cli.options import DIGITS
     from anuvad.inference.verbatim import DIGITS as LIBRARY_DIGITS
 
     assert DIGITS == LIBRARY_DIGITS  # the CLI's choices are the library's

@@ -44,9 +44,11 @@ from anuvad.cli.options import (
     add_engine_options,
     add_glossary_option,
     add_search_options,
+    add_verbatim_options,
     join_workers,
     load_in_turn,
     read_glossary,
+    read_verbatim,
 )
 from anuvad.errors import InputTooLongError
 
@@ -57,53 +59,6 @@ if TYPE_CHECKING:
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
     from anuvad.inference.translation import Translation
-    from anuvad.inference.verbatim import Verbatim
-
-# anuvad.inference.verbatim.DIGITS (a test keeps them equal): importing it here would load torch
-# for every ``anuvad --help``.
-DIGITS = ("latin", "devanagari")
-
-
-def _add_verbatim_args(p: argparse.ArgumentParser) -> None:
-    """``--keep``, ``--digits``, ``--no-verbatim``: what the translation copies exactly, as a
-    ``/translate`` request's ``keep``, ``digits`` and ``verbatim`` fields say."""
-    p.add_argument(
-        "--keep",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="a name or phrase copied exactly wherever it occurs as whole words (case-sensitive), "
-        "e.g. --keep 'Rohit Sharma'; repeat for more (torch engine)",
-    )
-    p.add_argument(
-        "--digits",
-        choices=DIGITS,
-        default="latin",
-        help="the digits copied numbers are written in: latin (0-9, as Hindi news mostly writes "
-        "them) or devanagari (०-९; into a language of another script, Latin digits stay)",
-    )
-    p.add_argument(
-        "--no-verbatim",
-        action="store_true",
-        help="do not copy numbers, links (URLs), e-mail addresses and emoji exactly: the model "
-        "translates them like any other words (--keep names are still copied)",
-    )
-
-
-def read_verbatim(args: argparse.Namespace) -> Verbatim:
-    """What the translations must copy (:mod:`anuvad.inference.verbatim`), from ``--keep``,
-    ``--digits`` and ``--no-verbatim``; without them, the server's default (numbers and links
-    in Latin digits).
-
-    Raises:
-        ConfigError: an empty, too long or too many ``--keep`` strings (each one named).
-    """
-    from anuvad.inference.verbatim import Verbatim
-
-    copy = not args.no_verbatim
-    return Verbatim(
-        numbers=copy, links=copy, symbols=copy, digits=args.digits, keep=tuple(args.keep)
-    )
 
 
 def splits_lines(args: argparse.Namespace) -> bool:
@@ -395,7 +350,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     add_engine_options(p)
     add_search_options(p)
     add_glossary_option(p)
-    _add_verbatim_args(p)
+    add_verbatim_options(p)
     p.add_argument(
         "--names",
         choices=("off", "model", "xlit"),
