@@ -124,20 +124,26 @@ _CHARSET = re.compile(r"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNO
 
 
 def declares_other_charset(document: str) -> bool:
-    """Whether ``document`` declares a character set other than UTF-8 (an ASCII page that says
-    latin-1 reads as UTF-8, but its translation, saved, would be read as latin-1: a byte-order
-    mark in front overrides the declaration in every browser)."""
-    declared = _CHARSET.search(document)
-    return declared is not None and declared.group(1).lower() not in ("utf-8", "utf8")
+    """Whether ``document`` declares a character set other than UTF-8 in its first ``<meta>``
+    tag that declares one (not in a comment or a script). An ASCII page that says latin-1 reads
+    as UTF-8, but its translation, saved, would be read as latin-1: a byte-order mark in front
+    overrides the declaration in every browser."""
+    for piece in split_html(document):
+        if piece.raw[:5].lower() == "<meta" and (declared := _CHARSET.search(piece.raw)):
+            return declared.group(1).lower() not in ("utf-8", "utf8")
+    return False
 
 
 def run_lines(document: str) -> list[int]:
     """The line (from 1) on which each text run of :func:`html_texts` begins its text."""
-    lines, position = [], 0
+    lines: list[int] = []
+    position, counted, line = 0, 0, 1
     for piece in split_html(document):
         if piece.translate:
-            lead = len(piece.raw) - len(piece.raw.lstrip())
-            lines.append(document.count("\n", 0, position + lead) + 1)
+            start = position + len(_white_edges(piece.raw)[0])  # as the run is stripped
+            line += document.count("\n", counted, start)
+            counted = start
+            lines.append(line)
         position += len(piece.raw)
     return lines
 

@@ -94,6 +94,7 @@ def test_each_run_is_placed_on_the_line_where_its_text_begins() -> None:
     )
     assert html_texts(document) == ["First run.", "Second", "and", "third"]
     assert run_lines(document) == [3, 6, 6, 6]
+    assert run_lines("<p>&nbsp;\r\n\r\nText</p>\n<p>More</p>") == [3, 4]
 
 
 def test_a_declared_charset_other_than_utf8_is_found() -> None:
@@ -105,3 +106,6 @@ def test_a_declared_charset_other_than_utf8_is_found() -> None:
     )
     assert not declares_other_charset('<meta charset="utf-8"><p>x</p>')
     assert not declares_other_charset("<p>charset=latin1 in the text is not a declaration</p>")
+    commented = '<!-- <meta charset="utf-8"> --><meta charset="latin1">'
+    assert declares_other_charset(commented)  # the comment's tag is no declaration
+    assert not declares_other_charset('<script>x = "<meta charset=latin1>"</script>')
