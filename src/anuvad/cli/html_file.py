@@ -17,7 +17,6 @@ from pathlib import Path
 from anuvad.atomic import write_atomic
 from anuvad.cli.input_checks import input_name, warn_kept, warn_short
 from anuvad.cli.job import TranslationJob
-from anuvad.errors import InputTooLongError
 
 BOM = "\ufeff"
 
@@ -91,13 +90,8 @@ def translate_html_file(args: argparse.Namespace, job: TranslationJob, document:
             "--format text translates it line by line",
             file=sys.stderr,
         )
-    try:
-        documents = job.documents(runs)
-    except InputTooLongError as exc:
-        if exc.document is None:
-            raise
-        where = f"{input_name(args.input)}, line {lines[exc.document]} (a text run)"
-        raise InputTooLongError(f"{where}: {exc.detail or exc}") from None
+    name = input_name(args.input)
+    documents = job.documents(runs, lambda i: f"{name}, line {lines[i]} (a text run)")
     for line, translated in zip(lines, documents, strict=True):
         warn_short(line - 1, translated.sentences)
         warn_kept(line - 1, translated)

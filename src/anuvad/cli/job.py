@@ -154,14 +154,27 @@ class TranslationJob:
         keep = self.verbatim.keep if self.verbatim else ()
         return translate_with_names(lines, translate, *self.names, self.glossary, keep)
 
-    def documents(self, lines: Sequence[str]) -> list[DocumentTranslation[Translation]]:
+    def documents(
+        self, lines: Sequence[str], place: Callable[[int], str] | None = None
+    ) -> list[DocumentTranslation[Translation]]:
         """Each line is a document: its sentences are translated (all lines' in one batched
         pass) and put back in place, so the output keeps one line per input line. A sentence
-        longer than the model translates well is cut at its clauses, as the server cuts it."""
+        longer than the model translates well is cut at its clauses, as the server cuts it.
+
+        Raises:
+            InputTooLongError: a word the model cannot take even cut, its message beginning
+                with ``place(i)`` (where document ``i`` is in the input) when given.
+        """
+        from anuvad.errors import InputTooLongError
         from anuvad.inference.documents import translate_documents
         from anuvad.inference.engine import source_fits
 
         translator = self.translator
         lang = translator.model_file.config.data.src_lang
         fits, must_fit = source_fits(translator, well=True), source_fits(translator)
-        return translate_documents(lines, lang, self.sentences, fits=fits, must_fit=must_fit)
+        try:
+            return translate_documents(lines, lang, self.sentences, fits=fits, must_fit=must_fit)
+        except InputTooLongError as exc:
+            if exc.document is None or place is None:
+                raise
+            raise InputTooLongError(f"{place(exc.document)}: {exc.detail or exc}") from None

@@ -50,7 +50,6 @@ from anuvad.cli.options import (
     read_glossary,
     read_verbatim,
 )
-from anuvad.errors import InputTooLongError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -102,13 +101,8 @@ def _render(
     else None)."""
     translator = job.translator
     if splits_lines(args):
-        try:
-            documents = job.documents(lines)
-        except InputTooLongError as exc:
-            if exc.document is None:
-                raise
-            where = f"{input_name(args.input)}, line {offset + exc.document + 1}"
-            raise InputTooLongError(f"{where}: {exc.detail or exc}") from None
+        name = input_name(args.input)
+        documents = job.documents(lines, lambda i: f"{name}, line {offset + i + 1}")
         for i, document in enumerate(documents):
             warn_short(offset + i, document.sentences)
             warn_kept(offset + i, document)
