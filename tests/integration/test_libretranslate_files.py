@@ -5,7 +5,9 @@ endings; what is refused is named with the file and what to send instead."""
 
 from __future__ import annotations
 
+import io
 import urllib.parse
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from anuvad.inference.office import read_office
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
+from office_samples import docx, epub, odf, paragraph, run
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -88,14 +92,69 @@ def test_an_html_file_keeps_its_markup_and_a_bom_and_its_name_in_any_script(
     assert "<pre>kept as written</pre>" in out and '<p title="a man">' in out
 
 
+def test_an_office_file_comes_back_in_its_format_each_paragraph_translated_as_text_is(
+    client: TestClient,
+) -> None:
+    """Each piece of a Word file (a sentence in three runs, a tab, a header) comes back
+    translated as ``translate`` translates it alone, everything else in the file as it was."""
+    sentence = [run("The sky "), run("is", bold=True), run(" blue. A man is riding a horse.")]
+    body = paragraph(*sentence) + paragraph(run("Name:"), "<w:r><w:tab/></w:r>", run("The dog"))
+    original = docx(body, header=paragraph(run("Two women sit.")))
+    data, media, name = fetched(client, send(client, "report.docx", original))
+    assert name == "report.hi.docx"
+    assert media == "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    texts = read_office(original, "report.docx").texts()
+    assert texts == [
+        "The sky is blue. A man is riding a horse.",
+        "Name:",
+        "The dog",
+        "Two women sit.",
+    ]
+    document = read_office(original, "report.docx")
+    assert data == document.translated([translated(client, text, "text") for text in texts])
+    assert b"<w:rPr><w:b/></w:rPr>" in _part(data, "word/document.xml")  # the bold run stays
+    assert _part(data, "word/media/image1.png") == _part(original, "word/media/image1.png")
+    book = epub({"c.xhtml": "<p>The sky is blue.</p>"}, ["Two women sit."])
+    data, media, name = fetched(client, send(client, "book.epub", book))
+    assert (media, name) == ("application/epub+zip", "book.hi.epub")
+    document = read_office(book, "b.epub")
+    assert data == document.translated([translated(client, t, "text") for t in document.texts()])
+
+
+def _part(data: bytes, name: str) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.read(name)
+
+
 @pytest.mark.parametrize(
     ("name", "data", "fields", "says"),
     [
-        ("report.docx", b"PK\x03\x04", {}, "report.docx: the server translates .txt, .html, .htm"),
+        (
+            "report.pdf",
+            b"%PDF-1.7",
+            {},
+            "report.pdf: the server translates .txt, .html, .htm, .docx",
+        ),
+        (
+            "report.docx",
+            b"PK\x03\x04",
+            {},
+            "report.docx: not a Word document: the file is not a ZIP",
+        ),
         ("noext", b"hello", {}, "noext: the server translates"),
         ("latin1.txt", b"line one\ncaf\xe9\n", {}, "latin1.txt: not UTF-8 text (byte 13, line 2)"),
         ("blank.txt", b" \n\t\n", {}, "blank.txt has no text to translate"),
-        ("long.txt", b"word. " * 4000, {}, "long.txt has 24000 characters; the limit is 20000"),
+        ("long.txt", b"word. " * 4000, {}, "long.txt has 24000 characters of text; the limit is"),
+        ("long.odt", odf("<text:p>word.</text:p>" * 4000), {}, "long.odt has 23999 characters of"),
+        ("empty.docx", docx(paragraph(run("12.5"))), {}, "empty.docx has no text to translate"),
+        (
+            "w.docx",
+            docx(
+                paragraph(run("Hello.")) + paragraph() + paragraph(run("Fine " + "skyblue" * 150))
+            ),
+            {},
+            "file: w.docx: word/document.xml, paragraph 3: 'skyblue",
+        ),
         ("ok.txt", b"The sky.", {"target": "de"}, "de is not supported"),
         ("", b"", {}, "missing file parameter"),  # a browser's file input left empty
         ("", b"The sky.", {}, "missing file parameter (send the document as a multipart file"),
@@ -145,7 +204,9 @@ def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model:
     with TestClient(app) as keyed:
         settings = keyed.get("/libretranslate/frontend/settings").json()
         assert settings["filesTranslation"] is True
-        assert settings["supportedFilesFormat"] == [".txt", ".html", ".htm"]
+        assert settings["supportedFilesFormat"] == [
+            ".txt", ".html", ".htm", ".docx", ".pptx", ".xlsx", ".odt", ".odp", ".epub"
+        ]  # fmt: skip
         refused = send(keyed, "a.txt", b"The sky is blue.", api_key="wrong" * 4)
         assert refused.status_code == 403
         data, _, _ = fetched(keyed, send(keyed, "a.txt", b"The sky is blue.", api_key=KEY))
@@ -164,10 +225,13 @@ def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model:
 
 
 def test_a_file_over_the_body_limit_is_a_413_that_says_to_split_it(client: TestClient) -> None:
-    answer = send(client, "huge.txt", b"The sky is blue. " * 70_000)  # 1.2 MB
+    answer = send(client, "huge.txt", b"The sky is blue. " * 1_000_000)  # 17 MB
     assert answer.status_code == 413
     error = answer.json()["error"]
-    assert "the limit is 1000000" in error and "at most 20000 characters; split it" in error
+    assert "the limit is 16000000" in error and "20000 characters of text; split it" in error
+    # a document with its images may be larger than a JSON request: its text is what counts
+    pictured = send(client, "big.docx", docx(paragraph(run("12.5")), image=b"\x00" * 2_000_000))
+    assert pictured.status_code == 400 and "big.docx has no text" in pictured.json()["error"]
     plain = client.post(  # other paths: no such advice
         "/translate", content=b"x" * 1_100_000, headers={"content-type": "application/json"}
     )

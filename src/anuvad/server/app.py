@@ -37,7 +37,12 @@ from anuvad import __version__
 from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.server.auth import ApiKeyMiddleware
-from anuvad.server.body_limit import JSON_PATHS, BodyLimitMiddleware, JsonOnlyMiddleware
+from anuvad.server.body_limit import (
+    JSON_PATHS,
+    PATH_LIMITS,
+    BodyLimitMiddleware,
+    JsonOnlyMiddleware,
+)
 from anuvad.server.errors import add_error_handlers
 from anuvad.server.hosts import AllowedHostsMiddleware
 from anuvad.server.isolation import IsolationMiddleware
@@ -119,7 +124,7 @@ def create_app(
     publish_schema(app, [m.info for m in state.models.values()])
 
     # The body limit holds for chunked bodies too (no Content-Length to check up front).
-    app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES, paths=PATH_LIMITS)
     app.add_middleware(JsonOnlyMiddleware, paths=JSON_PATHS)
     if allowed_hosts is not None:  # a loopback server answers its own names only (DNS rebinding)
         app.add_middleware(AllowedHostsMiddleware, allowed_hosts=list(allowed_hosts))

@@ -9,7 +9,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from anuvad.server.limits import MAX_TEXT_CHARS
+from anuvad.server.limits import MAX_FILE_BYTES, MAX_TEXT_CHARS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -17,27 +17,33 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-__all__ = ["JSON_PATHS", "BodyLimitMiddleware", "JsonOnlyMiddleware"]
+__all__ = ["JSON_PATHS", "PATH_LIMITS", "BodyLimitMiddleware", "JsonOnlyMiddleware"]
 
 # The API's POST endpoints that take JSON only (the LibreTranslate-compatible ones take forms too).
 JSON_PATHS = frozenset({"/translate", "/translate/stream", "/attention", "/detect"})
-# What a refused upload should become (the file's own limit is in characters: MAX_TEXT_CHARS).
+FILE_PATH = "/libretranslate/translate_file"
+# What a refused upload should become (the file's text has its own limit: MAX_TEXT_CHARS).
 FILE_ADVICE = {
-    "/libretranslate/translate_file": f" (a document to translate: at most {MAX_TEXT_CHARS} "
-    "characters; split it into several files)",
+    FILE_PATH: f" (a document to translate: at most {MAX_TEXT_CHARS} characters of text; split "
+    "it into several files)",
 }
+# Paths whose bodies may be larger than the rest: an uploaded office document carries its images.
+PATH_LIMITS = {FILE_PATH: MAX_FILE_BYTES}
 
 
 class BodyLimitMiddleware:
-    """ASGI middleware: at most ``limit`` body bytes per HTTP request.
+    """ASGI middleware: at most ``limit`` body bytes per HTTP request (``paths``: other limits
+    for some paths).
 
     The body is read here, up to the limit, and handed to the app unchanged (requests are small:
-    the limit is about a megabyte), so a refused request costs at most ``limit`` bytes of memory.
+    the limit is about a megabyte, an uploaded document's a few), so a refused request costs at
+    most its path's limit in memory.
     """
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, paths: dict[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.paths = paths or {}
 
     async def _refuse(self, scope: Scope, send: Send, message: str) -> None:
         message += FILE_ADVICE.get(scope.get("path", ""), "")
@@ -51,12 +57,13 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.paths.get(scope.get("path", ""), self.limit)
         length = dict(scope.get("headers", [])).get(b"content-length")
         if length is not None:
             text = length.decode("latin-1")
-            if not text.isdigit() or int(text) > self.limit:
+            if not text.isdigit() or int(text) > limit:
                 await self._refuse(
-                    scope, send, f"request body of {text} bytes; the limit is {self.limit}"
+                    scope, send, f"request body of {text} bytes; the limit is {limit}"
                 )
                 return
         chunks: list[bytes] = []
@@ -68,11 +75,9 @@ class BodyLimitMiddleware:
                 return  # the client went away before sending its body
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.limit:
+            if size > limit:
                 await self._refuse(
-                    scope,
-                    send,
-                    f"request body of more than {self.limit} bytes; the limit is {self.limit}",
+                    scope, send, f"request body of more than {limit} bytes; the limit is {limit}"
                 )
                 return
             chunks.append(chunk)

@@ -1,12 +1,12 @@
 """LibreTranslate's file translation, read and written: ``POST translate_file`` takes a
-multipart form (``file``, ``source``, ``target``, ``api_key``); its document, a ``.txt`` or
-``.html`` file in UTF-8, is translated as ``translate`` translates its text (HTML: the text
-between the tags, the markup kept byte for byte) and kept in the server's
-:class:`~anuvad.server.file_store.TranslatedFiles`; the answer is the URL of
+multipart form (``file``, ``source``, ``target``, ``api_key``); its document is translated as
+``translate`` translates text (a ``.txt`` file in UTF-8 as its text; ``.html`` the text between
+the tags, the markup kept byte for byte; a Word, PowerPoint, Excel, OpenDocument or EPUB file
+paragraph by paragraph, everything else in it kept: :mod:`anuvad.inference.office`) and kept in
+the server's :class:`~anuvad.server.file_store.TranslatedFiles`; the answer is the URL of
 ``GET download_file/<token>.<target><ext>``, which sends it back under the name the page gives
-a translated upload ("report.html" → "report.hi.html"). LibreTranslate's other formats (.docx,
-.odt, .odp, .pptx, .epub) are refused with a 400 that says what to send instead. An error met
-while translating names the file, not LibreTranslate's ``q`` (which the uploader never sent).
+a translated upload ("report.docx" → "report.hi.docx"). An error met while translating names
+the file (and the paragraph), not LibreTranslate's ``q`` (which the uploader never sent).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
 
 from anuvad.inference.markup import declares_other_charset
+from anuvad.inference.office import FORMATS as OFFICE_FORMATS
+from anuvad.inference.office import OfficeDocument, OfficeError, read_office
 from anuvad.server.libretranslate_bodies import LibreTranslateError
 from anuvad.server.limits import MAX_TEXT_CHARS
 from anuvad.server.schemas import is_blank
@@ -29,6 +31,7 @@ FORMATS = {
     ".txt": ("text", "text/plain; charset=utf-8"),
     ".html": ("html", "text/html; charset=utf-8"),
     ".htm": ("html", "text/html; charset=utf-8"),
+    **{suffix: ("text", media) for suffix, (_, media, _) in OFFICE_FORMATS.items()},
 }
 BOM = "\ufeff"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -39,9 +42,10 @@ class Upload:
     """The document of a ``translate_file`` request and the form's other fields."""
 
     name: str  # the file's own name, without the client's folders
-    text: str  # decoded, its byte-order mark removed
+    text: str  # decoded, its byte-order mark removed (an office file's pieces, one per line)
     bom: bool  # whether the file began with one (the translation does too)
     fields: dict[str, str]  # source, target, api_key
+    document: OfficeDocument | None = None  # an office file, read
 
     @property
     def suffix(self) -> str:
@@ -62,6 +66,20 @@ class Upload:
         """The translation's file name: the language before the extension."""
         path = PurePosixPath(self.name)
         return f"{path.stem}.{target}{path.suffix}"
+
+    def translated_file(self, translation: str) -> bytes:
+        """The file to download, given the translation of :attr:`text`."""
+        if self.document is None:
+            return ((BOM if self.bom else "") + translation).encode("utf-8")
+        lines = translation.split("\n")
+        if len(lines) != len(self.document.texts()):  # a newline always ends a sentence
+            raise RuntimeError(f"{len(self.document.texts())} pieces, {len(lines)} translated")
+        return self.document.translated(lines)
+
+    def places(self) -> list[str]:
+        """What each line of :attr:`text` is in the file ("word/document.xml, paragraph 3");
+        empty for a text or HTML file (whose lines are its own)."""
+        return self.document.places() if self.document is not None else []
 
 
 async def read_form(request: Request) -> FormData:
@@ -105,9 +123,11 @@ async def read_upload(form: FormData) -> Upload:
     if suffix not in FORMATS:
         raise LibreTranslateError(
             400, f"Invalid request: file: {name}: the server translates {', '.join(FORMATS)} "
-            "files in UTF-8; save it as plain text or HTML (.docx, .odt, .odp, .pptx and .epub "
-            "are not supported)",
+            "files (text and HTML in UTF-8); save it as one of them",
         )  # fmt: skip
+    fields = {k: v for k, v in form.items() if isinstance(v, str)}
+    if suffix in OFFICE_FORMATS:
+        return _office_upload(data, name, fields)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -118,23 +138,47 @@ async def read_upload(form: FormData) -> Upload:
         ) from None  # fmt: skip
     bom = text.startswith(BOM)
     text = text.removeprefix(BOM)
+    _check_size(name, text)
+    if FORMATS[suffix][0] == "html":
+        bom = bom or declares_other_charset(text)
+    return Upload(name, text, bom, fields)
+
+
+def _office_upload(data: bytes, name: str, fields: dict[str, str]) -> Upload:
+    """An office file's upload: its pieces of text, one per line (a newline always ends a
+    sentence, so each comes back on its own line)."""
+    try:
+        document = read_office(data, name)
+    except OfficeError as exc:
+        raise LibreTranslateError(400, f"Invalid request: file: {exc}") from None
+    text = "\n".join(" ".join(piece.split()) for piece in document.texts())
+    _check_size(name, text)
+    return Upload(name, text, False, fields, document)
+
+
+def _check_size(name: str, text: str) -> None:
     if is_blank(text):
         raise LibreTranslateError(400, f"Invalid request: file: {name} has no text to translate")
     if len(text) > MAX_TEXT_CHARS:
         raise LibreTranslateError(
-            400, f"Invalid request: file: {name} has {len(text)} characters; the limit is "
-            f"{MAX_TEXT_CHARS} (split it into several files)",
+            400, f"Invalid request: file: {name} has {len(text)} characters of text; the limit "
+            f"is {MAX_TEXT_CHARS} (split it into several files)",
         )  # fmt: skip
-    if FORMATS[suffix][0] == "html":
-        bom = bom or declares_other_charset(text)
-    fields = {k: v for k, v in form.items() if isinstance(v, str)}
-    return Upload(name, text, bom, fields)
 
 
-def for_the_file(error: LibreTranslateError, name: str) -> LibreTranslateError:
+def for_the_file(
+    error: LibreTranslateError, name: str, places: list[str] | None = None
+) -> LibreTranslateError:
     """``error`` met translating the file's text, naming the file where it names ``q`` (the
-    whole text: "q: text[0] (its text run 3): ..." or "q is written in Hindi, ...")."""
+    whole text: "q: text[0] (its text run 3): ..." or "q is written in Hindi, ..."), and for an
+    office file the place of the line it names ("line 4" → "word/document.xml, paragraph 7")."""
     message = re.sub(r"\bq(: text\[0\])?(?=[: ])", f"file: {name}", str(error), count=1)
+    if places:
+        message = re.sub(
+            r"\bline (\d+)\b",
+            lambda m: places[int(m.group(1)) - 1] if int(m.group(1)) <= len(places) else m[0],
+            message,
+        )
     return LibreTranslateError(error.status, message)
 
 

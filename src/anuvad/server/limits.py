@@ -16,6 +16,7 @@ MAX_ATTENTION_TOKENS = 160  # target pieces an /attention answer shows (its payl
 MAX_TEXTS = 64  # texts per /translate request
 MAX_BEAM_SIZE = 16
 MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
+MAX_FILE_BYTES = 16_000_000  # ... except an uploaded document's (a .docx carries its images)
 MAX_OUTPUT_TOKENS = 256  # target pieces one sentence's translation may have (a work budget)
 MAX_GLOSSARY_TERMS = 200  # terms in one request's glossary
 MAX_TERM_CHARS = 200  # characters of a term or its translation
@@ -34,6 +35,9 @@ class Limits(BaseModel):
     max_texts: int = MAX_TEXTS
     max_beam_size: int = MAX_BEAM_SIZE
     max_body_bytes: int = MAX_BODY_BYTES
+    max_file_bytes: int = Field(
+        default=MAX_FILE_BYTES, description="bytes of a document sent to translate_file"
+    )
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     max_pending_sentences: int = MAX_PENDING_SENTENCES
     max_row_steps: int = Field(

@@ -39,7 +39,6 @@ from anuvad.server.libretranslate_bodies import (
     read_body,
 )
 from anuvad.server.libretranslate_files import (
-    BOM,
     FORMATS,
     content_disposition,
     for_the_file,
@@ -150,7 +149,7 @@ _FILE_FIELDS = {
     "file": {
         "type": "string",
         "format": "binary",
-        "description": f"a {', '.join(FORMATS)} document in UTF-8",
+        "description": f"a {', '.join(FORMATS)} document (text and HTML in UTF-8)",
     },
     "source": {"type": "string", "minLength": 1, "description": "a language code or auto"},
     "target": {"type": "string", "minLength": 1, "description": "a language code"},
@@ -176,8 +175,9 @@ FILE_BODY = {
     "/translate_file", response_model=LtFileTranslation, responses=ERRORS, openapi_extra=FILE_BODY
 )
 async def translate_file(request: Request, state: State) -> Any:
-    """Translate a .txt or .html document (LibreTranslate's `/translate_file`): its text as
-    `translate` translates it (HTML: the markup kept), fetched from `translatedFileUrl`."""
+    """Translate a document (LibreTranslate's `/translate_file`): .txt and .html as `translate`
+    translates their text (HTML: the markup kept); .docx, .pptx, .xlsx, .odt, .odp and .epub
+    paragraph by paragraph, everything else in them kept; fetched from `translatedFileUrl`."""
     try:
         form = await read_form(request)
         key = form.get("api_key")
@@ -190,14 +190,14 @@ async def translate_file(request: Request, state: State) -> Any:
         body = body_of(LtTranslateBody, fields)
         answer = await translate_body(state, request, body)
     except LibreTranslateError as exc:
-        return lt_error(for_the_file(exc, upload.name))
+        return lt_error(for_the_file(exc, upload.name, upload.places()))
     except ClientGoneError:
         raise
     except ApiError as exc:
-        return lt_error(for_the_file(from_api_error(exc), upload.name))
-    text = (BOM if upload.bom else "") + str(answer.translatedText)
+        return lt_error(for_the_file(from_api_error(exc), upload.name, upload.places()))
     name = upload.translated_name(body.target)
-    token = state.files.put(name, text.encode("utf-8"), upload.media_type)
+    data = upload.translated_file(str(answer.translatedText))
+    token = state.files.put(name, data, upload.media_type)
     url = request.url_for("download_file", filename=f"{token}.{quote(name, safe='')}")
     return LtFileTranslation(translatedFileUrl=str(url))
 

@@ -1,0 +1,245 @@
+"""Office documents and e-books in, the same documents out with their text translated: Word
+(``.docx``), PowerPoint (``.pptx``), Excel's cell texts (``.xlsx``), OpenDocument text and
+presentations (``.odt``, ``.odp``) and EPUB books (``.epub``), the formats LibreTranslate's
+``translate_file`` takes (and ``.xlsx``, which it does not).
+
+Each is a ZIP of XML parts. The parts that hold the prose (a Word file's body, headers, footers,
+footnotes and endnotes; each slide and its notes; the shared strings of a workbook; an
+OpenDocument's content and styles (headers, footers, master pages); an EPUB's XHTML chapters and
+its table of contents) are cut into paragraphs (:mod:`anuvad.inference.office_xml`; an EPUB's
+chapters as HTML, :mod:`anuvad.inference.markup`); every other entry (images, styles, settings)
+is written back unchanged, in the same order and with the same compression (an EPUB's or an
+OpenDocument's uncompressed ``mimetype`` first, as readers require).
+
+:func:`read_office` checks the file before anything is translated: a ZIP, not encrypted, the
+parts its format needs, sizes that fit in memory. :meth:`OfficeDocument.texts` gives the pieces
+to translate with :meth:`~OfficeDocument.places` naming each ("word/document.xml, paragraph
+12"), and :meth:`~OfficeDocument.translated` writes the document with their translations.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from anuvad.inference.markup import html_texts, run_lines, translate_html
+from anuvad.inference.office_xml import (
+    DRAWING,
+    NCX,
+    OPEN_DOCUMENT,
+    SHARED_STRINGS,
+    WORD,
+    Dialect,
+    XmlPart,
+)
+
+# suffix → (what people call the format, its media type, the parts with text: pattern → dialect;
+# None: an XHTML chapter, read as HTML)
+_WORD_PARTS = r"word/(document|header\d*|footer\d*|footnotes|endnotes)\.xml"
+FORMATS: dict[str, tuple[str, str, dict[str, Dialect | None]]] = {
+    ".docx": (
+        "a Word document",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        {_WORD_PARTS: WORD},
+    ),
+    ".pptx": (
+        "a PowerPoint presentation",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        {r"ppt/slides/slide\d+\.xml": DRAWING, r"ppt/notesSlides/notesSlide\d+\.xml": DRAWING},
+    ),
+    ".xlsx": (
+        "an Excel workbook",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        {r"xl/sharedStrings\.xml": SHARED_STRINGS},
+    ),
+    ".odt": (
+        "an OpenDocument text",
+        "application/vnd.oasis.opendocument.text",
+        {r"content\.xml": OPEN_DOCUMENT, r"styles\.xml": OPEN_DOCUMENT},
+    ),
+    ".odp": (
+        "an OpenDocument presentation",
+        "application/vnd.oasis.opendocument.presentation",
+        {r"content\.xml": OPEN_DOCUMENT, r"styles\.xml": OPEN_DOCUMENT},
+    ),
+    ".epub": (
+        "an EPUB book",
+        "application/epub+zip",
+        {r"(?!META-INF/).*\.(xhtml|html|htm)": None, r".*\.ncx": NCX},
+    ),
+}
+# The part without which a file is not of its format (what a renamed ZIP lacks).
+_REQUIRED = {
+    ".docx": "word/document.xml",
+    ".pptx": "ppt/presentation.xml",
+    ".xlsx": "xl/workbook.xml",
+    ".odt": "content.xml",
+    ".odp": "content.xml",
+    ".epub": "META-INF/container.xml",
+}
+MAX_ENTRIES = 20_000
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024  # every entry unpacked, as the file declares them
+
+
+class OfficeError(ValueError):
+    """A file that cannot be read as its format: the message names it and says what to do."""
+
+
+@dataclass
+class _Entry:
+    info: zipfile.ZipInfo
+    data: bytes
+    part: XmlPart | None = None  # an XML part with text
+    chapter: str | None = None  # an XHTML chapter (its text)
+    bom: bool = False  # the part began with a byte-order mark (written back with it)
+
+
+class OfficeDocument:
+    """A document of one of :data:`FORMATS`, read, with the pieces of text it holds."""
+
+    def __init__(self, suffix: str, entries: list[_Entry]) -> None:
+        self.suffix = suffix
+        self._entries = entries
+
+    @property
+    def media_type(self) -> str:
+        """The format's media type (the download's Content-Type)."""
+        return FORMATS[self.suffix][1]
+
+    def texts(self) -> list[str]:
+        """The pieces of text to translate, in document order (a paragraph, or a part of one
+        between tabs and line breaks; an EPUB's text runs)."""
+        texts: list[str] = []
+        for entry in self._entries:
+            if entry.part is not None:
+                texts.extend(entry.part.texts())
+            elif entry.chapter is not None:
+                texts.extend(html_texts(entry.chapter))
+        return texts
+
+    def places(self) -> list[str]:
+        """Where each of :meth:`texts` is, for messages: "word/document.xml, paragraph 12",
+        "OEBPS/chapter1.xhtml, line 40"."""
+        places: list[str] = []
+        for entry in self._entries:
+            name = entry.info.filename
+            if entry.part is not None:
+                places.extend(f"{name}, paragraph {p.paragraph}" for p in entry.part.pieces)
+            elif entry.chapter is not None:
+                places.extend(f"{name}, line {line}" for line in run_lines(entry.chapter))
+        return places
+
+    def translated(self, translations: Sequence[str]) -> bytes:
+        """The document with each of :meth:`texts` replaced by its translation (in order),
+        every other byte of its parts and every other entry as it was."""
+        given = iter(translations)
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            for entry in self._entries:
+                data = entry.data
+                bom = "\ufeff" if entry.bom else ""
+                if entry.part is not None:
+                    mine = [next(given) for _ in entry.part.pieces]
+                    data = (bom + entry.part.translated(mine)).encode("utf-8")
+                elif entry.chapter is not None:
+                    chapter = translate_html(
+                        entry.chapter, lambda runs: [next(given) for _ in runs]
+                    )
+                    data = (bom + chapter).encode("utf-8")
+                archive.writestr(_fresh_info(entry.info), data)
+        if next(given, None) is not None:
+            raise ValueError("more translations than texts")
+        return out.getvalue()
+
+
+def is_office(name: str) -> bool:
+    """Whether ``name``'s extension is one of :data:`FORMATS`."""
+    return PurePosixPath(name).suffix.lower() in FORMATS
+
+
+def read_office(data: bytes, name: str) -> OfficeDocument:
+    """The document ``data``, of the format ``name``'s extension says.
+
+    Raises:
+        OfficeError: not a ZIP, encrypted, without the part its format needs, too large to
+            unpack, or a text part not in UTF-8; the message names the file and what to do.
+    """
+    suffix = PurePosixPath(name).suffix.lower()
+    kind, _, parts = FORMATS[suffix]
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError):
+        raise OfficeError(
+            f"{name}: not {kind}: the file is not a ZIP archive as {suffix} files are "
+            f"(damaged, or another format renamed); save it again as {suffix}"
+        ) from None
+    with archive:
+        infos = archive.infolist()
+        names = {info.filename for info in infos}
+        if _REQUIRED[suffix] not in names:
+            raise OfficeError(
+                f"{name}: not {kind}: it has no {_REQUIRED[suffix]}; save it again as {suffix}"
+            )
+        if len(infos) > MAX_ENTRIES or sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
+            raise OfficeError(
+                f"{name}: {len(infos)} entries of {sum(i.file_size for i in infos)} bytes "
+                f"unpacked; at most {MAX_ENTRIES} entries and {MAX_UNPACKED_BYTES} bytes "
+                "(split the document, or save its images smaller)"
+            )
+        if any(info.flag_bits & 0x1 for info in infos):
+            raise OfficeError(f"{name}: the file is password-protected; save it without one")
+        entries = [_entry(archive, info, parts, name) for info in infos]
+    return OfficeDocument(suffix, entries)
+
+
+def _entry(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, parts: dict[str, Dialect | None], name: str
+) -> _Entry:
+    try:
+        data = archive.read(info)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as exc:
+        raise OfficeError(
+            f"{name}: {info.filename} cannot be unpacked ({exc}); save the document again"
+        ) from None
+    for pattern, dialect in parts.items():
+        if not re.fullmatch(pattern, info.filename, flags=re.IGNORECASE):
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise OfficeError(
+                f"{name}: {info.filename} is not UTF-8 (byte {exc.start + 1}, line {line}); "
+                "save the document again"
+            ) from None
+        bom = text.startswith("\ufeff")
+        text = text.removeprefix("\ufeff")
+        if dialect is None:
+            return _Entry(info, data, chapter=text, bom=bom)
+        return _Entry(info, data, part=XmlPart(text, dialect), bom=bom)
+    return _Entry(info, data)
+
+
+def _fresh_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:
+    """An entry's name, time, compression and attributes, without the sizes, checksums and
+    flags of the old data (written again for the new)."""
+    fresh = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+    fresh.compress_type = info.compress_type
+    fresh.external_attr = info.external_attr
+    fresh.create_system = info.create_system
+    fresh.comment = info.comment
+    return fresh
+
+
+__all__ = [
+    "FORMATS",
+    "MAX_UNPACKED_BYTES",
+    "OfficeDocument",
+    "OfficeError",
+    "is_office",
+    "read_office",
+]

@@ -1,0 +1,285 @@
+"""The text of one XML part of an office document, paragraph by paragraph, and the part written
+back with each paragraph's translation (:mod:`anuvad.inference.office` holds the containers).
+
+A part is cut into markup and character data, as :mod:`anuvad.inference.markup` cuts HTML, so
+whatever is not translated stays byte for byte. Each paragraph (Word's ``w:p``, DrawingML's
+``a:p``, OpenDocument's ``text:p`` / ``text:h``, a spreadsheet's shared string ``x:si``) is one
+piece of text, cut further where a tab or a line break stands in it; a piece is translated
+whole, so a sentence that Word stores in several runs (a spell-check mark, a bold word) reaches
+the model as one sentence. Its translation goes into the run that held most of its letters and
+the piece's other runs are emptied: the paragraph keeps its style and its runs, and a sentence
+keeps the formatting of most of its text; a bold word inside it is not carried over (that needs
+a word alignment).
+
+Elements whose text is not prose are left as they are: field codes and their results (a page
+number, a date), deleted text of tracked changes, footnote marks, phonetic guides. Prefixes are
+read from each part's namespace declarations, so a producer that writes ``ns0:p`` for Word's
+namespace is read as one that writes ``w:p``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+# Markup that holds no character data, then any tag; everything between is character data.
+_MARKUP = re.compile(
+    r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|<[^>]+>", re.DOTALL
+)
+_TAG = re.compile(r"<(/?)([\w.-]+(?::[\w.-]+)?)((?:\s[^>]*?)?)(/?)>", re.DOTALL)
+_NAMESPACE = re.compile(r"""\bxmlns(?::([\w.-]+))?\s*=\s*["']([^"']*)["']""")
+_SPACES = re.compile(r"\s+")
+_COUNT = re.compile(r"""\bc\s*=\s*["'](\d+)["']""")
+
+# The namespaces the dialects name, with the prefix the dialects use for them.
+NAMESPACES = {
+    "http://schemas.openxmlformats.org/wordprocessingml/2006/main": "w",
+    "http://schemas.openxmlformats.org/drawingml/2006/main": "a",
+    "http://schemas.openxmlformats.org/spreadsheetml/2006/main": "x",
+    "urn:oasis:names:tc:opendocument:xmlns:text:1.0": "text",
+    "urn:oasis:names:tc:opendocument:xmlns:office:1.0": "office",
+    "http://www.w3.org/2000/svg": "svg",
+    "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0": "svg",
+    "http://www.daisy.org/z3986/2005/ncx/": "ncx",
+}
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Where one family of XML parts keeps its prose.
+
+    Attributes:
+        paragraph: the elements that are paragraphs (a piece of text each, nested ones apart).
+        text: the elements whose character data is text; empty: all character data inside a
+            paragraph is (OpenDocument).
+        breaks: empty elements that cut a paragraph into pieces translated apart (tab, line
+            break).
+        skip: elements whose character data is never translated (fields, deleted text).
+        spaces: OpenDocument's ``text:s`` (``c`` spaces); "" where the dialect has none.
+        collapse: white space collapses to one space, as OpenDocument reads it (Word keeps it).
+    """
+
+    paragraph: frozenset[str]
+    text: frozenset[str] = frozenset()
+    breaks: frozenset[str] = frozenset()
+    skip: frozenset[str] = frozenset()
+    spaces: str = ""
+    collapse: bool = False
+
+
+WORD = Dialect(
+    paragraph=frozenset({"w:p"}),
+    text=frozenset({"w:t"}),
+    breaks=frozenset({"w:tab", "w:br", "w:cr", "w:ptab"}),
+    skip=frozenset({"w:instrText", "w:delText", "w:fldSimple"}),
+)
+DRAWING = Dialect(  # PowerPoint's slides and notes
+    paragraph=frozenset({"a:p"}),
+    text=frozenset({"a:t"}),
+    breaks=frozenset({"a:br"}),
+    skip=frozenset({"a:fld"}),
+)
+SHARED_STRINGS = Dialect(  # Excel's cell texts
+    paragraph=frozenset({"x:si"}),
+    text=frozenset({"x:t"}),
+    skip=frozenset({"x:rPh", "x:phoneticPr"}),
+)
+OPEN_DOCUMENT = Dialect(
+    paragraph=frozenset({"text:p", "text:h"}),
+    breaks=frozenset({"text:tab", "text:line-break"}),
+    skip=frozenset(
+        {
+            "text:note-citation",
+            "text:page-number",
+            "text:page-count",
+            "text:date",
+            "text:time",
+            "text:sequence",
+            "text:sequence-ref",
+            "text:bookmark-ref",
+            "text:reference-ref",
+            "text:note-ref",
+            "text:chapter",
+            "text:file-name",
+            "svg:title",
+            "svg:desc",
+            "office:annotation",
+            "office:annotation-end",
+        }
+    ),
+    spaces="text:s",
+    collapse=True,
+)
+NCX = Dialect(paragraph=frozenset({"ncx:text"}))  # an EPUB's table of contents
+
+
+@dataclass
+class Piece:
+    """A stretch of one paragraph translated whole: the character data tokens it is made of.
+
+    Attributes:
+        paragraph: the paragraph's number in its part (from 1, every paragraph counted).
+        tokens: indices of its tokens in the part (text, and ``text:s`` tags).
+        values: what each token adds to the piece's text.
+        holders: for each token, the index of the start tag of the element holding it (-1: none).
+    """
+
+    paragraph: int
+    tokens: list[int] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
+    holders: list[int] = field(default_factory=list)
+
+
+class XmlPart:
+    """One XML part cut into tokens, with its translatable pieces."""
+
+    def __init__(self, xml: str, dialect: Dialect) -> None:
+        self.tokens: list[str] = _tokens(xml)
+        self.dialect = dialect
+        self.pieces: list[Piece] = [
+            p for p in _pieces(self.tokens, dialect, _prefixes(xml)) if _has_letter(p)
+        ]
+
+    def texts(self) -> list[str]:
+        """Each piece's text (white space at its edges taken off)."""
+        return [self._joined(piece).strip() for piece in self.pieces]
+
+    def _joined(self, piece: Piece) -> str:
+        joined = "".join(piece.values)
+        return _SPACES.sub(" ", joined) if self.dialect.collapse else joined
+
+    def translated(self, translations: list[str]) -> str:
+        """The part with each piece's text replaced by its translation (in piece order)."""
+        if len(translations) != len(self.pieces):
+            raise ValueError(f"{len(self.pieces)} pieces, {len(translations)} translations")
+        tokens = list(self.tokens)
+        for piece, translation in zip(self.pieces, translations, strict=True):
+            joined = self._joined(piece)
+            stripped = joined.strip()
+            lead = joined[: len(joined) - len(joined.lstrip())]
+            trail = joined[len(joined.rstrip()) :]
+            carrier = max(
+                range(len(piece.tokens)),
+                key=lambda i: sum(not c.isspace() for c in piece.values[i]),
+            )  # the first of the tokens with most letters: its run keeps the whole translation
+            for index in piece.tokens:
+                tokens[index] = ""
+            text = lead + translation + trail if stripped else joined
+            tokens[piece.tokens[carrier]] = html.escape(text, quote=False)
+            holder = piece.holders[carrier]
+            if holder >= 0 and (text != text.strip() or "  " in text):
+                tokens[holder] = _preserving_space(tokens[holder])
+        return "".join(tokens)
+
+
+def _tokens(xml: str) -> list[str]:
+    """``xml`` cut into markup and character data (joined, they give it back exactly)."""
+    tokens: list[str] = []
+    position = 0
+    for match in _MARKUP.finditer(xml):
+        if match.start() > position:
+            tokens.append(xml[position : match.start()])
+        tokens.append(match.group())
+        position = match.end()
+    if position < len(xml):
+        tokens.append(xml[position:])
+    return tokens
+
+
+def _prefixes(xml: str) -> dict[str, str]:
+    """Each prefix the part declares for a namespace the dialects know → the dialects' prefix
+    ("" is the default namespace)."""
+    return {
+        prefix or "": NAMESPACES[uri]
+        for prefix, uri in _NAMESPACE.findall(xml)
+        if uri in NAMESPACES
+    }
+
+
+def _name(raw: str, prefixes: dict[str, str]) -> str:
+    prefix, _, local = raw.rpartition(":")
+    return f"{prefixes.get(prefix, prefix)}:{local}" if prefix or "" in prefixes else local
+
+
+@dataclass
+class _Open:
+    name: str
+    start: int  # the index of its start tag
+
+
+def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> list[Piece]:
+    """Every piece of every paragraph, in document order (nested paragraphs apart from the
+    paragraph around them)."""
+    pieces: list[Piece] = []
+    stack: list[_Open] = []
+    paragraphs: list[Piece] = []  # the open paragraphs' current pieces, innermost last
+    skipping = 0  # how many open elements are in ``skip``
+    counted = 0
+    for index, token in enumerate(tokens):
+        tag = _TAG.fullmatch(token) if token.startswith("<") else None
+        if tag is None:
+            if token.startswith("<") or not paragraphs or skipping:
+                continue
+            holder = stack[-1] if stack else None
+            if dialect.text and (holder is None or holder.name not in dialect.text):
+                continue
+            piece = paragraphs[-1]
+            piece.tokens.append(index)
+            piece.values.append(html.unescape(token))
+            piece.holders.append(holder.start if holder and dialect.text else -1)
+            continue
+        closing, raw_name, attributes, empty = tag.groups()
+        name = _name(raw_name, prefixes)
+        if closing:
+            while stack:
+                top = stack.pop()
+                skipping -= top.name in dialect.skip
+                if top.name in dialect.paragraph:
+                    pieces.append(paragraphs.pop())
+                if top.name == name:
+                    break
+            continue
+        if name in dialect.paragraph:
+            counted += 1  # an empty paragraph too: the numbers are those a reader counts
+        if name in dialect.paragraph and not empty:
+            paragraphs.append(Piece(counted))
+            stack.append(_Open(name, index))
+        elif paragraphs and not skipping and name in dialect.breaks:
+            pieces.append(paragraphs[-1])
+            paragraphs[-1] = Piece(paragraphs[-1].paragraph)
+        elif paragraphs and not skipping and name == dialect.spaces and dialect.spaces:
+            count = _COUNT.search(attributes)
+            piece = paragraphs[-1]
+            piece.tokens.append(index)
+            piece.values.append(" " * int(count.group(1) if count else 1))
+            piece.holders.append(-1)
+        elif not empty:
+            stack.append(_Open(name, index))
+            skipping += name in dialect.skip
+    return pieces + paragraphs[::-1]  # paragraphs left open at the end of a broken part
+
+
+def _has_letter(piece: Piece) -> bool:
+    return any(c.isalpha() for value in piece.values for c in value)
+
+
+def _preserving_space(start_tag: str) -> str:
+    """A text element's start tag that keeps white space at the text's edges (Word drops it
+    without ``xml:space="preserve"``)."""
+    if "xml:space" in start_tag:
+        return start_tag
+    return start_tag[:-1] + ' xml:space="preserve">'
+
+
+__all__ = [
+    "DRAWING",
+    "NAMESPACES",
+    "NCX",
+    "OPEN_DOCUMENT",
+    "SHARED_STRINGS",
+    "WORD",
+    "Dialect",
+    "Piece",
+    "XmlPart",
+]

@@ -1,0 +1,239 @@
+"""Office documents and e-books: every piece of prose found and translated whole, everything
+else written back as it was, and a file that is not what it says refused with its name."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+
+import pytest
+
+from anuvad.inference.office import FORMATS, OfficeDocument, OfficeError, read_office
+from office_samples import DECL, docx, epub, odf, paragraph, pptx, run, xlsx, zipped
+
+
+def _translated(doc: OfficeDocument, change: Callable[[str], str]) -> bytes:
+    return doc.translated([change(t) for t in doc.texts()])
+
+
+def _part(data: bytes, name: str) -> str:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.read(name).decode("utf-8")
+
+
+def _shout(text: str) -> str:
+    return f"«{text.upper()}»"
+
+
+WORD_BODY = (
+    # a sentence Word keeps in three runs (a spell-check split, then a bold word)
+    paragraph(
+        run("The train to Del"), run("hi was late by "), run("two", bold=True), run(" hours.")
+    )
+    + paragraph()  # an empty paragraph: nothing to translate, still counted
+    + paragraph(run("Name:"), "<w:r><w:tab/></w:r>", run("Ravi Kumar"))
+    + paragraph(
+        run("Page "),
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r>',
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>',
+        "<w:del><w:r><w:delText>removed words</w:delText></w:r></w:del>",
+    )
+    + paragraph(run("12 &amp; 13 &lt;June&gt;"))
+)
+
+
+def test_a_word_sentence_in_several_runs_is_one_text_and_tabs_and_fields_cut_or_stay() -> None:
+    doc = read_office(docx(WORD_BODY, header=paragraph(run("Annual report"))), "report.docx")
+    assert doc.texts() == [
+        "The train to Delhi was late by two hours.",
+        "Name:",
+        "Ravi Kumar",
+        "Page",
+        "12 & 13 <June>",
+        "Annual report",
+    ]
+    assert doc.places() == [
+        "word/document.xml, paragraph 1",
+        "word/document.xml, paragraph 3",
+        "word/document.xml, paragraph 3",
+        "word/document.xml, paragraph 4",
+        "word/document.xml, paragraph 5",
+        "word/header1.xml, paragraph 1",
+    ]
+
+
+def test_every_piece_comes_back_translated_and_read_again_gives_the_translations() -> None:
+    """The strongest check of the write-back: the translated file, read again, holds exactly the
+    translations, in order, for every format."""
+    samples = {
+        ".docx": docx(WORD_BODY, header=paragraph(run("Annual report"))),
+        ".pptx": pptx(
+            [
+                "<a:p><a:r><a:t>Fares </a:t></a:r><a:r><a:rPr b='1'/><a:t>rise</a:t></a:r>"
+                "<a:br/><a:r><a:t>from Monday.</a:t></a:r></a:p>",
+                "<a:p><a:fld type='slidenum'><a:t>2</a:t></a:fld>"
+                "<a:r><a:t>Thanks</a:t></a:r></a:p>",
+            ],
+            notes="<a:p><a:r><a:t>Speak slowly.</a:t></a:r></a:p>",
+        ),
+        ".xlsx": xlsx(
+            "<si><t>Station</t></si><si><r><t>Late </t></r><r><rPr><b/></rPr><t>trains</t></r>"
+            "<rPh><t>ignored</t></rPh></si><si><t>42</t></si>"
+        ),
+        ".odt": odf(
+            '<text:h text:outline-level="1">Monsoon</text:h><text:p>The rain <text:span>came'
+            '</text:span><text:s text:c="2"/>early.<text:note><text:note-citation>1</text:note-'
+            "citation><text:note-body><text:p>Three days.</text:p></text:note-body></text:note>"
+            "</text:p><text:p>Line one<text:line-break/>line two</text:p>"
+        ),
+        ".odp": odf(
+            "<draw:page><draw:frame><draw:text-box><text:p>Welcome</text:p></draw:text-box>"
+            "</draw:frame></draw:page>",
+            kind="presentation",
+        ),
+        ".epub": epub(
+            {"one.xhtml": "<h1>Chapter <em>one</em></h1><p>The train left.</p><pre>x = 1</pre>"},
+            ["Chapter one"],
+        ),
+    }
+    assert set(samples) == set(FORMATS)
+    for suffix, data in samples.items():
+        doc = read_office(data, f"sample{suffix}")
+        texts = doc.texts()
+        assert texts and all(t == t.strip() and t for t in texts), (suffix, texts)
+        out = read_office(_translated(doc, _shout), f"sample{suffix}")
+        assert out.texts() == [_shout(t) for t in texts], suffix
+        assert out.places() == doc.places(), suffix
+
+
+def test_the_sample_texts_are_those_a_reader_sees() -> None:
+    assert read_office(
+        pptx(["<a:p><a:r><a:t>Fares </a:t></a:r><a:r><a:t>rise</a:t></a:r><a:br/>"
+              "<a:r><a:t>from Monday.</a:t></a:r></a:p>"], notes="<a:p><a:r><a:t>Speak."
+              "</a:t></a:r></a:p>"),
+        "s.pptx",
+    ).texts() == ["Fares rise", "from Monday.", "Speak."]  # fmt: skip
+    assert read_office(
+        xlsx("<si><r><t>Late </t></r><r><t>trains</t></r><rPh><t>x</t></rPh></si>"), "s.xlsx"
+    ).texts() == ["Late trains"]
+    odt = read_office(
+        odf("<text:p>The rain <text:span>came</text:span><text:s text:c='2'/>early.<text:note>"
+            "<text:note-citation>1</text:note-citation><text:note-body><text:p>Three days."
+            "</text:p></text:note-body></text:note></text:p><text:p><office:annotation>"
+            "<dc:creator>Asha</dc:creator><text:p>check this</text:p></office:annotation>"
+            "Line one<text:line-break/>line two</text:p>"),
+        "s.odt",
+    )  # fmt: skip
+    # the note's text is its own paragraph; the spaces collapse; a comment stays as written
+    assert odt.texts() == ["Three days.", "The rain came early.", "Line one", "line two"]
+    book = read_office(epub({"c.xhtml": "<p>The <b>train</b> left.</p>"}, ["Start"]), "b.epub")
+    # HTML's text runs: the chapter's title, then the runs between the tags
+    assert book.texts() == ["Start", "c.xhtml", "The", "train", "left."]
+    assert book.places() == ["OEBPS/toc.ncx, paragraph 1", *["OEBPS/c.xhtml, line 2"] * 4]
+
+
+def test_the_translation_goes_into_the_run_with_most_letters_the_others_emptied() -> None:
+    doc = read_office(docx(WORD_BODY), "r.docx")
+    part = _part(doc.translated(["ट्रेन देर से आई।", "नाम:", "रवि कुमार", "पृष्ठ", "१२ & १३"]),
+                 "word/document.xml")  # fmt: skip
+    first = part.split("</w:p>")[0]
+    assert "<w:t>ट्रेन देर से आई।</w:t>" in first  # where "The train to Del" was
+    assert (
+        first.count("<w:t") == 4
+        and first.count("<w:t></w:t>") + first.count('<w:t xml:space="preserve"></w:t>') == 3
+    )  # the other runs stay, empty, their formatting with them
+    assert "<w:rPr><w:b/></w:rPr>" in first
+    assert "<w:instrText>PAGE</w:instrText>" in part and "removed words" in part
+    assert "१२ &amp; १३" in part
+
+
+def test_untouched_entries_and_the_order_and_compression_of_every_entry_stay() -> None:
+    for data, name in (
+        (docx(WORD_BODY), "a.docx"),
+        (odf("<text:p>Hello there</text:p>"), "a.odt"),
+        (epub({"c.xhtml": "<p>Hi</p>"}, ["Start"]), "a.epub"),
+    ):
+        out = _translated(read_office(data, name), str.upper)
+        with zipfile.ZipFile(io.BytesIO(data)) as a, zipfile.ZipFile(io.BytesIO(out)) as b:
+            before, after = a.infolist(), b.infolist()
+            assert [i.filename for i in before] == [i.filename for i in after]
+            assert [i.compress_type for i in before] == [i.compress_type for i in after]
+            assert [i.date_time for i in before] == [i.date_time for i in after]
+            assert b.testzip() is None
+            for info in before:
+                if not info.filename.endswith(("document.xml", "content.xml", ".xhtml", ".ncx")):
+                    assert a.read(info) == b.read(info.filename), info.filename
+        if name != "a.docx":  # readers find the format in an uncompressed mimetype, first
+            assert out[30:38] == b"mimetype" and after[0].compress_type == zipfile.ZIP_STORED
+
+
+def test_the_same_text_back_leaves_a_part_of_single_runs_byte_for_byte() -> None:
+    body = paragraph(run("One sentence here.")) + paragraph(run(" Spaced  text "))
+    data = docx(body)
+    doc = read_office(data, "same.docx")
+    assert doc.texts() == ["One sentence here.", "Spaced  text"]
+    assert _part(doc.translated(doc.texts()), "word/document.xml") == _part(
+        data, "word/document.xml"
+    )
+
+
+def test_other_prefixes_for_the_same_namespaces_are_read_alike() -> None:
+    body = paragraph(run("Good ", prefix="ns0"), run("morning", prefix="ns0"), prefix="ns0")
+    doc = read_office(docx(body, prefix="ns0"), "ns.docx")
+    assert doc.texts() == ["Good morning"]
+    out = read_office(doc.translated(["सुप्रभात"]), "ns.docx")
+    assert out.texts() == ["सुप्रभात"]
+
+
+def test_a_part_with_a_byte_order_mark_is_translated_and_keeps_it() -> None:
+    document = f'\ufeff{DECL}<w:document xmlns:w="{W_NS}"><w:body>{paragraph(run("Hi there"))}'
+    data = zipped([("word/document.xml", document + "</w:body></w:document>")])
+    doc = read_office(data, "bom.docx")
+    assert doc.texts() == ["Hi there"]
+    assert _part(doc.translated(["नमस्ते"]), "word/document.xml").startswith("\ufeff<?xml")
+
+
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+NOT_A_ZIP = "not a Word document: the file is not a ZIP"
+REFUSED = [
+    (b"PK\x03\x04 not really", "broken.docx", f"broken.docx: {NOT_A_ZIP}"),
+    (b"plain text", "notes.odt", "notes.odt: not an OpenDocument text: the file is not a ZIP"),
+    (
+        zipped([("word/document.xml", "<x/>")]),
+        "deck.pptx",
+        "deck.pptx: not a PowerPoint presentation: it has no ppt/presentation.xml",
+    ),
+    (zipped([("mimetype", "x")]), "book.epub", "it has no META-INF/container.xml"),
+    (
+        zipped([("word/document.xml", b"<w:t>\xff</w:t>")]),
+        "bad.docx",
+        "bad.docx: word/document.xml is not UTF-8 (byte 6, line 1)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "name", "says"), REFUSED)
+def test_a_file_that_is_not_its_format_is_refused_naming_it(
+    data: bytes, name: str, says: str
+) -> None:
+    with pytest.raises(OfficeError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        read_office(data, name)
+
+
+def test_an_encrypted_or_oversized_archive_is_refused_before_unpacking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = bytearray(docx(paragraph(run("Secret plans"))))
+    data[6] |= 0x1  # the first local header's "encrypted" flag
+    central = data.rfind(b"PK\x01\x02", 0, data.rfind(b"PK\x05\x06"))
+    for offset in range(len(data) - 4):  # every central directory entry says so too
+        if data[offset : offset + 4] == b"PK\x01\x02" and offset <= central:
+            data[offset + 8] |= 0x1
+    with pytest.raises(OfficeError, match=r"locked\.docx: the file is password-protected"):
+        read_office(bytes(data), "locked.docx")
+    monkeypatch.setattr("anuvad.inference.office.MAX_UNPACKED_BYTES", 1000)
+    with pytest.raises(OfficeError, match=r"big.docx: 4 entries of \d+ bytes unpacked; at most"):
+        read_office(docx(paragraph(run("x"))), "big.docx")
