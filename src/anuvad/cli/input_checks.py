@@ -133,28 +133,34 @@ def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], mod
         )
 
 
-def warn_short(index: int, results: Sequence[Translation]) -> None:
-    """Say on stderr which translations of input line ``index`` (0-based) are much shorter
-    than their sources (:mod:`anuvad.inference.length_check`): likely wrong, part missing."""
+def _where(place: int | str) -> str:
+    """An input line (0-based) as messages name it, or a place named already."""
+    return f"line {place + 1}" if isinstance(place, int) else place
+
+
+def warn_short(place: int | str, results: Sequence[Translation]) -> None:
+    """Say on stderr which translations of input line ``place`` (0-based; or a place in a
+    document, named) are much shorter than their sources
+    (:mod:`anuvad.inference.length_check`): likely wrong, part missing."""
     for result in results:
         if result.short:
             print(
-                f"warning: line {index + 1}: the translation of {result.source[:50]!r} is much "
+                f"warning: {_where(place)}: the translation of {result.source[:50]!r} is much "
                 "shorter than its source: likely wrong (part of it may be missing)",
                 file=sys.stderr,
             )
 
 
-def warn_kept(index: int, document: DocumentTranslation[Translation]) -> None:
-    """Say on stderr which parts of input line ``index`` (0-based) were kept as written: in
-    another script than the model's source language
+def warn_kept(place: int | str, document: DocumentTranslation[Translation]) -> None:
+    """Say on stderr which parts of input line ``place`` (0-based; or a place in a document,
+    named) were kept as written: in another script than the model's source language
     (:func:`~anuvad.inference.documents.left_as_written`)."""
     from anuvad.inference.documents import left_as_written
 
     spans = [(s.start, s.end) for s in document.segments]
     for part in left_as_written(document.source, spans):
         print(
-            f"warning: line {index + 1}: {part[:50]!r} is not in the model's source language; "
+            f"warning: {_where(place)}: {part[:50]!r} is not in the model's source language; "
             "kept as written",
             file=sys.stderr,
         )

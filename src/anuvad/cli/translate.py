@@ -38,6 +38,13 @@ from anuvad.cli.job import (
     torch_threads_restored,
 )
 from anuvad.cli.model_choice import choose_model
+from anuvad.cli.office_file import (
+    copy_unchanged,
+    is_office_input,
+    office_usage_error,
+    read_office_input,
+    translate_office_file,
+)
 from anuvad.cli.options import (
     EngineOptions,
     SearchOptions,
@@ -57,6 +64,7 @@ if TYPE_CHECKING:
     from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
+    from anuvad.inference.office import OfficeDocument
     from anuvad.inference.translation import Translation
 
 
@@ -135,7 +143,7 @@ def _render(
 
 def _usage_error(args: argparse.Namespace) -> str | None:
     """What is wrong with the options taken together (None: nothing)."""
-    if problem := html_usage_error(args):
+    if problem := html_usage_error(args) or office_usage_error(args):
         return problem
     if args.scores and args.nbest > 1:
         return "--scores writes one JSON object per line; use --nbest 1"
@@ -168,7 +176,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
     """Translate stdin or ``--input``, one output line per input line, into stdout or
     ``--output``; in chunks of ``--chunk-lines`` lines, shared among the workers when started by
     ``torchrun`` (rank 0 writes every line's output in input order). An HTML document is
-    translated whole instead (:mod:`anuvad.cli.html_file`)."""
+    translated whole instead (:mod:`anuvad.cli.html_file`), and an office document paragraph
+    by paragraph (:mod:`anuvad.cli.office_file`)."""
     from anuvad.inference.cpu import choose_threads
 
     problem = _usage_error(args)
@@ -176,16 +185,25 @@ def cmd_translate(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     threads = choose_threads(args.threads)  # before reading: a negative value fails fast
-    html = is_html(args)
-    source = read_input(args.input, whole=html)  # before loading the model: bad input fails fast
-    if html:
-        from anuvad.inference.markup import html_texts
-
-        lines = html_texts(source.text.removeprefix("\ufeff"))
+    # the input read before the model is loaded: bad input fails fast
+    office = read_office_input(args.input) if is_office_input(args) else None
+    html = office is None and is_html(args)
+    document: str | OfficeDocument | None = office
+    if office is not None:
+        lines, newline = office.texts(), "\n"
     else:
-        lines = source.lines
-    if html and not lines:  # nothing between the tags to translate: the document as it is
-        write_output(args, source.text)
+        source = read_input(args.input, whole=html)
+        lines, newline = source.lines, source.newline
+        if html:
+            from anuvad.inference.markup import html_texts
+
+            document = source.text
+            lines = html_texts(source.text.removeprefix("\ufeff"))
+    if document is not None and not lines:  # nothing to translate: the document as it is
+        if office is not None:
+            copy_unchanged(args)
+        else:
+            write_output(args, source.text)
         return 0
     choice = choose_model(args.model, lines)
     if choice.chosen_for is not None:
@@ -197,8 +215,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with torch_threads_restored():
-        document = source.text if html else None
-        return _translate(args, lines, choice.model, threads, source.newline, document)
+        return _translate(args, lines, choice.model, threads, newline, document)
 
 
 def _translate(
@@ -207,7 +224,7 @@ def _translate(
     model: str,
     threads: int,
     newline: str,
-    document: str | None = None,
+    document: str | OfficeDocument | None = None,
 ) -> int:
     """:func:`cmd_translate` once the input is read and the model and threads are chosen; the
     output lines end as the input's (``newline``: a file saved on Windows stays CRLF); an HTML
@@ -232,7 +249,10 @@ def _translate(
         job = TranslationJob(
             translator, settings, search.use_cache, None, glossary, False, verbatim, names
         )
-        translate_html_file(args, job, document)
+        if isinstance(document, str):
+            translate_html_file(args, job, document)
+        else:
+            translate_office_file(args, job, document)
         shutdown_distributed(context, wait_for_all=True)
         return 0
     if not split:
@@ -304,7 +324,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         default="auto",
         help="text: one output line per input line; html: the document's text between its tags "
         "translated, its markup kept byte for byte (as the server's format html); auto (the "
-        "default): html for an --input named .html or .htm, else text",
+        "default): html for an --input named .html or .htm, a document of the same format for "
+        ".docx, .pptx, .xlsx, .odt, .odp and .epub (with --output), else text",
     )
     p.add_argument("--output", help="output file (default stdout)")
     p.add_argument(

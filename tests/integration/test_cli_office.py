@@ -1,0 +1,57 @@
+"""``anuvad translate`` of an office document: the same file back, each paragraph translated as
+the command translates a line of text, and what it cannot do refused before a model loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anuvad.cli.main import main
+from anuvad.inference.office import read_office
+from office_samples import docx, odf, paragraph, run
+
+
+def test_a_word_file_comes_back_each_paragraph_translated_as_a_line_of_text_is(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = paragraph(
+        run("The sky "), run("is", bold=True), run(" blue. A man is riding a horse.")
+    ) + paragraph(run("Name:"), "<w:r><w:tab/></w:r>", run("The dog runs."))
+    original = docx(body, header=paragraph(run("Two women sit.")))
+    (source := tmp_path / "report.DOCX").write_bytes(original)
+    out = tmp_path / "report.hi.docx"
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    assert main([*base, "--input", str(source), "--output", str(out)]) == 0
+    document = read_office(original, "report.docx")
+    (lines := tmp_path / "lines.txt").write_text("\n".join(document.texts()) + "\n")
+    capsys.readouterr()
+    assert main([*base, "--input", str(lines)]) == 0
+    as_text = capsys.readouterr().out.splitlines()
+    assert len(as_text) == 4
+    assert out.read_bytes() == document.translated(as_text)
+
+
+def test_what_an_office_file_cannot_be_translated_with_is_refused_naming_the_fix(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source := tmp_path / "notes.odt").write_bytes(odf("<text:p>The sky is blue.</text:p>"))
+    base = ["translate", "--model", str(tmp_path / "no-model.pt"), "--device", "cpu"]
+    assert main([*base, "--input", str(source)]) == 2  # no model needed to say so
+    assert (
+        "a .odt translation is a .odt file, not text: give --output (for example --output "
+        "notes.hi.odt)" in capsys.readouterr().err
+    )
+    out = ["--output", str(tmp_path / "out.odt")]
+    assert main([*base, "--input", str(source), *out, "--nbest", "2"]) == 2
+    assert "paragraph by paragraph into a .odt file, and --nbest needs plain text" in (
+        capsys.readouterr().err
+    )
+    (broken := tmp_path / "broken.docx").write_bytes(b"not a zip")
+    assert main([*base, "--input", str(broken), *out]) != 0
+    err = capsys.readouterr().err
+    assert f"{broken}: not a Word document: the file is not a ZIP archive" in err
+    (bare := tmp_path / "numbers.docx").write_bytes(docx(paragraph(run("12.5"))))
+    model = ["--model", str(tiny_enhi_model)]
+    assert main(["translate", *model, "--input", str(bare), *out]) == 0  # nothing to translate
+    assert (tmp_path / "out.odt").read_bytes() == bare.read_bytes()
