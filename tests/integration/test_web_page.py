@@ -738,6 +738,46 @@ def test_documents_come_back_in_their_own_format(browser: Any, base_url: str) ->
     page.close()
 
 
+def test_an_office_document_is_translated_on_the_server_and_saved(
+    browser: Any, base_url: str
+) -> None:
+    """A Word file opened in the page goes to the server's translate_file and comes back as a
+    download: the file translate_file makes, its paragraph translated as text is."""
+    import urllib.request
+
+    from anuvad.inference.office import read_office
+    from office_samples import docx, paragraph, run
+
+    page = open_page(browser, base_url)
+    original = docx(paragraph(run("I am going "), run("home", bold=True), run(".")))
+    with page.expect_download() as download:
+        page.set_input_files(
+            "#file-input",
+            files=[
+                {"name": "letter.docx", "mimeType": "application/octet-stream", "buffer": original}
+            ],
+        )
+    assert download.value.suggested_filename == "letter.hi.docx"
+    request = urllib.request.Request(
+        f"{base_url}/libretranslate/translate",
+        data=json.dumps({"q": "I am going home.", "source": "en", "target": "hi"}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        expected = json.load(answer)["translatedText"]
+    back = Path(download.value.path()).read_bytes()
+    assert back == read_office(original, "letter.docx").translated([expected])
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Translated')")
+    assert page.text_content("#status") == "Translated letter.docx: saved as letter.hi.docx"
+    page.set_input_files(
+        "#file-input",
+        files=[{"name": "broken.docx", "mimeType": "application/octet-stream", "buffer": b"no"}],
+    )
+    page.wait_for_function("!document.getElementById('error').hidden")
+    assert "broken.docx: not a Word document" in (page.text_content("#error") or "")
+    page.close()
+
+
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "trained_models"
 DEVANAGARI = re.compile(r"[\u0900-\u097F]")
 DEMO_TEXT = (

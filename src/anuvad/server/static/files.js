@@ -1,9 +1,10 @@
 // The text box's contents and the translation's way out: the character count, a .txt or .html
 // document opened into the box, and Copy and Download of the translation.
 
+import { authHeaders } from "./api.js";
 import { $, charCount } from "./dom.js";
-import { clearOutput, showError } from "./output.js";
-import { modelById, state } from "./state.js";
+import { clearOutput, setStatus, showError } from "./output.js";
+import { currentModel, modelById, state } from "./state.js";
 import { translate } from "./translate.js";
 
 export function updateCount() {
@@ -65,15 +66,29 @@ export function downloadTranslation() {
 }
 
 const FORMATS = { txt: "text", text: "text", html: "html", htm: "html" };
+// Documents the server translates whole (LibreTranslate's translate_file) and sends back.
+const OFFICE = {
+  docx: "a Word document",
+  pptx: "a PowerPoint presentation",
+  xlsx: "an Excel workbook",
+  odt: "an OpenDocument text",
+  odp: "an OpenDocument presentation",
+  epub: "an EPUB book",
+};
 
 // A .txt or .html document: its text goes into the box and is translated; Download gives the
-// translation back in the same format (HTML with its markup as it was).
+// translation back in the same format (HTML with its markup as it was). An office document or
+// e-book goes to the server whole and comes back translated, as a download.
 export async function openDocument(file) {
   const extension = (file.name.match(/\.([^.]+)$/) || ["", ""])[1].toLowerCase();
   const format = FORMATS[extension];
   $("file-input").value = ""; // the same file can be opened again
+  if (OFFICE[extension]) {
+    await translateFile(file, OFFICE[extension]);
+    return;
+  }
   if (!format) {
-    showError(`${file.name}: the page translates .txt and .html documents`);
+    showError(`${file.name}: the page translates .txt, .html, .${Object.keys(OFFICE).join(", .")} documents`);
     return;
   }
   $("source").value = await file.text();
@@ -91,4 +106,40 @@ export function setDocument(file) {
     ? `${file.name}: HTML; only the text between the tags is translated, the markup comes back as it was.`
     : `${file.name}: plain text.`;
   $("file-forget").hidden = file.format !== "html";
+}
+
+// An office document translated on the server paragraph by paragraph (everything else in it
+// kept), then saved under the translated name ("report.docx" → "report.hi.docx").
+async function translateFile(file, kind) {
+  const model = currentModel();
+  clearOutput();
+  showError("");
+  state.file = null;
+  $("file-forget").hidden = true;
+  $("file-note").hidden = false;
+  $("file-note-text").textContent = `${file.name}: ${kind}; its paragraphs are translated on the server and the file comes back as a download.`;
+  setStatus(`Translating ${file.name}…`);
+  const form = new FormData();
+  form.append("file", file);
+  form.append("source", model.src_lang);
+  form.append("target", model.tgt_lang);
+  try {
+    const answer = await fetch("/libretranslate/translate_file", { method: "POST", body: form, headers: authHeaders() });
+    const data = await answer.json().catch(() => ({}));
+    if (!answer.ok) throw new Error(`${answer.status}: ${data.error || answer.statusText}`);
+    const translated = await fetch(data.translatedFileUrl);
+    if (!translated.ok) throw new Error(`${translated.status}: the translation could not be fetched; open the file again`);
+    const name = decodeURIComponent(data.translatedFileUrl.split("/").pop()).replace(/^[^.]*\./, "");
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(await translated.blob());
+    link.download = name;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    setStatus(`Translated ${file.name}: saved as ${name}`);
+  } catch (err) {
+    setStatus("");
+    showError(err.message.includes(file.name) ? err.message : `${file.name}: ${err.message}`);
+  }
 }
