@@ -2,9 +2,10 @@
 (issue 34: an uploaded ``.html`` document, LibreTranslate's ``format: "html"``).
 
 The document is cut into markup (tags, comments, doctype, ``<script>``/``<style>`` bodies) and
-text runs. Each run with letters in it is unescaped (``&amp;`` → ``&``), stripped of its
-surrounding white space, translated as a document (the caller splits it into sentences), and
-escaped again between the same white space. Nothing is translated inside ``<code>``, ``<pre>``,
+text runs. Each run with letters in it is unescaped (``&amp;`` → ``&``), its white space read
+as the page shows it (a line break inside a paragraph is a space), stripped of its surrounding
+white space, translated as a document (the caller splits it into sentences), and escaped again
+between the same white space. Nothing is translated inside ``<code>``, ``<pre>``,
 ``<kbd>``, ``<samp>``, ``<var>``, ``<textarea>``, or an element marked ``translate="no"`` or
 ``class="notranslate"`` (the HTML and Google conventions), down to its end tag. Attribute values
 (``title``, ``alt``) are markup and stay as written.
@@ -97,7 +98,7 @@ def translate_html(document: str, translate: Callable[[Sequence[str]], Sequence[
         The document with its markup as it was and its text translated.
     """
     pieces = split_html(document)
-    runs = [html.unescape(p.raw).strip() for p in pieces if p.translate]
+    runs = [_run_text(p.raw) for p in pieces if p.translate]
     translated = iter(translate(runs) if runs else [])
     out: list[str] = []
     for piece in pieces:
@@ -150,7 +151,18 @@ def run_lines(document: str) -> list[int]:
 
 def html_texts(document: str) -> list[str]:
     """The text runs :func:`translate_html` would translate, unescaped and stripped."""
-    return [html.unescape(p.raw).strip() for p in split_html(document) if p.translate]
+    return [_run_text(p.raw) for p in split_html(document) if p.translate]
+
+
+# HTML's white space (not the no-break space): a line break in a paragraph's source is a space
+# on the page, so a sentence wrapped across lines is one sentence, not two (a newline ends a
+# sentence in a plain text).
+_HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
+
+
+def _run_text(raw: str) -> str:
+    """A text run as the page shows it: unescaped, its white space runs one space, stripped."""
+    return _HTML_SPACE.sub(" ", html.unescape(raw)).strip()
 
 
 __all__ = [

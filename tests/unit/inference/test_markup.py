@@ -109,3 +109,20 @@ def test_a_declared_charset_other_than_utf8_is_found() -> None:
     commented = '<!-- <meta charset="utf-8"> --><meta charset="latin1">'
     assert declares_other_charset(commented)  # the comment's tag is no declaration
     assert not declares_other_charset('<script>x = "<meta charset=latin1>"</script>')
+
+
+def test_a_sentence_wrapped_across_lines_of_the_source_is_one_text_as_the_page_shows_it() -> None:
+    """A newline ends a sentence in plain text; in HTML it is a space, so the wrapped sentence
+    reached the model as two (issue 42's follow-up: e-books are wrapped XHTML)."""
+    page = "<p>Thank you very\r\n    much.\tSee&nbsp;you\nsoon.</p>\n<pre>a\n  b</pre>"
+    assert html_texts(page) == ["Thank you very much. See\xa0you soon."]
+    seen: list[str] = []
+
+    def record(runs: Sequence[str]) -> list[str]:
+        seen.extend(runs)
+        return [run.upper() for run in runs]
+
+    assert translate_html(page, record) == (
+        "<p>THANK YOU VERY MUCH. SEE\xa0YOU SOON.</p>\n<pre>a\n  b</pre>"
+    )
+    assert seen == html_texts(page)
