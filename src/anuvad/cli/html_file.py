@@ -1,6 +1,7 @@
 """``anuvad translate`` of an HTML document: the text between its tags translated as the
-server's ``format: "html"`` translates it (each text run a document: split into sentences and
-put back), its markup byte for byte, written whole (not line by line: a line of markup is not
+server's ``format: "html"`` translates it (each unit, a text run or runs joined by inline
+elements, a document: split into sentences and put back; inline tags placed by the model's word
+alignment), its markup byte for byte, written whole (not line by line: a line of markup is not
 a sentence). Chosen by ``--format html``, or by an ``--input`` named ``.html`` / ``.htm``.
 
 As the server's ``translate_file`` does, a byte-order mark stays in front, and a page that
@@ -74,16 +75,19 @@ def translate_html_file(args: argparse.Namespace, job: TranslationJob, document:
     """The HTML ``document`` with its text runs translated as the server translates them, its
     markup as it was, written to ``--output`` or stdout; a run's likely-wrong or kept
     sentences and a run too long to translate are named by the line where the run begins."""
+    from anuvad.inference.alignment import word_alignment
     from anuvad.inference.markup import (
         declares_other_charset,
-        html_texts,
+        html_units,
         run_lines,
         translate_html,
+        unit_translations,
     )
 
     bom = document.startswith(BOM)
     document = document.removeprefix(BOM)  # never part of a run's text
-    runs, lines = html_texts(document), run_lines(document)
+    units, lines = html_units(document), run_lines(document)
+    runs = [unit.text for unit in units]
     if args.format == "auto":
         print(
             f"anuvad: translating {input_name(args.input)} as HTML (the text between its tags); "
@@ -95,7 +99,9 @@ def translate_html_file(args: argparse.Namespace, job: TranslationJob, document:
     for line, translated in zip(lines, documents, strict=True):
         warn_short(line - 1, translated.sentences)
         warn_kept(line - 1, translated)
-    out = translate_html(document, lambda given: [d.text for d in documents])
+    engine = job.translator
+    placed = unit_translations(units, documents, lambda r: word_alignment(engine.attention_of(r)))
+    out = translate_html(document, lambda given: placed)
     write_output(args, (BOM if bom or declares_other_charset(document) else "") + out)
 
 

@@ -10,8 +10,13 @@ between the same white space. Nothing is translated inside ``<code>``, ``<pre>``
 ``class="notranslate"`` (the HTML and Google conventions), down to its end tag. Attribute values
 (``title``, ``alt``) are markup and stay as written.
 
-Each text run is translated on its own, so a sentence cut by an inline tag ("Visit <b>Delhi</b>
-today") is translated in pieces: markup is never moved or dropped, at some cost in fluency.
+Text runs joined by inline elements (``<b>``, ``<a href>``, ``<span>``: :data:`INLINE_ELEMENTS`)
+are one unit, translated whole: "Visit <b>Delhi</b> today" is one sentence to the model, and the
+bold goes around the translated word that came from "Delhi" (:mod:`anuvad.inference.inline`,
+with the word alignment the caller gives; word order without one). Every element of the unit is
+in its translation, well nested; the inline tags are written as they were, only their places
+among the words change. A unit whose inline elements do not open and close inside it (an
+``<a>`` around a ``<div>``) is translated run by run, its markup byte for byte.
 """
 
 from __future__ import annotations
@@ -21,6 +26,10 @@ import html.entities
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from anuvad.inference.documents import DocumentTranslation
+from anuvad.inference.inline import Block, Element, PlacedSentence, Stack, render
+from anuvad.inference.translation import Translation
 
 # Markup that holds no translatable text, then any tag; everything between is text.
 _MARKUP = re.compile(
@@ -41,6 +50,12 @@ _UNIT = re.compile(
     re.DOTALL,
 )
 KEEP_ELEMENTS = frozenset({"code", "pre", "kbd", "samp", "var", "textarea"})
+# Elements that sit inside a sentence: the text around them is one unit.
+INLINE_ELEMENTS = frozenset(
+    {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "data", "del", "dfn", "em", "font", "i",
+     "ins", "label", "mark", "nobr", "q", "s", "small", "span", "strike", "strong", "sub", "sup",
+     "time", "tt", "u"}
+)  # fmt: skip
 VOID_ELEMENTS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
      "track", "wbr"}
@@ -49,10 +64,41 @@ VOID_ELEMENTS = frozenset(
 
 @dataclass(frozen=True)
 class Piece:
-    """A stretch of the document: markup or text, and whether its text is to be translated."""
+    """A stretch of the document: markup or text, whether its text is to be translated, and
+    whether an enclosing element keeps it as written."""
 
     raw: str
     translate: bool = False
+    text: bool = False
+    kept: bool = False
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What is translated as one text: a text run, or runs joined by inline elements.
+
+    Attributes:
+        first: the index of its first piece (of :func:`split_html`'s).
+        last: the index of its last piece.
+        text: what the model is given: unescaped, white space as the page shows it, stripped.
+        block: the unit's text with its inline elements; None for a single run.
+        offset: where ``text`` begins in ``block.text``.
+    """
+
+    first: int
+    last: int
+    text: str
+    block: Block | None = None
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class UnitTranslation:
+    """A unit's translation: its text, and (for a unit with inline elements) its sentences'
+    places in the unit's text, translations and word alignments."""
+
+    text: str
+    sentences: Sequence[PlacedSentence] = ()
 
 
 def split_html(document: str) -> list[Piece]:
@@ -83,31 +129,139 @@ def split_html(document: str) -> list[Piece]:
 
 
 def _text(raw: str, kept: bool) -> Piece:
-    return Piece(raw, translate=not kept and any(c.isalpha() for c in html.unescape(raw)))
+    letters = any(c.isalpha() for c in html.unescape(raw))
+    return Piece(raw, translate=not kept and letters, text=True, kept=kept)
 
 
-def translate_html(document: str, translate: Callable[[Sequence[str]], Sequence[str]]) -> str:
-    """``document`` with every translatable text run replaced by its translation.
+def html_units(document: str) -> list[Unit]:
+    """The units :func:`translate_html` translates, in document order."""
+    pieces = split_html(document)
+    units: list[Unit] = []
+    group: list[int] = []  # text and inline tags not yet in a unit
+    for index, piece in enumerate(pieces):
+        if (piece.text and not piece.kept) or _inline_tag(piece.raw):
+            group.append(index)
+            continue
+        units.extend(_group_units(pieces, group))
+        group = []
+    units.extend(_group_units(pieces, group))
+    return units
+
+
+def _inline_tag(raw: str) -> str | None:
+    """The name of an inline element whose start or end tag ``raw`` is (None: another tag, or
+    one of an element kept as written)."""
+    if (start := _START.fullmatch(raw)) is not None:
+        name = start.group(1).lower()
+        if name in INLINE_ELEMENTS and not raw.endswith("/>") and not _NO_TRANSLATE.search(raw):
+            return name
+    elif (end := _END.fullmatch(raw)) is not None and end.group(1).lower() in INLINE_ELEMENTS:
+        return end.group(1).lower()
+    return None
+
+
+def _group_units(pieces: list[Piece], group: list[int]) -> list[Unit]:
+    """The units of a stretch of text and inline tags: one, when its elements open and close
+    inside it and it has tags; else each translatable run alone."""
+    runs = [i for i in group if pieces[i].translate]
+    if not runs:
+        return []
+    block = _block(pieces, group) if any(not pieces[i].text for i in group) else None
+    if block is None:
+        return [Unit(i, i, _run_text(pieces[i].raw)) for i in runs]
+    text = block.text.strip()
+    return [Unit(group[0], group[-1], text, block, len(block.text) - len(block.text.lstrip()))]
+
+
+def _block(pieces: list[Piece], group: list[int]) -> Block | None:
+    """The group's text and elements (None: an element opened and not closed in it, or
+    closed and not opened)."""
+    block = Block()
+    stack: Stack = ()
+    names: list[str] = []
+    for index in group:
+        raw = pieces[index].raw
+        if pieces[index].text:
+            text = _HTML_SPACE.sub(" ", html.unescape(raw))
+            if block.text.endswith(" ") or not block.text:
+                text = text.lstrip(" ")
+            block.append(text, stack)
+            continue
+        name = _inline_tag(raw)
+        assert name is not None
+        if raw.startswith("</"):
+            if not names or names[-1] != name:
+                return None
+            names.pop()
+            element = stack[-1]
+            block.elements[element] = Element(block.elements[element].start, raw)
+            stack = stack[:-1]
+        else:
+            names.append(name)
+            stack = block.open(Element(raw, ""), stack)
+    return block if not names else None
+
+
+def translate_html(
+    document: str, translate: Callable[[Sequence[str]], Sequence[str | UnitTranslation]]
+) -> str:
+    """``document`` with every unit's text replaced by its translation.
 
     Args:
         document: an HTML document or fragment.
-        translate: texts in (each may hold several sentences), their translations out, in order;
-            called once with every run of the document.
+        translate: the units' texts (:func:`html_texts`; each may hold several sentences) in,
+            their translations out, in order; called once with every unit of the document. A
+            unit with inline elements is placed by its translation's sentences and alignments
+            when given (:class:`UnitTranslation`), else as one sentence in word order.
 
     Returns:
-        The document with its markup as it was and its text translated.
+        The document with its markup as it was (a unit's inline tags placed among the
+        translated words) and its text translated.
     """
     pieces = split_html(document)
-    runs = [_run_text(p.raw) for p in pieces if p.translate]
-    translated = iter(translate(runs) if runs else [])
-    out: list[str] = []
-    for piece in pieces:
-        if not piece.translate:
-            out.append(piece.raw)
+    units = html_units(document)
+    translated = list(translate([u.text for u in units]) if units else [])
+    out = [piece.raw for piece in pieces]
+    for unit, translation in zip(units, translated, strict=True):
+        done = (
+            translation
+            if isinstance(translation, UnitTranslation)
+            else UnitTranslation(translation)
+        )
+        if unit.block is None:
+            lead, trail = _white_edges(pieces[unit.first].raw)
+            out[unit.first] = lead + html.escape(done.text, quote=False) + trail
             continue
-        lead, trail = _white_edges(piece.raw)
-        out.append(lead + html.escape(next(translated), quote=False) + trail)
+        sentences = done.sentences or [PlacedSentence(0, len(unit.text), done.text)]
+        moved = [
+            PlacedSentence(s.start + unit.offset, s.end + unit.offset, s.text, s.alignment)
+            for s in sentences
+        ]
+        for index in range(unit.first, unit.last + 1):
+            out[index] = ""
+        out[unit.first] = render(unit.block, moved)
     return "".join(out)
+
+
+def unit_translations(
+    units: Sequence[Unit],
+    documents: Sequence[DocumentTranslation[Translation]],
+    align: Callable[[Translation], list[int] | None],
+) -> list[UnitTranslation]:
+    """Each unit's translation for :func:`translate_html`: its text, and for a unit with inline
+    elements its sentences placed, each with ``align``'s word alignment of its translation."""
+    return [
+        UnitTranslation(
+            document.text,
+            [
+                PlacedSentence(segment.start, segment.end, result.text, align(result))
+                for segment, result in zip(document.segments, document.sentences, strict=True)
+            ]
+            if unit.block is not None
+            else (),
+        )
+        for unit, document in zip(units, documents, strict=True)
+    ]
 
 
 def _white_edges(raw: str) -> tuple[str, str]:
@@ -136,22 +290,27 @@ def declares_other_charset(document: str) -> bool:
 
 
 def run_lines(document: str) -> list[int]:
-    """The line (from 1) on which each text run of :func:`html_texts` begins its text."""
-    lines: list[int] = []
-    position, counted, line = 0, 0, 1
-    for piece in split_html(document):
-        if piece.translate:
-            start = position + len(_white_edges(piece.raw)[0])  # as the run is stripped
-            line += document.count("\n", counted, start)
-            counted = start
-            lines.append(line)
+    """The line (from 1) on which each unit of :func:`html_texts` begins its text."""
+    pieces = split_html(document)
+    starts, position = [], 0
+    for piece in pieces:
+        starts.append(position)
         position += len(piece.raw)
+    lines: list[int] = []
+    counted, line = 0, 1
+    for unit in html_units(document):
+        first = next(i for i in range(unit.first, unit.last + 1) if pieces[i].translate)
+        start = starts[first] + len(_white_edges(pieces[first].raw)[0])  # as the run is stripped
+        line += document.count("\n", counted, start)
+        counted = start
+        lines.append(line)
     return lines
 
 
 def html_texts(document: str) -> list[str]:
-    """The text runs :func:`translate_html` would translate, unescaped and stripped."""
-    return [_run_text(p.raw) for p in split_html(document) if p.translate]
+    """The texts :func:`translate_html` would translate (each unit's), unescaped, white space
+    as the page shows it, stripped."""
+    return [unit.text for unit in html_units(document)]
 
 
 # HTML's white space (not the no-break space): a line break in a paragraph's source is a space
@@ -166,11 +325,16 @@ def _run_text(raw: str) -> str:
 
 
 __all__ = [
+    "INLINE_ELEMENTS",
     "KEEP_ELEMENTS",
     "Piece",
+    "Unit",
+    "UnitTranslation",
     "declares_other_charset",
     "html_texts",
+    "html_units",
     "run_lines",
     "split_html",
     "translate_html",
+    "unit_translations",
 ]

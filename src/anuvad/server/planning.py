@@ -16,13 +16,15 @@ import asyncio
 import functools
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import ConfigError, DataError, InputTooLongError
+from anuvad.inference.alignment import word_alignment
 from anuvad.inference.documents import (
+    DocumentTranslation,
     Segment,
     assemble_documents,
     count_sentences,
@@ -30,7 +32,8 @@ from anuvad.inference.documents import (
     whole_text,
 )
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
-from anuvad.inference.markup import html_texts, translate_html
+from anuvad.inference.inline import PlacedSentence
+from anuvad.inference.markup import UnitTranslation, html_units, translate_html
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim
 from anuvad.server.answer_schemas import SentenceOut, TranslateResponse, TranslationOut
@@ -45,15 +48,16 @@ from anuvad.server.state import ServedModel, ServerState
 
 @dataclass(frozen=True)
 class Unit:
-    """What is split into sentences and put back together: a plain text, or one text run of an
-    HTML text (unescaped and stripped).
+    """What is split into sentences and put back together: a plain text, or one unit of an
+    HTML text (a text run, or runs joined by inline elements: unescaped and stripped).
 
     Attributes:
         text: which text of the request it belongs to.
-        run: its index among that text's runs (None: a plain text).
-        source: the text or run.
+        run: its index among that text's units (None: a plain text).
+        source: the text or unit.
         segments: its sentences and their places in ``source``.
         first: the index of its first sentence among its text's sentences.
+        inline: an HTML unit with inline elements, placed by word alignment.
     """
 
     text: int
@@ -61,6 +65,7 @@ class Unit:
     source: str
     segments: list[Segment]
     first: int
+    inline: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ class RequestPlan:
     detected_language: str | None
     decoding: Decoding
     names: bool = False  # write the names the model misses in its own spelling
+    # per sentence of an inline HTML unit: its translation's word alignment (set by work)
+    alignments: dict[int, list[int] | None] = field(default_factory=dict)
 
     def work(
         self, state: ServerState, quality: bool, progress: Progress | None = None
@@ -97,20 +104,32 @@ class RequestPlan:
             progress=progress,
             verbatim=self.verbatim,
         )
-        if not self.names:
+        if not self.names and not self.html:
             return first
-        return self._with_names(first, deadline, quality)
+        return self._then(first, deadline, quality)
 
-    async def _with_names(
+    async def _then(
         self, first: Coroutine[Any, Any, list[Translation]], deadline: float | None, quality: bool
     ) -> list[Translation]:
+        """The first pass's results, with the names pass (:attr:`names`) and the word
+        alignments of the inline HTML units' sentences (on the model's thread)."""
         from anuvad.server.names import with_names
 
         results = await first
-        return await with_names(
-            self.model, self.sentences(), results, self.settings, deadline, self.terms, quality,
-            self.verbatim,
-        )  # fmt: skip
+        if self.names:
+            results = await with_names(
+                self.model, self.sentences(), results, self.settings, deadline, self.terms,
+                quality, self.verbatim,
+            )  # fmt: skip
+        inline = [i for i, (unit, _, _) in enumerate(self.places) if unit.inline]
+        if inline:
+            engine = self.model.engine
+
+            def align() -> list[list[int] | None]:
+                return [word_alignment(engine.attention_of(results[i])) for i in inline]
+
+            self.alignments.update(zip(inline, await self.model.batcher.call(align), strict=True))
+        return results
 
     def sentences(self) -> list[str]:
         """Every sentence to translate, all texts' in order."""
@@ -155,7 +174,8 @@ class RequestPlan:
                 document = mine[0][1]  # a plain text is one unit
                 outs.append(document_out(document, self.terms, self.tokenizer))
                 continue
-            out = translate_html(text, _given([d.text for _, d in mine]))
+            placed = [self._placed(unit, document) for unit, document in mine]
+            out = translate_html(text, _given(placed))
             sentences = [
                 sentence_out(segment, result, self.terms, self.tokenizer, unit.run)
                 for unit, document in mine
@@ -171,12 +191,27 @@ class RequestPlan:
             elapsed_ms=elapsed_ms,
         )
 
+    def _placed(self, unit: Unit, document: DocumentTranslation[Translation]) -> UnitTranslation:
+        """A unit's translation, with its sentences' places and word alignments."""
+        if not unit.inline:
+            return UnitTranslation(document.text)
+        index = next(i for i, (u, _, _) in enumerate(self.places) if u is unit)
+        return UnitTranslation(
+            document.text,
+            [
+                PlacedSentence(segment.start, segment.end, result.text, self.alignments.get(k))
+                for k, (segment, result) in enumerate(
+                    zip(document.segments, document.sentences, strict=True), start=index
+                )
+            ],
+        )
 
-def _given(translations: list[str]) -> Callable[[Sequence[str]], list[str]]:
+
+def _given(translations: list[UnitTranslation]) -> Callable[[Sequence[str]], list[UnitTranslation]]:
     """A ``translate`` for :func:`translate_html` that hands out ``translations`` (made
-    already, one per text run)."""
+    already, one per unit)."""
 
-    def translate(runs: Sequence[str]) -> list[str]:
+    def translate(runs: Sequence[str]) -> list[UnitTranslation]:
         assert len(runs) == len(translations), "the runs are split_html's both times"
         return translations
 
@@ -195,7 +230,7 @@ async def plan_request(state: ServerState, body: TranslateRequest) -> RequestPla
     html = body.format == "html"
     # Sentence splitting and markup parsing are CPU work: off the event loop.
     pieces = await asyncio.to_thread(_pieces, texts, html)
-    readable = ["\n".join(p for i, _, p in pieces if i == n) for n in range(len(texts))]
+    readable = ["\n".join(p[2] for p in pieces if p[0] == n) for n in range(len(texts))]
     model, detected = choose_model(state, body.model, readable)
     settings = search_settings(model.engine, body)
     units = await asyncio.to_thread(plan_units, pieces, model, body.split_sentences)
@@ -212,16 +247,22 @@ async def plan_request(state: ServerState, body: TranslateRequest) -> RequestPla
     )
 
 
-def _pieces(texts: Sequence[str], html: bool) -> list[tuple[int, int | None, str]]:
-    """(text index, run index or None, the text or run) of what is to be translated."""
+Piece = tuple[int, int | None, str, bool]  # text index, unit index or None, its text, inline
+
+
+def _pieces(texts: Sequence[str], html: bool) -> list[Piece]:
+    """(text index, unit index or None, the text or unit, whether it has inline elements) of
+    what is to be translated."""
     if not html:
-        return [(i, None, text) for i, text in enumerate(texts)]
-    return [(i, r, run) for i, text in enumerate(texts) for r, run in enumerate(html_texts(text))]
+        return [(i, None, text, False) for i, text in enumerate(texts)]
+    return [
+        (i, r, unit.text, unit.block is not None)
+        for i, text in enumerate(texts)
+        for r, unit in enumerate(html_units(text))
+    ]
 
 
-def plan_units(
-    pieces: Sequence[tuple[int, int | None, str]], model: ServedModel, split_sentences: bool
-) -> list[Unit]:
+def plan_units(pieces: Sequence[Piece], model: ServedModel, split_sentences: bool) -> list[Unit]:
     """Each piece's sentences, with their places in it: split (a sentence too long for the
     model cut at its clauses), or, with ``split_sentences`` false, the whole piece as one
     sentence.
@@ -234,7 +275,7 @@ def plan_units(
     lang, fits = model.info.src_lang, model.fits
     units: list[Unit] = []
     counts: dict[int, int] = {}
-    for i, run, source in pieces:
+    for i, run, source, inline in pieces:
         which = f"text[{i}]" if run is None else f"text[{i}] (its text run {run})"
         if split_sentences:
             try:
@@ -255,7 +296,7 @@ def plan_units(
                     f"{which} is longer than the model can translate as one sentence; send it "
                     "with split_sentences true, or shorter"
                 )
-        units.append(Unit(i, run, source, segments, counts.get(i, 0)))
+        units.append(Unit(i, run, source, segments, counts.get(i, 0), inline))
         counts[i] = counts.get(i, 0) + len(segments)
     return units
 

@@ -41,9 +41,7 @@ def test_only_the_text_between_tags_is_translated() -> None:
         "Indian Railways",
         "The train is late. It will come at noon.",
         "Call 139 <free>.",
-        "Visit",
-        "the website",
-        "today.",
+        "Visit the website today.",  # one sentence: the link is inline
     ]
 
 
@@ -55,7 +53,8 @@ def test_markup_is_kept_and_translations_are_escaped_in_place() -> None:
     assert '<p translate="no">Rohit Sharma</p>' in out
     assert '<p class="x notranslate">Keep <b>this</b> too</p>' in out
     assert "<pre>  code stays\n  as written</pre>" in out
-    assert '<a href="https://indianrail.gov.in">&lt;THE WEBSITE&gt;</a>' in out
+    # without an alignment, word order places the link: here on the same words
+    assert '<p>&lt;VISIT <a href="https://indianrail.gov.in">THE WEBSITE</a> TODAY.&gt;</p>' in out
     assert 'var s = "Do not translate me";' in out and "/* Not text */" in out
     assert "<!-- a comment: Keep me -->" in out and "<p>12 &nbsp; 34</p>" in out
     # Removing the translations leaves the markup exactly as it was.
@@ -92,8 +91,8 @@ def test_each_run_is_placed_on_the_line_where_its_text_begins() -> None:
     document = (
         "<html>\n<p>\n  First run.</p>\n<pre>kept\nkept</pre>\n<b>Second</b> and <i>third</i>"
     )
-    assert html_texts(document) == ["First run.", "Second", "and", "third"]
-    assert run_lines(document) == [3, 6, 6, 6]
+    assert html_texts(document) == ["First run.", "Second and third"]
+    assert run_lines(document) == [3, 6]
     assert run_lines("<p>&nbsp;\r\n\r\nText</p>\n<p>More</p>") == [3, 4]
 
 
@@ -126,3 +125,77 @@ def test_a_sentence_wrapped_across_lines_of_the_source_is_one_text_as_the_page_s
         "<p>THANK YOU VERY MUCH. SEE\xa0YOU SOON.</p>\n<pre>a\n  b</pre>"
     )
     assert seen == html_texts(page)
+
+
+def _placed(texts: Sequence[str], translation: str, alignment: list[int]) -> list[object]:
+    from anuvad.inference.inline import PlacedSentence
+    from anuvad.inference.markup import UnitTranslation
+
+    (text,) = texts
+    return [UnitTranslation(translation, [PlacedSentence(0, len(text), translation, alignment)])]
+
+
+def test_an_inline_element_follows_the_word_it_was_around() -> None:
+    page = '<p>Visit <b class="x">Delhi</b> today.</p>'
+    assert html_texts(page) == ["Visit Delhi today."]
+    out = translate_html(page, lambda t: _placed(t, "आज दिल्ली जाएँ।", [2, 1, 0]))
+    assert out == '<p>आज <b class="x">दिल्ली</b> जाएँ।</p>'
+    link = '<li>Read <a href="/r">the <em>full</em> report</a> now</li>'
+    # "अभी पूरी रिपोर्ट पढ़ें": now / full / report / read
+    out = translate_html(link, lambda t: _placed(t, "अभी पूरी रिपोर्ट पढ़ें", [5, 2, 3, 0]))
+    assert out == '<li>अभी <a href="/r"><em>पूरी</em> रिपोर्ट</a> पढ़ें</li>'
+
+
+def test_words_of_one_element_that_came_back_apart_stay_one_stretch() -> None:
+    page = "<p>It was a <b>very hot</b> day</p>"
+    # "बहुत गरम दिन था" with "दिन" wrongly aligned between: the bold still covers one stretch
+    out = translate_html(page, lambda t: _placed(t, "वह बहुत सा गरम दिन", [0, 3, 5, 4, 5]))
+    assert out == "<p>वह <b>बहुत सा गरम</b> दिन</p>"
+
+
+def test_an_element_no_word_came_back_in_is_kept_near_its_place() -> None:
+    page = '<p><a id="top"></a>Trains <i>run</i> daily.</p>'
+    out = translate_html(page, lambda t: _placed(t, "रोज़ ट्रेनें", [2, 0]))
+    assert out.count('<a id="top"></a>') == 1 and out.count("<i>") == 1
+    assert out.replace('<a id="top"></a>', "").replace("<i>", "").replace("</i>", "") == (
+        "<p>रोज़ ट्रेनें</p>"
+    )
+
+
+def test_unbalanced_or_kept_elements_cut_the_text_into_runs_as_written() -> None:
+    broken = "<p><a href='x'>Go <div>home</div></a> now</p>"
+    assert html_texts(broken) == ["Go", "home", "now"]
+    assert translate_html(broken, upper) == (
+        "<p><a href='x'>&lt;GO&gt; <div>&lt;HOME&gt;</div></a> &lt;NOW&gt;</p>"
+    )
+    code = "<p>Run <code>make test</code> before <span translate='no'>Ravi</span> pushes.</p>"
+    assert html_texts(code) == ["Run", "before", "pushes."]
+
+
+def test_any_alignment_gives_well_nested_markup_with_every_element_and_the_whole_text() -> None:
+    import html as html_module
+    import random
+    import re
+
+    page = (
+        '<p>The <b>train</b> to <a href="/d">New <i>Delhi</i></a> was <span class="l">late '
+        "by <u>two</u> hours</span> today &amp; <em></em>yesterday.</p>"
+    )
+    (text,) = html_texts(page)
+    rng = random.Random(7)
+    tags = re.compile(r"<(/?)(\w+)[^>]*>")
+    for _ in range(300):
+        words = [f"w{k}" for k in range(rng.randint(1, 14))]
+        alignment = [rng.randrange(len(text.split())) for _ in words]
+        out = translate_html(page, lambda t: _placed(t, " ".join(words), alignment))  # noqa: B023
+        open_names: list[str] = []
+        for closing, name in tags.findall(out):
+            if closing:
+                assert open_names.pop() == name, out
+            else:
+                open_names.append(name)
+        assert not open_names
+        for tag in ('<b>', '<a href="/d">', "<i>", '<span class="l">', "<u>", "<em>"):
+            assert tag in out, (tag, out)
+        inner = html_module.unescape(tags.sub("", out))
+        assert inner.removeprefix("").split() == words

@@ -128,9 +128,9 @@ def test_the_sample_texts_are_those_a_reader_sees() -> None:
     # the note's text is its own paragraph; the spaces collapse; a comment stays as written
     assert odt.texts() == ["Three days.", "The rain came early.", "Line one", "line two"]
     book = read_office(epub({"c.xhtml": "<p>The <b>train</b> left.</p>"}, ["Start"]), "b.epub")
-    # HTML's text runs: the chapter's title, then the runs between the tags
-    assert book.texts() == ["Start", "c.xhtml", "The", "train", "left."]
-    assert book.places() == ["OEBPS/toc.ncx, paragraph 1", *["OEBPS/c.xhtml, line 2"] * 4]
+    # HTML's units: the chapter's title, then the paragraph (its bold word inline)
+    assert book.texts() == ["Start", "c.xhtml", "The train left."]
+    assert book.places() == ["OEBPS/toc.ncx, paragraph 1", *["OEBPS/c.xhtml, line 2"] * 2]
 
 
 def test_the_translation_goes_into_the_run_with_most_letters_the_others_emptied() -> None:

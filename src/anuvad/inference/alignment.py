@@ -1,0 +1,86 @@
+"""Which source word each word of a translation came from, read from the model's cross-attention
+(for putting a sentence's inline markup, a bold word or a link, around its translation:
+:mod:`anuvad.inference.inline`).
+
+A word is what white space separates, in the sentence as given and in the translation as
+returned. The attention of an output piece over the source pieces is averaged over the heads of
+the chosen layers; a target word's attention is summed over its pieces and over each source
+word's pieces, and the source word with most of it is the word's origin. The source's end
+token is left out (attention parks on it when no word is read). Models trained without an
+alignment objective align roughly (Garg et al. 2019 found the penultimate layer of a 6-layer
+model best): :data:`LAYERS` was chosen by measurement (docs/benchmarks.md, "Inline markup").
+
+When the pieces do not split into the same words as the texts (the engine's post-processing
+joined or split a word), there is no alignment, and the caller falls back to word order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from anuvad.inference.translation import AttentionView
+
+MARK = "\u2581"  # SentencePiece's word-start mark
+# Which decoder layers' attention is read, counted from the end (-1: the last); a layer the
+# view lacks (a CTranslate2 view has one) is skipped, and all of a view's layers are read when
+# none of these is there.
+LAYERS = (-2,)
+
+
+def piece_words(pieces: Sequence[str]) -> list[int]:
+    """For each piece, the index of the word it belongs to (-1: an end token, or a lone word
+    mark at the very end)."""
+    words: list[int] = []
+    current = -1
+    started = False  # a lone mark has started the word the next piece continues
+    for piece in pieces:
+        if piece in ("</s>", "<s>", "<pad>"):
+            words.append(-1)
+            continue
+        if not started and (piece.startswith(MARK) or current < 0):
+            current += 1
+        started = piece == MARK
+        words.append(current)
+    if started:  # a mark before nothing: no word
+        words[len(words) - 1 - words[::-1].index(current)] = -1
+    return words
+
+
+def word_alignment(view: AttentionView) -> list[int] | None:
+    """For each word of ``view.text``, the index of the word of ``view.source`` it attends to
+    most; None when the pieces' words are not the texts' words."""
+    src_words = piece_words(view.src_tokens)
+    tgt_words = piece_words(view.tgt_tokens)
+    n_src, n_tgt = len(view.source.split()), len(view.text.split())
+    if max(src_words, default=-1) + 1 != n_src or max(tgt_words, default=-1) + 1 != n_tgt:
+        return None
+    if n_tgt == 0 or n_src == 0:
+        return [] if n_tgt == 0 else None
+    layers = [view.cross_attention[i] for i in _layer_indices(view.num_layers)]
+    mass = [[0.0] * n_src for _ in range(n_tgt)]  # [target word][source word]
+    for layer in layers:
+        for head in layer:
+            for t, row in enumerate(head[: len(tgt_words)]):
+                tw = tgt_words[t]
+                if tw < 0:
+                    continue
+                for s, weight in enumerate(row[: len(src_words)]):
+                    if src_words[s] >= 0:
+                        mass[tw][src_words[s]] += weight
+    return [max(range(n_src), key=row.__getitem__) for row in mass]
+
+
+def _layer_indices(count: int) -> list[int]:
+    chosen = sorted({count + i if i < 0 else i for i in LAYERS if -count <= i < count})
+    return chosen or list(range(count))
+
+
+def diagonal(n_src: int, n_tgt: int) -> list[int]:
+    """The alignment of word order alone: target word j to the source word at the same
+    relative place (the fallback without attention)."""
+    if n_src == 0:
+        return [0] * n_tgt
+    return [min(n_src - 1, (2 * j + 1) * n_src // (2 * n_tgt)) for j in range(n_tgt)]
+
+
+__all__ = ["LAYERS", "diagonal", "piece_words", "word_alignment"]

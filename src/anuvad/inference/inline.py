@@ -1,0 +1,215 @@
+"""Inline markup carried across a translation: "Visit <b>Delhi</b> today" is translated as one
+sentence and comes back as "आज <b>दिल्ली</b> जाएँ", the bold around the word that came from
+"Delhi" (issue 34's HTML kept every tag but cut the sentence at each one).
+
+A :class:`Block` is a stretch of text with inline elements in it (bold, a link, a span):
+its plain text, and for every character the elements around it (a stack, outermost first).
+Its translation is placed word by word: each target word takes the elements around the source
+word it came from (:mod:`anuvad.inference.alignment`; without an alignment, the word at the
+same relative place); an element whose words are apart in the translation also takes the words
+between them that sit in its parent; an element no word came back in wraps the translated word
+nearest to where it was, so no markup is ever dropped. The white space between two words sits
+in the elements both share, and the markup is written by opening and closing elements as the
+stacks change, so it is always well nested. This is the word-alignment approach of Marian's
+and Bergamot's HTML translation, with attention instead of a trained alignment.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from anuvad.inference.alignment import diagonal
+
+Stack = tuple[int, ...]  # the elements around a character, outermost first (indices)
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Element:
+    """An inline element as written: its start and end tags."""
+
+    start: str
+    end: str
+
+
+@dataclass
+class Block:
+    """Plain text with inline elements in it.
+
+    Attributes:
+        text: the text, as it is translated.
+        stacks: for each character of ``text``, the elements around it.
+        elements: the elements, by index.
+        chains: for each element, the stack it opens (its ancestors, then itself).
+        places: for each element, the offset in ``text`` where it opens.
+    """
+
+    text: str = ""
+    stacks: list[Stack] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+    chains: list[Stack] = field(default_factory=list)
+    places: list[int] = field(default_factory=list)
+
+    def append(self, text: str, stack: Stack) -> None:
+        """``text`` added at the end, inside ``stack``."""
+        self.text += text
+        self.stacks.extend([stack] * len(text))
+
+    def open(self, element: Element, around: Stack) -> Stack:
+        """``element`` opened here, inside ``around``; the stack inside it."""
+        self.elements.append(element)
+        self.chains.append((*around, len(self.elements) - 1))
+        self.places.append(len(self.text))
+        return self.chains[-1]
+
+
+@dataclass(frozen=True)
+class PlacedSentence:
+    """One translated sentence of a block.
+
+    Attributes:
+        start: offset of its first character in the block's text.
+        end: offset just after it.
+        text: its translation.
+        alignment: for each word of ``text``, the index of the sentence's source word it came
+            from (None: not known; word order is used).
+    """
+
+    start: int
+    end: int
+    text: str
+    alignment: list[int] | None = None
+
+
+def render(block: Block, sentences: Sequence[PlacedSentence]) -> str:
+    """The block's translation as markup: each sentence's translation in place of its source
+    (what lies between sentences as it is), every element of the block in it, well nested.
+
+    Args:
+        block: the source block.
+        sentences: its translated sentences, in order, not overlapping.
+
+    Returns:
+        The translated markup, text escaped.
+    """
+    units: list[tuple[str, Stack]] = []
+    position = 0
+    for sentence in sentences:
+        units.extend(_as_written(block, position, sentence.start))
+        units.extend(_placed(block, sentence))
+        position = sentence.end
+    units.extend(_as_written(block, position, len(block.text)))
+    _keep_every_element(block, units)
+    return _markup(block, units)
+
+
+def _as_written(block: Block, start: int, end: int) -> list[tuple[str, Stack]]:
+    """The source between two sentences, character by character in its own elements."""
+    return [(block.text[i], block.stacks[i]) for i in range(start, end)]
+
+
+def _word_stack(block: Block, start: int, end: int) -> Stack:
+    """The elements around most of a source word's characters (the first such stack)."""
+    counts: dict[Stack, int] = {}
+    for stack in block.stacks[start:end]:
+        counts[stack] = counts.get(stack, 0) + 1
+    return max(counts, key=lambda s: (counts[s], -block.stacks[start:end].index(s)))
+
+
+def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
+    """A sentence's translation, word by word in the elements of the source word it came
+    from, the white space between two words in what they share."""
+    source = [
+        (sentence.start + m.start(), sentence.start + m.end())
+        for m in _WORD.finditer(block.text[sentence.start : sentence.end])
+    ]
+    words = list(_WORD.finditer(sentence.text))
+    if not words:
+        return [(sentence.text, ())] if sentence.text else []
+    if not source:
+        return [(sentence.text, block.stacks[sentence.start] if block.stacks else ())]
+    alignment = sentence.alignment
+    if alignment is None or len(alignment) != len(words):
+        alignment = diagonal(len(source), len(words))
+    stacks = [_word_stack(block, *source[min(i, len(source) - 1)]) for i in alignment]
+    _fill_holes(stacks)
+    units: list[tuple[str, Stack]] = []
+    position = 0
+    for j, word in enumerate(words):
+        if word.start() > position:
+            around = _shared(stacks[j - 1], stacks[j]) if j else ()
+            units.append((sentence.text[position : word.start()], around))
+        units.append((word.group(), stacks[j]))
+        position = word.end()
+    if position < len(sentence.text):
+        units.append((sentence.text[position:], ()))
+    return units
+
+
+def _shared(left: Stack, right: Stack) -> Stack:
+    common = 0
+    while common < min(len(left), len(right)) and left[common] == right[common]:
+        common += 1
+    return left[:common]
+
+
+def _fill_holes(stacks: list[Stack]) -> None:
+    """An element on two words takes the words between that sit directly in its parent
+    ("<b>very hot</b>" whose words came back apart stays one bold stretch)."""
+    changed = True
+    while changed:
+        changed = False
+        for element in sorted({e for s in stacks for e in s}):
+            where = [j for j, s in enumerate(stacks) if element in s]
+            for j in range(where[0] + 1, where[-1]):
+                outer = stacks[where[0]][: stacks[where[0]].index(element)]
+                if element not in stacks[j] and stacks[j] == outer:
+                    stacks[j] = (*outer, element)
+                    changed = True
+
+
+def _keep_every_element(block: Block, units: list[tuple[str, Stack]]) -> None:
+    """An element that no unit carries wraps the translated word nearest to where it stood
+    (by relative place) among those it can wrap without unwrapping another; else (and when it
+    wrapped no text) it wraps nothing, there: markup is never dropped."""
+    for element in range(len(block.elements)):
+        if any(element in stack for _, stack in units):
+            continue
+        target = block.chains[element]
+        share = block.places[element] / max(1, len(block.text))
+        empty = not any(element in stack for stack in block.stacks)  # <a id="top"></a>
+        fits = [
+            i
+            for i, (text, stack) in enumerate(units)
+            if not empty and text.strip() and target[: len(stack)] == stack
+        ]
+        if fits:
+            nearest = _nearest(fits, len(units), share)
+            units[nearest] = (units[nearest][0], target)
+        else:
+            units.insert(_nearest(range(len(units) + 1), len(units), share), ("", target))
+
+
+def _nearest(indices: Sequence[int], count: int, share: float) -> int:
+    """The index whose relative place among ``count`` units is nearest ``share``."""
+    return min(indices, key=lambda i: abs(i / max(1, count) - share))
+
+
+def _markup(block: Block, units: list[tuple[str, Stack]]) -> str:
+    """The units as markup: elements opened and closed as the stacks change."""
+    out: list[str] = []
+    current: Stack = ()
+    for text, stack in units:
+        common = len(_shared(current, stack))
+        out.extend(block.elements[e].end for e in reversed(current[common:]))
+        out.extend(block.elements[e].start for e in stack[common:])
+        out.append(html.escape(text, quote=False))
+        current = stack
+    out.extend(block.elements[e].end for e in reversed(current))
+    return "".join(out)
+
+
+__all__ = ["Block", "Element", "PlacedSentence", "Stack", "render"]
