@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from anuvad.inference.markup import html_texts, split_html, translate_html
+from anuvad.inference.inline import PlacedSentence
+from anuvad.inference.markup import UnitTranslation, html_texts, split_html, translate_html
 
 DOCUMENT = """<!DOCTYPE html>
 <html lang="en"><head><title>Trains &amp; buses</title>
@@ -127,10 +128,7 @@ def test_a_sentence_wrapped_across_lines_of_the_source_is_one_text_as_the_page_s
     assert seen == html_texts(page)
 
 
-def _placed(texts: Sequence[str], translation: str, alignment: list[int]) -> list[object]:
-    from anuvad.inference.inline import PlacedSentence
-    from anuvad.inference.markup import UnitTranslation
-
+def _placed(texts: Sequence[str], translation: str, alignment: list[int]) -> list[UnitTranslation]:
     (text,) = texts
     return [UnitTranslation(translation, [PlacedSentence(0, len(text), translation, alignment)])]
 
@@ -195,7 +193,7 @@ def test_any_alignment_gives_well_nested_markup_with_every_element_and_the_whole
             else:
                 open_names.append(name)
         assert not open_names
-        for tag in ('<b>', '<a href="/d">', "<i>", '<span class="l">', "<u>", "<em>"):
+        for tag in ("<b>", '<a href="/d">', "<i>", '<span class="l">', "<u>", "<em>"):
             assert tag in out, (tag, out)
         inner = html_module.unescape(tags.sub("", out))
         assert inner.removeprefix("").split() == words
