@@ -89,4 +89,8 @@ def test_with_the_shipped_model_the_bold_goes_around_the_word_it_was_on() -> Non
             body = {"text": page, "format": "html", "decoding": "greedy"}
             text = client.post("/translate", json=body).json()["translations"][0]["text"]
             element = re.search(r"<(b|em|a)\b[^>]*>(.*?)</\1>", text)
-            assert element is not None and element.group(2) == inside, text
+            assert element is not None, text
+            # the word, and at most a particle on either side ("टमाटर की": of tomatoes; the
+            # attention of a particle is spread: bench/alignment.py measures how often)
+            wrapped = element.group(2)
+            assert inside in wrapped and len(wrapped.split()) <= len(inside.split()) + 2, text

@@ -6,8 +6,8 @@ A :class:`Block` is a stretch of text with inline elements in it (bold, a link, 
 its plain text, and for every character the elements around it (a stack, outermost first).
 Its translation is placed word by word: each target word takes the elements around the source
 word it came from (:mod:`anuvad.inference.alignment`; without an alignment, the word at the
-same relative place); an element whose words are apart in the translation also takes the words
-between them that sit in its parent; an element no word came back in wraps the translated word
+same relative place); an element stays on one stretch of words (its largest group, with a word
+between two of its words taken in); an element no word came back in wraps the translated word
 nearest to where it was, so no markup is ever dropped. The white space between two words sits
 in the elements both share, and the markup is written by opening and closing elements as the
 stacks change, so it is always well nested. This is the word-alignment approach of Marian's
@@ -135,7 +135,7 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
     if alignment is None or len(alignment) != len(words):
         alignment = diagonal(len(source), len(words))
     stacks = [_word_stack(block, *source[min(i, len(source) - 1)]) for i in alignment]
-    _fill_holes(stacks)
+    _one_stretch(stacks, block.chains)
     units: list[tuple[str, Stack]] = []
     position = 0
     for j, word in enumerate(words):
@@ -156,19 +156,30 @@ def _shared(left: Stack, right: Stack) -> Stack:
     return left[:common]
 
 
-def _fill_holes(stacks: list[Stack]) -> None:
-    """An element on two words takes the words between that sit directly in its parent
-    ("<b>very hot</b>" whose words came back apart stays one bold stretch)."""
-    changed = True
-    while changed:
-        changed = False
-        for element in sorted({e for s in stacks for e in s}):
-            where = [j for j, s in enumerate(stacks) if element in s]
-            for j in range(where[0] + 1, where[-1]):
-                outer = stacks[where[0]][: stacks[where[0]].index(element)]
-                if element not in stacks[j] and stacks[j] == outer:
-                    stacks[j] = (*outer, element)
-                    changed = True
+def _one_stretch(stacks: list[Stack], chains: list[Stack]) -> None:
+    """Each element on one stretch of words: of the groups of words it came back on (words at
+    most one apart are a group), the largest keeps it, with the words between them that sit
+    in its parent ("<b>very hot</b>" with a particle between stays one bold stretch); the
+    other words lose it (a repeated name, a word the attention misplaced far away), so a
+    link is not written twice and an element does not spread over half a sentence."""
+    for element in sorted({e for s in stacks for e in s}, key=lambda e: (len(chains[e]), e)):
+        where = [j for j, s in enumerate(stacks) if element in s]
+        if not where:
+            continue  # lost with an outer element's stray group
+        groups = [[where[0]]]
+        for j in where[1:]:
+            if j - groups[-1][-1] <= 2:
+                groups[-1].append(j)
+            else:
+                groups.append([j])
+        kept = max(groups, key=len)  # the first of the largest
+        outer = chains[element][:-1]
+        for j in where:
+            if j not in kept:
+                stacks[j] = outer
+        for j in range(kept[0] + 1, kept[-1]):
+            if stacks[j] == outer:
+                stacks[j] = chains[element]
 
 
 def _keep_every_element(block: Block, units: list[tuple[str, Stack]]) -> None:

@@ -197,3 +197,10 @@ def test_any_alignment_gives_well_nested_markup_with_every_element_and_the_whole
             assert tag in out, (tag, out)
         inner = html_module.unescape(tags.sub("", out))
         assert inner.removeprefix("").split() == words
+
+
+def test_an_element_stays_on_one_stretch_when_its_word_comes_back_twice() -> None:
+    page = "<p>The monsoon reached <i>Kerala</i> early.</p>"
+    translation = "केरल में मानसून जल्दी केरल पहुंचा"
+    out = translate_html(page, lambda t: _placed(t, translation, [3, 2, 1, 4, 3, 2]))
+    assert out == "<p><i>केरल</i> में मानसून जल्दी केरल पहुंचा</p>"  # one <i>, the first
