@@ -32,6 +32,7 @@ UNSTATED_RULES = (
     "is not available as a target language",  # LibreTranslate: no model for the pair
     "names writes English names",  # names with a model that does not translate en->hi
     "names translates some sentences twice",  # names on the stream
+    "alignment is read once every sentence is translated",  # alignment on the stream
     "the server translates .txt",  # translate_file: a file's format (its name and bytes)
     "not UTF-8 text",  # translate_file: a file's encoding
     "has no text to translate",  # translate_file: a file of white space

@@ -94,3 +94,28 @@ def test_with_the_shipped_model_the_bold_goes_around_the_word_it_was_on() -> Non
             # attention of a particle is spread: bench/alignment.py measures how often)
             wrapped = element.group(2)
             assert inside in wrapped and len(wrapped.split()) <= len(inside.split()) + 2, text
+
+
+def test_alignment_asked_for_comes_with_every_sentence_as_the_attention_gives_it(
+    client: TestClient, translator: Translator
+) -> None:
+    text = "The sky is blue. I am going home."
+    body = {"text": [text, "The dog runs."], "alignment": True, "decoding": "greedy"}
+    answer = client.post("/translate", json=body)
+    assert answer.status_code == 200, answer.text
+    sentences = [s for t in answer.json()["translations"] for s in t["sentences"]]
+    assert len(sentences) == 3
+    settings = translator.settings(beam_size=1)
+    for sentence in sentences:
+        (result,) = translator.translate([sentence["source"]], settings)
+        assert sentence["text"] == result.text
+        expected = word_alignment(translator.attention_of(result))
+        assert expected is not None and sentence["alignment"] == expected
+        assert len(expected) == len(result.text.split())
+        assert all(0 <= i < len(sentence["source"].split()) for i in expected)
+    plain = client.post("/translate", json={**body, "alignment": False}).json()
+    assert all(s["alignment"] is None for t in plain["translations"] for s in t["sentences"])
+    page = client.post("/translate", json={"text": PAGE, "format": "html", "alignment": True})
+    assert all(s["alignment"] is not None for s in page.json()["translations"][0]["sentences"])
+    stream = client.post("/translate/stream", json=body)
+    assert stream.status_code == 422 and "alignment" in stream.text

@@ -102,6 +102,14 @@ class NamesRefusedError(ApiError):
     field = "names"
 
 
+class AlignmentRefusedError(ApiError):
+    """``alignment`` asked of ``/translate/stream``, which sends sentences before they are
+    aligned."""
+
+    status = 422
+    field = "alignment"
+
+
 class WrongLanguageError(ApiError):
     """A text mostly in another script than the source language of the model asked to translate
     it (or of every served model): the model would write nonsense with confidence (issue 34)."""

@@ -82,7 +82,8 @@ class RequestPlan:
     detected_language: str | None
     decoding: Decoding
     names: bool = False  # write the names the model misses in its own spelling
-    # per sentence of an inline HTML unit: its translation's word alignment (set by work)
+    align: bool = False  # every sentence's word alignment in the answer
+    # per sentence (of an inline HTML unit; of all with align): its word alignment (by work)
     alignments: dict[int, list[int] | None] = field(default_factory=dict)
 
     def work(
@@ -104,7 +105,7 @@ class RequestPlan:
             progress=progress,
             verbatim=self.verbatim,
         )
-        if not self.names and not self.html:
+        if not self.names and not self.html and not self.align:
             return first
         return self._then(first, deadline, quality)
 
@@ -112,7 +113,8 @@ class RequestPlan:
         self, first: Coroutine[Any, Any, list[Translation]], deadline: float | None, quality: bool
     ) -> list[Translation]:
         """The first pass's results, with the names pass (:attr:`names`) and the word
-        alignments of the inline HTML units' sentences (on the model's thread)."""
+        alignments of the inline HTML units' sentences, or of all with :attr:`align` (on the
+        model's thread)."""
         from anuvad.server.names import with_names
 
         results = await first
@@ -121,7 +123,7 @@ class RequestPlan:
                 self.model, self.sentences(), results, self.settings, deadline, self.terms,
                 quality, self.verbatim,
             )  # fmt: skip
-        inline = [i for i, (unit, _, _) in enumerate(self.places) if unit.inline]
+        inline = [i for i, (unit, _, _) in enumerate(self.places) if unit.inline or self.align]
         if inline:
             engine = self.model.engine
 
@@ -155,7 +157,8 @@ class RequestPlan:
     def sentence(self, index: int, result: Translation) -> SentenceOut:
         """The answer for sentence ``index`` (of :meth:`sentences`)."""
         unit, _, segment = self.places[index]
-        return sentence_out(segment, result, self.terms, self.tokenizer, unit.run)
+        alignment = self.alignments.get(index) if self.align else None
+        return sentence_out(segment, result, self.terms, self.tokenizer, unit.run, alignment)
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -171,15 +174,18 @@ class RequestPlan:
         for i, text in enumerate(self.texts):
             mine = [(u, d) for u, d in zip(self.units, documents, strict=True) if u.text == i]
             if not self.html:
-                document = mine[0][1]  # a plain text is one unit
-                outs.append(document_out(document, self.terms, self.tokenizer))
+                unit, document = mine[0]  # a plain text is one unit
+                alignments = [a for _, a in self._alignments(unit)]
+                outs.append(document_out(document, self.terms, self.tokenizer, alignments))
                 continue
             placed = [self._placed(unit, document) for unit, document in mine]
             out = translate_html(text, _given(placed))
             sentences = [
-                sentence_out(segment, result, self.terms, self.tokenizer, unit.run)
+                self.sentence(index, result)
                 for unit, document in mine
-                for segment, result in zip(document.segments, document.sentences, strict=True)
+                for (index, _), result in zip(
+                    self._alignments(unit), document.sentences, strict=True
+                )
             ]
             outs.append(text_out(text, out, sentences, keep_nbest=False))
         return TranslateResponse(
@@ -191,17 +197,30 @@ class RequestPlan:
             elapsed_ms=elapsed_ms,
         )
 
+    def _alignments(self, unit: Unit) -> list[tuple[int, list[int] | None]]:
+        """Each sentence of ``unit``: its index (of :meth:`sentences`) and word alignment in
+        the answer (None unless asked for)."""
+        first = 0
+        for other in self.units:
+            if other is unit:
+                break
+            first += len(other.segments)
+        return [
+            (k, self.alignments.get(k) if self.align else None)
+            for k in range(first, first + len(unit.segments))
+        ]
+
     def _placed(self, unit: Unit, document: DocumentTranslation[Translation]) -> UnitTranslation:
         """A unit's translation, with its sentences' places and word alignments."""
         if not unit.inline:
             return UnitTranslation(document.text)
-        index = next(i for i, (u, _, _) in enumerate(self.places) if u is unit)
+        indices = [k for k, _ in self._alignments(unit)]
         return UnitTranslation(
             document.text,
             [
                 PlacedSentence(segment.start, segment.end, result.text, self.alignments.get(k))
-                for k, (segment, result) in enumerate(
-                    zip(document.segments, document.sentences, strict=True), start=index
+                for k, segment, result in zip(
+                    indices, document.segments, document.sentences, strict=True
                 )
             ],
         )
@@ -243,8 +262,9 @@ async def plan_request(state: ServerState, body: TranslateRequest) -> RequestPla
             f"{model.info.src_lang}->{model.info.tgt_lang}: send names 'off'"
         )
     return RequestPlan(
-        model, settings, texts, html, units, terms, policy, detected, body.decoding, names
-    )
+        model, settings, texts, html, units, terms, policy, detected, body.decoding, names,
+        body.alignment,
+    )  # fmt: skip
 
 
 Piece = tuple[int, int | None, str, bool]  # text index, unit index or None, its text, inline

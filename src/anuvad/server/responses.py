@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,10 +139,11 @@ def sentence_out(
     glossary: Glossary | None = None,
     tgt_tokenizer: Tokenizer | None = None,
     run: int | None = None,
+    alignment: list[int] | None = None,
 ) -> SentenceOut:
-    """One translated sentence, where it stands (``run``: in which text run of an HTML text),
+    """One translated sentence, where it stands (``run``: in which unit of an HTML text),
     with its n-best list, glossary terms, confidence and word probabilities when the engine gave
-    them (``tgt_tokenizer`` spells the pieces)."""
+    them (``tgt_tokenizer`` spells the pieces), and its word alignment when asked for."""
     return SentenceOut(
         start=segment.start,
         end=segment.end,
@@ -151,6 +153,7 @@ def sentence_out(
         score=result.score,
         finished=result.finished,
         nbest=candidates_out(result),
+        alignment=alignment,
         terms=terms_out(glossary, segment.text, result.text),
         copied=[CopiedOut.model_validate(span, from_attributes=True) for span in result.copied],
         **{
@@ -165,11 +168,16 @@ def document_out(
     document: DocumentTranslation[Translation],
     glossary: Glossary | None = None,
     tgt_tokenizer: Tokenizer | None = None,
+    alignments: Sequence[list[int] | None] | None = None,
 ) -> TranslationOut:
-    """A translated text: assembled, with its sentences; one sentence keeps its n-best list."""
+    """A translated text: assembled, with its sentences (and their word alignments when
+    given); one sentence keeps its n-best list."""
+    given = alignments or [None] * len(document.sentences)
     sentences = [
-        sentence_out(segment, result, glossary, tgt_tokenizer)
-        for segment, result in zip(document.segments, document.sentences, strict=True)
+        sentence_out(segment, result, glossary, tgt_tokenizer, None, alignment)
+        for segment, result, alignment in zip(
+            document.segments, document.sentences, given, strict=True
+        )
     ]
     return text_out(document.source, document.text, sentences, keep_nbest=True)
 

@@ -294,6 +294,13 @@ class TranslateRequest(TermsAndSearch):
         "`text` is then the translated HTML, and its `sentences` are those of the text runs, "
         "each with its `run` (see SentenceOut)",
     )
+    alignment: bool = Field(
+        False,
+        description="each sentence's word alignment (`alignment` in SentenceOut): for each word "
+        "of its translation (what white space separates), the source word it came from, read "
+        "from the model's cross-attention; for placing your own markup or highlighting. Not on "
+        "/translate/stream",
+    )
     scores: bool = Field(
         True,
         description="each sentence's confidence, likely-wrong flag, word and token probabilities "

@@ -28,7 +28,14 @@ from anuvad.server.answer_schemas import (
     StreamSentence,
     StreamStart,
 )
-from anuvad.server.errors import ERRORS, ApiError, ClientGoneError, NamesRefusedError, error_message
+from anuvad.server.errors import (
+    ERRORS,
+    AlignmentRefusedError,
+    ApiError,
+    ClientGoneError,
+    NamesRefusedError,
+    error_message,
+)
 from anuvad.server.planning import RequestPlan, plan_request
 from anuvad.server.schemas import TranslateRequest
 from anuvad.server.state import ServerState, State
@@ -87,6 +94,11 @@ async def translate_stream(
         raise NamesRefusedError(
             "names translates some sentences twice, which the stream cannot send as they are "
             "done: send names 'off', or ask POST /translate"
+        )
+    if body.alignment:
+        raise AlignmentRefusedError(
+            "alignment is read once every sentence is translated, which the stream cannot send "
+            "as they are done: send alignment false, or ask POST /translate"
         )
     plan = await plan_request(state, body)
     lines = stream_lines(state, request, plan, body.scores, start)
