@@ -9,7 +9,7 @@ import pytest
 
 from anuvad.cli.main import main
 from anuvad.inference.office import read_office
-from office_samples import docx, odf, paragraph, run
+from office_samples import docx, epub, odf, paragraph, run
 
 
 def test_a_word_file_comes_back_each_paragraph_translated_as_a_line_of_text_is(
@@ -55,3 +55,29 @@ def test_what_an_office_file_cannot_be_translated_with_is_refused_naming_the_fix
     model = ["--model", str(tiny_enhi_model)]
     assert main(["translate", *model, "--input", str(bare), *out]) == 0  # nothing to translate
     assert (tmp_path / "out.odt").read_bytes() == bare.read_bytes()
+
+
+def test_an_epub_comes_back_from_the_cli_as_the_server_translates_it(
+    tiny_enhi_model: Path, tmp_path: Path
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from anuvad.inference.translator import Translator
+    from anuvad.server.app import create_app
+
+    book = epub(
+        {"c.xhtml": "<p>The sky is <b>blue</b>. The dog runs.</p>\n<p>Two women sit.</p>"},
+        ["The sky"],
+    )
+    (source := tmp_path / "book.epub").write_bytes(book)
+    out = tmp_path / "book.hi.epub"
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    assert main([*base, "--input", str(source), "--output", str(out)]) == 0
+    with TestClient(create_app(Translator.from_file(tiny_enhi_model, device="cpu"))) as client:
+        answer = client.post(
+            "/libretranslate/translate_file",
+            data={"source": "en", "target": "hi"},
+            files={"file": ("book.epub", book)},
+        )
+        served = client.get(answer.json()["translatedFileUrl"]).content
+    assert out.read_bytes() == served

@@ -48,7 +48,9 @@ def _expected(translator: Translator, page: str) -> str:
         [u.text for u in units], "en", lambda s: translator.translate(s, settings)
     )
     placed = unit_translations(
-        units, documents, lambda r: word_alignment(translator.attention_of(r))
+        [u.block is not None for u in units],
+        documents,
+        lambda r: word_alignment(translator.attention_of(r)),
     )
     return translate_html(page, lambda _: placed)
 

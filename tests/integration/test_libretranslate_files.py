@@ -236,3 +236,40 @@ def test_a_file_over_the_body_limit_is_a_413_that_says_to_split_it(client: TestC
         "/translate", content=b"x" * 1_100_000, headers={"content-type": "application/json"}
     )
     assert plain.status_code == 413 and "split it" not in plain.json()["error"]
+
+
+def test_an_epub_paragraph_with_inline_elements_is_placed_by_the_models_alignment(
+    client: TestClient, tiny_enhi_model: Path
+) -> None:
+    """A book's paragraph "The sky is <b>blue</b>. The dog runs." reaches the model as two
+    whole sentences; the bold goes where the attention puts "blue"."""
+    from anuvad.inference.alignment import word_alignment
+    from anuvad.inference.documents import translate_documents
+    from anuvad.inference.inline import PlacedSentence
+    from anuvad.inference.markup import UnitTranslation
+
+    book = epub({"c.xhtml": "<p>The sky is <b>blue</b>. The dog runs.</p>"}, ["Two women sit."])
+    document = read_office(book, "book.epub")
+    assert document.texts() == ["Two women sit.", "c.xhtml", "The sky is blue. The dog runs."]
+    assert document.inline() == [False, False, True]
+    translator = Translator.from_file(tiny_enhi_model, device="cpu")
+    translated = translate_documents(
+        document.texts(), "en", lambda s: translator.translate(s, translator.decode)
+    )
+    expected = document.translated(
+        [
+            UnitTranslation(
+                d.text,
+                [
+                    PlacedSentence(
+                        seg.start, seg.end, r.text, word_alignment(translator.attention_of(r))
+                    )
+                    for seg, r in zip(d.segments, d.sentences, strict=True)
+                ],
+            )
+            for d in translated
+        ]
+    )
+    data, _, _ = fetched(client, send(client, "book.epub", book))
+    assert data == expected
+    assert b"<b>" in _part(data, "OEBPS/c.xhtml")

@@ -100,7 +100,8 @@ def translate_html_file(args: argparse.Namespace, job: TranslationJob, document:
         warn_short(line - 1, translated.sentences)
         warn_kept(line - 1, translated)
     engine = job.translator
-    placed = unit_translations(units, documents, lambda r: word_alignment(engine.attention_of(r)))
+    inline = [unit.block is not None for unit in units]
+    placed = unit_translations(inline, documents, lambda r: word_alignment(engine.attention_of(r)))
     out = translate_html(document, lambda given: placed)
     write_output(args, (BOM if bom or declares_other_charset(document) else "") + out)
 

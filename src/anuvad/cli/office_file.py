@@ -1,7 +1,8 @@
 """``anuvad translate`` of an office document or e-book (``--input report.docx --output
 report.hi.docx``; .docx, .pptx, .xlsx, .odt, .odp, .epub): its paragraphs translated as the
 server's ``translate_file`` translates them (each a document: split into sentences and put
-back), everything else in the file as it was (:mod:`anuvad.inference.office`). Chosen by the
+back; an e-book's inline elements placed by the model's word alignment), everything else in
+the file as it was (:mod:`anuvad.inference.office`). Chosen by the
 ``--input`` file's extension with the default ``--format auto``.
 """
 
@@ -78,13 +79,20 @@ def translate_office_file(
     """The document with its paragraphs translated, written to ``--output``; a paragraph's
     likely-wrong or kept sentences and one too long to translate are named by its place
     ("word/document.xml, paragraph 12")."""
+    from anuvad.inference.alignment import word_alignment
+    from anuvad.inference.markup import unit_translations
+
     texts, places = document.texts(), document.places()
     name = input_name(args.input)
     documents = job.documents(texts, lambda i: f"{name}, {places[i]}")
     for place, translated in zip(places, documents, strict=True):
         warn_short(place, translated.sentences)
         warn_kept(place, translated)
-    write_atomic(Path(args.output), document.translated([d.text for d in documents]))
+    engine = job.translator  # an e-book's inline elements placed by the model's alignment
+    align = unit_translations(
+        document.inline(), documents, lambda r: word_alignment(engine.attention_of(r))
+    )
+    write_atomic(Path(args.output), document.translated(align))
 
 
 def copy_unchanged(args: argparse.Namespace) -> None:

@@ -244,12 +244,13 @@ def translate_html(
 
 
 def unit_translations(
-    units: Sequence[Unit],
+    inline: Sequence[bool],
     documents: Sequence[DocumentTranslation[Translation]],
     align: Callable[[Translation], list[int] | None],
 ) -> list[UnitTranslation]:
     """Each unit's translation for :func:`translate_html`: its text, and for a unit with inline
-    elements its sentences placed, each with ``align``'s word alignment of its translation."""
+    elements (``inline``) its sentences placed, each with ``align``'s word alignment of its
+    translation."""
     return [
         UnitTranslation(
             document.text,
@@ -257,10 +258,10 @@ def unit_translations(
                 PlacedSentence(segment.start, segment.end, result.text, align(result))
                 for segment, result in zip(document.segments, document.sentences, strict=True)
             ]
-            if unit.block is not None
+            if has_inline
             else (),
         )
-        for unit, document in zip(units, documents, strict=True)
+        for has_inline, document in zip(inline, documents, strict=True)
     ]
 
 

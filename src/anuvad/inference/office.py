@@ -26,7 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from anuvad.inference.markup import html_texts, run_lines, translate_html
+from anuvad.inference.markup import (
+    UnitTranslation,
+    html_texts,
+    html_units,
+    run_lines,
+    translate_html,
+)
 from anuvad.inference.office_xml import (
     DRAWING,
     NCX,
@@ -121,6 +127,17 @@ class OfficeDocument:
                 texts.extend(html_texts(entry.chapter))
         return texts
 
+    def inline(self) -> list[bool]:
+        """For each of :meth:`texts`, whether it holds inline elements (an EPUB paragraph with
+        a <b> or a link), which a word alignment places in its translation."""
+        inline: list[bool] = []
+        for entry in self._entries:
+            if entry.part is not None:
+                inline.extend(False for _ in entry.part.pieces)
+            elif entry.chapter is not None:
+                inline.extend(unit.block is not None for unit in html_units(entry.chapter))
+        return inline
+
     def places(self) -> list[str]:
         """Where each of :meth:`texts` is, for messages: "word/document.xml, paragraph 12",
         "OEBPS/chapter1.xhtml, line 40"."""
@@ -133,9 +150,11 @@ class OfficeDocument:
                 places.extend(f"{name}, line {line}" for line in run_lines(entry.chapter))
         return places
 
-    def translated(self, translations: Sequence[str]) -> bytes:
-        """The document with each of :meth:`texts` replaced by its translation (in order),
-        every other byte of its parts and every other entry as it was."""
+    def translated(self, translations: Sequence[str | UnitTranslation]) -> bytes:
+        """The document with each of :meth:`texts` replaced by its translation (in order;
+        with its sentences and word alignments, an inline text's elements are placed by them:
+        :func:`~anuvad.inference.markup.translate_html`), every other byte of its parts and
+        every other entry as it was."""
         given = iter(translations)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as archive:
@@ -143,7 +162,7 @@ class OfficeDocument:
                 data = entry.data
                 bom = "\ufeff" if entry.bom else ""
                 if entry.part is not None:
-                    mine = [next(given) for _ in entry.part.pieces]
+                    mine = [_text(next(given)) for _ in entry.part.pieces]
                     data = (bom + entry.part.translated(mine)).encode("utf-8")
                 elif entry.chapter is not None:
                     chapter = translate_html(
@@ -154,6 +173,10 @@ class OfficeDocument:
         if next(given, None) is not None:
             raise ValueError("more translations than texts")
         return out.getvalue()
+
+
+def _text(translation: str | UnitTranslation) -> str:
+    return translation.text if isinstance(translation, UnitTranslation) else translation
 
 
 def is_office(name: str) -> bool:

@@ -191,11 +191,16 @@ def route_texts(
 
 
 def anuvad_request(
-    state: ServerState, model_id: str, texts: str | list[str], text_format: str, alternatives: int
+    state: ServerState,
+    model_id: str,
+    texts: str | list[str],
+    text_format: str,
+    alternatives: int,
+    align: bool = False,
 ) -> TranslateRequest:
     """The ``POST /translate`` request that translates ``texts`` (one or a list) as asked: the
-    model's own
-    search, wide enough for ``alternatives`` more candidates; no scores (not in the answer).
+    model's own search, wide enough for ``alternatives`` more candidates; no scores (not in the
+    answer); word alignments with ``align``.
 
     Raises:
         LibreTranslateError: 400 for what anuvad's limits refuse (the message names it).
@@ -205,7 +210,8 @@ def anuvad_request(
     try:
         return TranslateRequest.model_validate(
             {"text": texts, "model": model_id, "format": text_format, "nbest": nbest,
-             "beam_size": max(beam, nbest) if nbest > beam else None, "scores": False}
+             "beam_size": max(beam, nbest) if nbest > beam else None, "scores": False,
+             "alignment": align}
         )  # fmt: skip
     except ValidationError as exc:
         problems = "; ".join(

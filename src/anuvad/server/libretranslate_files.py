@@ -11,7 +11,9 @@ the file (and the paragraph), not LibreTranslate's ``q`` (which the uploader nev
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
@@ -19,9 +21,11 @@ from urllib.parse import quote
 from fastapi import Request
 from starlette.datastructures import FormData, UploadFile
 
-from anuvad.inference.markup import declares_other_charset
+from anuvad.inference.inline import PlacedSentence
+from anuvad.inference.markup import UnitTranslation, declares_other_charset
 from anuvad.inference.office import FORMATS as OFFICE_FORMATS
 from anuvad.inference.office import OfficeDocument, OfficeError, read_office
+from anuvad.server.answer_schemas import SentenceOut
 from anuvad.server.libretranslate_bodies import LibreTranslateError
 from anuvad.server.limits import MAX_TEXT_CHARS
 from anuvad.server.schemas import is_blank
@@ -67,14 +71,32 @@ class Upload:
         path = PurePosixPath(self.name)
         return f"{path.stem}.{target}{path.suffix}"
 
-    def translated_file(self, translation: str) -> bytes:
-        """The file to download, given the translation of :attr:`text`."""
+    @property
+    def inline(self) -> bool:
+        """Whether a line of :attr:`text` holds inline elements (an EPUB paragraph with a <b>
+        or a link): its translation is asked with word alignments, to place them."""
+        return self.document is not None and any(self.document.inline())
+
+    def translated_file(self, translation: str, sentences: Sequence[SentenceOut] = ()) -> bytes:
+        """The file to download, given the translation of :attr:`text` (and its sentences,
+        with word alignments, for an office file's inline elements)."""
         if self.document is None:
             return ((BOM if self.bom else "") + translation).encode("utf-8")
         lines = translation.split("\n")
         if len(lines) != len(self.document.texts()):  # a newline always ends a sentence
             raise RuntimeError(f"{len(self.document.texts())} pieces, {len(lines)} translated")
-        return self.document.translated(lines)
+        starts = [0]
+        for line in self.text.split("\n"):
+            starts.append(starts[-1] + len(line) + 1)
+        placed: list[list[PlacedSentence]] = [[] for _ in lines]
+        for s in sentences:
+            i = bisect.bisect_right(starts, s.start) - 1  # the line the sentence is on
+            placed[i].append(
+                PlacedSentence(s.start - starts[i], s.end - starts[i], s.text, s.alignment)
+            )
+        return self.document.translated(
+            [UnitTranslation(line, mine) for line, mine in zip(lines, placed, strict=True)]
+        )
 
     def places(self) -> list[str]:
         """What each line of :attr:`text` is in the file ("word/document.xml, paragraph 3");
@@ -151,7 +173,8 @@ def _office_upload(data: bytes, name: str, fields: dict[str, str]) -> Upload:
         document = read_office(data, name)
     except OfficeError as exc:
         raise LibreTranslateError(400, f"Invalid request: file: {exc}") from None
-    text = "\n".join(" ".join(piece.split()) for piece in document.texts())
+    # one piece a line (a newline inside one, never in a unit's text, would end a sentence)
+    text = "\n".join(piece.replace("\r", " ").replace("\n", " ") for piece in document.texts())
     _check_size(name, text)
     return Upload(name, text, False, fields, document)
 

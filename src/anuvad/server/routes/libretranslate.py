@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
-from anuvad.server.answer_schemas import TranslateResponse
+from anuvad.server.answer_schemas import SentenceOut, TranslateResponse
 from anuvad.server.errors import ApiError, ClientGoneError
 from anuvad.server.libretranslate import (
     AUTO,
@@ -99,9 +99,13 @@ async def translate(request: Request, state: State) -> Any:
 
 
 async def translate_body(
-    state: ServerState, request: Request, body: LtTranslateBody
+    state: ServerState,
+    request: Request,
+    body: LtTranslateBody,
+    sentences: list[SentenceOut] | None = None,
 ) -> LtTranslation:
-    """The answer to a LibreTranslate translate request.
+    """The answer to a LibreTranslate translate request (its one text's sentences, with word
+    alignments, added to ``sentences`` when given: a translated file's inline elements).
 
     Raises:
         LibreTranslateError: what LibreTranslate answers with an error.
@@ -115,8 +119,12 @@ async def translate_body(
     others: list[list[str]] = [[] for _ in texts]
     for model_id, indices in routed.groups.items():
         mine = [texts[i] for i in indices] if isinstance(q, list) else q
-        asked = anuvad_request(state, model_id, mine, body.format, alternatives)
+        asked = anuvad_request(
+            state, model_id, mine, body.format, alternatives, align=sentences is not None
+        )
         response = await translated_by(state, request, asked)
+        if sentences is not None:
+            sentences.extend(s for t in response.translations for s in t.sentences)
         for k, i in enumerate(indices):
             translated[i] = response.translations[k].text
             others[i] = alternatives_of(response, k, alternatives)
@@ -188,7 +196,8 @@ async def translate_file(request: Request, state: State) -> Any:
     try:
         fields = {**upload.fields, "q": upload.text, "format": upload.format}
         body = body_of(LtTranslateBody, fields)
-        answer = await translate_body(state, request, body)
+        sentences: list[SentenceOut] | None = [] if upload.inline else None
+        answer = await translate_body(state, request, body, sentences)
     except LibreTranslateError as exc:
         return lt_error(for_the_file(exc, upload.name, upload.places()))
     except ClientGoneError:
@@ -196,7 +205,7 @@ async def translate_file(request: Request, state: State) -> Any:
     except ApiError as exc:
         return lt_error(for_the_file(from_api_error(exc), upload.name, upload.places()))
     name = upload.translated_name(body.target)
-    data = upload.translated_file(str(answer.translatedText))
+    data = upload.translated_file(str(answer.translatedText), sentences or ())
     token = state.files.put(name, data, upload.media_type)
     url = request.url_for("download_file", filename=f"{token}.{quote(name, safe='')}")
     return LtFileTranslation(translatedFileUrl=str(url))
