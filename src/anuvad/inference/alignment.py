@@ -28,7 +28,7 @@ MARK = "\u2581"  # SentencePiece's word-start mark
 # Which decoder layers' attention is read, counted from the end (-1: the last); a layer the
 # view lacks (a CTranslate2 view has one) is skipped, and all of a view's layers are read when
 # none of these is there.
-LAYERS = (-1,)
+LAYERS: tuple[int, ...] = (-1,)
 
 
 def piece_words(pieces: Sequence[str]) -> list[int]:
