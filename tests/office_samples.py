@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Any
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -204,3 +205,22 @@ def run(text: str, bold: bool = False, prefix: str = "w") -> str:
 def paragraph(*runs: str, prefix: str = "w") -> str:
     """A Word paragraph of ``runs``."""
     return f"<{prefix}:p>{''.join(runs)}</{prefix}:p>"
+
+
+def translated_as_served(translator: Any, document: Any) -> bytes:
+    """``document`` (an :class:`~anuvad.inference.office.OfficeDocument`) translated as the
+    server's translate_file and ``anuvad translate`` translate it: each piece a document of
+    sentences in the model's own search, a piece with inline formatting placed by the model's
+    word alignment."""
+    from anuvad.inference.alignment import word_alignment
+    from anuvad.inference.documents import translate_documents
+    from anuvad.inference.markup import unit_translations
+
+    documents = translate_documents(
+        document.texts(), "en", lambda s: translator.translate(s, translator.decode)
+    )
+    placed = unit_translations(
+        document.inline(), documents, lambda r: word_alignment(translator.attention_of(r))
+    )
+    result: bytes = document.translated(placed)
+    return result

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from anuvad.inference.office import read_office
 from anuvad.inference.translator import Translator
 from anuvad.server.app import create_app
-from office_samples import docx, epub, odf, paragraph, run
+from office_samples import docx, epub, odf, paragraph, run, translated_as_served
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -93,7 +93,7 @@ def test_an_html_file_keeps_its_markup_and_a_bom_and_its_name_in_any_script(
 
 
 def test_an_office_file_comes_back_in_its_format_each_paragraph_translated_as_text_is(
-    client: TestClient,
+    client: TestClient, tiny_enhi_model: Path
 ) -> None:
     """Each piece of a Word file (a sentence in three runs, a tab, a header) comes back
     translated as ``translate`` translates it alone, everything else in the file as it was."""
@@ -111,8 +111,10 @@ def test_an_office_file_comes_back_in_its_format_each_paragraph_translated_as_te
         "Two women sit.",
     ]
     document = read_office(original, "report.docx")
-    assert data == document.translated([translated(client, text, "text") for text in texts])
-    assert b"<w:rPr><w:b/></w:rPr>" in _part(data, "word/document.xml")  # the bold run stays
+    assert document.inline() == [True, False, False, False]  # "is" is bold
+    translator = Translator.from_file(tiny_enhi_model, device="cpu")
+    assert data == translated_as_served(translator, document)
+    assert b"<w:rPr><w:b/><w:bCs/></w:rPr>" in _part(data, "word/document.xml")  # bold stays
     assert _part(data, "word/media/image1.png") == _part(original, "word/media/image1.png")
     book = epub({"c.xhtml": "<p>The sky is blue.</p>"}, ["Two women sit."])
     data, media, name = fetched(client, send(client, "book.epub", book))

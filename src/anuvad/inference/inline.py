@@ -45,8 +45,12 @@ class Block:
         elements: the elements, by index.
         chains: for each element, the stack it opens (its ancestors, then itself).
         places: for each element, the offset in ``text`` where it opens.
+        loose_text: text may stand outside the elements (HTML); False: all text is inside
+            the innermost (a Word run), so a space between two words sits in one of theirs
+            (the plainer run's: a bold run ends at its word).
     """
 
+    loose_text: bool = True
     text: str = ""
     stacks: list[Stack] = field(default_factory=list)
     elements: list[Element] = field(default_factory=list)
@@ -82,6 +86,20 @@ class PlacedSentence:
     end: int
     text: str
     alignment: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class UnitTranslation:
+    """A unit's translation: its text, and (for a unit with inline elements) its sentences'
+    places in the unit's text, translations and word alignments."""
+
+    text: str
+    sentences: Sequence[PlacedSentence] = ()
+
+    @property
+    def aligned(self) -> bool:
+        """Whether it has sentences and each has its word alignment."""
+        return bool(self.sentences) and all(s.alignment is not None for s in self.sentences)
 
 
 def render(block: Block, sentences: Sequence[PlacedSentence]) -> str:
@@ -127,26 +145,42 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
         for m in _WORD.finditer(block.text[sentence.start : sentence.end])
     ]
     words = list(_WORD.finditer(sentence.text))
+    first = block.stacks[sentence.start] if sentence.start < len(block.stacks) else ()
     if not words:
-        return [(sentence.text, ())] if sentence.text else []
+        return [(sentence.text, () if block.loose_text else first)] if sentence.text else []
     if not source:
-        return [(sentence.text, block.stacks[sentence.start] if block.stacks else ())]
+        return [(sentence.text, first)]
     alignment = sentence.alignment
     if alignment is None or len(alignment) != len(words):
         alignment = diagonal(len(source), len(words))
     stacks = [_word_stack(block, *source[min(i, len(source) - 1)]) for i in alignment]
-    _one_stretch(stacks, block.chains)
+    _one_stretch(stacks, block.chains, strays=block.loose_text)
+    if not block.loose_text:
+        _inside_a_run(stacks, set(block.stacks))
     units: list[tuple[str, Stack]] = []
     position = 0
     for j, word in enumerate(words):
         if word.start() > position:
-            around = _shared(stacks[j - 1], stacks[j]) if j else ()
+            if not block.loose_text:  # in the plainer neighbour (a bold run ends at its word)
+                around = stacks[j] if not j else _plainer(block, stacks[j - 1], stacks[j])
+            else:
+                around = _shared(stacks[j - 1], stacks[j]) if j else ()
             units.append((sentence.text[position : word.start()], around))
         units.append((word.group(), stacks[j]))
         position = word.end()
     if position < len(sentence.text):
-        units.append((sentence.text[position:], ()))
+        units.append((sentence.text[position:], () if block.loose_text else stacks[-1]))
     return units
+
+
+def _plainer(block: Block, left: Stack, right: Stack) -> Stack:
+    """Of two words' stacks, the one whose elements say less (the shorter start tags: fewer
+    properties); the left one when they say as much."""
+
+    def weight(stack: Stack) -> int:
+        return sum(len(block.elements[e].start) for e in stack)
+
+    return right if weight(right) < weight(left) else left
 
 
 def _shared(left: Stack, right: Stack) -> Stack:
@@ -156,12 +190,14 @@ def _shared(left: Stack, right: Stack) -> Stack:
     return left[:common]
 
 
-def _one_stretch(stacks: list[Stack], chains: list[Stack]) -> None:
+def _one_stretch(stacks: list[Stack], chains: list[Stack], strays: bool = True) -> None:
     """Each element on one stretch of words: of the groups of words it came back on (words at
     most one apart are a group), the largest keeps it, with the words between them that sit
-    in its parent ("<b>very hot</b>" with a particle between stays one bold stretch); the
-    other words lose it (a repeated name, a word the attention misplaced far away), so a
-    link is not written twice and an element does not spread over half a sentence."""
+    in its parent ("<b>very hot</b>" with a particle between stays one bold stretch); with
+    ``strays``, the other words lose it (a repeated name, a word the attention misplaced far
+    away), so an HTML link is not written twice and an element does not spread over half a
+    sentence. A Word run keeps its other groups (a word that leaves the plain run it came
+    from would take a neighbour's formatting)."""
     for element in sorted({e for s in stacks for e in s}, key=lambda e: (len(chains[e]), e)):
         where = [j for j, s in enumerate(stacks) if element in s]
         if not where:
@@ -175,11 +211,21 @@ def _one_stretch(stacks: list[Stack], chains: list[Stack]) -> None:
         kept = max(groups, key=len)  # the first of the largest
         outer = chains[element][:-1]
         for j in where:
-            if j not in kept:
+            if j not in kept and strays:
                 stacks[j] = outer
-        for j in range(kept[0] + 1, kept[-1]):
-            if stacks[j] == outer:
-                stacks[j] = chains[element]
+        for group in [kept] if strays else groups:
+            for j in range(group[0] + 1, group[-1]):
+                if stacks[j] == outer:
+                    stacks[j] = chains[element]
+
+
+def _inside_a_run(stacks: list[Stack], valid: set[Stack]) -> None:
+    """A word that lost its element (a stray group) in a block whose text must be inside one
+    takes its left neighbour's (else its right's) stack: no word is written outside a run."""
+    for j in range(len(stacks)):
+        if stacks[j] not in valid:
+            near = [stacks[k] for k in (*range(j - 1, -1, -1), *range(j + 1, len(stacks)))]
+            stacks[j] = next((s for s in near if s in valid), next(iter(valid)))
 
 
 def _keep_every_element(block: Block, units: list[tuple[str, Stack]]) -> None:
@@ -223,4 +269,4 @@ def _markup(block: Block, units: list[tuple[str, Stack]]) -> str:
     return "".join(out)
 
 
-__all__ = ["Block", "Element", "PlacedSentence", "Stack", "render"]
+__all__ = ["Block", "Element", "PlacedSentence", "Stack", "UnitTranslation", "render"]

@@ -28,7 +28,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from anuvad.inference.documents import DocumentTranslation
-from anuvad.inference.inline import Block, Element, PlacedSentence, Stack, render
+from anuvad.inference.inline import (
+    Block,
+    Element,
+    PlacedSentence,
+    Stack,
+    UnitTranslation,
+    render,
+)
 from anuvad.inference.translation import Translation
 
 # Markup that holds no translatable text, then any tag; everything between is text.
@@ -90,15 +97,6 @@ class Unit:
     text: str
     block: Block | None = None
     offset: int = 0
-
-
-@dataclass(frozen=True)
-class UnitTranslation:
-    """A unit's translation: its text, and (for a unit with inline elements) its sentences'
-    places in the unit's text, translations and word alignments."""
-
-    text: str
-    sentences: Sequence[PlacedSentence] = ()
 
 
 def split_html(document: str) -> list[Piece]:

@@ -128,12 +128,13 @@ class OfficeDocument:
         return texts
 
     def inline(self) -> list[bool]:
-        """For each of :meth:`texts`, whether it holds inline elements (an EPUB paragraph with
-        a <b> or a link), which a word alignment places in its translation."""
+        """For each of :meth:`texts`, whether it holds inline formatting (a Word paragraph's
+        bold word or link, an EPUB paragraph's <b>), which a word alignment places in its
+        translation."""
         inline: list[bool] = []
         for entry in self._entries:
             if entry.part is not None:
-                inline.extend(False for _ in entry.part.pieces)
+                inline.extend(entry.part.inline())
             elif entry.chapter is not None:
                 inline.extend(unit.block is not None for unit in html_units(entry.chapter))
         return inline
@@ -162,7 +163,7 @@ class OfficeDocument:
                 data = entry.data
                 bom = "\ufeff" if entry.bom else ""
                 if entry.part is not None:
-                    mine = [_text(next(given)) for _ in entry.part.pieces]
+                    mine = [next(given) for _ in entry.part.pieces]
                     data = (bom + entry.part.translated(mine)).encode("utf-8")
                 elif entry.chapter is not None:
                     chapter = translate_html(
@@ -173,10 +174,6 @@ class OfficeDocument:
         if next(given, None) is not None:
             raise ValueError("more translations than texts")
         return out.getvalue()
-
-
-def _text(translation: str | UnitTranslation) -> str:
-    return translation.text if isinstance(translation, UnitTranslation) else translation
 
 
 def is_office(name: str) -> bool:

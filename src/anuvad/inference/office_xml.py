@@ -21,7 +21,19 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from anuvad.inference.inline import PlacedSentence, UnitTranslation, render
+from anuvad.inference.office_runs import (
+    DRAWING_RUNS,
+    WORD_RUNS,
+    RunBlock,
+    RunNames,
+    run_block,
+    run_start,
+    with_complex_script,
+)
 
 # Markup that holds no character data, then any tag; everything between is character data.
 _MARKUP = re.compile(
@@ -58,6 +70,8 @@ class Dialect:
         skip: elements whose character data is never translated (fields, deleted text).
         spaces: OpenDocument's ``text:s`` (``c`` spaces); "" where the dialect has none.
         collapse: white space collapses to one space, as OpenDocument reads it (Word keeps it).
+        runs: the dialect's runs, whose formatting a word alignment carries across
+            (:mod:`anuvad.inference.office_runs`); None: the whole translation in one run.
     """
 
     paragraph: frozenset[str]
@@ -66,6 +80,7 @@ class Dialect:
     skip: frozenset[str] = frozenset()
     spaces: str = ""
     collapse: bool = False
+    runs: RunNames | None = None
 
 
 WORD = Dialect(
@@ -73,12 +88,14 @@ WORD = Dialect(
     text=frozenset({"w:t"}),
     breaks=frozenset({"w:tab", "w:br", "w:cr", "w:ptab"}),
     skip=frozenset({"w:instrText", "w:delText", "w:fldSimple"}),
+    runs=WORD_RUNS,
 )
 DRAWING = Dialect(  # PowerPoint's slides and notes
     paragraph=frozenset({"a:p"}),
     text=frozenset({"a:t"}),
     breaks=frozenset({"a:br"}),
     skip=frozenset({"a:fld"}),
+    runs=DRAWING_RUNS,
 )
 SHARED_STRINGS = Dialect(  # Excel's cell texts
     paragraph=frozenset({"x:si"}),
@@ -137,9 +154,21 @@ class XmlPart:
     def __init__(self, xml: str, dialect: Dialect) -> None:
         self.tokens: list[str] = _tokens(xml)
         self.dialect = dialect
+        prefixes = _prefixes(xml)
+        self._name_of = lambda raw: _name(raw, prefixes)
         self.pieces: list[Piece] = [
-            p for p in _pieces(self.tokens, dialect, _prefixes(xml)) if _has_letter(p)
+            p for p in _pieces(self.tokens, dialect, prefixes) if _has_letter(p)
         ]
+        runs = dialect.runs
+        self.blocks: list[RunBlock | None] = [
+            run_block(self.tokens, p.tokens, runs, self._name_of) if runs is not None else None
+            for p in self.pieces
+        ]
+
+    def inline(self) -> list[bool]:
+        """For each piece, whether its runs differ in formatting (a bold word, a link): a word
+        alignment carries them into its translation."""
+        return [block is not None for block in self.blocks]
 
     def texts(self) -> list[str]:
         """Each piece's text (white space at its edges taken off)."""
@@ -149,13 +178,19 @@ class XmlPart:
         joined = "".join(piece.values)
         return _SPACES.sub(" ", joined) if self.dialect.collapse else joined
 
-    def translated(self, translations: list[str]) -> str:
-        """The part with each piece's text replaced by its translation (in piece order)."""
+    def translated(self, translations: Sequence[str | UnitTranslation]) -> str:
+        """The part with each piece's text replaced by its translation (in piece order): a
+        piece of differing runs given its sentences' word alignments as formatted runs, any
+        other in the run with most of its letters."""
         if len(translations) != len(self.pieces):
             raise ValueError(f"{len(self.pieces)} pieces, {len(translations)} translations")
         tokens = list(self.tokens)
-        for piece, translation in zip(self.pieces, translations, strict=True):
+        for piece, block, given in zip(self.pieces, self.blocks, translations, strict=True):
             joined = self._joined(piece)
+            if block is not None and isinstance(given, UnitTranslation) and given.aligned:
+                _write_runs(tokens, block, given, len(joined) - len(joined.lstrip()))
+                continue
+            translation = given.text if isinstance(given, UnitTranslation) else given
             stripped = joined.strip()
             lead = joined[: len(joined) - len(joined.lstrip())]
             trail = joined[len(joined.rstrip()) :]
@@ -170,7 +205,22 @@ class XmlPart:
             holder = piece.holders[carrier]
             if holder >= 0 and (text != text.strip() or "  " in text):
                 tokens[holder] = _preserving_space(tokens[holder])
+            if holder >= 0 and self.dialect.runs is WORD_RUNS:  # Devanagari's bold is bCs
+                start = run_start(tokens, holder, self._name_of)
+                if start is not None:
+                    with_complex_script(tokens, start + 1, holder, self._name_of)
         return "".join(tokens)
+
+
+def _write_runs(tokens: list[str], runs: RunBlock, given: UnitTranslation, lead: int) -> None:
+    """The piece's runs replaced by its translation's, each word in the formatting of its
+    source word (``lead``: the white space before the piece's text, which sentences skip)."""
+    placed = [
+        PlacedSentence(s.start + lead, s.end + lead, s.text, s.alignment) for s in given.sentences
+    ]
+    for index in range(runs.first, runs.last + 1):
+        tokens[index] = ""
+    tokens[runs.first] = "".join(runs.kept) + render(runs.block, placed)
 
 
 def _tokens(xml: str) -> list[str]:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from anuvad.inference.inline import PlacedSentence, UnitTranslation
 from anuvad.inference.office import FORMATS, OfficeDocument, OfficeError, read_office
 from office_samples import DECL, docx, epub, odf, paragraph, pptx, run, xlsx, zipped
 
@@ -237,3 +238,78 @@ def test_an_encrypted_or_oversized_archive_is_refused_before_unpacking(
     monkeypatch.setattr("anuvad.inference.office.MAX_UNPACKED_BYTES", 1000)
     with pytest.raises(OfficeError, match=r"big.docx: 4 entries of \d+ bytes unpacked; at most"):
         read_office(docx(paragraph(run("x"))), "big.docx")
+
+
+def _aligned(text: str, translation: str, alignment: list[int]) -> UnitTranslation:
+    return UnitTranslation(translation, [PlacedSentence(0, len(text), translation, alignment)])
+
+
+def test_a_bold_word_keeps_its_formatting_where_its_translation_goes() -> None:
+    body = paragraph(run("The train to "), run("Delhi", bold=True), run(" was late."))
+    doc = read_office(docx(body), "b.docx")
+    assert doc.texts() == ["The train to Delhi was late."] and doc.inline() == [True]
+    # ट्रेन(train) दिल्ली(Delhi) देर(late) से(late) आई(was)
+    given = _aligned(doc.texts()[0], "ट्रेन दिल्ली देर से आई।", [1, 3, 5, 5, 4])
+    part = _part(doc.translated([given]), "word/document.xml")
+    # bold for Devanagari too: Word formats complex-script text by <w:bCs/>
+    assert '<w:r><w:rPr><w:b/><w:bCs/></w:rPr><w:t xml:space="preserve">दिल्ली</w:t></w:r>' in part
+    assert read_office(doc.translated([given]), "b.docx").texts() == ["ट्रेन दिल्ली देर से आई।"]
+    # without an alignment (a plain string), the whole translation goes into one run, as before
+    assert _part(doc.translated(["ट्रेन दिल्ली देर से आई।"]), "word/document.xml").count("<w:r>") == 3
+
+
+def test_links_bookmarks_and_proofing_marks_between_runs() -> None:
+    body = (
+        '<w:p><w:bookmarkStart w:id="0" w:name="top"/><w:r><w:t xml:space="preserve">Read </w:t>'
+        '</w:r><w:proofErr w:type="spellStart"/><w:hyperlink r:id="rId9"><w:r><w:rPr>'
+        '<w:rStyle w:val="Hyperlink"/></w:rPr><w:t>the report</w:t></w:r></w:hyperlink>'
+        '<w:proofErr w:type="spellEnd"/><w:r><w:t xml:space="preserve"> now.</w:t></w:r>'
+        '<w:bookmarkEnd w:id="0"/></w:p>'
+    )
+    doc = read_office(docx(body), "l.docx")
+    assert doc.texts() == ["Read the report now."] and doc.inline() == [True]
+    given = _aligned(doc.texts()[0], "रिपोर्ट अभी पढ़ें।", [2, 3, 0])
+    part = _part(doc.translated([given]), "word/document.xml")
+    assert part.count('<w:hyperlink r:id="rId9">') == 1 and "proofErr" not in part
+    assert (
+        '<w:bookmarkStart w:id="0" w:name="top"/>' in part and '<w:bookmarkEnd w:id="0"/>' in part
+    )
+    assert '<w:hyperlink r:id="rId9"><w:r><w:rPr><w:rStyle w:val="Hyperlink"/></w:rPr><w:t ' in part
+    link = part.split('<w:hyperlink r:id="rId9">')[1].split("</w:hyperlink>")[0]
+    assert "रिपोर्ट" in link and "पढ़ें" not in link
+    assert read_office(doc.translated([given]), "l.docx").texts() == ["रिपोर्ट अभी पढ़ें।"]
+
+
+def test_runs_that_look_alike_or_hold_more_than_text_keep_the_simple_rule() -> None:
+    alike = paragraph(run("The train to Del"), run("hi was late."))  # a spell-check split
+    field = paragraph(
+        run("Page "),
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r>',
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>',
+        run(" of the report", bold=True),
+    )
+    assert read_office(docx(alike + field), "s.docx").inline() == [False, False]
+    slide = pptx(["<a:p><a:r><a:rPr b='1'/><a:t>Fares</a:t></a:r><a:r><a:rPr/>"
+                  "<a:t> rise today.</a:t></a:r></a:p>"])  # fmt: skip
+    deck = read_office(slide, "s.pptx")
+    assert deck.inline() == [True]
+    given = _aligned(deck.texts()[0], "आज किराया बढ़ा", [3, 0, 1])
+    out = _part(deck.translated([given]), "ppt/slides/slide1.xml")
+    assert "<a:r><a:rPr b='1'/><a:t>किराया</a:t></a:r>" in out  # the space in the plain run
+
+
+def test_every_translated_word_stays_inside_a_run_and_bold_reaches_devanagari() -> None:
+    body = paragraph(run("Prices of "), run("tomatoes", bold=True), run(" rose sharply in Delhi."))
+    doc = read_office(docx(body), "t.docx")
+    translation = "दिल्ली में टमाटर की कीमत तेजी से बढ़ गई।"
+    # "दिल्ली" (Delhi) is a stray word of the last run, far from its other words
+    given = _aligned(doc.texts()[0], translation, [6, 2, 2, 2, 0, 4, 4, 3, 3])
+    out = doc.translated([given])
+    assert read_office(out, "t.docx").texts() == [translation]  # no word outside a run
+    sized = (
+        '<w:p><w:r><w:rPr><w:b/><w:bCs w:val="0"/><w:sz w:val="28"/></w:rPr><w:t>Hi</w:t>'
+        "</w:r></w:p>"
+    )
+    part = _part(read_office(docx(sized), "s.docx").translated(["नमस्ते"]), "word/document.xml")
+    # the carrier's run: a twin added where it lacks one, none where it has one
+    assert '<w:b/><w:bCs w:val="0"/><w:sz w:val="28"/><w:szCs w:val="28"/>' in part
