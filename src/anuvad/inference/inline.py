@@ -166,11 +166,31 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
             else:
                 around = _shared(stacks[j - 1], stacks[j]) if j else ()
             units.append((sentence.text[position : word.start()], around))
-        units.append((word.group(), stacks[j]))
+        units.extend(_with_punctuation(block, word.group(), stacks, j))
         position = word.end()
     if position < len(sentence.text):
         units.append((sentence.text[position:], () if block.loose_text else stacks[-1]))
     return units
+
+
+# Punctuation at a word's edges: in HTML it stands outside an element that ends or begins at
+# the word ("<a>Delhi</a>." stays so), as it mostly does in the source.
+_EDGES = re.compile(r"([(\[{\"'“‘«¿¡]*)(.*?)([.,;:!?।॥)\]}\"'”’»…]*)", re.DOTALL)
+
+
+def _with_punctuation(
+    block: Block, word: str, stacks: list[Stack], j: int
+) -> list[tuple[str, Stack]]:
+    """A word as units: its punctuation at the edges in what it shares with the neighbour
+    word (HTML), its core in its own stack."""
+    lead, core, trail = _EDGES.fullmatch(word).groups()  # type: ignore[union-attr]
+    if not core or not block.loose_text:
+        return [(word, stacks[j])]
+    before = _shared(stacks[j - 1], stacks[j]) if j else ()
+    after = _shared(stacks[j], stacks[j + 1]) if j + 1 < len(stacks) else ()
+    units = [(lead, before)] if lead else []
+    units.append((core, stacks[j]))
+    return units + ([(trail, after)] if trail else [])
 
 
 def _plainer(block: Block, left: Stack, right: Stack) -> Stack:
@@ -202,18 +222,21 @@ def _one_stretch(stacks: list[Stack], chains: list[Stack], strays: bool = True) 
         where = [j for j, s in enumerate(stacks) if element in s]
         if not where:
             continue  # lost with an outer element's stray group
-        groups = [[where[0]]]
-        for j in where[1:]:
-            if j - groups[-1][-1] <= 2:
+        outer = chains[element][:-1]
+        groups: list[list[int]] = [[where[0]]]
+        for j in where[1:]:  # one word between, sitting in the parent: the same group
+            if j - groups[-1][-1] <= 2 and all(
+                stacks[k] == outer for k in range(groups[-1][-1] + 1, j)
+            ):
                 groups[-1].append(j)
             else:
                 groups.append([j])
-        kept = max(groups, key=len)  # the first of the largest
-        outer = chains[element][:-1]
+        largest: list[int] = max(groups, key=len)  # the first of the largest
+        kept = set(largest)
         for j in where:
             if j not in kept and strays:
                 stacks[j] = outer
-        for group in [kept] if strays else groups:
+        for group in [sorted(kept)] if strays else groups:
             for j in range(group[0] + 1, group[-1]):
                 if stacks[j] == outer:
                     stacks[j] = chains[element]
@@ -229,25 +252,42 @@ def _inside_a_run(stacks: list[Stack], valid: set[Stack]) -> None:
 
 
 def _keep_every_element(block: Block, units: list[tuple[str, Stack]]) -> None:
-    """An element that no unit carries wraps the translated word nearest to where it stood
-    (by relative place) among those it can wrap without unwrapping another; else (and when it
-    wrapped no text) it wraps nothing, there: markup is never dropped."""
-    for element in range(len(block.elements)):
-        if any(element in stack for _, stack in units):
+    """An element that no unit carries (outermost first) wraps the translated word nearest to
+    where it stood (by relative place) among the words sitting directly in its parent; else,
+    and when it wrapped no text or only white space, it wraps nothing, nearest its place where
+    its parent is open. Markup is never dropped, and a parent is not opened twice for it."""
+    carried = {e for _, stack in units for e in stack}
+    visible = {
+        e
+        for c, stack in zip(block.text, block.stacks, strict=True)
+        if not c.isspace()
+        for e in stack
+    }
+    for element in sorted(range(len(block.elements)), key=lambda e: (len(block.chains[e]), e)):
+        if element in carried:
             continue
         target = block.chains[element]
         share = block.places[element] / max(1, len(block.text))
-        empty = not any(element in stack for stack in block.stacks)  # <a id="top"></a>
-        fits = [
-            i
-            for i, (text, stack) in enumerate(units)
-            if not empty and text.strip() and target[: len(stack)] == stack
-        ]
+        fits = [] if element not in visible else [
+            i for i, (text, stack) in enumerate(units) if text.strip() and stack == target[:-1]
+        ]  # fmt: skip
         if fits:
             nearest = _nearest(fits, len(units), share)
             units[nearest] = (units[nearest][0], target)
-        else:
-            units.insert(_nearest(range(len(units) + 1), len(units), share), ("", target))
+        else:  # between two units, inside its parent, splitting no other element
+            places = [i for i in range(len(units) + 1) if _fits_between(units, i, target[:-1])]
+            units.insert(_nearest(places or [len(units)], len(units), share), ("", target))
+        carried.add(element)
+
+
+def _fits_between(units: list[tuple[str, Stack]], i: int, parent: Stack) -> bool:
+    """Whether an element whose parent chain is ``parent`` can open and close between units
+    ``i - 1`` and ``i``: the parent open there, and nothing else open across."""
+    before = units[i - 1][1] if i else ()
+    after = units[i][1] if i < len(units) else ()
+    across = _shared(before, after)
+    inside = before[: len(parent)] == parent or after[: len(parent)] == parent
+    return inside and len(across) <= len(parent) and across == parent[: len(across)]
 
 
 def _nearest(indices: Sequence[int], count: int, share: float) -> int:

@@ -136,12 +136,23 @@ def html_units(document: str) -> list[Unit]:
     pieces = split_html(document)
     units: list[Unit] = []
     group: list[int] = []  # text and inline tags not yet in a unit
+    opened: list[str] = []  # the group's inline elements not yet closed
     for index, piece in enumerate(pieces):
-        if (piece.text and not piece.kept) or _inline_tag(piece.raw):
+        name = _inline_tag(piece.raw)
+        stray = name is not None and piece.raw.startswith("</") and name not in opened
+        if (piece.text and not piece.kept) or (name is not None and not stray):
             group.append(index)
+            if name is not None and piece.raw.startswith("</"):
+                opened.reverse()
+                opened.remove(name)  # the innermost of that name
+                opened.reverse()
+            elif name is not None:
+                opened.append(name)
             continue
+        # anything else ends the group: markup, kept text, or an end tag whose start is not in
+        # it (a translate="no" span's, an element around a block)
         units.extend(_group_units(pieces, group))
-        group = []
+        group, opened = [], []
     units.extend(_group_units(pieces, group))
     return units
 
@@ -181,8 +192,8 @@ def _block(pieces: list[Piece], group: list[int]) -> Block | None:
         raw = pieces[index].raw
         if pieces[index].text:
             text = _HTML_SPACE.sub(" ", html.unescape(raw))
-            if block.text.endswith(" ") or not block.text:
-                text = text.lstrip(" ")
+            if block.text.endswith(" "):
+                text = text.lstrip(" ")  # a space on the page: the one before stands
             block.append(text, stack)
             continue
         name = _inline_tag(raw)
@@ -197,7 +208,27 @@ def _block(pieces: list[Piece], group: list[int]) -> Block | None:
         else:
             names.append(name)
             stack = block.open(Element(raw, ""), stack)
-    return block if not names else None
+    if names or any(_glued(block, e) for e in range(len(block.elements))):
+        return None
+    return block
+
+
+def _glued(block: Block, element: int) -> bool:
+    """Whether an element sits inside a word, so that words cannot carry it: between two
+    letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a mark without letters
+    stuck to a word ("Paris<sup>[1]</sup>"). Such a unit is translated run by run, its
+    markup as written. A link before a full stop ("<a>Delhi</a>.") is not glued."""
+    inside = [i for i, stack in enumerate(block.stacks) if element in stack]
+    if not inside:
+        return False
+    start, end, text = inside[0], inside[-1] + 1, block.text
+    letters = any(c.isalpha() for c in text[start:end])
+    for left, right in ((start - 1, start), (end - 1, end)):
+        if left < 0 or right >= len(text) or text[left].isspace() or text[right].isspace():
+            continue
+        if not letters or (text[left].isalnum() and text[right].isalnum()):
+            return True
+    return False
 
 
 def translate_html(

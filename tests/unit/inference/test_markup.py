@@ -204,3 +204,61 @@ def test_an_element_stays_on_one_stretch_when_its_word_comes_back_twice() -> Non
     translation = "केरल में मानसून जल्दी केरल पहुंचा"
     out = translate_html(page, lambda t: _placed(t, translation, [3, 2, 1, 4, 3, 2]))
     assert out == "<p><i>केरल</i> में मानसून जल्दी केरल पहुंचा</p>"  # one <i>, the first
+
+
+def test_nested_random_pages_keep_each_element_once_with_any_alignment() -> None:
+    """Random pages of nested inline elements (some empty, some around white space), random
+    translations and alignments: every element written exactly once, well nested, the
+    translation's words all there in order."""
+    import html as html_module
+    import random
+    import re
+
+    rng = random.Random(11)
+    tags = re.compile(r"<(/?)(\w+)[^>]*>")
+    for trial in range(400):
+        parts, depth, count = [], [], 0
+        for _ in range(rng.randint(3, 12)):
+            roll = rng.random()
+            if roll < 0.3 and len(depth) < 3:
+                name = rng.choice(["b", "i", "a", "span", "em"])
+                parts.append(f'<{name} data-n="{count}">')
+                depth.append(name)
+                count += 1
+            elif roll < 0.5 and depth:
+                parts.append(f"</{depth.pop()}>")
+            else:
+                parts.append(rng.choice([" word ", "text ", " ", "go", " the day"]))
+        parts.extend(f"</{name}>" for name in reversed(depth))
+        page = "<p>x " + "".join(parts) + " end.</p>"
+        texts = html_texts(page)
+        if len(texts) != 1:
+            continue  # a unit fell back to runs (an element glued inside a word)
+        words = [f"w{k}" for k in range(rng.randint(1, 9))]
+        alignment = [rng.randrange(len(texts[0].split())) for _ in words]
+        out = translate_html(page, lambda t: _placed(t, " ".join(words), alignment))  # noqa: B023
+        opened: list[str] = []
+        for closing, name in tags.findall(out):
+            if closing:
+                assert opened.pop() == name, (trial, page, out)
+            else:
+                opened.append(name)
+        for n in range(count):
+            assert out.count(f'data-n="{n}"') == 1, (trial, page, out)
+        assert html_module.unescape(tags.sub("", out)).split() == words, (trial, page, out)
+
+
+def test_a_space_before_a_unit_a_glued_element_and_punctuation_stay_as_written() -> None:
+    """The reviewed cases: identity translations give the page back."""
+    for page in (
+        "<p>Run <code>make</code> to build <b>it</b> now.</p>",  # the space after </code>
+        '<p>Paris<sup><a href="#n1">[1]</a></sup> is the <b>capital</b>.</p>',  # a footnote mark
+        "<p>H<sub>2</sub>O is <b>water</b></p>",  # inside a word: run by run
+        '<p>Visit <a href="u">Delhi</a>.</p>',  # the full stop stays outside the link
+        '<p>Hello <span translate="no">Foo</span> world <b>x</b></p>',  # a kept span's end
+    ):
+        assert translate_html(page, lambda t: list(t)) == page
+    assert html_texts('<p>Hello <span translate="no">Foo</span> world <b>x</b></p>') == [
+        "Hello",
+        "world x",
+    ]
