@@ -121,3 +121,17 @@ def test_alignment_asked_for_comes_with_every_sentence_as_the_attention_gives_it
     assert all(s["alignment"] is not None for s in page.json()["translations"][0]["sentences"])
     stream = client.post("/translate/stream", json=body)
     assert stream.status_code == 422 and "alignment" in stream.text
+
+
+def test_a_sentence_the_attention_fails_on_is_placed_in_word_order_not_refused(
+    client: TestClient, translator: Translator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(result: object) -> object:
+        raise RuntimeError("attention unavailable")
+
+    monkeypatch.setattr(translator, "attention_of", broken)
+    page = "<p>I am going <b>home</b>.</p>"
+    answer = client.post("/translate", json={"text": page, "format": "html", "alignment": True})
+    assert answer.status_code == 200, answer.text
+    out = answer.json()["translations"][0]
+    assert out["text"].count("<b>") == 1 and out["sentences"][0]["alignment"] is None

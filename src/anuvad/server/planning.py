@@ -22,7 +22,6 @@ from typing import Any
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.errors import ConfigError, DataError, InputTooLongError
-from anuvad.inference.alignment import word_alignment
 from anuvad.inference.documents import (
     DocumentTranslation,
     Segment,
@@ -36,6 +35,7 @@ from anuvad.inference.inline import PlacedSentence
 from anuvad.inference.markup import UnitTranslation, html_units, translate_html
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim
+from anuvad.server.alignments import align_sentences
 from anuvad.server.answer_schemas import SentenceOut, TranslateResponse, TranslationOut
 from anuvad.server.errors import ModelFailedError, NamesRefusedError, TextRefusedError
 from anuvad.server.jobs import Progress
@@ -123,14 +123,8 @@ class RequestPlan:
                 self.model, self.sentences(), results, self.settings, deadline, self.terms,
                 quality, self.verbatim,
             )  # fmt: skip
-        inline = [i for i, (unit, _, _) in enumerate(self.places) if unit.inline or self.align]
-        if inline:
-            engine = self.model.engine
-
-            def align() -> list[list[int] | None]:
-                return [word_alignment(engine.attention_of(results[i])) for i in inline]
-
-            self.alignments.update(zip(inline, await self.model.batcher.call(align), strict=True))
+        wanted = [i for i, (unit, _, _) in enumerate(self.places) if unit.inline or self.align]
+        self.alignments.update(await align_sentences(self.model, results, wanted, deadline))
         return results
 
     def sentences(self) -> list[str]:
@@ -197,14 +191,19 @@ class RequestPlan:
             elapsed_ms=elapsed_ms,
         )
 
+    @functools.cached_property
+    def _firsts(self) -> dict[int, int]:
+        """Each unit's (by ``id``) first sentence's index in :meth:`sentences`."""
+        firsts, count = {}, 0
+        for unit in self.units:
+            firsts[id(unit)] = count
+            count += len(unit.segments)
+        return firsts
+
     def _alignments(self, unit: Unit) -> list[tuple[int, list[int] | None]]:
         """Each sentence of ``unit``: its index (of :meth:`sentences`) and word alignment in
         the answer (None unless asked for)."""
-        first = 0
-        for other in self.units:
-            if other is unit:
-                break
-            first += len(other.segments)
+        first = self._firsts[id(unit)]
         return [
             (k, self.alignments.get(k) if self.align else None)
             for k in range(first, first + len(unit.segments))
