@@ -19,9 +19,11 @@ to translate with :meth:`~OfficeDocument.places` naming each ("word/document.xml
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -45,7 +47,8 @@ from anuvad.inference.office_xml import (
 
 # suffix → (what people call the format, its media type, the parts with text: pattern → dialect;
 # None: an XHTML chapter, read as HTML)
-_WORD_PARTS = r"word/(document|header\d*|footer\d*|footnotes|endnotes)\.xml"
+# Word Online names its main part document2.xml (or document22.xml) at times
+_WORD_PARTS = r"word/(document\d*|header\d*|footer\d*|footnotes|endnotes)\.xml"
 FORMATS: dict[str, tuple[str, str, dict[str, Dialect | None]]] = {
     ".docx": (
         "a Word document",
@@ -78,17 +81,22 @@ FORMATS: dict[str, tuple[str, str, dict[str, Dialect | None]]] = {
         {r"(?!META-INF/).*\.(xhtml|html|htm)": None, r".*\.ncx": NCX},
     ),
 }
-# The part without which a file is not of its format (what a renamed ZIP lacks).
+# The part without which a file is not of its format (what a renamed ZIP lacks): its name as
+# messages say it, and the pattern of the names it may have.
 _REQUIRED = {
-    ".docx": "word/document.xml",
-    ".pptx": "ppt/presentation.xml",
-    ".xlsx": "xl/workbook.xml",
-    ".odt": "content.xml",
-    ".odp": "content.xml",
-    ".epub": "META-INF/container.xml",
+    ".docx": ("word/document.xml", r"word/document\d*\.xml"),
+    ".pptx": ("ppt/presentation.xml", r"ppt/presentation\.xml"),
+    ".xlsx": ("xl/workbook.xml", r"xl/workbook\.xml"),
+    ".odt": ("content.xml", r"content\.xml"),
+    ".odp": ("content.xml", r"content\.xml"),
+    ".epub": ("META-INF/container.xml", r"META-INF/container\.xml"),
 }
 MAX_ENTRIES = 20_000
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024  # every entry unpacked, as the file declares them
+# The parts read for text, unpacked: a 20,000-character document's XML is well under a MB; a
+# small upload that unpacks into a huge part would hold a worker for minutes.
+MAX_TEXT_PART_BYTES = 8 * 1024 * 1024
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an encrypted Office file, or an old .doc/.ppt
 
 
 class OfficeError(ValueError):
@@ -190,19 +198,24 @@ def read_office(data: bytes, name: str) -> OfficeDocument:
     """
     suffix = PurePosixPath(name).suffix.lower()
     kind, _, parts = FORMATS[suffix]
+    if data.startswith(_OLE):
+        raise OfficeError(
+            f"{name}: the file is password-protected (or an older Office format renamed); "
+            f"save it as {suffix} without a password"
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, UnicodeDecodeError):
         raise OfficeError(
             f"{name}: not {kind}: the file is not a ZIP archive as {suffix} files are "
             f"(damaged, or another format renamed); save it again as {suffix}"
         ) from None
     with archive:
         infos = archive.infolist()
-        names = {info.filename for info in infos}
-        if _REQUIRED[suffix] not in names:
+        required, pattern = _REQUIRED[suffix]
+        if not any(re.fullmatch(pattern, info.filename) for info in infos):
             raise OfficeError(
-                f"{name}: not {kind}: it has no {_REQUIRED[suffix]}; save it again as {suffix}"
+                f"{name}: not {kind}: it has no {required}; save it again as {suffix}"
             )
         if len(infos) > MAX_ENTRIES or sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
             raise OfficeError(
@@ -210,24 +223,46 @@ def read_office(data: bytes, name: str) -> OfficeDocument:
                 f"unpacked; at most {MAX_ENTRIES} entries and {MAX_UNPACKED_BYTES} bytes "
                 "(split the document, or save its images smaller)"
             )
-        if any(info.flag_bits & 0x1 for info in infos):
+        if any(info.flag_bits & 0x1 for info in infos) or _odf_encrypted(archive, infos):
             raise OfficeError(f"{name}: the file is password-protected; save it without one")
         entries = [_entry(archive, info, parts, name) for info in infos]
     return OfficeDocument(suffix, entries)
 
 
+def _odf_encrypted(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> bool:
+    """Whether an OpenDocument declares its parts encrypted (a ZIP like any other, its
+    manifest saying so)."""
+    manifest = next((i for i in infos if i.filename == "META-INF/manifest.xml"), None)
+    if manifest is None or manifest.file_size > MAX_TEXT_PART_BYTES:
+        return False
+    try:
+        return b"encryption-data" in archive.read(manifest)
+    except (zipfile.BadZipFile, OSError, zlib.error):
+        return False
+
+
 def _entry(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, parts: dict[str, Dialect | None], name: str
 ) -> _Entry:
+    text_part = [d for p, d in parts.items() if re.fullmatch(p, info.filename, flags=re.IGNORECASE)]
+    if text_part and info.file_size > MAX_TEXT_PART_BYTES:
+        raise OfficeError(
+            f"{name}: {info.filename} unpacks to {info.file_size} bytes; at most "
+            f"{MAX_TEXT_PART_BYTES} for a part with text (split the document)"
+        )
     try:
         data = archive.read(info)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        OSError,
+        zlib.error,
+    ) as exc:
         raise OfficeError(
             f"{name}: {info.filename} cannot be unpacked ({exc}); save the document again"
         ) from None
-    for pattern, dialect in parts.items():
-        if not re.fullmatch(pattern, info.filename, flags=re.IGNORECASE):
-            continue
+    for dialect in text_part[:1]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -246,8 +281,13 @@ def _entry(
 
 def _fresh_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:
     """An entry's name, time, compression and attributes, without the sizes, checksums and
-    flags of the old data (written again for the new)."""
-    fresh = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+    flags of the old data (written again for the new). A name stored in UTF-8 without the
+    flag that says so (read as code page 437) is written as the UTF-8 it was."""
+    filename = info.filename
+    if not info.flag_bits & 0x800 and not filename.isascii():
+        with contextlib.suppress(UnicodeEncodeError, UnicodeDecodeError):  # real cp437: as read
+            filename = filename.encode("cp437").decode("utf-8")
+    fresh = zipfile.ZipInfo(filename, date_time=info.date_time)
     fresh.compress_type = info.compress_type
     fresh.external_attr = info.external_attr
     fresh.create_system = info.create_system

@@ -41,7 +41,9 @@ _MARKUP = re.compile(
 )
 _TAG = re.compile(r"<(/?)([\w.-]+(?::[\w.-]+)?)((?:\s[^>]*?)?)(/?)>", re.DOTALL)
 _NAMESPACE = re.compile(r"""\bxmlns(?::([\w.-]+))?\s*=\s*["']([^"']*)["']""")
-_SPACES = re.compile(r"\s+")
+_SPACES = re.compile(r"[ \t\r\n]+")  # OpenDocument's white space (not a no-break space)
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # no XML 1.0 may hold
+_FIELD = re.compile(r"""\bfldCharType\s*=\s*["'](begin|end)["']""")
 _COUNT = re.compile(r"""\bc\s*=\s*["'](\d+)["']""")
 
 # The namespaces the dialects name, with the prefix the dialects use for them.
@@ -67,7 +69,10 @@ class Dialect:
             paragraph is (OpenDocument).
         breaks: empty elements that cut a paragraph into pieces translated apart (tab, line
             break).
-        skip: elements whose character data is never translated (fields, deleted text).
+        skip: elements whose character data is never translated (fields, deleted text); one
+            inside a paragraph also cuts it (the text around a page number is two pieces).
+        wrappers: elements a carrier run had better not be inside (an insertion a reviewer
+            may reject, a link): another run of the piece carries its translation if any can.
         spaces: OpenDocument's ``text:s`` (``c`` spaces); "" where the dialect has none.
         collapse: white space collapses to one space, as OpenDocument reads it (Word keeps it).
         runs: the dialect's runs, whose formatting a word alignment carries across
@@ -78,6 +83,7 @@ class Dialect:
     text: frozenset[str] = frozenset()
     breaks: frozenset[str] = frozenset()
     skip: frozenset[str] = frozenset()
+    wrappers: frozenset[str] = frozenset()
     spaces: str = ""
     collapse: bool = False
     runs: RunNames | None = None
@@ -87,7 +93,9 @@ WORD = Dialect(
     paragraph=frozenset({"w:p"}),
     text=frozenset({"w:t"}),
     breaks=frozenset({"w:tab", "w:br", "w:cr", "w:ptab"}),
-    skip=frozenset({"w:instrText", "w:delText", "w:fldSimple"}),
+    # w:moveFrom: text moved away (its copy is in w:moveTo); w:rt: a ruby guide over a word
+    skip=frozenset({"w:instrText", "w:delText", "w:fldSimple", "w:moveFrom", "w:rt"}),
+    wrappers=frozenset({"w:ins", "w:moveTo", "w:hyperlink"}),
     runs=WORD_RUNS,
 )
 DRAWING = Dialect(  # PowerPoint's slides and notes
@@ -125,6 +133,7 @@ OPEN_DOCUMENT = Dialect(
             "office:annotation-end",
         }
     ),
+    wrappers=frozenset({"text:a"}),
     spaces="text:s",
     collapse=True,
 )
@@ -140,12 +149,14 @@ class Piece:
         tokens: indices of its tokens in the part (text, and ``text:s`` tags).
         values: what each token adds to the piece's text.
         holders: for each token, the index of the start tag of the element holding it (-1: none).
+        wrapped: for each token, whether it is inside one of the dialect's ``wrappers``.
     """
 
     paragraph: int
     tokens: list[int] = field(default_factory=list)
     values: list[str] = field(default_factory=list)
     holders: list[int] = field(default_factory=list)
+    wrapped: list[bool] = field(default_factory=list)
 
 
 class XmlPart:
@@ -175,8 +186,12 @@ class XmlPart:
         return [self._joined(piece).strip() for piece in self.pieces]
 
     def _joined(self, piece: Piece) -> str:
+        """The piece's text: OpenDocument's white space collapsed; a line break in a Word or
+        Excel text (Alt+Enter in a cell) a space, each, so offsets stay."""
         joined = "".join(piece.values)
-        return _SPACES.sub(" ", joined) if self.dialect.collapse else joined
+        if self.dialect.collapse:
+            return _SPACES.sub(" ", joined)
+        return joined.replace("\r", " ").replace("\n", " ")
 
     def translated(self, translations: Sequence[str | UnitTranslation]) -> str:
         """The part with each piece's text replaced by its translation (in piece order): a
@@ -190,22 +205,26 @@ class XmlPart:
             if block is not None and isinstance(given, UnitTranslation) and given.aligned:
                 _write_runs(tokens, block, given, len(joined) - len(joined.lstrip()))
                 continue
-            translation = given.text if isinstance(given, UnitTranslation) else given
+            translation = _NOT_XML.sub(
+                "", given.text if isinstance(given, UnitTranslation) else given
+            )
             stripped = joined.strip()
             lead = joined[: len(joined) - len(joined.lstrip())]
             trail = joined[len(joined.rstrip()) :]
             carrier = max(
                 range(len(piece.tokens)),
-                key=lambda i: sum(not c.isspace() for c in piece.values[i]),
-            )  # the first of the tokens with most letters: its run keeps the whole translation
+                key=lambda i: (not piece.wrapped[i], sum(not c.isspace() for c in piece.values[i])),
+            )  # the first of the tokens with most letters (outside a link or an insertion if
+            # any is): its run keeps the whole translation
             for index in piece.tokens:
                 tokens[index] = ""
             text = lead + translation + trail if stripped else joined
             tokens[piece.tokens[carrier]] = html.escape(text, quote=False)
             holder = piece.holders[carrier]
-            if holder >= 0 and (text != text.strip() or "  " in text):
+            word = self.dialect.runs is WORD_RUNS
+            if word and holder >= 0 and (text != text.strip() or "  " in text):
                 tokens[holder] = _preserving_space(tokens[holder])
-            if holder >= 0 and self.dialect.runs is WORD_RUNS:  # Devanagari's bold is bCs
+            if word and holder >= 0:  # Devanagari's bold is bCs
                 start = run_start(tokens, holder, self._name_of)
                 if start is not None:
                     with_complex_script(tokens, start + 1, holder, self._name_of)
@@ -216,7 +235,8 @@ def _write_runs(tokens: list[str], runs: RunBlock, given: UnitTranslation, lead:
     """The piece's runs replaced by its translation's, each word in the formatting of its
     source word (``lead``: the white space before the piece's text, which sentences skip)."""
     placed = [
-        PlacedSentence(s.start + lead, s.end + lead, s.text, s.alignment) for s in given.sentences
+        PlacedSentence(s.start + lead, s.end + lead, _NOT_XML.sub("", s.text), s.alignment)
+        for s in given.sentences
     ]
     for index in range(runs.first, runs.last + 1):
         tokens[index] = ""
@@ -265,11 +285,13 @@ def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> li
     stack: list[_Open] = []
     paragraphs: list[Piece] = []  # the open paragraphs' current pieces, innermost last
     skipping = 0  # how many open elements are in ``skip``
+    fields = 0  # how deep in Word's complex fields (fldChar begin ... end): their text is codes
+    wrapping = 0  # how many open elements are in ``wrappers``
     counted = 0
     for index, token in enumerate(tokens):
         tag = _TAG.fullmatch(token) if token.startswith("<") else None
         if tag is None:
-            if token.startswith("<") or not paragraphs or skipping:
+            if token.startswith("<") or not paragraphs or skipping or fields:
                 continue
             holder = stack[-1] if stack else None
             if dialect.text and (holder is None or holder.name not in dialect.text):
@@ -278,6 +300,7 @@ def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> li
             piece.tokens.append(index)
             piece.values.append(html.unescape(token))
             piece.holders.append(holder.start if holder and dialect.text else -1)
+            piece.wrapped.append(wrapping > 0)
             continue
         closing, raw_name, attributes, empty = tag.groups()
         name = _name(raw_name, prefixes)
@@ -285,11 +308,20 @@ def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> li
             while stack:
                 top = stack.pop()
                 skipping -= top.name in dialect.skip
+                wrapping -= top.name in dialect.wrappers
                 if top.name in dialect.paragraph:
                     pieces.append(paragraphs.pop())
                 if top.name == name:
                     break
             continue
+        if paragraphs and name == "w:fldChar" and (kind := _FIELD.search(attributes)):
+            fields = max(0, fields + (1 if kind.group(1) == "begin" else -1))
+            pieces.append(paragraphs[-1])  # the text before and after a field: two pieces
+            paragraphs[-1] = Piece(paragraphs[-1].paragraph)
+            continue
+        if paragraphs and name in dialect.skip and not skipping:
+            pieces.append(paragraphs[-1])
+            paragraphs[-1] = Piece(paragraphs[-1].paragraph)
         if name in dialect.paragraph:
             counted += 1  # an empty paragraph too: the numbers are those a reader counts
         if name in dialect.paragraph and not empty:
@@ -304,9 +336,11 @@ def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> li
             piece.tokens.append(index)
             piece.values.append(" " * int(count.group(1) if count else 1))
             piece.holders.append(-1)
+            piece.wrapped.append(wrapping > 0)
         elif not empty:
             stack.append(_Open(name, index))
             skipping += name in dialect.skip
+            wrapping += name in dialect.wrappers
     return pieces + paragraphs[::-1]  # paragraphs left open at the end of a broken part
 
 

@@ -11,6 +11,7 @@ the file (and the paragraph), not LibreTranslate's ``q`` (which the uploader nev
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import re
 from collections.abc import Sequence
@@ -148,8 +149,8 @@ async def read_upload(form: FormData) -> Upload:
             "files (text and HTML in UTF-8); save it as one of them",
         )  # fmt: skip
     fields = {k: v for k, v in form.items() if isinstance(v, str)}
-    if suffix in OFFICE_FORMATS:
-        return _office_upload(data, name, fields)
+    if suffix in OFFICE_FORMATS:  # unpacking and parsing are CPU work: off the event loop
+        return await asyncio.to_thread(_office_upload, data, name, fields)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -127,7 +127,7 @@ def test_the_sample_texts_are_those_a_reader_sees() -> None:
         "s.odt",
     )  # fmt: skip
     # the note's text is its own paragraph; the spaces collapse; a comment stays as written
-    assert odt.texts() == ["Three days.", "The rain came early.", "Line one", "line two"]
+    assert odt.texts() == ["The rain came early.", "Three days.", "Line one", "line two"]
     book = read_office(epub({"c.xhtml": "<p>The <b>train</b> left.</p>"}, ["Start"]), "b.epub")
     # HTML's units: the chapter's title, then the paragraph (its bold word inline)
     assert book.texts() == ["Start", "c.xhtml", "The train left."]
@@ -288,7 +288,8 @@ def test_runs_that_look_alike_or_hold_more_than_text_keep_the_simple_rule() -> N
         '<w:r><w:fldChar w:fldCharType="end"/></w:r>',
         run(" of the report", bold=True),
     )
-    assert read_office(docx(alike + field), "s.docx").inline() == [False, False]
+    # the field cuts its paragraph: "Page" and "of the report", each of one run
+    assert read_office(docx(alike + field), "s.docx").inline() == [False, False, False]
     slide = pptx(["<a:p><a:r><a:rPr b='1'/><a:t>Fares</a:t></a:r><a:r><a:rPr/>"
                   "<a:t> rise today.</a:t></a:r></a:p>"])  # fmt: skip
     deck = read_office(slide, "s.pptx")
@@ -313,3 +314,91 @@ def test_every_translated_word_stays_inside_a_run_and_bold_reaches_devanagari() 
     part = _part(read_office(docx(sized), "s.docx").translated(["नमस्ते"]), "word/document.xml")
     # the carrier's run: a twin added where it lacks one, none where it has one
     assert '<w:b/><w:bCs w:val="0"/><w:sz w:val="28"/><w:szCs w:val="28"/>' in part
+
+
+def test_fields_cut_their_paragraph_and_keep_their_values() -> None:
+    field = (
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>{}</w:instrText></w:r>'
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>{}</w:t></w:r>'
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+    )
+    body = paragraph(
+        run("Page "), field.format("PAGE", "3"), run(" of "), field.format("NUMPAGES", "10")
+    )
+    doc = read_office(docx(body), "f.docx")
+    assert doc.texts() == ["Page", "of"]
+    part = _part(doc.translated(["पृष्ठ", "में से"]), "word/document.xml")
+    assert "<w:t>3</w:t>" in part and "<w:t>10</w:t>" in part and "पृष्ठ" in part
+    odt = read_office(
+        odf("<text:p>Page <text:page-number>3</text:page-number> of "
+            "<text:page-count>10</text:page-count></text:p>"),
+        "f.odt",
+    )  # fmt: skip
+    assert odt.texts() == ["Page", "of"]
+    out = _part(odt.translated(["पृष्ठ", "में से"]), "content.xml")
+    assert "<text:page-number>3</text:page-number> में से <text:page-count>10" in out
+
+
+def test_tracked_changes_links_and_ruby_are_read_as_a_reviewer_would() -> None:
+    body = (
+        '<w:p><w:moveFrom w:id="1"><w:r><w:t>Moved away text.</w:t></w:r></w:moveFrom></w:p>'
+        '<w:p><w:ins w:id="2"><w:r><w:t>Inserted long words here</w:t></w:r></w:ins>'
+        '<w:r><w:t xml:space="preserve"> and the rest.</w:t></w:r></w:p>'
+    )
+    doc = read_office(docx(body), "t.docx")
+    assert doc.texts() == ["Inserted long words here and the rest."]  # moved-from: not text
+    part = _part(doc.translated(["अनुवाद"]), "word/document.xml")
+    inserted = part.split("<w:ins")[1].split("</w:ins>")[0]
+    assert "अनुवाद" not in inserted  # a reviewer's "reject" would take the translation away
+
+
+def test_what_office_files_hold_that_xml_does_not_allow_or_that_breaks_is_handled() -> None:
+    cell = read_office(xlsx("<si><t>Line one\nline two</t></si>"), "c.xlsx")
+    assert cell.texts() == ["Line one line two"]  # Alt+Enter in a cell: a space
+    out = cell.translated(["पहली\x0bपंक्ति\x00"])  # no character XML 1.0 refuses
+    assert "<t>पहलीपंक्ति</t>" in _part(out, "xl/sharedStrings.xml")
+    online = zipped([("word/document2.xml", f'{DECL}<w:document xmlns:w="{W_NS}"><w:body>'
+                      f'{paragraph(run("Hello there"))}</w:body></w:document>')])  # fmt: skip
+    assert read_office(online, "online.docx").texts() == ["Hello there"]  # Word Online's name
+    named = io.BytesIO()
+    with zipfile.ZipFile(named, "w") as archive:
+        archive.writestr("word/document.xml", f'<w:document xmlns:w="{W_NS}"/>')
+        archive.writestr("word/media/café.png", b"png")  # UTF-8, flagged as such
+    raw = bytearray(named.getvalue())
+    for magic, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # as old tools write it
+        at = raw.find(magic)
+        while at >= 0:
+            raw[at + flags + 1] &= ~0x08 & 0xFF  # bit 11 of the flags: names are UTF-8
+            at = raw.find(magic, at + 4)
+    assert "word/media/café.png" not in zipfile.ZipFile(io.BytesIO(bytes(raw))).namelist()
+    out = read_office(bytes(raw), "n.docx").translated([])
+    assert "word/media/café.png" in zipfile.ZipFile(io.BytesIO(out)).namelist()
+
+
+ENCRYPTED_ODF = zipped(
+    [("content.xml", "<x/>"), ("META-INF/manifest.xml", "<manifest:encryption-data/>")]
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(500), "x.docx"), (ENCRYPTED_ODF, "x.odt")],
+)
+def test_password_protected_files_say_so(data: bytes, name: str) -> None:
+    """An encrypted Word file is no ZIP (an OLE container); an encrypted OpenDocument is one,
+    its manifest saying so: both are named as what they are, not as damaged."""
+    with pytest.raises(OfficeError, match=rf"{name}: the file is password-protected"):
+        read_office(data, name)
+
+
+def test_a_damaged_stream_or_an_oversized_text_part_is_refused_naming_the_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = bytearray(docx(paragraph(run("Hello there, a longer text to compress " * 20))))
+    start = data.find(b"word/document.xml") + len("word/document.xml")
+    data[start + 5 : start + 25] = bytes(20)  # the deflate stream of the body, broken
+    with pytest.raises(OfficeError, match=r"word/document\.xml cannot be unpacked"):
+        read_office(bytes(data), "broken.docx")
+    monkeypatch.setattr("anuvad.inference.office.MAX_TEXT_PART_BYTES", 100)
+    with pytest.raises(OfficeError, match=r"big.docx: word/document.xml unpacks to \d+ bytes"):
+        read_office(docx(paragraph(run("text " * 50))), "big.docx")

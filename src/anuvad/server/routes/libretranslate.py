@@ -6,6 +6,7 @@ anuvad's requests)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 from urllib.parse import quote
@@ -205,7 +206,9 @@ async def translate_file(request: Request, state: State) -> Any:
     except ApiError as exc:
         return lt_error(for_the_file(from_api_error(exc), upload.name, upload.places()))
     name = upload.translated_name(body.target)
-    data = upload.translated_file(str(answer.translatedText), sentences or ())
+    data = await asyncio.to_thread(
+        upload.translated_file, str(answer.translatedText), sentences or ()
+    )
     token = state.files.put(name, data, upload.media_type)
     url = request.url_for("download_file", filename=f"{token}.{quote(name, safe='')}")
     return LtFileTranslation(translatedFileUrl=str(url))

@@ -127,7 +127,8 @@ async function translateFile(file, kind) {
     const answer = await fetch("/libretranslate/translate_file", { method: "POST", body: form, headers: authHeaders() });
     const data = await answer.json().catch(() => ({}));
     if (!answer.ok) throw new Error(`${answer.status}: ${data.error || answer.statusText}`);
-    const translated = await fetch(data.translatedFileUrl);
+    // the path only: behind a proxy the URL the server made may say http:// on an https:// page
+    const translated = await fetch(new URL(data.translatedFileUrl, location.href).pathname);
     if (!translated.ok) throw new Error(`${translated.status}: the translation could not be fetched; open the file again`);
     const name = decodeURIComponent(data.translatedFileUrl.split("/").pop()).replace(/^[^.]*\./, "");
     const link = document.createElement("a");
