@@ -114,6 +114,11 @@ async function translateFile(file, kind) {
   const model = currentModel();
   clearOutput();
   showError("");
+  const limit = state.limits.max_file_bytes;
+  if (limit && file.size > limit) {
+    showError(`${file.name}: ${file.size} bytes; the server takes documents of at most ${limit} bytes (split it, or save its images smaller)`);
+    return;
+  }
   state.file = null;
   $("file-forget").hidden = true;
   $("file-note").hidden = false;
