@@ -208,20 +208,23 @@ def _block(pieces: list[Piece], group: list[int]) -> Block | None:
         else:
             names.append(name)
             stack = block.open(Element(raw, ""), stack)
-    if names or any(_glued(block, e) for e in range(len(block.elements))):
+    if names:
+        return None
+    spans: dict[int, list[int]] = {}  # element -> [first, last] character inside it
+    for i, stack in enumerate(block.stacks):
+        for element in stack:
+            spans.setdefault(element, [i, i])[1] = i
+    if any(_glued(block.text, first, last + 1) for first, last in spans.values()):
         return None
     return block
 
 
-def _glued(block: Block, element: int) -> bool:
-    """Whether an element sits inside a word, so that words cannot carry it: between two
-    letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a mark without letters
-    stuck to a word ("Paris<sup>[1]</sup>"). Such a unit is translated run by run, its
-    markup as written. A link before a full stop ("<a>Delhi</a>.") is not glued."""
-    inside = [i for i, stack in enumerate(block.stacks) if element in stack]
-    if not inside:
-        return False
-    start, end, text = inside[0], inside[-1] + 1, block.text
+def _glued(text: str, start: int, end: int) -> bool:
+    """Whether an element around ``text[start:end]`` sits inside a word, so that words cannot
+    carry it: between two letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a
+    mark without letters stuck to a word ("Paris<sup>[1]</sup>"). Such a unit is translated
+    run by run, its markup as written. A link before a full stop ("<a>Delhi</a>.") is not
+    glued."""
     letters = any(c.isalpha() for c in text[start:end])
     for left, right in ((start - 1, start), (end - 1, end)):
         if left < 0 or right >= len(text) or text[left].isspace() or text[right].isspace():

@@ -217,7 +217,9 @@ def test_nested_random_pages_keep_each_element_once_with_any_alignment() -> None
     rng = random.Random(11)
     tags = re.compile(r"<(/?)(\w+)[^>]*>")
     for trial in range(400):
-        parts, depth, count = [], [], 0
+        parts: list[str] = []
+        depth: list[str] = []
+        count = 0
         for _ in range(rng.randint(3, 12)):
             roll = rng.random()
             if roll < 0.3 and len(depth) < 3:
