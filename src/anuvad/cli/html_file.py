@@ -33,9 +33,20 @@ def is_html(args: argparse.Namespace) -> bool:
 def html_usage_error(args: argparse.Namespace) -> str | None:
     """What an HTML input cannot be translated with, naming the options given (None:
     nothing)."""
-    if not is_html(args):
+    if not is_html(args) or not (given := plain_text_options(args)):
         return None
-    given = [
+    return (
+        f"an HTML document is translated whole (the text between its tags; the markup kept), "
+        f"and {' and '.join(given)} need{'s' if len(given) == 1 else ''} plain text: drop "
+        f"{'it' if len(given) == 1 else 'them'}, or give --format text to translate the file "
+        "line by line, markup and all"
+    )
+
+
+def plain_text_options(args: argparse.Namespace) -> list[str]:
+    """The options given that only a plain-text input can be translated with (a document,
+    HTML or office, is translated whole)."""
+    return [
         option
         for option, used in (
             ("--nbest", args.nbest > 1),
@@ -46,14 +57,6 @@ def html_usage_error(args: argparse.Namespace) -> str | None:
         )
         if used
     ]
-    if not given:
-        return None
-    return (
-        f"an HTML document is translated whole (the text between its tags; the markup kept), "
-        f"and {' and '.join(given)} need{'s' if len(given) == 1 else ''} plain text: drop "
-        f"{'it' if len(given) == 1 else 'them'}, or give --format text to translate the file "
-        "line by line, markup and all"
-    )
 
 
 def write_output(args: argparse.Namespace, text: str) -> None:
@@ -106,4 +109,10 @@ def translate_html_file(args: argparse.Namespace, job: TranslationJob, document:
     write_output(args, (BOM if bom or declares_other_charset(document) else "") + out)
 
 
-__all__ = ["html_usage_error", "is_html", "translate_html_file", "write_output"]
+__all__ = [
+    "html_usage_error",
+    "is_html",
+    "plain_text_options",
+    "translate_html_file",
+    "write_output",
+]

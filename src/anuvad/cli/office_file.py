@@ -9,10 +9,10 @@ the file as it was (:mod:`anuvad.inference.office`). Chosen by the
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path, PurePosixPath
 
 from anuvad.atomic import write_atomic
+from anuvad.cli.html_file import plain_text_options
 from anuvad.cli.input_checks import input_name, warn_kept, warn_short
 from anuvad.cli.job import TranslationJob
 from anuvad.errors import DataError
@@ -36,18 +36,7 @@ def office_usage_error(args: argparse.Namespace) -> str | None:
             f"a {suffix} translation is a {suffix} file, not text: give --output (for example "
             f"--output {stem}.hi{suffix})"
         )
-    given = [
-        option
-        for option, used in (
-            ("--nbest", args.nbest > 1),
-            ("--attention", bool(args.attention)),
-            ("--scores", args.scores),
-            ("--no-split-sentences", args.split_sentences is False),
-            ("torchrun", int(os.environ.get("WORLD_SIZE", "1")) > 1),
-        )
-        if used
-    ]
-    if not given:
+    if not (given := plain_text_options(args)):
         return None
     return (
         f"a {suffix} document is translated paragraph by paragraph into a {suffix} file, and "
