@@ -62,6 +62,25 @@ class Block:
         self.text += text
         self.stacks.extend([stack] * len(text))
 
+    def glued(self) -> bool:
+        """Whether an element sits inside a word, so that words cannot carry it: between two
+        letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a mark without letters
+        stuck to a word ("Paris<sup>[1]</sup>"). A link before a full stop ("<a>Delhi</a>.")
+        is not glued."""
+        spans: dict[int, list[int]] = {}  # element -> [first, last] character inside it
+        for i, stack in enumerate(self.stacks):
+            for element in stack:
+                spans.setdefault(element, [i, i])[1] = i
+        text = self.text
+        for start, last in spans.values():
+            letters = any(c.isalpha() for c in text[start : last + 1])
+            for left, right in ((start - 1, start), (last, last + 1)):
+                if left < 0 or right >= len(text) or text[left].isspace() or text[right].isspace():
+                    continue
+                if not letters or (text[left].isalnum() and text[right].isalnum()):
+                    return True
+        return False
+
     def open(self, element: Element, around: Stack) -> Stack:
         """``element`` opened here, inside ``around``; the stack inside it."""
         self.elements.append(element)

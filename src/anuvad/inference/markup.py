@@ -208,30 +208,9 @@ def _block(pieces: list[Piece], group: list[int]) -> Block | None:
         else:
             names.append(name)
             stack = block.open(Element(raw, ""), stack)
-    if names:
-        return None
-    spans: dict[int, list[int]] = {}  # element -> [first, last] character inside it
-    for i, stack in enumerate(block.stacks):
-        for element in stack:
-            spans.setdefault(element, [i, i])[1] = i
-    if any(_glued(block.text, first, last + 1) for first, last in spans.values()):
+    if names or block.glued():  # an element inside a word: the unit run by run
         return None
     return block
-
-
-def _glued(text: str, start: int, end: int) -> bool:
-    """Whether an element around ``text[start:end]`` sits inside a word, so that words cannot
-    carry it: between two letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a
-    mark without letters stuck to a word ("Paris<sup>[1]</sup>"). Such a unit is translated
-    run by run, its markup as written. A link before a full stop ("<a>Delhi</a>.") is not
-    glued."""
-    letters = any(c.isalpha() for c in text[start:end])
-    for left, right in ((start - 1, start), (end - 1, end)):
-        if left < 0 or right >= len(text) or text[left].isspace() or text[right].isspace():
-            continue
-        if not letters or (text[left].isalnum() and text[right].isalnum()):
-            return True
-    return False
 
 
 def translate_html(

@@ -43,6 +43,7 @@ from anuvad.inference.office_xml import (
     WORD,
     Dialect,
     XmlPart,
+    with_complex_styles,
 )
 
 # suffix → (what people call the format, its media type, the parts with text: pattern → dialect;
@@ -173,6 +174,8 @@ class OfficeDocument:
                 if entry.part is not None:
                     mine = [next(given) for _ in entry.part.pieces]
                     data = (bom + entry.part.translated(mine)).encode("utf-8")
+                elif self.suffix == ".docx" and entry.info.filename == "word/styles.xml":
+                    data = _word_styles(data)
                 elif entry.chapter is not None:
                     chapter = translate_html(
                         entry.chapter, lambda runs: [next(given) for _ in runs]
@@ -182,6 +185,16 @@ class OfficeDocument:
         if next(given, None) is not None:
             raise ValueError("more translations than texts")
         return out.getvalue()
+
+
+def _word_styles(data: bytes) -> bytes:
+    """Word's styles, their bold, italic and sizes made so for complex-script text too (a
+    character style "Strong" makes Hindi bold only with <w:bCs/>); as they were when they are
+    not UTF-8."""
+    try:
+        return with_complex_styles(data.decode("utf-8"), word=True).encode("utf-8")
+    except UnicodeDecodeError:
+        return data
 
 
 def is_office(name: str) -> bool:

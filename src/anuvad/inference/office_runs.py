@@ -1,7 +1,9 @@
 """A Word or PowerPoint paragraph whose runs differ in formatting (a bold word, a link in a
 sentence), as a :class:`~anuvad.inference.inline.Block`: each run is an inline element, so the
 translation's words take the formatting of the source words they came from, as HTML's inline
-elements do (:mod:`anuvad.inference.inline`).
+elements do (:mod:`anuvad.inference.inline`). An OpenDocument paragraph is closer still to
+HTML: its text stands in the paragraph, with spans and links around some of it
+(:func:`span_block`).
 
 Only a paragraph piece of plain runs is read so: each run holds its properties (``w:rPr`` /
 ``a:rPr``) and one text element, and between runs there is nothing but hyperlinks around runs,
@@ -108,6 +110,47 @@ def run_block(
     if stack or (len(looks) < 2 and not links):
         return None  # a hyperlink left open, or runs that all look alike: nothing to carry
     return RunBlock(block, runs[0][0], runs[-1][2], kept)
+
+
+# OpenDocument: the inline elements, and the empty ones a paragraph may hold between them
+_SPANS = frozenset({"text:span", "text:a"})
+_KEPT_MARKS = frozenset({"text:bookmark", "text:bookmark-start", "text:bookmark-end"})
+_DROPPED_MARKS = frozenset({"text:soft-page-break"})
+_ODF_SPACE = re.compile(r"[ \t\r\n]+")
+
+
+def span_block(
+    tokens: list[str], start: int, end: int, name_of: Callable[[str], str]
+) -> RunBlock | None:
+    """An OpenDocument paragraph's content (the tokens between its start tag ``start`` and its
+    end tag ``end``) as a block of spans and links, when it holds nothing else but text,
+    spaces (``text:s``), bookmarks and soft page breaks, and a span or a link; else None.
+    White space collapses as OpenDocument reads it."""
+    block = Block()
+    kept: list[str] = []
+    stack: Stack = ()
+    for token in tokens[start + 1 : end]:
+        name, closing = _name(token, name_of)
+        if not token.startswith("<") or name == "text:s":
+            count = re.search(r"""\bc\s*=\s*["'](\d+)["']""", token) if name else None
+            text = " " * int(count.group(1) if count else 1) if name else html.unescape(token)
+            text = _ODF_SPACE.sub(" ", text)
+            block.append(text.lstrip(" ") if block.text.endswith(" ") else text, stack)
+        elif name in _SPANS and closing:
+            if not stack:
+                return None
+            element = stack[-1]
+            block.elements[element] = Element(block.elements[element].start, token)
+            stack = stack[:-1]
+        elif name in _SPANS and not token.endswith("/>"):
+            stack = block.open(Element(token, ""), stack)
+        elif token.endswith("/>") and name in _KEPT_MARKS:
+            kept.append(token)
+        elif not (token.endswith("/>") and name in _DROPPED_MARKS):
+            return None
+    if stack or not block.elements or block.glued():
+        return None
+    return RunBlock(block, start + 1, end - 1, kept)
 
 
 def _plain_run(
@@ -231,5 +274,6 @@ __all__ = [
     "RunNames",
     "run_block",
     "run_start",
+    "span_block",
     "with_complex_script",
 ]

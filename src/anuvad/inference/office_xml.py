@@ -32,6 +32,7 @@ from anuvad.inference.office_runs import (
     RunNames,
     run_block,
     run_start,
+    span_block,
     with_complex_script,
 )
 
@@ -150,6 +151,8 @@ class Piece:
         values: what each token adds to the piece's text.
         holders: for each token, the index of the start tag of the element holding it (-1: none).
         wrapped: for each token, whether it is inside one of the dialect's ``wrappers``.
+        span: the paragraph's start and end tag indices when the piece is all of it (not cut
+            by a break, a field or a nested paragraph's end); None otherwise.
     """
 
     paragraph: int
@@ -157,6 +160,7 @@ class Piece:
     values: list[str] = field(default_factory=list)
     holders: list[int] = field(default_factory=list)
     wrapped: list[bool] = field(default_factory=list)
+    span: tuple[int, int] | None = None
 
 
 class XmlPart:
@@ -170,11 +174,15 @@ class XmlPart:
         self.pieces: list[Piece] = [
             p for p in _pieces(self.tokens, dialect, prefixes) if _has_letter(p)
         ]
-        runs = dialect.runs
-        self.blocks: list[RunBlock | None] = [
-            run_block(self.tokens, p.tokens, runs, self._name_of) if runs is not None else None
-            for p in self.pieces
-        ]
+        self.blocks: list[RunBlock | None] = [self._block(p) for p in self.pieces]
+
+    def _block(self, piece: Piece) -> RunBlock | None:
+        """The piece's inline formatting as a block (None: none to carry, or not plain)."""
+        if self.dialect.runs is not None:
+            return run_block(self.tokens, piece.tokens, self.dialect.runs, self._name_of)
+        if self.dialect is OPEN_DOCUMENT and piece.span is not None:
+            return span_block(self.tokens, *piece.span, self._name_of)
+        return None
 
     def inline(self) -> list[bool]:
         """For each piece, whether its runs differ in formatting (a bold word, a link): a word
@@ -194,6 +202,12 @@ class XmlPart:
         return joined.replace("\r", " ").replace("\n", " ")
 
     def translated(self, translations: Sequence[str | UnitTranslation]) -> str:
+        """The part with each piece's text replaced by its translation (in piece order), and
+        (an OpenDocument part) its styles made for complex-script text too."""
+        out = self._translated(translations)
+        return with_complex_styles(out, word=False) if self.dialect is OPEN_DOCUMENT else out
+
+    def _translated(self, translations: Sequence[str | UnitTranslation]) -> str:
         """The part with each piece's text replaced by its translation (in piece order): a
         piece of differing runs given its sentences' word alignments as formatted runs, any
         other in the run with most of its letters."""
@@ -229,6 +243,54 @@ class XmlPart:
                 if start is not None:
                     with_complex_script(tokens, start + 1, holder, self._name_of)
         return "".join(tokens)
+
+
+# OpenDocument's text properties and their complex-script twins (Devanagari is bold by
+# style:font-weight-complex, not fo:font-weight)
+_ODF_TWINS = {
+    "fo:font-weight": "style:font-weight-complex",
+    "fo:font-style": "style:font-style-complex",
+    "fo:font-size": "style:font-size-complex",
+}
+_ATTRIBUTE = re.compile(r"""\s([\w.-]+:[\w.-]+)\s*=\s*("[^"]*"|'[^']*')""")
+
+
+def with_complex_styles(xml: str, word: bool) -> str:
+    """A styles part (Word's ``styles.xml``; an OpenDocument's ``styles.xml`` or automatic
+    styles) whose bold, italic and sized text is so for complex-script text too: the text a
+    translation into Hindi writes. Every other byte as it was."""
+    tokens = _tokens(xml)
+    if word:
+        prefixes = _prefixes(xml)
+
+        def name_of(raw: str) -> str:
+            return _name(raw, prefixes)
+
+        start = None
+        for index, token in enumerate(tokens):
+            tag = _TAG.fullmatch(token) if token.startswith("<") else None
+            if tag is None or name_of(tag.group(2)) != "w:rPr":
+                continue
+            if tag.group(1):  # </w:rPr>
+                if start is not None:
+                    with_complex_script(tokens, start + 1, index, name_of)
+                start = None
+            elif not tag.group(4):
+                start = index
+        return "".join(tokens)
+    for index, token in enumerate(tokens):
+        if not token.startswith("<style:text-properties"):
+            continue
+        attributes = dict(_ATTRIBUTE.findall(token))
+        extra = "".join(
+            f" {twin}={attributes[plain]}"
+            for plain, twin in _ODF_TWINS.items()
+            if plain in attributes and twin not in attributes
+        )
+        if extra:
+            end = -2 if token.endswith("/>") else -1
+            tokens[index] = token[:end].rstrip() + extra + token[end:]
+    return "".join(tokens)
 
 
 def _write_runs(tokens: list[str], runs: RunBlock, given: UnitTranslation, lead: int) -> None:
@@ -310,26 +372,28 @@ def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> li
                 skipping -= top.name in dialect.skip
                 wrapping -= top.name in dialect.wrappers
                 if top.name in dialect.paragraph:
-                    pieces.append(paragraphs.pop())
+                    done = paragraphs.pop()
+                    if done.span is not None:
+                        done.span = (done.span[0], index)
+                    pieces.append(done)
                 if top.name == name:
                     break
             continue
         if paragraphs and name == "w:fldChar" and (kind := _FIELD.search(attributes)):
             fields = max(0, fields + (1 if kind.group(1) == "begin" else -1))
-            pieces.append(paragraphs[-1])  # the text before and after a field: two pieces
-            paragraphs[-1] = Piece(paragraphs[-1].paragraph)
+            _cut(paragraphs, pieces)  # the text before and after a field: two pieces
             continue
         if paragraphs and name in dialect.skip and not skipping:
-            pieces.append(paragraphs[-1])
-            paragraphs[-1] = Piece(paragraphs[-1].paragraph)
+            _cut(paragraphs, pieces)
         if name in dialect.paragraph:
             counted += 1  # an empty paragraph too: the numbers are those a reader counts
         if name in dialect.paragraph and not empty:
-            paragraphs.append(Piece(counted))
+            if paragraphs:  # the outer paragraph is no longer whole
+                paragraphs[-1].span = None
+            paragraphs.append(Piece(counted, span=(index, -1)))
             stack.append(_Open(name, index))
         elif paragraphs and not skipping and name in dialect.breaks:
-            pieces.append(paragraphs[-1])
-            paragraphs[-1] = Piece(paragraphs[-1].paragraph)
+            _cut(paragraphs, pieces)
         elif paragraphs and not skipping and name == dialect.spaces and dialect.spaces:
             count = _COUNT.search(attributes)
             piece = paragraphs[-1]
@@ -342,6 +406,14 @@ def _pieces(tokens: list[str], dialect: Dialect, prefixes: dict[str, str]) -> li
             skipping += name in dialect.skip
             wrapping += name in dialect.wrappers
     return pieces + paragraphs[::-1]  # paragraphs left open at the end of a broken part
+
+
+def _cut(paragraphs: list[Piece], pieces: list[Piece]) -> None:
+    """The innermost open paragraph's piece ends here and a new one begins; neither is the
+    whole paragraph."""
+    paragraphs[-1].span = None
+    pieces.append(paragraphs[-1])
+    paragraphs[-1] = Piece(paragraphs[-1].paragraph)
 
 
 def _has_letter(piece: Piece) -> bool:
@@ -366,4 +438,5 @@ __all__ = [
     "Dialect",
     "Piece",
     "XmlPart",
+    "with_complex_styles",
 ]

@@ -402,3 +402,55 @@ def test_a_damaged_stream_or_an_oversized_text_part_is_refused_naming_the_part(
     monkeypatch.setattr("anuvad.inference.office.MAX_TEXT_PART_BYTES", 100)
     with pytest.raises(OfficeError, match=r"big.docx: word/document.xml unpacks to \d+ bytes"):
         read_office(docx(paragraph(run("text " * 50))), "big.docx")
+
+
+def test_an_opendocument_span_or_link_follows_its_word_as_in_html() -> None:
+    body = (
+        '<text:p text:style-name="P1">The train to <text:span text:style-name="T1">Delhi'
+        '</text:span> was<text:s/> late. <text:a xlink:href="https://x.in" '
+        'xmlns:xlink="http://www.w3.org/1999/xlink">Read more</text:a></text:p>'
+        "<text:p>Plain <text:span>words</text:span><text:note><text:note-citation>1"
+        "</text:note-citation><text:note-body><text:p>A note.</text:p></text:note-body>"
+        "</text:note></text:p>"
+    )
+    doc = read_office(odf(body), "s.odt")
+    assert doc.texts() == ["The train to Delhi was late. Read more", "Plain words", "A note."]
+    assert doc.inline() == [True, False, False]  # a note in the paragraph: the simple rule
+    translation = "दिल्ली की ट्रेन देर से आई। और पढ़ें"
+    given = UnitTranslation(
+        translation,
+        [
+            PlacedSentence(0, 28, "दिल्ली की ट्रेन देर से आई।", [3, 3, 1, 5, 5, 4]),
+            PlacedSentence(29, 38, "और पढ़ें", [1, 0]),
+        ],
+    )
+    out = doc.translated([given, "सादे शब्द", "एक टिप्पणी।"])
+    content = _part(out, "content.xml")
+    assert '<text:span text:style-name="T1">दिल्ली की</text:span>' in content
+    link = '<text:a xlink:href="https://x.in" xmlns:xlink="http://www.w3.org/1999/xlink">'
+    assert f"{link}और पढ़ें</text:a>" in content
+    assert read_office(out, "s.odt").texts()[0] == translation
+
+
+def test_styles_make_hindi_bold_italic_and_sized_as_they_make_english() -> None:
+    from anuvad.inference.office_xml import with_complex_styles
+
+    odf_styles = (
+        '<style:style style:name="T1"><style:text-properties fo:font-weight="bold" '
+        'fo:font-size="14pt"/></style:style><style:style style:name="T2"><style:text-properties '
+        'fo:font-style="italic" style:font-style-complex="normal"/></style:style>'
+    )
+    assert with_complex_styles(odf_styles, word=False) == (
+        '<style:style style:name="T1"><style:text-properties fo:font-weight="bold" '
+        'fo:font-size="14pt" style:font-weight-complex="bold" style:font-size-complex="14pt"/>'
+        '</style:style><style:style style:name="T2"><style:text-properties '
+        'fo:font-style="italic" style:font-style-complex="normal"/></style:style>'
+    )  # a twin the style has already stays as it is
+    word_styles = (
+        f'<w:styles xmlns:w="{W_NS}"><w:style w:styleId="Strong"><w:rPr><w:b/></w:rPr>'
+        '</w:style><w:style w:styleId="Big"><w:rPr><w:i/><w:iCs/><w:sz w:val="32"/></w:rPr>'
+        "</w:style></w:styles>"
+    )
+    out = with_complex_styles(word_styles, word=True)
+    assert "<w:rPr><w:b/><w:bCs/></w:rPr>" in out
+    assert '<w:rPr><w:i/><w:iCs/><w:sz w:val="32"/><w:szCs w:val="32"/></w:rPr>' in out
