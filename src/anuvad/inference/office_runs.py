@@ -49,6 +49,7 @@ WORD_RUNS = RunNames(
     preserve=True,
 )
 DRAWING_RUNS = RunNames("a:r", "a:rPr", "a:t")
+EXCEL_RUNS = RunNames("x:r", "x:rPr", "x:t", preserve=True)  # a cell's rich text
 
 
 @dataclass
@@ -269,6 +270,7 @@ def _preserving(start_tag: str) -> str:
 
 __all__ = [
     "DRAWING_RUNS",
+    "EXCEL_RUNS",
     "WORD_RUNS",
     "RunBlock",
     "RunNames",

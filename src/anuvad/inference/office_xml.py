@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from anuvad.inference.inline import PlacedSentence, UnitTranslation, render
 from anuvad.inference.office_runs import (
     DRAWING_RUNS,
+    EXCEL_RUNS,
     WORD_RUNS,
     RunBlock,
     RunNames,
@@ -110,6 +111,7 @@ SHARED_STRINGS = Dialect(  # Excel's cell texts
     paragraph=frozenset({"x:si"}),
     text=frozenset({"x:t"}),
     skip=frozenset({"x:rPh", "x:phoneticPr"}),
+    runs=EXCEL_RUNS,
 )
 OPEN_DOCUMENT = Dialect(
     paragraph=frozenset({"text:p", "text:h"}),

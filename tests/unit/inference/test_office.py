@@ -454,3 +454,16 @@ def test_styles_make_hindi_bold_italic_and_sized_as_they_make_english() -> None:
     out = with_complex_styles(word_styles, word=True)
     assert "<w:rPr><w:b/><w:bCs/></w:rPr>" in out
     assert '<w:rPr><w:i/><w:iCs/><w:sz w:val="32"/><w:szCs w:val="32"/></w:rPr>' in out
+
+
+def test_an_excel_cell_of_rich_text_keeps_its_bold_word() -> None:
+    book = read_office(
+        xlsx("<si><r><t xml:space='preserve'>Trains are </t></r><r><rPr><b/></rPr>"
+             "<t>late</t></r></si>"),
+        "b.xlsx",
+    )  # fmt: skip
+    assert book.texts() == ["Trains are late"] and book.inline() == [True]
+    given = _aligned("Trains are late", "ट्रेनें देर से हैं", [0, 2, 2, 1])
+    out = _part(book.translated([given]), "xl/sharedStrings.xml")
+    assert '<r><rPr><b/></rPr><t xml:space="preserve">देर से</t></r>' in out
+    assert read_office(book.translated([given]), "b.xlsx").texts() == ["ट्रेनें देर से हैं"]
