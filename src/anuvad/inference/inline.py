@@ -134,8 +134,12 @@ def render(block: Block, sentences: Sequence[PlacedSentence]) -> str:
     """
     units: list[tuple[str, Stack]] = []
     position = 0
-    for sentence in sentences:
+    for i, sentence in enumerate(sentences):
         units.extend(_as_written(block, position, sentence.start))
+        if i and sentence.start == position and sentence.text and units:
+            # two sentences written with nothing between ("came.Sita went."): a space, as
+            # documents.assemble puts one
+            units.append((" ", units[-1][1]))
         units.extend(_placed(block, sentence))
         position = sentence.end
     units.extend(_as_written(block, position, len(block.text)))
@@ -164,7 +168,10 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
         for m in _WORD.finditer(block.text[sentence.start : sentence.end])
     ]
     words = list(_WORD.finditer(sentence.text))
-    first = block.stacks[sentence.start] if sentence.start < len(block.stacks) else ()
+    if sentence.start < len(block.stacks):
+        first = block.stacks[sentence.start]
+    else:  # past the text (not from a splitter): in the last run where text must be in one
+        first = block.stacks[-1] if block.stacks and not block.loose_text else ()
     if not words:
         return [(sentence.text, () if block.loose_text else first)] if sentence.text else []
     if not source:
@@ -213,11 +220,16 @@ def _with_punctuation(
 
 
 def _plainer(block: Block, left: Stack, right: Stack) -> Stack:
-    """Of two words' stacks, the one whose elements say less (the shorter start tags: fewer
-    properties); the left one when they say as much."""
+    """Of two words' stacks, the one whose elements say less (fewer tags in their start: fewer
+    properties; not inside a link); the left one when they say as much."""
 
     def weight(stack: Stack) -> int:
-        return sum(len(block.elements[e].start) for e in stack)
+        said = 0
+        for e in stack:  # a run's properties: what lies between its own tag and its text's
+            start = block.elements[e].start
+            middle = start[start.find(">") + 1 : start.rfind("<")]
+            said += middle.count("<") + middle.count("=")
+        return said + 10 * (len(stack) - 1)
 
     return right if weight(right) < weight(left) else left
 

@@ -92,6 +92,9 @@ def run_block(
     stack: Stack = ()
     looks: set[str] = set()
     position = runs[0][0]
+    while position > 0 and _opens_link(tokens[position - 1], names, name_of):
+        position -= 1  # a link (or several) that opens right before the first run
+    first = position
     for (start, text_tag, end), index in zip(runs, text_tokens, strict=True):
         for between in range(position, start):  # what lies between two runs
             stack_or_none = _between(tokens[between], names, name_of, block, stack, kept)
@@ -107,10 +110,26 @@ def run_block(
         run_stack = block.open(Element(opening, "".join(tokens[index + 1 : end + 1])), stack)
         block.append(html.unescape(tokens[index]), run_stack)
         position = end + 1
+    last = runs[-1][2]
+    while (
+        stack
+        and last + 1 < len(tokens)
+        and _name(tokens[last + 1], name_of)
+        == (
+            names.hyperlink,
+            True,
+        )
+    ):  # the links that close right after the last run
+        last += 1
+        stack = _between(tokens[last], names, name_of, block, stack, kept) or ()
     links = len(block.elements) > len(runs)
     if stack or (len(looks) < 2 and not links):
         return None  # a hyperlink left open, or runs that all look alike: nothing to carry
-    return RunBlock(block, runs[0][0], runs[-1][2], kept)
+    return RunBlock(block, first, last, kept)
+
+
+def _opens_link(token: str, names: RunNames, name_of: Callable[[str], str]) -> bool:
+    return bool(names.hyperlink) and _name(token, name_of) == (names.hyperlink, False)
 
 
 # OpenDocument: the inline elements, and the empty ones a paragraph may hold between them
@@ -181,6 +200,8 @@ def _plain_run(
         start -= 1
     elif _name(tokens[start], name_of) == (names.properties, False):  # <rPr/>
         start -= 1
+    if any(_name(tokens[i], name_of)[0].endswith("rPrChange") for i in range(start + 1, holder)):
+        return None  # a tracked formatting change: its id must stay unique, the run whole
     if start < 0 or _name(tokens[start], name_of) != (names.run, False):
         return None
     if tokens[start].endswith("/>"):
@@ -237,6 +258,10 @@ def with_complex_script(
     """Each run property among ``tokens[start:end]`` that has a complex-script twin and lacks
     it gets it, right after (``<w:b/>`` → ``<w:b/><w:bCs/>``; ``<w:sz w:val="28"/>`` gets
     ``<w:szCs w:val="28"/>``), in place."""
+    for i in range(start, end):  # the recorded old formatting of a tracked change: not ours
+        if _name(tokens[i], name_of) == ("w:rPrChange", False):
+            end = i
+            break
     present = {_name(tokens[i], name_of)[0] for i in range(start, end)}
     for i in range(start, end):
         match = _TAG.match(tokens[i])

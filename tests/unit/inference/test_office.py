@@ -467,3 +467,46 @@ def test_an_excel_cell_of_rich_text_keeps_its_bold_word() -> None:
     out = _part(book.translated([given]), "xl/sharedStrings.xml")
     assert '<r><rPr><b/></rPr><t xml:space="preserve">देर से</t></r>' in out
     assert read_office(book.translated([given]), "b.xlsx").texts() == ["ट्रेनें देर से हैं"]
+
+
+LINK = (
+    '<w:hyperlink r:id="rId9"><w:r><w:rPr><w:rStyle w:val="Hyperlink"/></w:rPr>'
+    "<w:t>our website</w:t></w:r></w:hyperlink>"
+)
+
+
+def test_a_link_at_either_end_of_a_paragraph_is_carried_too() -> None:
+    for body, translation, alignment in (
+        (paragraph(run("Visit "), LINK), "हमारी वेबसाइट देखें", [1, 2, 0]),
+        (paragraph(LINK, run(" has news.")), "हमारी वेबसाइट पर खबर है।", [0, 1, 3, 3, 2]),
+    ):
+        doc = read_office(docx(body), "l.docx")
+        assert doc.inline() == [True], body
+        out = doc.translated([_aligned(doc.texts()[0], translation, alignment)])
+        part = _part(out, "word/document.xml")
+        link = part.split('<w:hyperlink r:id="rId9">')[1].split("</w:hyperlink>")[0]
+        assert "वेबसाइट" in link and part.count("<w:hyperlink") == 1
+        assert read_office(out, "l.docx").texts() == [translation]
+
+
+def test_two_sentences_written_without_a_space_are_read_back_with_one() -> None:
+    doc = read_office(
+        docx(paragraph(run("Ram came."), run("Sita went home.", bold=True))), "s.docx"
+    )
+    assert doc.texts() == ["Ram came.Sita went home."]
+    given = UnitTranslation(
+        "राम आया। सीता घर गई।",
+        [PlacedSentence(0, 9, "राम आया।", [0, 1]), PlacedSentence(9, 24, "सीता घर गई।", [0, 2, 1])],
+    )
+    assert read_office(doc.translated([given]), "s.docx").texts() == ["राम आया। सीता घर गई।"]
+
+
+def test_a_tracked_formatting_change_is_left_to_the_simple_rule_and_its_record_alone() -> None:
+    change = (
+        '<w:r><w:rPr><w:b/><w:rPrChange w:id="5" w:author="A"><w:rPr><w:bCs/></w:rPr>'
+        "</w:rPrChange></w:rPr><w:t>Changed</w:t></w:r>"
+    )
+    doc = read_office(docx(paragraph(run("Plain "), change)), "c.docx")
+    assert doc.inline() == [False]  # its w:id must stay unique: not copied into several runs
+    part = _part(doc.translated(["बदला"]), "word/document.xml")
+    assert '<w:rPr><w:b/><w:bCs/><w:rPrChange w:id="5" w:author="A"><w:rPr><w:bCs/></w:rPr>' in part
