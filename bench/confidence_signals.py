@@ -300,6 +300,50 @@ def twin_features(
     return found
 
 
+def alignment_features(
+    translator: Translator, rows: Sequence[CalibrationRow]
+) -> list[dict[str, float]]:
+    """The ``align_*`` candidates: what the word alignment of each output (the last decoder
+    layer's attention, as inline markup is placed) says of omissions and repetitions: the share
+    of the source's words (of 3 letters or more) no output word came from, the largest share of
+    the output's words that came from one source word, and how peaked each word's attention is
+    (its share on the source word it came from, averaged)."""
+    from anuvad.inference.alignment import piece_words, word_alignment
+    from anuvad.inference.translation import Translation
+
+    found: list[dict[str, float]] = []
+    for r in rows:
+        ids = translator.tgt_tokenizer.encode(r.output)
+        view = translator.attention_of(Translation(r.source, r.output, ids, 0.0, True, []))
+        aligned = word_alignment(view)
+        source = r.source.split()
+        content = [i for i, w in enumerate(source) if sum(c.isalpha() for c in w) >= 3]
+        if not aligned or not content:
+            found.append({"align_uncovered": 0.0, "align_repeat": 0.0, "align_peak": 0.0})
+            continue
+        counts = [aligned.count(i) for i in range(len(source))]
+        rows_ = view.cross_attention[-1]  # the last layer: [head][tgt][src]
+        tgt_words, src_words = piece_words(view.tgt_tokens), piece_words(view.src_tokens)
+        peaks = []
+        for t, word in enumerate(tgt_words):
+            if word < 0:
+                continue
+            mass = [0.0] * len(source)
+            for head in rows_:
+                for s_, weight in enumerate(head[t]):
+                    if src_words[s_] >= 0:
+                        mass[src_words[s_]] += weight
+            peaks.append(max(mass) / max(1e-9, sum(mass)))
+        found.append(
+            {
+                "align_uncovered": sum(counts[i] == 0 for i in content) / len(content),
+                "align_repeat": max(counts) / len(aligned),
+                "align_peak": sum(peaks) / max(1, len(peaks)),
+            }
+        )
+    return found
+
+
 def feature_sets(base: list[str], candidates: list[str]) -> dict[str, list[str]]:
     """The shipped features, with each group of candidates, with all, and each one alone."""
     sets = {"shipped (output)": base}
@@ -350,6 +394,9 @@ def main() -> None:
         "--hidden-components", type=int, default=8, help="0: no hidden_* candidates"
     )
     parser.add_argument("--twin", help="another model of the same direction: twin_* candidates")
+    parser.add_argument(
+        "--alignment", action="store_true", help="the align_* candidates (word alignment)"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -378,6 +425,9 @@ def main() -> None:
         twin = Translator.from_file(args.twin, device="cpu", confidence=False)
         for found, agreed in zip(extra, twin_features(translator, twin, rows), strict=True):
             found |= agreed
+    if args.alignment:
+        for found, aligned in zip(extra, alignment_features(translator, rows), strict=True):
+            found |= aligned
     if args.lexicon:
         forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
         for found, r in zip(extra, rows, strict=True):
