@@ -35,16 +35,15 @@ from anuvad.inference.markup import (
     run_lines,
     translate_html,
 )
-from anuvad.inference.office_xml import (
+from anuvad.inference.office_dialects import (
     DRAWING,
     NCX,
     OPEN_DOCUMENT,
     SHARED_STRINGS,
     WORD,
     Dialect,
-    XmlPart,
-    with_complex_styles,
 )
+from anuvad.inference.office_xml import XmlPart, with_complex_styles
 
 # suffix → (what people call the format, its media type, the parts with text: pattern → dialect;
 # None: an XHTML chapter, read as HTML)
