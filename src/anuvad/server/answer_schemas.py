@@ -72,9 +72,10 @@ class SentenceOut(BaseModel):
     end: int = Field(description="offset just after its last character")
     run: int | None = Field(
         None,
-        description="format 'html': which text run (the text between two tags, counted from 0 "
-        "in document order, unescaped and stripped of surrounding white space) the sentence is "
-        "in; `source` and `text` are then plain text; null for format 'text'",
+        description="format 'html': which unit the sentence is in (the text between two tags, "
+        "or text runs joined by inline elements such as b or a; counted from 0 in document "
+        "order, unescaped, white space as the page shows it, stripped); `source` and `text` "
+        "are then plain text; null for format 'text'",
     )
     source: str
     text: str

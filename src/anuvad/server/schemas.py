@@ -290,9 +290,11 @@ class TranslateRequest(TermsAndSearch):
         description="'text': plain text; 'html': an HTML document or fragment whose text "
         "between the tags is translated and whose markup comes back byte for byte (nothing "
         'inside code, pre, script, style, or elements marked translate="no" or '
-        'class="notranslate"; attribute values are kept as written); each translation\'s '
-        "`text` is then the translated HTML, and its `sentences` are those of the text runs, "
-        "each with its `run` (see SentenceOut)",
+        'class="notranslate"; attribute values are kept as written; text joined by inline '
+        "elements such as b, i, a, span is translated as one text and each element is placed "
+        "around the words the model's attention aligns to its words); each translation\'s "
+        "`text` is then the translated HTML, and its `sentences` are those of its units, each "
+        "with its `run` (see SentenceOut)",
     )
     alignment: bool = Field(
         False,
