@@ -96,3 +96,20 @@ def _part(data: bytes) -> str:
 
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return archive.read("word/document.xml").decode("utf-8")
+
+
+def test_subtitles_go_to_stdout_as_the_server_translates_them(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anuvad.inference.subtitles import read_subtitles
+
+    vtt = "WEBVTT\n\n00:01.000 --> 00:03.000\nThe sky is\n\n00:03.500 --> 00:05.000\nblue.\n"
+    (source := tmp_path / "film.vtt").write_text(vtt, encoding="utf-8")
+    base = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    assert main([*base, "--input", str(source)]) == 0
+    out = capsys.readouterr().out
+    (lines := tmp_path / "lines.txt").write_text("The sky is blue.\n")
+    assert main([*base, "--input", str(lines)]) == 0
+    (sentence,) = capsys.readouterr().out.splitlines()
+    assert out == read_subtitles(vtt, "film.vtt").translated([sentence])
+    assert out.startswith("WEBVTT\n\n00:01.000 --> 00:03.000\n")

@@ -207,7 +207,8 @@ def test_the_settings_offer_files_and_the_key_guards_the_upload(tiny_enhi_model:
         settings = keyed.get("/libretranslate/frontend/settings").json()
         assert settings["filesTranslation"] is True
         assert settings["supportedFilesFormat"] == [
-            ".txt", ".html", ".htm", ".docx", ".pptx", ".xlsx", ".odt", ".odp", ".epub"
+            ".txt", ".html", ".htm", ".docx", ".pptx", ".xlsx", ".odt", ".odp", ".epub",
+            ".srt", ".vtt",
         ]  # fmt: skip
         refused = send(keyed, "a.txt", b"The sky is blue.", api_key="wrong" * 4)
         assert refused.status_code == 403
@@ -275,3 +276,24 @@ def test_an_epub_paragraph_with_inline_elements_is_placed_by_the_models_alignmen
     data, _, _ = fetched(client, send(client, "book.epub", book))
     assert data == expected
     assert b"<b>" in _part(data, "OEBPS/c.xhtml")
+
+
+def test_subtitles_come_back_with_their_timing_each_sentence_translated_as_text_is(
+    client: TestClient,
+) -> None:
+    from anuvad.inference.subtitles import read_subtitles
+
+    srt = (
+        "\ufeff1\r\n00:00:01,000 --> 00:00:03,000\r\nThe sky is\r\n\r\n"
+        "2\r\n00:00:03,500 --> 00:00:05,000\r\nblue.\r\n\r\n"
+        "3\r\n00:00:06,000 --> 00:00:08,000\r\n<i>The dog runs.</i>\r\n"
+    )
+    data, media, name = fetched(client, send(client, "film.srt", srt.encode()))
+    assert (media, name) == ("application/x-subrip; charset=utf-8", "film.hi.srt")
+    subs = read_subtitles(srt, "film.srt")
+    assert subs.texts() == ["The sky is blue.", "The dog runs."]
+    expected = subs.translated([translated(client, t, "text") for t in subs.texts()])
+    assert data.decode("utf-8") == "\ufeff" + expected
+    bad = send(client, "notes.srt", b"Hello\nworld\n")
+    assert bad.status_code == 400
+    assert "file: notes.srt: line 1: a SubRip cue is its number" in bad.json()["error"]

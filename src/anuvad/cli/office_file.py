@@ -1,9 +1,10 @@
 """``anuvad translate`` of an office document or e-book (``--input report.docx --output
-report.hi.docx``; .docx, .pptx, .xlsx, .odt, .odp, .epub): its paragraphs translated as the
-server's ``translate_file`` translates them (each a document: split into sentences and put
-back; an e-book's inline elements placed by the model's word alignment), everything else in
-the file as it was (:mod:`anuvad.inference.office`). Chosen by the
-``--input`` file's extension with the default ``--format auto``.
+report.hi.docx``; .docx, .pptx, .xlsx, .odt, .odp, .epub), or of subtitles (``.srt``, ``.vtt``:
+to ``--output`` or stdout): its paragraphs or cues translated as the server's
+``translate_file`` translates them (each a document: split into sentences and put back; inline
+formatting placed by the model's word alignment), everything else in the file as it was
+(:mod:`anuvad.inference.office`, :mod:`anuvad.inference.subtitles`). Chosen by the ``--input``
+file's extension with the default ``--format auto``.
 """
 
 from __future__ import annotations
@@ -12,25 +13,29 @@ import argparse
 from pathlib import Path, PurePosixPath
 
 from anuvad.atomic import write_atomic
-from anuvad.cli.html_file import plain_text_options
+from anuvad.cli.html_file import plain_text_options, write_output
 from anuvad.cli.input_checks import input_name, warn_kept, warn_short
 from anuvad.cli.job import TranslationJob
 from anuvad.errors import DataError
 from anuvad.inference.office import OfficeDocument, OfficeError, is_office, read_office
+from anuvad.inference.subtitles import SubtitleError, Subtitles, is_subtitles, read_subtitles
+
+BOM = "\ufeff"
 
 
 def is_office_input(args: argparse.Namespace) -> bool:
-    """Whether the input is an office document: an ``--input`` with one of their extensions
-    and the default ``--format auto``."""
-    return args.format == "auto" and bool(args.input) and is_office(str(args.input))
+    """Whether the input is an office document or subtitles: an ``--input`` with one of their
+    extensions and the default ``--format auto``."""
+    name = str(args.input or "")
+    return args.format == "auto" and bool(name) and (is_office(name) or is_subtitles(name))
 
 
 def office_usage_error(args: argparse.Namespace) -> str | None:
-    """What an office input cannot be translated with (None: nothing)."""
+    """What an office or subtitle input cannot be translated with (None: nothing)."""
     if not is_office_input(args):
         return None
     suffix = PurePosixPath(str(args.input)).suffix.lower()
-    if not args.output:
+    if not args.output and not is_subtitles(str(args.input)):
         stem = PurePosixPath(str(args.input)).stem
         return (
             f"a {suffix} translation is a {suffix} file, not text: give --output (for example "
@@ -45,8 +50,8 @@ def office_usage_error(args: argparse.Namespace) -> str | None:
     )
 
 
-def read_office_input(path: str) -> OfficeDocument:
-    """The office document at ``path``.
+def read_office_input(path: str) -> OfficeDocument | Subtitles:
+    """The office document or subtitles at ``path``.
 
     Raises:
         DataError: missing, a folder, or not a file of its format (naming it and the fix).
@@ -56,18 +61,24 @@ def read_office_input(path: str) -> OfficeDocument:
         raise DataError(f"input file {file} is a folder; give a document")
     if not file.is_file():
         raise DataError(f"input file {file} does not exist")
+    data = file.read_bytes()
     try:
-        return read_office(file.read_bytes(), str(file))
-    except OfficeError as exc:
+        if not is_subtitles(path):
+            return read_office(data, str(file))
+        return read_subtitles(data.decode("utf-8"), str(file))
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(f"{file}: line {line}: not UTF-8 text; save it as UTF-8") from None
+    except (OfficeError, SubtitleError) as exc:
         raise DataError(str(exc)) from None
 
 
 def translate_office_file(
-    args: argparse.Namespace, job: TranslationJob, document: OfficeDocument
+    args: argparse.Namespace, job: TranslationJob, document: OfficeDocument | Subtitles
 ) -> None:
-    """The document with its paragraphs translated, written to ``--output``; a paragraph's
-    likely-wrong or kept sentences and one too long to translate are named by its place
-    ("word/document.xml, paragraph 12")."""
+    """The document with its paragraphs (cues) translated, written to ``--output`` (subtitles:
+    or stdout); a paragraph's likely-wrong or kept sentences and one too long to translate are
+    named by its place ("word/document.xml, paragraph 12", "line 40")."""
     from anuvad.inference.alignment import word_alignment
     from anuvad.inference.markup import unit_translations
 
@@ -77,7 +88,11 @@ def translate_office_file(
     for place, translated in zip(places, documents, strict=True):
         warn_short(place, translated.sentences)
         warn_kept(place, translated)
-    engine = job.translator  # an e-book's inline elements placed by the model's alignment
+    if isinstance(document, Subtitles):
+        bom = Path(args.input).read_bytes().startswith(BOM.encode())
+        write_output(args, (BOM if bom else "") + document.translated([d.text for d in documents]))
+        return
+    engine = job.translator  # inline formatting placed by the model's alignment
     align = unit_translations(
         document.inline(), documents, lambda r: word_alignment(engine.attention_of(r))
     )
@@ -85,8 +100,12 @@ def translate_office_file(
 
 
 def copy_unchanged(args: argparse.Namespace) -> None:
-    """A document without text to translate, written to ``--output`` as it is."""
-    write_atomic(Path(args.output), Path(args.input).read_bytes())
+    """A document without text to translate, written to ``--output`` (or stdout) as it is."""
+    data = Path(args.input).read_bytes()
+    if args.output:
+        write_atomic(Path(args.output), data)
+    else:
+        write_output(args, data.decode("utf-8"))
 
 
 __all__ = [

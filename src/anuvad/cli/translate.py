@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from anuvad.inference.engine import TranslationEngine
     from anuvad.inference.glossary import Glossary
     from anuvad.inference.office import OfficeDocument
+    from anuvad.inference.subtitles import Subtitles
     from anuvad.inference.translation import Translation
 
 
@@ -188,7 +189,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     # the input read before the model is loaded: bad input fails fast
     office = read_office_input(args.input) if is_office_input(args) else None
     html = office is None and is_html(args)
-    document: str | OfficeDocument | None = office
+    document: str | OfficeDocument | Subtitles | None = office
     if office is not None:
         lines, newline = office.texts(), "\n"
     else:
@@ -224,7 +225,7 @@ def _translate(
     model: str,
     threads: int,
     newline: str,
-    document: str | OfficeDocument | None = None,
+    document: str | OfficeDocument | Subtitles | None = None,
 ) -> int:
     """:func:`cmd_translate` once the input is read and the model and threads are chosen; the
     output lines end as the input's (``newline``: a file saved on Windows stays CRLF); an HTML
@@ -325,7 +326,8 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         help="text: one output line per input line; html: the document's text between its tags "
         "translated, its markup kept byte for byte (as the server's format html); auto (the "
         "default): html for an --input named .html or .htm, a document of the same format for "
-        ".docx, .pptx, .xlsx, .odt, .odp and .epub (with --output), else text",
+        ".docx, .pptx, .xlsx, .odt, .odp and .epub (with --output) and .srt and .vtt subtitles, "
+        "else text",
     )
     p.add_argument("--output", help="output file (default stdout)")
     p.add_argument(

@@ -2,7 +2,8 @@
 multipart form (``file``, ``source``, ``target``, ``api_key``); its document is translated as
 ``translate`` translates text (a ``.txt`` file in UTF-8 as its text; ``.html`` the text between
 the tags, the markup kept byte for byte; a Word, PowerPoint, Excel, OpenDocument or EPUB file
-paragraph by paragraph, everything else in it kept: :mod:`anuvad.inference.office`) and kept in
+paragraph by paragraph, everything else in it kept: :mod:`anuvad.inference.office`; subtitles
+cue by cue, their timing kept: :mod:`anuvad.inference.subtitles`) and kept in
 the server's :class:`~anuvad.server.file_store.TranslatedFiles`; the answer is the URL of
 ``GET download_file/<token>.<target><ext>``, which sends it back under the name the page gives
 a translated upload ("report.docx" → "report.hi.docx"). An error met while translating names
@@ -26,6 +27,8 @@ from anuvad.inference.inline import PlacedSentence
 from anuvad.inference.markup import UnitTranslation, declares_other_charset
 from anuvad.inference.office import FORMATS as OFFICE_FORMATS
 from anuvad.inference.office import OfficeDocument, OfficeError, read_office
+from anuvad.inference.subtitles import FORMATS as SUBTITLE_FORMATS
+from anuvad.inference.subtitles import SubtitleError, Subtitles, read_subtitles
 from anuvad.server.answer_schemas import SentenceOut
 from anuvad.server.libretranslate_bodies import LibreTranslateError
 from anuvad.server.limits import MAX_TEXT_CHARS
@@ -37,6 +40,7 @@ FORMATS = {
     ".html": ("html", "text/html; charset=utf-8"),
     ".htm": ("html", "text/html; charset=utf-8"),
     **{suffix: ("text", media) for suffix, (_, media, _) in OFFICE_FORMATS.items()},
+    **{suffix: ("text", f"{media}; charset=utf-8") for suffix, media in SUBTITLE_FORMATS.items()},
 }
 BOM = "\ufeff"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -50,7 +54,7 @@ class Upload:
     text: str  # decoded, its byte-order mark removed (an office file's pieces, one per line)
     bom: bool  # whether the file began with one (the translation does too)
     fields: dict[str, str]  # source, target, api_key
-    document: OfficeDocument | None = None  # an office file, read
+    document: OfficeDocument | Subtitles | None = None  # an office or subtitle file, read
 
     @property
     def suffix(self) -> str:
@@ -86,6 +90,8 @@ class Upload:
         lines = translation.split("\n")
         if len(lines) != len(self.document.texts()):  # a newline always ends a sentence
             raise RuntimeError(f"{len(self.document.texts())} pieces, {len(lines)} translated")
+        if isinstance(self.document, Subtitles):
+            return ((BOM if self.bom else "") + self.document.translated(lines)).encode("utf-8")
         starts = [0]
         for line in self.text.split("\n"):
             starts.append(starts[-1] + len(line) + 1)
@@ -161,6 +167,12 @@ async def read_upload(form: FormData) -> Upload:
         ) from None  # fmt: skip
     bom = text.startswith(BOM)
     text = text.removeprefix(BOM)
+    if suffix in SUBTITLE_FORMATS:
+        try:
+            subtitles = read_subtitles(text, name)
+        except SubtitleError as exc:
+            raise LibreTranslateError(400, f"Invalid request: file: {exc}") from None
+        return _document_upload(name, subtitles, bom, fields)
     _check_size(name, text)
     if FORMATS[suffix][0] == "html":
         bom = bom or declares_other_charset(text)
@@ -174,10 +186,18 @@ def _office_upload(data: bytes, name: str, fields: dict[str, str]) -> Upload:
         document = read_office(data, name)
     except OfficeError as exc:
         raise LibreTranslateError(400, f"Invalid request: file: {exc}") from None
-    # one piece a line (a newline inside one, never in a unit's text, would end a sentence)
+    return _document_upload(name, document, False, fields)
+
+
+def _document_upload(
+    name: str, document: OfficeDocument | Subtitles, bom: bool, fields: dict[str, str]
+) -> Upload:
+    """A document's upload: its pieces of text, one per line (a newline always ends a
+    sentence, so each comes back on its own line; a newline inside one, never in a unit's
+    text, becomes a space)."""
     text = "\n".join(piece.replace("\r", " ").replace("\n", " ") for piece in document.texts())
     _check_size(name, text)
-    return Upload(name, text, False, fields, document)
+    return Upload(name, text, bom, fields, document)
 
 
 def _check_size(name: str, text: str) -> None:

@@ -292,7 +292,7 @@ class TranslateRequest(TermsAndSearch):
         'inside code, pre, script, style, or elements marked translate="no" or '
         'class="notranslate"; attribute values are kept as written; text joined by inline '
         "elements such as b, i, a, span is translated as one text and each element is placed "
-        "around the words the model's attention aligns to its words); each translation\'s "
+        "around the words the model's attention aligns to its words); each translation's "
         "`text` is then the translated HTML, and its `sentences` are those of its units, each "
         "with its `run` (see SentenceOut)",
     )

@@ -186,7 +186,8 @@ FILE_BODY = {
 async def translate_file(request: Request, state: State) -> Any:
     """Translate a document (LibreTranslate's `/translate_file`): .txt and .html as `translate`
     translates their text (HTML: the markup kept); .docx, .pptx, .xlsx, .odt, .odp and .epub
-    paragraph by paragraph, everything else in them kept; fetched from `translatedFileUrl`."""
+    paragraph by paragraph, everything else in them kept; .srt and .vtt subtitles cue by cue,
+    their timing kept; fetched from `translatedFileUrl`."""
     try:
         form = await read_form(request)
         key = form.get("api_key")

@@ -74,6 +74,8 @@ const OFFICE = {
   odt: "an OpenDocument text",
   odp: "an OpenDocument presentation",
   epub: "an EPUB book",
+  srt: "SubRip subtitles",
+  vtt: "WebVTT subtitles",
 };
 
 // A .txt or .html document: its text goes into the box and is translated; Download gives the

@@ -1,0 +1,86 @@
+"""Subtitles: every cue's timing and number kept, a sentence run over cues translated whole and
+shared back among them, every word of every translation on screen, and a file that is not
+subtitles refused with its line."""
+
+from __future__ import annotations
+
+import pytest
+
+from anuvad.inference.subtitles import SubtitleError, read_subtitles
+
+SRT = (
+    "1\r\n00:00:01,000 --> 00:00:03,000\r\nI was going to\r\n\r\n"
+    "2\r\n00:00:03,500 --> 00:00:05,000\r\nthe market with my friend.\r\n\r\n"
+    "3\r\n00:00:06,000 --> 00:00:08,000\r\n<i>It was raining.</i>\r\n\r\n"
+    "4\r\n00:00:08,500 --> 00:00:10,000\r\nThe train was late by two hours\r\n"
+    "and everyone <b>waited</b> on the platform.\r\n"
+)
+
+
+def test_cues_are_grouped_into_sentences_and_shared_back_in_proportion() -> None:
+    subs = read_subtitles("\ufeff" + SRT, "film.srt")
+    assert subs.texts() == [
+        "I was going to the market with my friend.",  # one sentence over two cues
+        "It was raining.",
+        "The train was late by two hours and everyone waited on the platform.",
+    ]
+    assert subs.places() == ["line 3", "line 11", "line 15"]
+    translations = [
+        "मैं अपने दोस्त के साथ बाजार जा रहा था।",
+        "बारिश हो रही थी।",
+        "ट्रेन दो घंटे लेट थी और सभी प्लेटफॉर्म पर इंतजार कर रहे थे।",
+    ]
+    out = subs.translated(translations)
+    blocks = out.split("\r\n\r\n")
+    assert len(blocks) == 4 and out.endswith("\r\n")  # the file's own line endings
+    assert [b.split("\r\n")[:2] for b in blocks] == [
+        ["1", "00:00:01,000 --> 00:00:03,000"],
+        ["2", "00:00:03,500 --> 00:00:05,000"],
+        ["3", "00:00:06,000 --> 00:00:08,000"],
+        ["4", "00:00:08,500 --> 00:00:10,000"],
+    ]
+    first, second = blocks[0].split("\r\n")[2], blocks[1].split("\r\n")[2]
+    assert f"{first} {second}" == translations[0] and first and second  # every word, in order
+    assert blocks[2].split("\r\n")[2] == "<i>बारिश हो रही थी।</i>"  # the whole-cue tag kept
+    last = blocks[3].removesuffix("\r\n").split("\r\n")[2:]
+    assert len(last) == 2 and " ".join(last) == translations[2]  # two lines, as the source
+
+
+def test_every_word_reaches_a_cue_whatever_the_lengths() -> None:
+    cues = "".join(
+        f"{i}\n00:00:0{i},000 --> 00:00:0{i},900\n{text}\n\n"
+        for i, text in enumerate(["A very long first part of", "a", "sentence"], start=1)
+    )
+    subs = read_subtitles(cues, "x.srt")
+    assert subs.texts() == ["A very long first part of a sentence"]
+    for translation in ("एक", "एक दो", "एक दो तीन चार पाँच छह सात"):
+        out = subs.translated([translation])
+        words = [line for line in out.split("\n") if line and not line[0].isdigit()]
+        assert " ".join(" ".join(words).split()) == translation
+
+
+def test_webvtt_keeps_its_header_notes_and_cue_settings() -> None:
+    vtt = (
+        "WEBVTT - a film\n\nNOTE written by hand\n\nintro\n00:01.000 --> 00:03.000 align:start\n"
+        "<v Anna>Hello there.\n\n00:04.000 --> 00:05.000\nGood night.\n"
+    )
+    subs = read_subtitles(vtt, "film.vtt")
+    assert subs.texts() == ["Hello there.", "Good night."]
+    assert subs.translated(["नमस्ते।", "शुभ रात्रि।"]) == (
+        "WEBVTT - a film\n\nNOTE written by hand\n\nintro\n00:01.000 --> 00:03.000 align:start\n"
+        "<v Anna>नमस्ते।\n\n00:04.000 --> 00:05.000\nशुभ रात्रि।\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "says"),
+    [
+        ("Hello\nworld\n", "notes.srt", "notes.srt: line 1: a SubRip cue is its number"),
+        ("WEBVTT\n\nNOTE only a note\n", "empty.vtt", "empty.vtt: no subtitle cue found"),
+    ],
+)
+def test_a_file_that_is_not_subtitles_is_refused_naming_the_line(
+    text: str, name: str, says: str
+) -> None:
+    with pytest.raises(SubtitleError, match=says):
+        read_subtitles(text, name)
