@@ -5,10 +5,11 @@ A sentence often runs over two or three cues ("I was going to" / "the market."):
 text does not end a sentence is translated together with the cues that follow until one does
 (three at most), and the translation is shared among them in proportion to their source text,
 cut at spaces, so each cue keeps a part of its length on screen for its time. A cue's text that
-took two lines is written on two, cut at the space nearest its middle. Formatting tags that wrap
-a whole cue (``<i>...</i>``, a WebVTT voice ``<v Anna>``) are kept around its translation; tags
-inside a cue's text are dropped (their words are translated). WebVTT's header, notes, styles and
-regions are kept as written.
+took two lines is written on two, cut at the space nearest its middle; a dialogue cue (each
+line begun by a dash, "- Hi." / "- Hello.") has each line translated alone, in its place.
+Formatting tags that wrap a whole cue (``<i>...</i>``, a WebVTT voice ``<v Anna>``) are kept
+around its translation; tags inside a cue's text are dropped (their words are translated).
+WebVTT's header, notes, styles and regions are kept as written.
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ class _Cue:
     def text(self) -> str:
         return " ".join(_TAG.sub("", line).strip() for line in self.lines).strip()
 
+    @property
+    def dialogue(self) -> bool:
+        """Two speakers' lines, each begun by a dash ("- Hi." / "- Hello."): each line is
+        translated alone."""
+        return len(self.lines) > 1 and all(
+            _TAG.sub("", line).lstrip().startswith(("-", "–")) for line in self.lines
+        )
+
 
 class Subtitles:
     """A subtitle file, read: its blocks in order, and the cues' texts grouped into sentences."""
@@ -52,16 +61,33 @@ class Subtitles:
         self._newline = newline
         cues = [b for b in blocks if isinstance(b, _Cue) and b.text]
         self._groups: list[list[_Cue]] = []
+        self._lines: dict[int, int] = {}  # a dialogue line's group → its cue line
         for cue in cues:
             last = self._groups[-1] if self._groups else None
-            if last and len(last) < MAX_JOINED and not _ENDS.search(last[-1].text):
+            if cue.dialogue:
+                for k, line in enumerate(cue.lines):
+                    if _TAG.sub("", line).strip():
+                        self._lines[len(self._groups)] = k
+                        self._groups.append([cue])
+            elif (
+                last
+                and len(last) < MAX_JOINED
+                and not last[-1].dialogue
+                and not _ENDS.search(last[-1].text)
+            ):
                 last.append(cue)
             else:
                 self._groups.append([cue])
 
     def texts(self) -> list[str]:
-        """The texts to translate: each a cue's text, or a sentence run over several cues."""
-        return [" ".join(cue.text for cue in group) for group in self._groups]
+        """The texts to translate: each a cue's text, a sentence run over several cues, or a
+        dialogue cue's line."""
+        return [
+            _TAG.sub("", group[0].lines[self._lines[g]]).strip()
+            if g in self._lines
+            else " ".join(cue.text for cue in group)
+            for g, group in enumerate(self._groups)
+        ]
 
     def places(self) -> list[str]:
         """Where each of :meth:`texts` is: "line 12" (where its first cue's text begins)."""
@@ -77,7 +103,12 @@ class Subtitles:
         if len(translations) != len(self._groups):
             raise ValueError(f"{len(self._groups)} texts, {len(translations)} translations")
         done: dict[int, list[str]] = {}
-        for group, translation in zip(self._groups, translations, strict=True):
+        for g, (group, translation) in enumerate(zip(self._groups, translations, strict=True)):
+            if g in self._lines:  # a dialogue line: in its place among the cue's lines
+                cue = group[0]
+                lines = done.setdefault(id(cue), list(cue.lines))
+                lines[self._lines[g]] = translation.strip()
+                continue
             parts = _shared(translation, [len(cue.text) for cue in group])
             for cue, part in zip(group, parts, strict=True):
                 done[id(cue)] = _written(cue, part)

@@ -84,3 +84,17 @@ def test_a_file_that_is_not_subtitles_is_refused_naming_the_line(
 ) -> None:
     with pytest.raises(SubtitleError, match=says):
         read_subtitles(text, name)
+
+
+def test_a_dialogue_cue_has_each_speakers_line_translated_in_its_place() -> None:
+    srt = (
+        "1\n00:00:01,000 --> 00:00:03,000\n- Where are you going?\n- To the market\n\n"
+        "2\n00:00:04,000 --> 00:00:05,000\nI will come\n\n"
+        "3\n00:00:05,000 --> 00:00:06,000\nwith you.\n"
+    )
+    subs = read_subtitles(srt, "d.srt")
+    assert subs.texts() == ["- Where are you going?", "- To the market", "I will come with you."]
+    out = subs.translated(["- तुम कहाँ जा रहे हो?", "- बाजार", "मैं तुम्हारे साथ आऊँगा।"])
+    assert out.startswith(
+        "1\n00:00:01,000 --> 00:00:03,000\n- तुम कहाँ जा रहे हो?\n- बाजार\n\n2\n"
+    )  # the second speaker's line did not pull the next cue into it
