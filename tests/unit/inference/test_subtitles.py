@@ -98,3 +98,53 @@ def test_a_dialogue_cue_has_each_speakers_line_translated_in_its_place() -> None
     assert out.startswith(
         "1\n00:00:01,000 --> 00:00:03,000\n- तुम कहाँ जा रहे हो?\n- बाजार\n\n2\n"
     )  # the second speaker's line did not pull the next cue into it
+
+
+def test_the_reviewed_files_are_read_as_players_read_them() -> None:
+    # an SRT cue missing the blank line before the next: two cues, both translated
+    glued = "1\n00:00:01,000 --> 00:00:02,000\nHello\n2\n00:00:05,000 --> 00:00:06,000\nWorld.\n"
+    subs = read_subtitles(glued, "g.srt")
+    assert subs.texts() == ["Hello", "World."]  # three seconds apart: not joined
+    assert subs.translated(["नमस्ते", "दुनिया।"]) == (
+        "1\n00:00:01,000 --> 00:00:02,000\nनमस्ते\n\n2\n00:00:05,000 --> 00:00:06,000\nदुनिया।\n"
+    )
+    # WebVTT: hours of three digits, an arrow without spaces, escapes, CRLF in the header
+    vtt = (
+        "WEBVTT\r\nKind: captions\r\n\r\n100:00:01.000-->100:00:02.000\r\nTom &amp; Jerry run.\r\n"
+    )
+    subs = read_subtitles(vtt, "v.vtt")
+    assert subs.texts() == ["Tom & Jerry run."]
+    assert subs.translated(["टॉम & जेरी <दौड़ते> हैं।"]) == (
+        "WEBVTT\r\nKind: captions\r\n\r\n100:00:01.000-->100:00:02.000\r\n"
+        "टॉम &amp; जेरी &lt;दौड़ते&gt; हैं।\r\n"
+    )
+    with pytest.raises(SubtitleError, match=r"v2.vtt: line 6: a WebVTT cue"):
+        read_subtitles("WEBVTT\n\n00:01.000 --> 00:02.000\nHi.\n\nA stray paragraph.\n", "v2.vtt")
+
+
+def test_italics_per_line_voices_and_far_apart_cues() -> None:
+    srt = (
+        "1\n00:00:01,000 --> 00:00:03,000\n<i>Where are you going</i>\n<i>so late at night?</i>\n\n"
+        "2\n00:00:04,000 --> 00:00:05,000\n<i>- Hi.</i>\n<i>- Hello.</i>\n\n"
+        "3\n00:00:06,000 --> 00:00:07,000\n♪ Happy birthday to you ♪\n\n"
+        "4\n00:05:00,000 --> 00:05:01,000\nwhere is he\n\n"
+        "5\n00:09:00,000 --> 00:09:01,000\n-5 degrees tonight and\n-10 tomorrow.\n"
+    )
+    subs = read_subtitles(srt, "i.srt")
+    assert subs.texts() == [
+        "Where are you going so late at night?",
+        "- Hi.",
+        "- Hello.",
+        "♪ Happy birthday to you ♪",
+        "where is he",  # five minutes later: not joined to the song
+        "-5 degrees tonight and -10 tomorrow.",  # numbers, not two speakers
+    ]
+    out = subs.translated(
+        ["रात को इतनी देर से कहाँ जा रहे हो?", "- नमस्ते।", "", "♪ जन्मदिन ♪", "वह कहाँ है", "आज -5 कल -10"]
+    )
+    assert "<i>रात को इतनी देर से</i>\n<i>कहाँ जा रहे हो?</i>" in out  # each line in italics
+    assert "<i>- नमस्ते।</i>\n<i>- Hello.</i>" in out  # an empty translation: the line kept
+    vtt = "WEBVTT\n\n00:01.000 --> 00:02.000\n<v Anna>Hello.\n<v Bob>Hi there.\n"
+    voices = read_subtitles(vtt, "v.vtt")
+    assert voices.texts() == ["Hello.", "Hi there."]
+    assert voices.translated(["नमस्ते।", "हाय।"]).endswith("<v Anna>नमस्ते।\n<v Bob>हाय।\n")
