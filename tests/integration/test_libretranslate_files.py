@@ -146,8 +146,10 @@ def _part(data: bytes, name: str) -> bytes:
         ("noext", b"hello", {}, "noext: the server translates"),
         ("latin1.txt", b"line one\ncaf\xe9\n", {}, "latin1.txt: not UTF-8 text (byte 13, line 2)"),
         ("blank.txt", b" \n\t\n", {}, "blank.txt has no text to translate"),
-        ("long.txt", b"word. " * 4000, {}, "long.txt has 24000 characters of text; the limit is"),
-        ("long.odt", odf("<text:p>word.</text:p>" * 4000), {}, "long.odt has 23999 characters of"),
+        ("long.txt", b"word. " * 40000, {}, "long.txt has 240000 characters of text; the limit"),
+        ("long.odt", odf("<text:p>word.</text:p>" * 40000), {}, "long.odt has 239999 characters"),
+        ("page.html", b"<p>word.</p>" * 2000, {}, "page.html has 24000 characters of text; the"),
+        ("line.txt", b"ok\n" + b"word " * 5000, {}, "file: line.txt: line 2 has 25000 characters"),
         ("empty.docx", docx(paragraph(run("12.5"))), {}, "empty.docx has no text to translate"),
         (
             "w.docx",
@@ -231,7 +233,7 @@ def test_a_file_over_the_body_limit_is_a_413_that_says_to_split_it(client: TestC
     answer = send(client, "huge.txt", b"The sky is blue. " * 1_000_000)  # 17 MB
     assert answer.status_code == 413
     error = answer.json()["error"]
-    assert "the limit is 16000000" in error and "20000 characters of text; split it" in error
+    assert "the limit is 16000000" in error and "200000 characters of text" in error
     # a document with its images may be larger than a JSON request: its text is what counts
     pictured = send(client, "big.docx", docx(paragraph(run("12.5")), image=b"\x00" * 2_000_000))
     assert pictured.status_code == 400 and "big.docx has no text" in pictured.json()["error"]
@@ -297,3 +299,21 @@ def test_subtitles_come_back_with_their_timing_each_sentence_translated_as_text_
     bad = send(client, "notes.srt", b"Hello\nworld\n")
     assert bad.status_code == 400
     assert "file: notes.srt: line 1: a SubRip cue is its number" in bad.json()["error"]
+
+
+def test_a_long_text_file_is_translated_part_by_part_every_line_in_its_place(
+    client: TestClient,
+) -> None:
+    """A document longer than one translation takes (20,000 characters) goes through in
+    parts cut at line ends; every line comes back translated, in its place."""
+    lines = [
+        f"The sky is blue. {i} dogs run." if i % 2 else "A man is riding a horse."
+        for i in range(1500)
+    ]
+    text = "\r\n".join(lines) + "\r\n"
+    assert len(text) > 30_000
+    data, _, _ = fetched(client, send(client, "long.txt", text.encode()))
+    out = data.decode("utf-8").split("\r\n")
+    assert len(out) == len(lines) + 1 and out[-1] == ""
+    for i in (0, 1, 700, 1498, 1499):  # both sides of a part's end, and the ends
+        assert out[i] == translated(client, lines[i], "text"), i

@@ -96,6 +96,7 @@ def test_health_and_models_describe_the_served_model(
         "max_beam_size": MAX_BEAM_SIZE,
         "max_body_bytes": 1_000_000,
         "max_file_bytes": 16_000_000,
+        "max_document_chars": 200_000,
         "max_row_steps": MAX_ROW_STEPS,
         "max_attention_tokens": MAX_ATTENTION_TOKENS,
         "max_glossary_terms": 200,

@@ -9,7 +9,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from anuvad.server.limits import MAX_FILE_BYTES, MAX_TEXT_CHARS
+from anuvad.server.limits import MAX_DOCUMENT_CHARS, MAX_FILE_BYTES, MAX_TEXT_CHARS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,8 +24,8 @@ JSON_PATHS = frozenset({"/translate", "/translate/stream", "/attention", "/detec
 FILE_PATH = "/libretranslate/translate_file"
 # What a refused upload should become (the file's text has its own limit: MAX_TEXT_CHARS).
 FILE_ADVICE = {
-    FILE_PATH: f" (a document to translate: at most {MAX_TEXT_CHARS} characters of text; split "
-    "it into several files)",
+    FILE_PATH: f" (a document to translate: at most {MAX_DOCUMENT_CHARS} characters of text, "
+    f"an HTML page {MAX_TEXT_CHARS}; split it into several files)",
 }
 # Paths whose bodies may be larger than the rest: an uploaded office document carries its images.
 PATH_LIMITS = {FILE_PATH: MAX_FILE_BYTES}

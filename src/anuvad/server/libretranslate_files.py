@@ -31,7 +31,7 @@ from anuvad.inference.subtitles import FORMATS as SUBTITLE_FORMATS
 from anuvad.inference.subtitles import SubtitleError, Subtitles, read_subtitles
 from anuvad.server.answer_schemas import SentenceOut
 from anuvad.server.libretranslate_bodies import LibreTranslateError
-from anuvad.server.limits import MAX_TEXT_CHARS
+from anuvad.server.limits import MAX_DOCUMENT_CHARS, MAX_TEXT_CHARS
 from anuvad.server.schemas import is_blank
 
 # extension → (the translate request's format, the download's media type)
@@ -106,9 +106,34 @@ class Upload:
         )
 
     def places(self) -> list[str]:
-        """What each line of :attr:`text` is in the file ("word/document.xml, paragraph 3");
-        empty for a text or HTML file (whose lines are its own)."""
-        return self.document.places() if self.document is not None else []
+        """What each line of :attr:`text` is in the file ("word/document.xml, paragraph 3",
+        "line 3"); empty for an HTML file (whose places its errors name)."""
+        if self.document is not None:
+            return self.document.places()
+        return [] if self.format == "html" else [f"line {i}" for i in range(1, self.lines + 1)]
+
+    @property
+    def lines(self) -> int:
+        """How many lines :attr:`text` has."""
+        return self.text.count("\n") + 1
+
+    def parts(self) -> list[tuple[int, int, str]]:
+        """:attr:`text` in parts of at most ``MAX_TEXT_CHARS`` (what one translation takes),
+        cut at line ends: (first line's index, offset, part). HTML is one part."""
+        if self.format == "html" or len(self.text) <= MAX_TEXT_CHARS:
+            return [(0, 0, self.text)]
+        parts: list[tuple[int, int, str]] = []
+        first, offset, current = 0, 0, list[str]()
+        size = 0
+        for index, line in enumerate(self.text.split("\n")):
+            if current and size + len(line) + 1 > MAX_TEXT_CHARS:
+                parts.append((first, offset, "\n".join(current)))
+                offset += size
+                first, current, size = index, [], 0
+            current.append(line)
+            size += len(line) + 1
+        parts.append((first, offset, "\n".join(current)))
+        return parts
 
 
 async def read_form(request: Request) -> FormData:
@@ -173,7 +198,10 @@ async def read_upload(form: FormData) -> Upload:
         except SubtitleError as exc:
             raise LibreTranslateError(400, f"Invalid request: file: {exc}") from None
         return _document_upload(name, subtitles, bom, fields)
-    _check_size(name, text)
+    html = FORMATS[suffix][0] == "html"
+    _check_size(name, text, MAX_TEXT_CHARS if html else MAX_DOCUMENT_CHARS)
+    if not html:
+        _check_lines(name, text, [])
     if FORMATS[suffix][0] == "html":
         bom = bom or declares_other_charset(text)
     return Upload(name, text, bom, fields)
@@ -196,17 +224,29 @@ def _document_upload(
     sentence, so each comes back on its own line; a newline inside one, never in a unit's
     text, becomes a space)."""
     text = "\n".join(piece.replace("\r", " ").replace("\n", " ") for piece in document.texts())
-    _check_size(name, text)
+    _check_size(name, text, MAX_DOCUMENT_CHARS)
+    _check_lines(name, text, document.places())
     return Upload(name, text, bom, fields, document)
 
 
-def _check_size(name: str, text: str) -> None:
+def _check_lines(name: str, text: str, places: list[str]) -> None:
+    """No line (a paragraph, a cue's sentence) longer than one translation takes."""
+    for index, line in enumerate(text.split("\n")):
+        if len(line) > MAX_TEXT_CHARS:
+            where = places[index] if index < len(places) else f"line {index + 1}"
+            raise LibreTranslateError(
+                400, f"Invalid request: file: {name}: {where} has {len(line)} characters; a "
+                f"line or paragraph may have {MAX_TEXT_CHARS} (break it into several)",
+            )  # fmt: skip
+
+
+def _check_size(name: str, text: str, limit: int) -> None:
     if is_blank(text):
         raise LibreTranslateError(400, f"Invalid request: file: {name} has no text to translate")
-    if len(text) > MAX_TEXT_CHARS:
+    if len(text) > limit:
         raise LibreTranslateError(
             400, f"Invalid request: file: {name} has {len(text)} characters of text; the limit "
-            f"is {MAX_TEXT_CHARS} (split it into several files)",
+            f"is {limit} (split it into several files)",
         )  # fmt: skip
 
 

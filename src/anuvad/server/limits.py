@@ -17,6 +17,9 @@ MAX_TEXTS = 64  # texts per /translate request
 MAX_BEAM_SIZE = 16
 MAX_BODY_BYTES = 1_000_000  # a request body larger than this is refused (413) before parsing
 MAX_FILE_BYTES = 16_000_000  # ... except an uploaded document's (a .docx carries its images)
+# An uploaded document's text (not HTML), translated in parts of at most MAX_TEXT_CHARS cut at
+# line ends: a 30-page report, a feature film's subtitles
+MAX_DOCUMENT_CHARS = 200_000
 MAX_OUTPUT_TOKENS = 256  # target pieces one sentence's translation may have (a work budget)
 MAX_GLOSSARY_TERMS = 200  # terms in one request's glossary
 MAX_TERM_CHARS = 200  # characters of a term or its translation
@@ -37,6 +40,11 @@ class Limits(BaseModel):
     max_body_bytes: int = MAX_BODY_BYTES
     max_file_bytes: int = Field(
         default=MAX_FILE_BYTES, description="bytes of a document sent to translate_file"
+    )
+    max_document_chars: int = Field(
+        default=MAX_DOCUMENT_CHARS,
+        description="characters of text in a document sent to translate_file (HTML: "
+        "max_text_chars)",
     )
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     max_pending_sentences: int = MAX_PENDING_SENTENCES

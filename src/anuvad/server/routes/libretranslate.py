@@ -195,21 +195,28 @@ async def translate_file(request: Request, state: State) -> Any:
         upload = await read_upload(form)
     except LibreTranslateError as exc:
         return lt_error(exc)
-    try:
-        fields = {**upload.fields, "q": upload.text, "format": upload.format}
-        body = body_of(LtTranslateBody, fields)
-        sentences: list[SentenceOut] | None = [] if upload.inline else None
-        answer = await translate_body(state, request, body, sentences)
-    except LibreTranslateError as exc:
-        return lt_error(for_the_file(exc, upload.name, upload.places()))
-    except ClientGoneError:
-        raise
-    except ApiError as exc:
-        return lt_error(for_the_file(from_api_error(exc), upload.name, upload.places()))
+    places = upload.places()
+    translations: list[str] = []
+    sentences: list[SentenceOut] = []
+    for first, offset, part in upload.parts():  # a long document: part by part
+        try:
+            fields = {**upload.fields, "q": part, "format": upload.format}
+            body = body_of(LtTranslateBody, fields)
+            found: list[SentenceOut] | None = [] if upload.inline else None
+            answer = await translate_body(state, request, body, found)
+        except LibreTranslateError as exc:
+            return lt_error(for_the_file(exc, upload.name, places[first:]))
+        except ClientGoneError:
+            raise
+        except ApiError as exc:
+            return lt_error(for_the_file(from_api_error(exc), upload.name, places[first:]))
+        translations.append(str(answer.translatedText))
+        sentences += [
+            s.model_copy(update={"start": s.start + offset, "end": s.end + offset})
+            for s in found or ()
+        ]
     name = upload.translated_name(body.target)
-    data = await asyncio.to_thread(
-        upload.translated_file, str(answer.translatedText), sentences or ()
-    )
+    data = await asyncio.to_thread(upload.translated_file, "\n".join(translations), sentences)
     token = state.files.put(name, data, upload.media_type)
     url = request.url_for("download_file", filename=f"{token}.{quote(name, safe='')}")
     return LtFileTranslation(translatedFileUrl=str(url))
