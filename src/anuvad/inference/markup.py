@@ -21,6 +21,7 @@ among the words change. A unit whose inline elements do not open and close insid
 
 from __future__ import annotations
 
+import functools
 import html
 import html.entities
 import re
@@ -102,6 +103,14 @@ class Unit:
 def split_html(document: str) -> list[Piece]:
     """``document`` cut into markup and text pieces (joined, they give it back exactly); a text
     piece is marked for translation when it has a letter and no enclosing element keeps it."""
+    return list(_split(document))
+
+
+# A document is read by several steps (its units, their lines, its translation; an e-book's
+# chapters by texts, places and the rewrite): each is cut once. The pieces and units are
+# frozen; callers get their own list of them.
+@functools.lru_cache(maxsize=4)
+def _split(document: str) -> tuple[Piece, ...]:
     pieces: list[Piece] = []
     kept: list[str] = []  # open elements whose text is kept (innermost last)
     position = 0
@@ -123,7 +132,7 @@ def split_html(document: str) -> list[Piece]:
         position = match.end()
     if position < len(document):
         pieces.append(_text(document[position:], bool(kept)))
-    return pieces
+    return tuple(pieces)
 
 
 def _text(raw: str, kept: bool) -> Piece:
@@ -133,6 +142,11 @@ def _text(raw: str, kept: bool) -> Piece:
 
 def html_units(document: str) -> list[Unit]:
     """The units :func:`translate_html` translates, in document order."""
+    return list(_units(document))
+
+
+@functools.lru_cache(maxsize=4)
+def _units(document: str) -> tuple[Unit, ...]:
     pieces = split_html(document)
     units: list[Unit] = []
     group: list[int] = []  # text and inline tags not yet in a unit
@@ -154,7 +168,7 @@ def html_units(document: str) -> list[Unit]:
         units.extend(_group_units(pieces, group))
         group, opened = [], []
     units.extend(_group_units(pieces, group))
-    return units
+    return tuple(units)
 
 
 def _inline_tag(raw: str) -> str | None:
