@@ -24,6 +24,11 @@ from dataclasses import dataclass, field
 from anuvad.inference.alignment import diagonal
 
 Stack = tuple[int, ...]  # the elements around a character, outermost first (indices)
+# What follows a tag's name up to its ">": a quoted attribute value may hold ">" (HTML and XML
+# both allow it), so the tag ends at the first ">" outside a value's quotes; a quote starts a
+# value only right after "=" (as HTML reads ``alt=don't``). Written as an unrolled loop (plain
+# runs, then each "=" with its value): one way to match any text, as fast as ``[^>]*``.
+TAG_REST = r"""[^>=]*(?:(?:=\s*"[^"]*"|=\s*'[^']*'|=(?!\s*["']))[^>=]*)*"""
 _WORD = re.compile(r"\S+")
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from anuvad.inference.documents import DocumentTranslation
 from anuvad.inference.inline import (
+    TAG_REST,
     Block,
     Element,
     PlacedSentence,
@@ -39,12 +40,15 @@ from anuvad.inference.inline import (
 )
 from anuvad.inference.translation import Translation
 
-# Markup that holds no translatable text, then any tag; everything between is text.
+# Markup that holds no translatable text, then any tag; everything between is text. A tag
+# whose quotes do not close ends at its first ">"; the look-ahead for a ">" keeps text with
+# none from costing a scan per "<".
 _MARKUP = re.compile(
-    r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<(script|style)\b[^>]*>.*?</\1\s*>|<[!?/]?[A-Za-z][^>]*>",
+    rf"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<(script|style)\b(?=[^>]*>){TAG_REST}>.*?</\1\s*>"
+    rf"|<[!?/]?[A-Za-z](?=[^>]*>){TAG_REST}>|<[!?/]?[A-Za-z][^>]*>",
     re.DOTALL | re.IGNORECASE,
 )
-_START = re.compile(r"<([A-Za-z][\w:-]*)([^>]*)>")
+_START = re.compile(rf"<([A-Za-z][\w:-]*)({TAG_REST}|[^>]*)>")
 _END = re.compile(r"</([A-Za-z][\w:-]*)\s*>")
 _NO_TRANSLATE = re.compile(
     r"""\btranslate\s*=\s*["']?no\b|\bclass\s*=\s*["'][^"']*\bnotranslate\b""", re.IGNORECASE

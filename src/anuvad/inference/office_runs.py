@@ -21,9 +21,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from anuvad.inference.inline import Block, Element, Stack
+from anuvad.inference.inline import TAG_REST, Block, Element, Stack
 
-_TAG = re.compile(r"<(/?)([\w.-]+(?::[\w.-]+)?)[^>]*?(/?)>", re.DOTALL)
+_TAG = re.compile(rf"<(/?)([\w.-]+(?::[\w.-]+)?){TAG_REST}?(/?)>", re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from anuvad.inference.inline import PlacedSentence, UnitTranslation, render
+from anuvad.inference.inline import TAG_REST, PlacedSentence, UnitTranslation, render
 from anuvad.inference.office_dialects import NAMESPACES, OPEN_DOCUMENT, Dialect
 from anuvad.inference.office_runs import (
     WORD_RUNS,
@@ -37,9 +37,10 @@ from anuvad.inference.office_runs import (
 
 # Markup that holds no character data, then any tag; everything between is character data.
 _MARKUP = re.compile(
-    r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|<[^>]+>", re.DOTALL
+    rf"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|<[^>\s](?=[^>]*>){TAG_REST}>|<[^>]+>",
+    re.DOTALL,
 )
-_TAG = re.compile(r"<(/?)([\w.-]+(?::[\w.-]+)?)((?:\s[^>]*?)?)(/?)>", re.DOTALL)
+_TAG = re.compile(rf"<(/?)([\w.-]+(?::[\w.-]+)?)((?:\s{TAG_REST}?)?)(/?)>", re.DOTALL)
 _NAMESPACE = re.compile(r"""\bxmlns(?::([\w.-]+))?\s*=\s*["']([^"']*)["']""")
 _SPACES = re.compile(r"[ \t\r\n]+")  # OpenDocument's white space (not a no-break space)
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # no XML 1.0 may hold

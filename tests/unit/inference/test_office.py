@@ -510,3 +510,21 @@ def test_a_tracked_formatting_change_is_left_to_the_simple_rule_and_its_record_a
     assert doc.inline() == [False]  # its w:id must stay unique: not copied into several runs
     part = _part(doc.translated(["बदला"]), "word/document.xml")
     assert '<w:rPr><w:b/><w:bCs/><w:rPrChange w:id="5" w:author="A"><w:rPr><w:bCs/></w:rPr>' in part
+
+
+def test_an_attribute_value_holding_a_closing_angle_bracket_stays_markup() -> None:
+    """XML lets an attribute value hold ">" unescaped: the tag ends at the ">" after its
+    quotes, so the value is neither read as text nor cut."""
+    styled = '<w:r><w:rPr><w:rStyle w:val="a>b"/></w:rPr><w:t x:note="1>0">is late.</w:t></w:r>'
+    body = paragraph(run("The train "), styled) + paragraph(
+        "<w:hyperlink w:tooltip='x > y' r:id=\"rId9\">", run("Read more"), "</w:hyperlink>"
+    )
+    doc = read_office(docx(body), "t.docx")
+    assert doc.texts() == ["The train is late.", "Read more"]
+    part = _part(_translated(doc, _shout), "word/document.xml")
+    assert '<w:rStyle w:val="a>b"/>' in part and '<w:t x:note="1>0"' in part
+    assert "<w:hyperlink w:tooltip='x > y' r:id=" in part
+    assert read_office(_translated(doc, _shout), "t.docx").texts() == [
+        "«THE TRAIN IS LATE.»",
+        "«READ MORE»",
+    ]
