@@ -40,6 +40,10 @@ The candidates, each computed from the source and the output alone:
   model, and the mean's difference from the model's own (two models that learnt differently
   disagree most on the outputs that are wrong: an ensemble's disagreement, Fomicheva et al. 2020,
   with a second network instead of dropout masks).
+* ``sample_*`` (``--consensus K``): K translations drawn by top-10 sampling (seeds 1..K): the
+  output's mean sentence chrF++ (/100) against them, and theirs against each other (the
+  lexical similarity of sampled outputs, Fomicheva et al. 2020's D-Lex-Sim with sampling for
+  dropout: a model that knows the translation draws similar ones).
 
 Outputs are re-encoded from their text (the search's own pieces are not kept; SentencePiece
 gives the same pieces for nearly every sentence). Prints, per feature set, the AUROC of the
@@ -300,6 +304,28 @@ def twin_features(
     return found
 
 
+def consensus_features(
+    translator: Translator, rows: Sequence[CalibrationRow], draws: int
+) -> list[dict[str, float]]:
+    """The ``sample_*`` candidates: ``draws`` sampled translations of each source, the output's
+    mean chrF++ against them and their mean chrF++ against each other."""
+    sources, outputs = [r.source for r in rows], [r.output for r in rows]
+    drawn = [
+        [t.text for t in translator.translate(
+            sources, translator.settings(beam_size=1, sample_top_k=10, sample_seed=seed))]
+        for seed in range(1, draws + 1)
+    ]  # fmt: skip
+    to_output = [sentence_chrf(outputs, d) for d in drawn]
+    between = [sentence_chrf(a, b) for i, a in enumerate(drawn) for b in drawn[i + 1 :]]
+    return [
+        {
+            "sample_consensus": statistics.mean(c[i] for c in to_output) / 100.0,
+            "sample_diversity": statistics.mean(c[i] for c in between) / 100.0 if between else 1.0,
+        }
+        for i in range(len(rows))
+    ]
+
+
 def alignment_features(
     translator: Translator, rows: Sequence[CalibrationRow]
 ) -> list[dict[str, float]]:
@@ -397,6 +423,9 @@ def main() -> None:
     parser.add_argument(
         "--alignment", action="store_true", help="the align_* candidates (word alignment)"
     )
+    parser.add_argument(
+        "--consensus", type=int, default=0, help="K > 0: the sample_* candidates from K draws"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -428,6 +457,11 @@ def main() -> None:
     if args.alignment:
         for found, aligned in zip(extra, alignment_features(translator, rows), strict=True):
             found |= aligned
+    if args.consensus:
+        for found, agreed in zip(
+            extra, consensus_features(translator, rows, args.consensus), strict=True
+        ):
+            found |= agreed
     if args.lexicon:
         forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
         for found, r in zip(extra, rows, strict=True):

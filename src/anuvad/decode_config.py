@@ -121,8 +121,14 @@ class DecodeConfig:
     sample_top_k: int = _setting(
         0,
         "0: the most probable token at each step; K > 0: a token drawn from the K most probable "
-        "(back-translation by sampling, Edunov et al. 2018; beam size 1; reproducible: the draws "
-        "are seeded)",
+        "(back-translation by sampling, Edunov et al. 2018; beam size 1; the draws are seeded by "
+        "sample_seed)",
+        minimum=0,
+    )
+    sample_seed: int = _setting(
+        1,
+        "the seed of sample_top_k's draws: the same seed, input and batch give the same draws, "
+        "another seed other draws (the torch engine; CTranslate2's draws are not repeatable)",
         minimum=0,
     )
     max_output_tokens: int = _setting(

@@ -137,6 +137,18 @@ def test_nbest_is_sorted_and_length_limits_hold(ct2_folder: Path) -> None:
     assert engine.translate(["", "   "], engine.settings(beam_size=1))[0].text == ""
 
 
+def test_sampling_draws_from_the_whole_vocabulary_when_top_k_exceeds_it(ct2_folder: Path) -> None:
+    """A top K above the vocabulary samples from all of it, as the torch engine does (CTranslate2
+    itself refuses it); the draws stay within the output limits and differ from greedy search."""
+    engine = CT2Translator(ct2_folder, device="cpu")
+    greedy = [t.token_ids for t in engine.translate(SENTENCES, engine.settings(beam_size=1))]
+    settings = engine.settings(beam_size=1, sample_top_k=1000)
+    draws = [[t.token_ids for t in engine.translate(SENTENCES, settings)] for _ in range(3)]
+    assert any(d != greedy for d in draws)
+    short = engine.settings(beam_size=1, sample_top_k=1000, max_len_a=0.0, max_len_b=5)
+    assert all(len(t.token_ids) <= 5 for t in engine.translate(SENTENCES, short))
+
+
 def test_attention_is_one_averaged_matrix_with_rows_summing_to_one(ct2_folder: Path) -> None:
     view = CT2Translator(ct2_folder, device="cpu").attention("I like to read books.")
     assert view.num_layers == 1 and view.num_heads == 1 and "CTranslate2" in view.note

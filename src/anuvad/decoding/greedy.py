@@ -27,8 +27,6 @@ from anuvad.decoding.search import (
 )
 from anuvad.model.transformer import Transformer
 
-SAMPLING_SEED = 1  # sampled outputs are reproducible: the same input and batch, the same draws
-
 
 def pick_tokens(
     log_probs: Tensor, top_k: int, generator: torch.Generator | None = None
@@ -73,8 +71,9 @@ def greedy_search(
         settings: the output limit ``max_len_a * source_length + max_len_b`` tokens (EOS not
             counted) and ``max_output_tokens`` (> 0 caps every output); the beam settings
             (``beam_size``, ``nbest``, ``length_penalty``, ``early_stopping``) do not apply;
-            ``sample_top_k`` > 0 draws each token from the K most probable instead of the argmax,
-            and ``no_repeat_ngram_size`` reaches the search as part of ``constraint``.
+            ``sample_top_k`` > 0 draws each token from the K most probable instead of the argmax
+            (with a generator seeded by ``sample_seed``), and ``no_repeat_ngram_size`` reaches
+            the search as part of ``constraint``.
         use_cache: incremental decoding with the key/value cache (False: re-run the decoder on
             the whole prefix every step; same results, slower).
         constraint: restricts the tokens each row may take (e.g. well-formed trees).
@@ -100,7 +99,9 @@ def greedy_search(
     allowed = constraint.start(src_pad_mask, limits) if constraint is not None else None
     recorder = SignalRecorder(batch, device) if signals else None
     generator = (
-        torch.Generator(device=device).manual_seed(SAMPLING_SEED) if settings.sample_top_k else None
+        torch.Generator(device=device).manual_seed(settings.sample_seed)
+        if settings.sample_top_k
+        else None
     )
 
     tokens: list[list[int]] = [[] for _ in range(batch)]

@@ -239,9 +239,11 @@ def test_search_leaves_the_model_unchanged() -> None:
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
 
 
-def sample(model: Transformer, top_k: int, max_len_b: int = 12) -> list[Hypothesis]:
+def sample(model: Transformer, top_k: int, max_len_b: int = 12, seed: int = 1) -> list[Hypothesis]:
     src_ids, src_pad_mask = collate_source(SOURCES)
-    settings = DecodeConfig(beam_size=1, max_len_a=1.0, max_len_b=max_len_b, sample_top_k=top_k)
+    settings = DecodeConfig(
+        beam_size=1, max_len_a=1.0, max_len_b=max_len_b, sample_top_k=top_k, sample_seed=seed
+    )
     return greedy_search(model, src_ids, src_pad_mask, settings)
 
 
@@ -269,6 +271,13 @@ def test_sampled_tokens_come_from_the_top_k_and_score_as_the_model_does(top_k: i
         logits[:, [PAD_ID, BOS_ID]] = -math.inf
         for t, token in enumerate(targets):
             assert token in logits[t].topk(top_k).indices.tolist(), (t, token)
+
+
+def test_another_seed_draws_other_samples_and_the_same_seed_the_same() -> None:
+    model = case_model(2, 1.0)
+    draws = {seed: [h.token_ids for h in sample(model, 4, seed=seed)] for seed in (1, 2, 3)}
+    assert draws[1] == [h.token_ids for h in sample(model, 4, seed=1)]
+    assert draws[2] != draws[1] and draws[3] != draws[1] and draws[3] != draws[2]
 
 
 def test_sampling_needs_beam_size_1() -> None:

@@ -25,6 +25,10 @@ How the settings map, and where the two searches differ:
   its own, smaller limit is searched again alone with that limit (see
   :meth:`CT2Search.search_within`), so the limits are anuvad's while the common case costs one
   call per batch.
+* **Sampling** (``sample_top_k``) draws from CTranslate2's own random generators, which
+  ``sample_seed`` does not reach (``ctranslate2.set_random_seed`` leaves its worker threads'
+  draws unrepeatable: CTranslate2 issue 1757): sampled outputs differ from run to run, where
+  anuvad's engine repeats them for a seed.
 * **What is not identical.** (1) When more than K hypotheses finish by the last step,
   CTranslate2 keeps the K best by ``score / |Y|`` before anuvad's penalty re-ranks them;
   anuvad's beam search ranks them all. (2) At the length limit anuvad also keeps the beams that
@@ -157,7 +161,8 @@ class CT2Search:
             return_scores=True,
             return_end_token=True,
             no_repeat_ngram_size=settings.no_repeat_ngram_size,
-            sampling_topk=settings.sample_top_k or 1,
+            # capped at the vocabulary, as anuvad's sampling is (CTranslate2 refuses more)
+            sampling_topk=min(settings.sample_top_k, len(self._tgt_ids)) or 1,
             **batching,
         )
         outputs = []
