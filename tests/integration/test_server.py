@@ -538,11 +538,11 @@ def test_a_model_failure_is_a_500_and_the_server_recovers(
 def test_too_many_waiting_requests_get_503(client: TestClient) -> None:
     batcher = app_state(client.app).default.batcher  # type: ignore[arg-type]
     assert isinstance(batcher, MicroBatcher)  # one model: its own batcher
-    limit, batcher.max_pending = batcher.max_pending, 0
+    limit, batcher.waiting.max_pending = batcher.waiting.max_pending, 0
     try:
         response = client.post("/translate", json={"text": "The sky is blue."})
     finally:
-        batcher.max_pending = limit
+        batcher.waiting.max_pending = limit
     assert response.status_code == 503 and "retry" in response.json()["error"]
     assert_still_serving(client)
 

@@ -39,7 +39,6 @@ queue, so one batch is decoded while the next one gathers.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import queue
 import threading
@@ -53,17 +52,8 @@ from anuvad.inference.engine import TranslationEngine
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim
-from anuvad.server.errors import OverloadedError, RequestTimeoutError
-from anuvad.server.jobs import (
-    LAST,
-    STOP,
-    URGENT_ROWS,
-    URGENT_SCAN,
-    CallJob,
-    Progress,
-    QueueEntry,
-    TranslateJob,
-)
+from anuvad.server.errors import RequestTimeoutError
+from anuvad.server.jobs import LAST, STOP, CallJob, Progress, RequestQueue, TranslateJob
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +69,9 @@ class MicroBatcher:
         max_wait_ms: how long the first request of a batch waits for company.
         max_batch_texts: the most sentences one model call gets.
         max_pending: requests allowed to wait; beyond it :meth:`translate` raises
-            :class:`OverloadedError`.
+            :class:`~anuvad.server.errors.OverloadedError`.
         max_pending_texts: sentences allowed to wait (all requests together); beyond it
-            :meth:`translate` raises :class:`OverloadedError` too.
+            :meth:`translate` raises it too.
         workers: worker threads, i.e. model calls that may run at once; more than 1 only for an
             engine whose ``parallel_calls`` allows it (the torch engine is not thread-safe).
         on_call: called after each translate call with (sentences, target tokens of the best
@@ -109,14 +99,10 @@ class MicroBatcher:
         self.batching = batching
         self.max_wait = max_wait_ms / 1000.0
         self.max_batch_texts = max_batch_texts
-        self.max_pending = max_pending
-        self.max_pending_texts = max_pending_texts
-        self._pending_texts = 0  # sentences submitted and not yet taken by a worker
+        self.waiting = RequestQueue(max_pending, max_pending_texts)
         self.workers = workers
         self.model_calls = 0  # translate calls into the model (read by /health and tests)
         self.on_call = on_call
-        self._queue: queue.PriorityQueue[QueueEntry] = queue.PriorityQueue()
-        self._arrivals = itertools.count()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self.clock = clock
@@ -144,7 +130,7 @@ class MicroBatcher:
             threads, self._threads = self._threads, []
         alive = [thread for thread in threads if thread.is_alive()]
         for _ in alive:
-            self._put(STOP, LAST)
+            self.waiting.put(STOP, LAST)
         for thread in alive:
             thread.join(timeout)
 
@@ -227,54 +213,20 @@ class MicroBatcher:
 
     def pending(self) -> int:
         """Requests waiting for the model (approximate, as any queue size)."""
-        return self._queue.qsize()
+        return self.waiting.size()
 
     def _submit(self, job: TranslateJob | CallJob) -> None:
-        texts = len(job.texts) if isinstance(job, TranslateJob) else 0
-        with self._lock:
-            if self._queue.qsize() >= self.max_pending:
-                raise OverloadedError(
-                    f"{self._queue.qsize()} requests are already waiting for the model; "
-                    "retry shortly"
-                )
-            if texts and self._pending_texts + texts > self.max_pending_texts:
-                raise OverloadedError(
-                    f"{self._pending_texts} sentences are already waiting for the model (the "
-                    f"limit is {self.max_pending_texts}); retry shortly"
-                )
-            self._pending_texts += texts
+        self.waiting.submit(job)  # raises OverloadedError past the limits
         self.start()
-        arrival = next(self._arrivals)
-        if isinstance(job, TranslateJob):
-            job.arrival = arrival
-        self._put(job, 0, arrival)
-
-    def _put(self, job: Any, served: float, arrival: int | None = None) -> None:
-        """Queue ``job`` by ``served`` (sentences done), then ``arrival`` (default: now)."""
-        place = next(self._arrivals) if arrival is None or arrival < 0 else arrival
-        self._queue.put(QueueEntry(served, place, job))
-
-    def _get(self, timeout: float | None = None) -> Any:
-        """The next job (blocking; ``timeout`` 0: only what is there; raises queue.Empty)."""
-        if timeout is None:
-            return self._queue.get().job
-        if timeout <= 0:
-            return self._queue.get_nowait().job
-        return self._queue.get(timeout=timeout).job
-
-    def _taken(self, texts: int) -> None:
-        """A worker took ``texts`` sentences off the queue: they no longer wait."""
-        with self._lock:
-            self._pending_texts -= texts
 
     # -- the worker thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
         while True:
-            first = self._get()
+            first = self.waiting.get()
             if first is STOP:
-                if self._queue.qsize():  # work put back after this mark was queued: do it first
-                    self._put(STOP, LAST)
+                if self.waiting.size():  # work put back after this mark was queued: do it first
+                    self.waiting.put(STOP, LAST)
                     continue
                 return
             jobs = [first] if not self.batching else self._collect(first)
@@ -287,11 +239,11 @@ class MicroBatcher:
         deadline = time.monotonic() + self.max_wait
         while texts < self.max_batch_texts:
             try:
-                job = self._get(max(0.0, deadline - time.monotonic()))
+                job = self.waiting.get(max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
             if job is STOP:  # stop after this batch
-                self._put(STOP, LAST)
+                self.waiting.put(STOP, LAST)
                 break
             jobs.append(job)
             if isinstance(job, TranslateJob):
@@ -304,14 +256,14 @@ class MicroBatcher:
             if isinstance(job, CallJob):
                 self._run_call(job)
             elif job.gone():  # timed out or cancelled while it waited: no model time for it
-                self._taken(len(job.remaining()))
+                self.waiting.taken(len(job.remaining()))
                 if job.started or job.future.set_running_or_notify_cancel():
                     job.future.set_exception(SearchStoppedError("abandoned before it ran"))
             elif job.started or job.future.set_running_or_notify_cancel():
                 job.started = True
                 groups.setdefault((job.key, job.quality, id(job.engine)), []).append(job)
             else:  # cancelled before it ran
-                self._taken(len(job.remaining()))
+                self.waiting.taken(len(job.remaining()))
         for (key, _, _), group in groups.items():
             if self.batching:
                 self._run_group(key, group)
@@ -341,7 +293,7 @@ class MicroBatcher:
             left = len(job.remaining())
             count = min(left, budget - sum(n for _, n in taken))
             if count <= 0 or count < left <= budget:  # not in this call, or not whole in it
-                self._put(job, len(job.results), job.arrival)  # waits in its place
+                self.waiting.put(job, len(job.results), job.arrival)  # waits in its place
                 continue
             taken.append((job, count))
         if not taken:  # never a model call with no sentences (issue 33: it looped forever)
@@ -352,7 +304,7 @@ class MicroBatcher:
         extra: dict[str, Any] = {"glossary": glossaries} if any(glossaries) else {}
         if any(policies):
             extra["verbatim"] = policies
-        self._taken(len(texts))
+        self.waiting.taken(len(texts))
         calling = [job for job, _ in taken]
         started = time.perf_counter()
         if not getattr(self._nested, "active", False):  # an outer call: its time share starts
@@ -396,7 +348,7 @@ class MicroBatcher:
             elif job.gone():
                 self._fail(job, SearchStoppedError("abandoned between model calls"))
             else:
-                self._put(job, len(job.results))
+                self.waiting.put(job, len(job.results))
 
     def _serve_waiting_then_check_stop(self, calling: list[TranslateJob]) -> bool:
         """The search's stop hook, which does more than check: called between two decoding
@@ -410,11 +362,11 @@ class MicroBatcher:
             True when nobody waits for this call's results any more.
         """
         local = self._nested
-        if not getattr(local, "active", False) and self._queue.qsize():
+        if not getattr(local, "active", False) and self.waiting.size():
             now = self.clock()
             spent = getattr(local, "nested_seconds", 0.0)  # both set when the outer call starts
             stepping = now - getattr(local, "call_started", now) - spent
-            urgent = self._take_urgent() if spent <= stepping else []
+            urgent = self.waiting.take_urgent() if spent <= stepping else []
             if urgent:
                 local.active = True
                 try:
@@ -424,36 +376,10 @@ class MicroBatcher:
                     local.nested_seconds = spent + self.clock() - now
         return all(job.gone() for job in calling)
 
-    def _take_urgent(self) -> list[Any]:
-        """The small requests that no model call has served yet, off the queue (others go back
-        with their places)."""
-        urgent: list[Any] = []
-        passed: list[QueueEntry] = []
-        for _ in range(URGENT_SCAN):
-            try:
-                entry = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if entry.served > 0:  # served before: so is everything behind it
-                passed.append(entry)
-                break
-            job = entry.job
-            small = isinstance(job, CallJob) or (
-                isinstance(job, TranslateJob)
-                and len(job.remaining()) * max(1, job.key.beam_size) <= URGENT_ROWS
-            )
-            if small:
-                urgent.append(job)
-            else:
-                passed.append(entry)
-        for entry in passed:
-            self._queue.put(entry)
-        return urgent
-
     def _fail(self, job: TranslateJob, exc: Exception, in_flight: int = 0) -> None:
         """End ``job`` with ``exc``; its sentences no longer wait (``in_flight`` of them were
         taken by the failed call already)."""
-        self._taken(len(job.remaining()) - in_flight)
+        self.waiting.taken(len(job.remaining()) - in_flight)
         job.results.clear()
         job.texts = []
         job.future.set_exception(exc)

@@ -237,7 +237,7 @@ def test_a_long_request_is_cut_into_calls_and_a_short_one_overtakes_it() -> None
     # The short request is first in the next call (the long one's next sentences may share it).
     assert engine.calls[0] == long[:3] and engine.calls[1][0] == "short"
     assert [t for call in engine.calls for t in call if t != "short"] == long
-    assert batcher._pending_texts == 0  # every sentence counted out once
+    assert batcher.waiting.pending_texts == 0  # every sentence counted out once
 
 
 def test_a_request_that_fits_one_call_is_never_split_across_two() -> None:
@@ -272,7 +272,7 @@ def test_a_request_that_fits_one_call_is_never_split_across_two() -> None:
         ["D"],
     ]
     assert engine.calls == [["x"], ["a", "c"], ["b1", "b2"], ["d"]]
-    assert batcher._pending_texts == 0
+    assert batcher.waiting.pending_texts == 0
 
 
 def test_a_cancelled_long_request_gives_back_the_model_between_calls() -> None:
@@ -295,7 +295,7 @@ def test_a_cancelled_long_request_gives_back_the_model_between_calls() -> None:
         batcher.stop()
     assert engine.calls[0] == ["s0", "s1"] and engine.calls[-1] == ["after"]
     assert len(engine.calls) == 2  # the rest of the cancelled request never ran
-    assert batcher._pending_texts == 0
+    assert batcher.waiting.pending_texts == 0
 
 
 async def queued(batcher: MicroBatcher, count: int) -> None:
@@ -356,7 +356,7 @@ def test_a_small_new_request_runs_between_two_steps_of_a_long_call() -> None:
     assert [t.text for t in got_short] == ["SHORT"]
     # The short request started and ended inside the long call.
     assert engine.events == ["start long a+long b", "start short", "end short", "end long a+long b"]
-    assert batcher._pending_texts == 0
+    assert batcher.waiting.pending_texts == 0
 
 
 def test_two_engines_of_one_network_share_the_model_thread_and_its_steps() -> None:
@@ -472,7 +472,7 @@ def test_small_requests_between_steps_start_only_within_their_share_of_a_long_ca
         "step 1", "small 1", "step 2", "step 3", "small 2,3", "step 4", "step 5", "step 6",
         "small 4,5,6", "step 7", "step 8", "step 9", "small 7,8,9",
     ]  # fmt: skip
-    assert batcher._pending_texts == 0
+    assert batcher.waiting.pending_texts == 0
 
 
 def test_requests_with_and_without_scores_get_separate_calls() -> None:
