@@ -4,10 +4,12 @@ presentations (``.odt``, ``.odp``) and EPUB books (``.epub``), the formats Libre
 ``translate_file`` takes (and ``.xlsx``, which it does not).
 
 Each is a ZIP of XML parts. The parts that hold the prose (a Word file's body, headers, footers,
-footnotes and endnotes; each slide and its notes; the shared strings of a workbook; an
-OpenDocument's content and styles (headers, footers, master pages); an EPUB's XHTML chapters and
-its table of contents) are cut into paragraphs (:mod:`anuvad.inference.office_xml`; an EPUB's
-chapters as HTML, :mod:`anuvad.inference.markup`); every other entry (images, styles, settings)
+footnotes and endnotes; each slide and its notes; the shared strings of a workbook and the text
+boxes on its sheets; the titles of charts and the texts of SmartArt graphics in all three; an
+OpenDocument's content and styles (headers, footers, master pages) and its embedded objects
+(a chart's titles and table); an EPUB's XHTML chapters and its table of contents) are cut into
+paragraphs (:mod:`anuvad.inference.office_xml`; an EPUB's chapters as HTML,
+:mod:`anuvad.inference.markup`); every other entry (images, styles, settings)
 is written back unchanged, in the same order and with the same compression (an EPUB's or an
 OpenDocument's uncompressed ``mimetype`` first, as readers require).
 
@@ -49,31 +51,51 @@ from anuvad.inference.office_xml import XmlPart, with_complex_styles
 # None: an XHTML chapter, read as HTML)
 # Word Online names its main part document2.xml (or document22.xml) at times
 _WORD_PARTS = r"word/(document\d*|header\d*|footer\d*|footnotes|endnotes)\.xml"
+# A chart's titles and a SmartArt graphic's texts are DrawingML paragraphs in every OOXML
+# format: the graphic's data and the drawing Office shows until it lays the graphic out again.
+# A chart's cached cell values (category and series names) come from its embedded workbook and
+# are left to it.
+_GRAPHICS = r"(charts/chart|diagrams/data|diagrams/drawing)\d+\.xml"
+# An OpenDocument's embedded objects (a chart: its titles, and the table it draws from) are
+# folders of their own.
+_ODF_PARTS: dict[str, Dialect | None] = {
+    r"content\.xml": OPEN_DOCUMENT,
+    r"styles\.xml": OPEN_DOCUMENT,
+    r"Object \d+/content\.xml": OPEN_DOCUMENT,
+}
 FORMATS: dict[str, tuple[str, str, dict[str, Dialect | None]]] = {
     ".docx": (
         "a Word document",
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        {_WORD_PARTS: WORD},
+        {_WORD_PARTS: WORD, rf"word/{_GRAPHICS}": DRAWING},
     ),
     ".pptx": (
         "a PowerPoint presentation",
         "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        {r"ppt/slides/slide\d+\.xml": DRAWING, r"ppt/notesSlides/notesSlide\d+\.xml": DRAWING},
+        {
+            r"ppt/slides/slide\d+\.xml": DRAWING,
+            r"ppt/notesSlides/notesSlide\d+\.xml": DRAWING,
+            rf"ppt/{_GRAPHICS}": DRAWING,
+        },
     ),
     ".xlsx": (
         "an Excel workbook",
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        {r"xl/sharedStrings\.xml": SHARED_STRINGS},
+        {
+            r"xl/sharedStrings\.xml": SHARED_STRINGS,
+            r"xl/drawings/drawing\d+\.xml": DRAWING,  # text boxes and shapes on a sheet
+            rf"xl/{_GRAPHICS}": DRAWING,
+        },
     ),
     ".odt": (
         "an OpenDocument text",
         "application/vnd.oasis.opendocument.text",
-        {r"content\.xml": OPEN_DOCUMENT, r"styles\.xml": OPEN_DOCUMENT},
+        _ODF_PARTS,
     ),
     ".odp": (
         "an OpenDocument presentation",
         "application/vnd.oasis.opendocument.presentation",
-        {r"content\.xml": OPEN_DOCUMENT, r"styles\.xml": OPEN_DOCUMENT},
+        _ODF_PARTS,
     ),
     ".epub": (
         "an EPUB book",

@@ -11,7 +11,7 @@ import pytest
 
 from anuvad.inference.inline import PlacedSentence, UnitTranslation
 from anuvad.inference.office import FORMATS, OfficeDocument, OfficeError, read_office
-from office_samples import DECL, docx, epub, odf, paragraph, pptx, run, xlsx, zipped
+from office_samples import DECL, ODF_NS, docx, epub, odf, paragraph, pptx, run, xlsx, zipped
 
 
 def _translated(doc: OfficeDocument, change: Callable[[str], str]) -> bytes:
@@ -528,3 +528,95 @@ def test_an_attribute_value_holding_a_closing_angle_bracket_stays_markup() -> No
         "«THE TRAIN IS LATE.»",
         "«READ MORE»",
     ]
+
+
+def _with_parts(data: bytes, parts: list[tuple[str, str]]) -> bytes:
+    """``data``'s entries, then ``parts`` (a graphic Office keeps in parts of its own)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entries: list[tuple[str, str | bytes]] = [
+            (info.filename, archive.read(info)) for info in archive.infolist()
+        ]
+    stored_first = entries[0][0] == "mimetype"
+    joined: bytes = zipped(entries + list(parts), stored_first=stored_first)
+    return joined
+
+
+CHART = (
+    f'{DECL}<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart><c:title><c:tx>'
+    "<c:rich><a:bodyPr/><a:p><a:r><a:t>Trains per day</a:t></a:r></a:p></c:rich></c:tx>"
+    "</c:title><c:plotArea><c:barChart><c:ser><c:cat><c:strRef><c:f>Sheet1!$A$2</c:f>"
+    "<c:strCache><c:pt idx=\"0\"><c:v>Delhi</c:v></c:pt></c:strCache></c:strRef></c:cat>"
+    "</c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>"
+)
+SMARTART = (
+    f'{DECL}<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst><dgm:pt '
+    'modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Buy a ticket</a:t></a:r></a:p></dgm:t>'
+    "</dgm:pt></dgm:ptLst></dgm:dataModel>"
+)
+SMARTART_SHOWN = (  # the drawing Office shows until it lays the graphic out again
+    f'{DECL}<dsp:drawing xmlns:dsp="http://schemas.microsoft.com/office/drawing/2008/diagram" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dsp:spTree><dsp:sp>'
+    "<dsp:txBody><a:bodyPr/><a:p><a:r><a:t>Buy a ticket</a:t></a:r></a:p></dsp:txBody>"
+    "</dsp:sp></dsp:spTree></dsp:drawing>"
+)
+
+
+@pytest.mark.parametrize("folder", ["word", "ppt", "xl"])
+def test_chart_titles_and_smartart_texts_are_translated_cached_chart_data_is_not(
+    folder: str,
+) -> None:
+    base = {
+        "word": docx(paragraph(run("The report."))),
+        "ppt": pptx(["<a:p><a:r><a:t>The slide.</a:t></a:r></a:p>"]),
+        "xl": xlsx("<si><t>The cell.</t></si>"),
+    }[folder]
+    name = {"word": "r.docx", "ppt": "r.pptx", "xl": "r.xlsx"}[folder]
+    data = _with_parts(
+        base,
+        [
+            (f"{folder}/charts/chart1.xml", CHART),
+            (f"{folder}/diagrams/data1.xml", SMARTART),
+            (f"{folder}/diagrams/drawing1.xml", SMARTART_SHOWN),
+        ],
+    )
+    doc = read_office(data, name)
+    assert doc.texts()[1:] == ["Trains per day", "Buy a ticket", "Buy a ticket"]
+    assert doc.places()[1:] == [
+        f"{folder}/charts/chart1.xml, paragraph 1",
+        f"{folder}/diagrams/data1.xml, paragraph 1",
+        f"{folder}/diagrams/drawing1.xml, paragraph 1",
+    ]
+    out = _translated(doc, _shout)
+    chart = _part(out, f"{folder}/charts/chart1.xml")
+    assert "<a:t>«TRAINS PER DAY»</a:t>" in chart and "<c:v>Delhi</c:v>" in chart
+    assert "<a:t>«BUY A TICKET»</a:t>" in _part(out, f"{folder}/diagrams/drawing1.xml")
+
+
+def test_a_text_box_on_a_sheet_and_an_opendocument_chart_are_translated() -> None:
+    box = (
+        f'{DECL}<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/'
+        'spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+        "<xdr:twoCellAnchor><xdr:sp><xdr:txBody><a:bodyPr/><a:p><a:r><a:t>Figures are in "
+        "crore.</a:t></a:r></a:p></xdr:txBody></xdr:sp></xdr:twoCellAnchor></xdr:wsDr>"
+    )
+    book = read_office(
+        _with_parts(xlsx("<si><t>Total</t></si>"), [("xl/drawings/drawing1.xml", box)]), "b.xlsx"
+    )
+    assert book.texts() == ["Total", "Figures are in crore."]
+    chart = (
+        f'{DECL}<office:document-content {ODF_NS} xmlns:chart="urn:oasis:names:tc:opendocument:'
+        'xmlns:chart:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0">'
+        "<office:body><office:chart><chart:chart><chart:title><text:p>Rainfall by month</text:p>"
+        "</chart:title></chart:chart><table:table><table:table-row><table:table-cell>"
+        "<text:p>June</text:p></table:table-cell><table:table-cell office:value-type=\"float\">"
+        "<text:p>165</text:p></table:table-cell></table:table-row></table:table>"
+        "</office:chart></office:body></office:document-content>"
+    )
+    text = odf("<text:p>The monsoon came early.</text:p>")
+    doc = read_office(_with_parts(text, [("Object 1/content.xml", chart)]), "r.odt")
+    # the chart's own table names its categories: translated with its title; numbers are not
+    assert doc.texts() == ["The monsoon came early.", "Rainfall by month", "June"]
+    out = _part(_translated(doc, _shout), "Object 1/content.xml")
+    assert "<text:p>«RAINFALL BY MONTH»</text:p>" in out and "<text:p>165</text:p>" in out
