@@ -5,7 +5,8 @@ presentations (``.odt``, ``.odp``) and EPUB books (``.epub``), the formats Libre
 
 Each is a ZIP of XML parts. The parts that hold the prose (a Word file's body, headers, footers,
 footnotes and endnotes; each slide and its notes; the shared strings of a workbook and the text
-boxes on its sheets; the titles of charts and the texts of SmartArt graphics in all three; an
+boxes on its sheets, and the cell texts a worksheet holds itself (as openpyxl and pandas
+write them); the titles of charts and the texts of SmartArt graphics in all three; an
 OpenDocument's content and styles (headers, footers, master pages) and its embedded objects
 (a chart's titles and table); an EPUB's XHTML chapters and its table of contents) are cut into
 paragraphs (:mod:`anuvad.inference.office_xml`; an EPUB's chapters as HTML,
@@ -39,6 +40,7 @@ from anuvad.inference.markup import (
 )
 from anuvad.inference.office_dialects import (
     DRAWING,
+    INLINE_STRINGS,
     NCX,
     OPEN_DOCUMENT,
     SHARED_STRINGS,
@@ -83,6 +85,7 @@ FORMATS: dict[str, tuple[str, str, dict[str, Dialect | None]]] = {
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         {
             r"xl/sharedStrings\.xml": SHARED_STRINGS,
+            r"xl/worksheets/sheet\d+\.xml": INLINE_STRINGS,
             r"xl/drawings/drawing\d+\.xml": DRAWING,  # text boxes and shapes on a sheet
             rf"xl/{_GRAPHICS}": DRAWING,
         },
@@ -279,11 +282,9 @@ def _entry(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, parts: dict[str, Dialect | None], name: str
 ) -> _Entry:
     text_part = [d for p, d in parts.items() if re.fullmatch(p, info.filename, flags=re.IGNORECASE)]
-    if text_part and info.file_size > MAX_TEXT_PART_BYTES:
-        raise OfficeError(
-            f"{name}: {info.filename} unpacks to {info.file_size} bytes; at most "
-            f"{MAX_TEXT_PART_BYTES} for a part with text (split the document)"
-        )
+    marked = bool(text_part) and text_part[0] is not None and bool(text_part[0].marker)
+    if text_part and not marked:
+        _check_text_size(info, name)
     try:
         data = archive.read(info)
     except (
@@ -297,6 +298,10 @@ def _entry(
             f"{name}: {info.filename} cannot be unpacked ({exc}); save the document again"
         ) from None
     for dialect in text_part[:1]:
+        if dialect is not None and dialect.marker:
+            if dialect.marker.encode("ascii") not in data:  # no text of its own: as it was
+                return _Entry(info, data)
+            _check_text_size(info, name)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -311,6 +316,15 @@ def _entry(
             return _Entry(info, data, chapter=text, bom=bom)
         return _Entry(info, data, part=XmlPart(text, dialect), bom=bom)
     return _Entry(info, data)
+
+
+def _check_text_size(info: zipfile.ZipInfo, name: str) -> None:
+    """Refuse a part with text too large to read in good time."""
+    if info.file_size > MAX_TEXT_PART_BYTES:
+        raise OfficeError(
+            f"{name}: {info.filename} unpacks to {info.file_size} bytes; at most "
+            f"{MAX_TEXT_PART_BYTES} for a part with text (split the document)"
+        )
 
 
 def _fresh_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:

@@ -40,6 +40,8 @@ class Dialect:
         collapse: white space collapses to one space, as OpenDocument reads it (Word keeps it).
         runs: the dialect's runs, whose formatting a word alignment carries across
             (:mod:`anuvad.inference.office_runs`); None: the whole translation in one run.
+        marker: a part of this dialect is read for text only when it holds this ("": always);
+            one without it is written back as it was, however large (a worksheet of numbers).
     """
 
     paragraph: frozenset[str]
@@ -50,6 +52,7 @@ class Dialect:
     spaces: str = ""
     collapse: bool = False
     runs: RunNames | None = None
+    marker: str = ""
 
 
 WORD = Dialect(
@@ -73,6 +76,15 @@ SHARED_STRINGS = Dialect(  # Excel's cell texts
     text=frozenset({"x:t"}),
     skip=frozenset({"x:rPh", "x:phoneticPr"}),
     runs=EXCEL_RUNS,
+)
+# A worksheet's own cell texts (``t="inlineStr"``), where a program other than Excel (openpyxl,
+# and so pandas' to_excel) writes them instead of the shared strings.
+INLINE_STRINGS = Dialect(
+    paragraph=frozenset({"x:is"}),
+    text=frozenset({"x:t"}),
+    skip=SHARED_STRINGS.skip,
+    runs=EXCEL_RUNS,
+    marker="inlineStr",
 )
 OPEN_DOCUMENT = Dialect(
     paragraph=frozenset({"text:p", "text:h"}),
@@ -106,6 +118,7 @@ NCX = Dialect(paragraph=frozenset({"ncx:text"}))  # an EPUB's table of contents
 
 __all__ = [
     "DRAWING",
+    "INLINE_STRINGS",
     "NAMESPACES",
     "NCX",
     "OPEN_DOCUMENT",

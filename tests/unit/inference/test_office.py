@@ -11,7 +11,7 @@ import pytest
 
 from anuvad.inference.inline import PlacedSentence, UnitTranslation
 from anuvad.inference.office import FORMATS, OfficeDocument, OfficeError, read_office
-from office_samples import DECL, ODF_NS, docx, epub, odf, paragraph, pptx, run, xlsx, zipped
+from office_samples import DECL, ODF_NS, X, docx, epub, odf, paragraph, pptx, run, xlsx, zipped
 
 
 def _translated(doc: OfficeDocument, change: Callable[[str], str]) -> bytes:
@@ -546,7 +546,7 @@ CHART = (
     'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart><c:title><c:tx>'
     "<c:rich><a:bodyPr/><a:p><a:r><a:t>Trains per day</a:t></a:r></a:p></c:rich></c:tx>"
     "</c:title><c:plotArea><c:barChart><c:ser><c:cat><c:strRef><c:f>Sheet1!$A$2</c:f>"
-    "<c:strCache><c:pt idx=\"0\"><c:v>Delhi</c:v></c:pt></c:strCache></c:strRef></c:cat>"
+    '<c:strCache><c:pt idx="0"><c:v>Delhi</c:v></c:pt></c:strCache></c:strRef></c:cat>'
     "</c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>"
 )
 SMARTART = (
@@ -610,7 +610,7 @@ def test_a_text_box_on_a_sheet_and_an_opendocument_chart_are_translated() -> Non
         'xmlns:chart:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0">'
         "<office:body><office:chart><chart:chart><chart:title><text:p>Rainfall by month</text:p>"
         "</chart:title></chart:chart><table:table><table:table-row><table:table-cell>"
-        "<text:p>June</text:p></table:table-cell><table:table-cell office:value-type=\"float\">"
+        '<text:p>June</text:p></table:table-cell><table:table-cell office:value-type="float">'
         "<text:p>165</text:p></table:table-cell></table:table-row></table:table>"
         "</office:chart></office:body></office:document-content>"
     )
@@ -620,3 +620,61 @@ def test_a_text_box_on_a_sheet_and_an_opendocument_chart_are_translated() -> Non
     assert doc.texts() == ["The monsoon came early.", "Rainfall by month", "June"]
     out = _part(_translated(doc, _shout), "Object 1/content.xml")
     assert "<text:p>«RAINFALL BY MONTH»</text:p>" in out and "<text:p>165</text:p>" in out
+
+
+def _sheet(cells: str) -> str:
+    return (
+        f'{DECL}<worksheet xmlns="{X}"><sheetData><row r="1">{cells}</row></sheetData></worksheet>'
+    )
+
+
+def test_cell_texts_a_worksheet_holds_itself_are_translated_numbers_and_formulas_are_not() -> None:
+    """openpyxl (so pandas' to_excel) writes cell texts into the worksheet (inline strings),
+    not the shared strings: they are translated too, a rich one keeping its bold word."""
+    cells = (
+        '<c r="A1" t="inlineStr"><is><t>Month</t></is></c><c r="B1"><v>165</v></c>'
+        '<c r="C1"><f>SUM(B1:B2)</f><v>445</v></c><c r="D1" t="s"><v>0</v></c>'
+        '<c r="E1" t="inlineStr"><is><r><t xml:space=\'preserve\'>Trains are </t></r>'
+        "<r><rPr><b/></rPr><t>late</t></r></is></c>"
+    )
+    data = _replaced(xlsx("<si><t>Total</t></si>"), "xl/worksheets/sheet1.xml", _sheet(cells))
+    book = read_office(data, "pandas.xlsx")
+    assert book.texts() == ["Total", "Month", "Trains are late"]
+    assert book.inline() == [False, False, True]
+    assert book.places()[1:] == [
+        "xl/worksheets/sheet1.xml, paragraph 1",
+        "xl/worksheets/sheet1.xml, paragraph 2",
+    ]
+    given = _aligned("Trains are late", "ट्रेनें देर से हैं", [0, 2, 2, 1])
+    out = book.translated(["कुल", "महीना", given])
+    sheet = _part(out, "xl/worksheets/sheet1.xml")
+    assert '<c r="A1" t="inlineStr"><is><t>महीना</t></is></c><c r="B1"><v>165</v></c>' in sheet
+    assert "<f>SUM(B1:B2)</f><v>445</v>" in sheet and '<c r="D1" t="s"><v>0</v></c>' in sheet
+    assert '<r><rPr><b/></rPr><t xml:space="preserve">देर से</t></r>' in sheet
+    assert read_office(out, "pandas.xlsx").texts() == ["कुल", "महीना", "ट्रेनें देर से हैं"]
+
+
+def test_a_worksheet_without_texts_of_its_own_is_kept_whatever_its_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    numbers = "".join(f'<c r="A{i}"><v>{i}</v></c>' for i in range(1, 200))
+    texts = '<c r="A1" t="inlineStr"><is><t>Month</t></is></c>' + numbers
+    monkeypatch.setattr("anuvad.inference.office.MAX_TEXT_PART_BYTES", 1000)
+    plain = _replaced(xlsx("<si><t>Total</t></si>"), "xl/worksheets/sheet1.xml", _sheet(numbers))
+    book = read_office(plain, "n.xlsx")
+    assert book.texts() == ["Total"]
+    assert _part(book.translated(["कुल"]), "xl/worksheets/sheet1.xml") == _sheet(numbers)
+    large = _replaced(plain, "xl/worksheets/sheet1.xml", _sheet(texts))
+    with pytest.raises(OfficeError, match=r"n\.xlsx: xl/worksheets/sheet1\.xml unpacks to"):
+        read_office(large, "n.xlsx")
+
+
+def _replaced(data: bytes, name: str, text: str) -> bytes:
+    """``data`` with its entry ``name`` holding ``text``."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entries: list[tuple[str, str | bytes]] = [
+            (info.filename, text if info.filename == name else archive.read(info))
+            for info in archive.infolist()
+        ]
+    joined: bytes = zipped(entries)
+    return joined
