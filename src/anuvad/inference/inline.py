@@ -26,9 +26,12 @@ from anuvad.inference.alignment import diagonal
 Stack = tuple[int, ...]  # the elements around a character, outermost first (indices)
 # What follows a tag's name up to its ">": a quoted attribute value may hold ">" (HTML and XML
 # both allow it), so the tag ends at the first ">" outside a value's quotes; a quote starts a
-# value only right after "=" (as HTML reads ``alt=don't``). Written as an unrolled loop (plain
-# runs, then each "=" with its value): one way to match any text, as fast as ``[^>]*``.
-TAG_REST = r"""[^>=]*(?:(?:=\s*"[^"]*"|=\s*'[^']*'|=(?!\s*["']))[^>=]*)*"""
+# value only right after "=" (as HTML reads ``alt=don't``). No "<" anywhere (XML allows none in
+# a value; an HTML value holding one is left to the caller's plain ``[^>]*`` reading), so a
+# quote that does not close stops at the next tag and every attempt ends there: one pass over
+# the text. Written as an unrolled loop (plain runs, then each "=" with its value): one way to
+# match any text.
+TAG_REST = r"""[^<>=]*(?:(?:=\s*"[^"<]*"|=\s*'[^'<]*'|=(?!\s*["']))[^<>=]*)*"""
 _WORD = re.compile(r"\S+")
 
 

@@ -41,11 +41,10 @@ from anuvad.inference.inline import (
 from anuvad.inference.translation import Translation
 
 # Markup that holds no translatable text, then any tag; everything between is text. A tag
-# whose quotes do not close ends at its first ">"; the look-ahead for a ">" keeps text with
-# none from costing a scan per "<".
+# whose quotes do not close, or with a "<" inside, ends at its first ">".
 _MARKUP = re.compile(
-    rf"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<(script|style)\b(?=[^>]*>){TAG_REST}>.*?</\1\s*>"
-    rf"|<[!?/]?[A-Za-z](?=[^>]*>){TAG_REST}>|<[!?/]?[A-Za-z][^>]*>",
+    rf"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<(script|style)\b{TAG_REST}>.*?</\1\s*>"
+    rf"|<[!?/]?[A-Za-z]{TAG_REST}>|<[!?/]?[A-Za-z][^>]*>",
     re.DOTALL | re.IGNORECASE,
 )
 _START = re.compile(rf"<([A-Za-z][\w:-]*)({TAG_REST}|[^>]*)>")

@@ -58,6 +58,9 @@ _WORD_PARTS = r"word/(document\d*|header\d*|footer\d*|footnotes|endnotes)\.xml"
 # A chart's cached cell values (category and series names) come from its embedded workbook and
 # are left to it.
 _GRAPHICS = r"(charts/chart|diagrams/data|diagrams/drawing)\d+\.xml"
+# Graphics whose text is a few titles: one too large to read (a chart of many points, whose
+# cached values fill its part) is written back as it was instead of refusing the document.
+_GRAPHIC_PARTS = rf"(word|ppt|xl)/{_GRAPHICS}|xl/drawings/drawing\d+\.xml|Object \d+/content\.xml"
 # An OpenDocument's embedded objects (a chart: its titles, and the table it draws from) are
 # folders of their own.
 _ODF_PARTS: dict[str, Dialect | None] = {
@@ -282,9 +285,6 @@ def _entry(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, parts: dict[str, Dialect | None], name: str
 ) -> _Entry:
     text_part = [d for p, d in parts.items() if re.fullmatch(p, info.filename, flags=re.IGNORECASE)]
-    marked = bool(text_part) and text_part[0] is not None and bool(text_part[0].marker)
-    if text_part and not marked:
-        _check_text_size(info, name)
     try:
         data = archive.read(info)
     except (
@@ -297,34 +297,31 @@ def _entry(
         raise OfficeError(
             f"{name}: {info.filename} cannot be unpacked ({exc}); save the document again"
         ) from None
-    for dialect in text_part[:1]:
-        if dialect is not None and dialect.marker:
-            if dialect.marker.encode("ascii") not in data:  # no text of its own: as it was
-                return _Entry(info, data)
-            _check_text_size(info, name)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            raise OfficeError(
-                f"{name}: {info.filename} is not UTF-8 (byte {exc.start + 1}, line {line}); "
-                "save the document again"
-            ) from None
-        bom = text.startswith("\ufeff")
-        text = text.removeprefix("\ufeff")
-        if dialect is None:
-            return _Entry(info, data, chapter=text, bom=bom)
-        return _Entry(info, data, part=XmlPart(text, dialect), bom=bom)
-    return _Entry(info, data)
-
-
-def _check_text_size(info: zipfile.ZipInfo, name: str) -> None:
-    """Refuse a part with text too large to read in good time."""
+    if not text_part:
+        return _Entry(info, data)
+    dialect = text_part[0]
+    if dialect is not None and dialect.marker and dialect.marker.encode("ascii") not in data:
+        return _Entry(info, data)  # no text of its own (a worksheet of numbers): as it was
     if info.file_size > MAX_TEXT_PART_BYTES:
+        if re.fullmatch(_GRAPHIC_PARTS, info.filename, flags=re.IGNORECASE):
+            return _Entry(info, data)  # a chart of many points: its titles stay as they were
         raise OfficeError(
             f"{name}: {info.filename} unpacks to {info.file_size} bytes; at most "
             f"{MAX_TEXT_PART_BYTES} for a part with text (split the document)"
         )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise OfficeError(
+            f"{name}: {info.filename} is not UTF-8 (byte {exc.start + 1}, line {line}); "
+            "save the document again"
+        ) from None
+    bom = text.startswith("\ufeff")
+    text = text.removeprefix("\ufeff")
+    if dialect is None:
+        return _Entry(info, data, chapter=text, bom=bom)
+    return _Entry(info, data, part=XmlPart(text, dialect), bom=bom)
 
 
 def _fresh_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:

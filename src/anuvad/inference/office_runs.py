@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from anuvad.inference.inline import TAG_REST, Block, Element, Stack
 
-_TAG = re.compile(rf"<(/?)([\w.-]+(?::[\w.-]+)?){TAG_REST}?(/?)>", re.DOTALL)
+_TAG = re.compile(rf"<(/?)([\w.-]+(?::[\w.-]+)?){TAG_REST}(?<!/)(/?)>", re.DOTALL)
 
 
 @dataclass(frozen=True)

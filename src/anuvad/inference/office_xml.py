@@ -37,10 +37,10 @@ from anuvad.inference.office_runs import (
 
 # Markup that holds no character data, then any tag; everything between is character data.
 _MARKUP = re.compile(
-    rf"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|<[^>\s](?=[^>]*>){TAG_REST}>|<[^>]+>",
+    rf"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|<[^>\s]{TAG_REST}>|<[^>]+>",
     re.DOTALL,
 )
-_TAG = re.compile(rf"<(/?)([\w.-]+(?::[\w.-]+)?)((?:\s{TAG_REST}?)?)(/?)>", re.DOTALL)
+_TAG = re.compile(rf"<(/?)([\w.-]+(?::[\w.-]+)?)((?:\s{TAG_REST})?)(?<!/)(/?)>", re.DOTALL)
 _NAMESPACE = re.compile(r"""\bxmlns(?::([\w.-]+))?\s*=\s*["']([^"']*)["']""")
 _SPACES = re.compile(r"[ \t\r\n]+")  # OpenDocument's white space (not a no-break space)
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # no XML 1.0 may hold

@@ -678,3 +678,32 @@ def _replaced(data: bytes, name: str, text: str) -> bytes:
         ]
     joined: bytes = zipped(entries)
     return joined
+
+
+def test_a_self_closing_element_with_attributes_opens_nothing() -> None:
+    """LibreOffice ends a comment on a range with <office:annotation-end office:name=…/>: the
+    text after it is still translated; Word's empty <w:p w:rsidR=…/> holds no later paragraph."""
+    body = (
+        '<text:p>Before <office:annotation office:name="a1"><text:p>A note.</text:p>'
+        '</office:annotation>commented<office:annotation-end office:name="a1"/> and after.</text:p>'
+    )
+    # (a skipped element cuts its paragraph: three pieces)
+    assert read_office(odf(body), "c.odt").texts() == ["Before", "commented", "and after."]
+    word = '<w:p w:rsidR="00A1"/>' + paragraph(run("Second.")) + paragraph(run("Third."))
+    doc = read_office(docx(word), "e.docx")
+    assert doc.texts() == ["Second.", "Third."]
+    assert doc.places() == ["word/document.xml, paragraph 2", "word/document.xml, paragraph 3"]
+
+
+def test_a_chart_too_large_to_read_is_kept_as_it_was_and_the_rest_translated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    points = "".join(f'<c:pt idx="{i}"><c:v>{i}</c:v></c:pt>' for i in range(100))
+    chart = CHART.replace("</c:strCache>", points + "</c:strCache>")
+    monkeypatch.setattr("anuvad.inference.office.MAX_TEXT_PART_BYTES", len(chart) - 1)
+    data = _with_parts(pptx(["<a:p><a:r><a:t>The slide.</a:t></a:r></a:p>"]), [
+        ("ppt/charts/chart1.xml", chart)
+    ])  # fmt: skip
+    doc = read_office(data, "big.pptx")
+    assert doc.texts() == ["The slide."]
+    assert _part(_translated(doc, _shout), "ppt/charts/chart1.xml") == chart
