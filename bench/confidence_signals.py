@@ -320,7 +320,7 @@ def consensus_features(
     return [
         {
             "sample_consensus": statistics.mean(c[i] for c in to_output) / 100.0,
-            "sample_diversity": statistics.mean(c[i] for c in between) / 100.0 if between else 1.0,
+            "sample_similarity": statistics.mean(c[i] for c in between) / 100.0 if between else 1.0,
         }
         for i in range(len(rows))
     ]

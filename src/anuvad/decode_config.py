@@ -130,6 +130,7 @@ class DecodeConfig:
         "the seed of sample_top_k's draws: the same seed, input and batch give the same draws, "
         "another seed other draws (the torch engine; CTranslate2's draws are not repeatable)",
         minimum=0,
+        maximum=2**63 - 1,  # torch.Generator.manual_seed's range
     )
     max_output_tokens: int = _setting(
         0, "no output longer than this many target pieces (0 = no cap)", minimum=0

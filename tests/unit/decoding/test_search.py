@@ -280,6 +280,13 @@ def test_another_seed_draws_other_samples_and_the_same_seed_the_same() -> None:
     assert draws[2] != draws[1] and draws[3] != draws[1] and draws[3] != draws[2]
 
 
+def test_a_seed_past_the_generators_range_is_refused_by_name() -> None:
+    from anuvad.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"sample_seed"):
+        DecodeConfig(beam_size=1, sample_top_k=5).with_overrides(sample_seed=2**64)
+
+
 def test_sampling_needs_beam_size_1() -> None:
     from anuvad.errors import ConfigError
 
