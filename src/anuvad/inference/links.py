@@ -75,9 +75,17 @@ def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> s
     out: list[str] = []
     pos, gap = 0, -1
     for match in _LINKISH.finditer(text):
+        if match.start() < pos:  # inside a source link taken whole below
+            continue
         found = match.group()
         out.append(text[pos : match.start()])
-        pos = match.end()
+        # A source link the pattern took only the start of ("indianrail.gov.in" of
+        # "indianrail.gov.in/tickets": a bare domain's path) is taken whole.
+        found = next(
+            (k for k in longest_first if len(k) > len(found) and text.startswith(k, match.start())),
+            found,
+        )
+        pos = match.start() + len(found)
         link = next((k for k in longest_first if found.startswith(k)), None)
         rest = found[len(link) :] if link is not None else ""
         if link is not None and (not rest or (_TRAILING.fullmatch(rest) and ".." not in rest)):

@@ -24,6 +24,7 @@ from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.inference.glossary import Glossary
+from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
 from anuvad.inference.post_search import unsigned
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
@@ -46,12 +47,16 @@ class Requirements:
         digits_from: where :attr:`Verbatim.only_source_numbers` applies (every source digit
             is in a phrase), the phrases whose digits the output may write, each once per
             occurrence in the source; None: digits are not restricted.
+        hidden: the sentence as the model sees it, its links, e-mail addresses and file names
+            behind placeholders (:mod:`anuvad.inference.placeholders`), whose phrases are
+            required in their stead; None: the sentence as it is.
     """
 
     phrases: tuple[RequiredPhrase, ...] = ()
     spans: tuple[Span, ...] = ()
     spelled: tuple[bool, ...] = ()
     digits_from: tuple[RequiredPhrase, ...] | None = None
+    hidden: Hidden | None = None
 
 
 def requirements(
@@ -71,7 +76,14 @@ def requirements(
         return Requirements(tuple(terms))
     taken = glossary.match_spans(text) if glossary else []
     spans = [unsigned(span, encoder.spellable) for span in find_spans(text, verbatim, taken)]
-    kept = [encoder.span(span) for span in spans]
+    hidden = hide(text, spans, encoder.spellable)
+    placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
+    kept = [
+        encoder.term(placeholder[span.start])
+        if span.kind in HIDDEN_KINDS and span.start in placeholder
+        else encoder.span(span)
+        for span in spans
+    ]
     spelled = [k for k in kept if k is not None]
     covered = taken + [(s.start, s.end) for s, k in zip(spans, kept, strict=True) if k]
     digits_only = (
@@ -87,6 +99,7 @@ def requirements(
         spelled=tuple(k is not None for k in kept),
         # A term may be written once (it is required once), a span once per occurrence.
         digits_from=(*terms, *spelled) if digits_only else None,
+        hidden=hidden if hidden.names else None,
     )
 
 

@@ -33,6 +33,7 @@ from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.placeholders import Hidden, reveal_candidates
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
@@ -249,10 +250,12 @@ class Translator:
         vocab_size = self.model_file.config.model.tgt_vocab_size
         tgt_lang = self.model_file.config.data.tgt_lang
         required: list[Requirements] | None = None
+        hidden: list[Hidden | None] = [None] * len(texts)  # addresses behind placeholders
         if glossary is not None or verbatim is not None:
             data = self.model_file.config.data
             policies = search_policies(verbatim, len(texts), (data.src_lang, data.tgt_lang))
             required = self._requirements(texts, glossary, policies)
+            hidden = [own.hidden for own in required]
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
@@ -264,18 +267,19 @@ class Translator:
             combined = search_constraint(
                 d.no_repeat_ngram_size, vocab_size, constraint, terms, self.may_run
             )
-            originals = [texts[i] for i in indices]
+            originals, own = [texts[i] for i in indices], [hidden[i] for i in indices]
             if not quality:
-                found = self._search(sources, d, use_cache, combined, stop)
+                found = reveal_candidates(self._search(sources, d, use_cache, combined, stop), own)
                 return punctuate_candidates(found, originals, tgt_lang)
             # The beam's other hypotheses are a confidence signal: the search keeps them anyway.
             wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
             candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
-            punctuate_candidates(candidates, originals, tgt_lang)
+            punctuate_candidates(reveal_candidates(candidates, own), originals, tgt_lang)
             assess_best(self, [texts[i] for i in indices], sources, candidates)
             return [c[: d.nbest] for c in candidates]
 
-        results = translate_encoded(texts, self.encode(texts), d, search, progress, stop=stop)
+        seen = [texts[i] if h is None else h.text for i, h in enumerate(hidden)]
+        results = translate_encoded(texts, self.encode(seen), d, search, progress, stop=stop)
         if required is not None:
             for result, own in zip(results, required, strict=True):
                 signed(result, own.spans)

@@ -114,3 +114,9 @@ def test_a_run_of_address_fragments_around_a_link_is_removed_and_only_then() -> 
         "See p. / q. / r. at www.a.in"
     )
     assert carry_links("Please go on / / e.g. / e -", "जाएँ") == "Please go on / / e.g. / e -"
+
+
+def test_a_bare_domain_with_a_path_is_taken_whole_not_written_twice() -> None:
+    source = "Visit indianrail.gov.in/tickets for bookings."
+    for output in ("indianrail.gov.in/tickets को देखें।", "indianrail.gov.in को देखें।"):
+        assert carry_links(output, source) == "indianrail.gov.in/tickets को देखें।"

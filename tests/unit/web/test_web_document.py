@@ -105,6 +105,9 @@ MENDS = {
         ("क्या वह आया?", "did he come"),
         ("वह आया।", "भारत की जीत"),  # a Hindi source that ends in a vowel sign (into English)
         ("उसने कहा: ।", "He said:"),
+        # a bare domain's path is part of the link (it was written twice)
+        ("indianrail.gov.in को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
+        ("indianrail.gov.in/tickets को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)
@@ -181,3 +184,41 @@ def test_the_pages_link_rules_keep_and_drop_what_the_server_does() -> None:
     assert "care@irctc.co.in" in found[0]
     assert found[1] == "139 या https://www.irctc.co.in।"
     assert "https://www.irctc.co.in" in found[2] and ".inin" not in found[2]
+
+
+ADDRESSED = [
+    "Write to care@irctc.co.in or see https://irctc.co.in/faq and report_2024.pdf by 5 May.",
+    "Flight Z1 and Z2: see www.example.org/a?b=1, then /var/log/app/error.log.",
+    "No address here, only 12 numbers.",
+    "मेरा ईमेल RAM@EXAMPLE.COM है और C:\\Reports\\q3.xlsx भी।",
+]
+OUTPUTS = ["Z1 या Z2 पर Z3 देखें।", "Z3 Z3 XZ1 Z12 पर।", "कुछ नहीं।", "Z1 और Z2।"]
+
+
+def test_the_pages_placeholders_are_the_servers() -> None:
+    """The page hides a sentence's addresses as the server does (same placeholders, same
+    addresses) and puts them back into an output alike."""
+    from anuvad.inference.placeholders import hide, reveal
+    from anuvad.inference.verbatim import Verbatim, find_spans
+
+    rules = text_rules("en", "hi")
+    script = (
+        f"import * as doc from {json.dumps(DOCUMENT_JS.as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { rules, texts, outputs } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "const hidden = texts.map((t) => doc.hideAddresses(t, rules, () => true));\n"
+        "const back = hidden.map((h, i) => doc.revealAddresses(outputs[i], h));\n"
+        "process.stdout.write(JSON.stringify({ hidden, back }));\n"
+    )
+    request = {"rules": rules, "texts": ADDRESSED, "outputs": OUTPUTS}
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script], input=json.dumps(request),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    found = json.loads(done.stdout)
+    expected = [hide(t, find_spans(t, Verbatim()), lambda _: True) for t in ADDRESSED]
+    assert [(h["text"], h["names"], h["addresses"]) for h in found["hidden"]] == [
+        (h.text, list(h.names), list(h.addresses)) for h in expected
+    ]
+    assert found["back"] == [reveal(o, h) for o, h in zip(OUTPUTS, expected, strict=True)]
+    assert expected[1].text == "Flight Z1 and Z2: see Z3, then Z4."

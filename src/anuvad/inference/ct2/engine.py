@@ -44,6 +44,7 @@ from anuvad.inference.ct2.search import CT2Search
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
+from anuvad.inference.placeholders import Hidden, hidden_sources, reveal_candidates
 from anuvad.inference.post_search import finish, report_unrequired
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
@@ -246,26 +247,32 @@ class CT2Translator:
                 f"early_stopping={d.early_stopping!r} needs the torch engine (--engine torch); "
                 "CTranslate2 stops a beam once its hypotheses have finished"
             )
-        tgt_lang = self.model_file.config.data.tgt_lang
+        data = self.model_file.config.data
+        tgt_lang = data.tgt_lang
+        policies = None
+        hidden: list[Hidden | None] = [None] * len(texts)  # addresses behind placeholders
+        if verbatim is not None:
+            policies = search_policies(verbatim, len(texts), (data.src_lang, data.tgt_lang))
+            hidden = hidden_sources(texts, policies, self.spellable)
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
         ) -> list[list[Candidate]]:
             found = self.search.search_batch(sources, d)
+            reveal_candidates(found, [hidden[i] for i in indices])
             return punctuate_candidates(found, [texts[i] for i in indices], tgt_lang)
 
+        seen = [texts[i] if h is None else h.text for i, h in enumerate(hidden)]
         results = translate_encoded(
             texts,
-            self._encode(texts),
+            self._encode(seen),
             d,
             search,
             progress,
             engine_splits_tokens=True,
             stop=stop,
         )
-        if verbatim is not None:
-            data = self.model_file.config.data
-            policies = search_policies(verbatim, len(results), (data.src_lang, data.tgt_lang))
+        if policies is not None:
             put_numbers_back(results, policies)
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, self.spellable)
         finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, self.spellable)

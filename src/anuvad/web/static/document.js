@@ -65,8 +65,11 @@ export function carryLinks(text, source, links, rules) {
   let pos = 0;
   let gap = -1;
   for (const m of text.matchAll(linkish)) {
-    const found = m[0];
+    if (m.index < pos) continue; // inside a source link taken whole below
     out.push(text.slice(pos, m.index));
+    // A source link the pattern took only the start of (a bare domain's path) is taken whole.
+    const whole = longestFirst.find((k) => k.length > m[0].length && text.startsWith(k, m.index));
+    const found = whole === undefined ? m[0] : whole;
     pos = m.index + found.length;
     const link = longestFirst.find((k) => found.startsWith(k));
     const rest = link === undefined ? "" : found.slice(link.length);
@@ -99,6 +102,40 @@ export function carryLinks(text, source, links, rules) {
   }
   cleaned = cleaned.replace(/ {2,}/gu, " ").trim();
   return cleaned.replace(re(l.space_before_end, "u"), "$1");
+}
+
+// --- addresses behind placeholders (placeholders.hide, placeholders.reveal) ---
+
+/** `text` as the model is to see it: each link, e-mail address and file name replaced by a
+ * placeholder "Z1", "Z2" … that does not otherwise occur in it; `spellable(s)`: the target
+ * vocabulary writes s (if it cannot write a placeholder, the text stays as it is). Returns
+ * {text, names, addresses}. */
+export function hideAddresses(text, rules, spellable) {
+  const spans = linkSpans(text, rules);
+  if (!spans.length || !spellable("Z1")) return { text, names: [], addresses: [] };
+  let first = 1;
+  while (spans.some((_, k) => text.includes(`Z${first + k}`))) first += spans.length;
+  const names = spans.map((_, k) => `Z${first + k}`);
+  let hidden = "";
+  let position = 0;
+  spans.forEach(([a, b], k) => {
+    hidden += text.slice(position, a) + names[k];
+    position = b;
+  });
+  return { text: hidden + text.slice(position), names, addresses: spans.map(([a, b]) => text.slice(a, b)) };
+}
+
+/** `output` with the first whole occurrence of each placeholder replaced by its address (a
+ * repeated one dropped with the space before it). */
+export function revealAddresses(output, hidden) {
+  hidden.names.forEach((name, k) => {
+    const one = `(?<![A-Za-z0-9])${name}(?![0-9])`;
+    const m = new RegExp(one, "u").exec(output);
+    if (!m) return;
+    const tail = output.slice(m.index + name.length).replace(new RegExp(` ?${one}`, "gu"), "");
+    output = output.slice(0, m.index) + hidden.addresses[k] + tail;
+  });
+  return output;
 }
 
 // --- numbers ---

@@ -1,0 +1,101 @@
+"""Sentences with an address: the address required as written, or shown to the model as a
+placeholder (``inference/placeholders.py``, the default). English→Hindi models::
+
+    .venv/bin/python bench/addresses.py --model data/trained_models/enhi_d256_L3_V8000_<time>.pt
+
+20 sentences, each with an address of four kinds in its place (a URL, a bare domain with a
+path, an e-mail address, a file name), translated with beam search and the model's settings by
+the torch engine, under the default copying policy. Per arm: how many outputs hold the address
+exactly once, how many hold Latin letters or digits the source lacks outside it ("junk"), and
+the chrF++ of each output without its address against the model's own translation of the same
+sentence with a plain noun in the address's place ("the website"): how much of the rest of the
+sentence survives the address.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from unittest import mock
+
+import torch
+
+from anuvad.evaluation.metrics import sentence_chrf
+from anuvad.inference.placeholders import Hidden
+from anuvad.inference.translator import Translator
+from anuvad.inference.verbatim import Verbatim
+
+TEMPLATES = [  # (sentence, the plain noun in the address's place)
+    ("Download the form from {} today.", "the website"),
+    ("Send your application to {} before Friday.", "the office"),
+    ("Open {} and sign it.", "the file"),
+    ("The full report is available at {}.", "the website"),
+    ("For help, write to {} or call 139.", "the office"),
+    ("Visit {} for bookings.", "the website"),
+    ("Tickets can be booked on {} or at any station.", "the website"),
+    ("The minister posted the list on {} late on Monday night.", "the website"),
+    ("Students must upload their marks to {} by 15 June.", "the portal"),
+    ("Complaints can be sent to {} at any time.", "the office"),
+    ("The company said customers should check {} for updates.", "the website"),
+    ("More details are given in {}.", "the file"),
+    ("The results will be published on {} next week.", "the website"),
+    ("Please save the document as {} before you send it.", "a file"),
+    ("Farmers can register on {} to get the subsidy.", "the portal"),
+    ("The police asked people to report fraud to {}.", "the office"),
+    ("I have attached {} with the photos of the event.", "the file"),
+    ("You can find the timetable at {}.", "the website"),
+    ("Write to {} if your refund has not arrived.", "the office"),
+    ("The new rules are explained in detail on {}.", "the website"),
+]
+ADDRESSES = {
+    "URL": "https://www.irctc.co.in",
+    "domain and path": "indianrail.gov.in/tickets",
+    "e-mail": "care@irctc.co.in",
+    "file name": "report_2024.pdf",
+}
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def judged(output: str, address: str, source: str) -> tuple[bool, bool, str]:
+    """(the address is there exactly once, junk outside it, the output without it)."""
+    rest = output.replace(address, " ")
+    digits = set(re.findall(r"\d+", rest)) - set(re.findall(r"\d+", source))
+    return output.count(address) == 1, bool(_LATIN.search(rest)) or bool(digits), rest
+
+
+def arm(translator: Translator, plain: list[str]) -> dict[str, float]:
+    once = junk = 0
+    similarity: list[float] = []
+    for address in ADDRESSES.values():
+        sources = [template.format(address) for template, _ in TEMPLATES]
+        outputs = translator.translate(sources, translator.settings(), verbatim=Verbatim())
+        for (template, _), result, reference in zip(TEMPLATES, outputs, plain, strict=True):
+            whole, dirty, rest = judged(result.text, address, template)
+            once, junk = once + whole, junk + dirty
+            similarity += sentence_chrf([rest], [reference])
+    return {"once": once, "junk": junk, "chrf": sum(similarity) / len(similarity)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", required=True, help="an English->Hindi model file")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    translator = Translator.from_file(args.model, device="cpu", confidence=False)
+    plain = [r.text for r in translator.translate([t.format(n) for t, n in TEMPLATES])]
+    with mock.patch(
+        "anuvad.inference.required.hide", lambda text, spans, spellable: Hidden(text)
+    ):
+        literal = arm(translator, plain)
+    hidden = arm(translator, plain)
+    count = len(TEMPLATES) * len(ADDRESSES)
+    print(f"{count} sentences ({len(TEMPLATES)} x {len(ADDRESSES)} kinds of address)\n")
+    print("| address | exactly once | junk outside it | chrF++ of the rest vs a plain noun |")
+    print("|---|---:|---:|---:|")
+    for name, row in (("required as written", literal), ("behind a placeholder", hidden)):
+        print(f"| {name} | {row['once']:.0f} | {row['junk']:.0f} | {row['chrf']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

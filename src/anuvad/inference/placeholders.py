@@ -1,0 +1,114 @@
+"""Links, e-mail addresses and file names shown to the model as placeholders: the model
+translates "Send your application to Z1 before Friday." and the address goes back where "Z1"
+came out.
+
+A small model made to copy an address letter by letter writes address-like junk around it
+("Send your application to care@irctc.co.in before Friday." → "शुक्रवार को in पर अपना आवेदन
+भेजिए. incov.chovirus पर. … care@irctc.co.in पर"): it has seen few Latin letters and no rule
+for them. A short placeholder it copies as a name, and the sentence around it is translated as
+if the address were a word. On 20 sentences with an address of each of four kinds (a URL, a
+bare domain with a path, an e-mail address, a file name), the shipped English→Hindi model's
+outputs held Latin junk outside the address in 66 of 80 as the address itself was required,
+and in 0 of 80 with a required placeholder, whose sentences also came closer to the same
+sentence written with a plain noun ("the website") in the address's place (chrF++ 33 → 48;
+docs/benchmarks.md, "Addresses behind placeholders").
+
+The engine encodes :attr:`Hidden.text` instead of the source; the torch engine requires each
+placeholder as it would the address (:func:`anuvad.inference.required.requirements`), the
+CTranslate2 engine, which cannot require, gets the same easier source; :func:`reveal` puts the
+addresses back into every candidate before anything else reads it (a placeholder the output
+lost leaves its address to :func:`anuvad.inference.links.carry_links`, which puts a lost link
+back).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from anuvad.inference.translation import Candidate
+from anuvad.inference.verbatim import Span, Verbatim, find_spans
+
+HIDDEN_KINDS = ("url", "email")  # file names are found as "url"
+_LETTER = "Z"  # "Z1": in 80 test sentences, never with junk beside it ("X" once gave "X XI")
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A source sentence as the model sees it.
+
+    Attributes:
+        text: the sentence with each address replaced by its placeholder.
+        names: the placeholders, in order ("Z1", "Z2", …).
+        addresses: the address each placeholder stands for.
+        starts: where each address begins in the original sentence (its span's start).
+    """
+
+    text: str
+    names: tuple[str, ...] = ()
+    addresses: tuple[str, ...] = ()
+    starts: tuple[int, ...] = ()
+
+
+def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> Hidden:
+    """``text`` with each span of :data:`HIDDEN_KINDS` replaced by a placeholder that does not
+    otherwise occur in it; the other spans stay as written. A target vocabulary that cannot
+    spell a placeholder (``spellable``) gets ``text`` as it is."""
+    chosen = [s for s in spans if s.kind in HIDDEN_KINDS]
+    if not chosen or not spellable(f"{_LETTER}1"):
+        return Hidden(text)
+    first = 1
+    while any(f"{_LETTER}{first + k}" in text for k in range(len(chosen))):
+        first += len(chosen)
+    names = tuple(f"{_LETTER}{first + k}" for k in range(len(chosen)))
+    pieces, position = [], 0
+    for span, name in zip(chosen, names, strict=True):
+        pieces += [text[position : span.start], name]
+        position = span.end
+    pieces.append(text[position:])
+    addresses = tuple(text[s.start : s.end] for s in chosen)
+    return Hidden("".join(pieces), names, addresses, tuple(s.start for s in chosen))
+
+
+def reveal(output: str, hidden: Hidden) -> str:
+    """``output`` with the first whole-word occurrence of each placeholder replaced by its
+    address (a repeated one is dropped with the space before it)."""
+    for name, address in zip(hidden.names, hidden.addresses, strict=True):
+        pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])")
+        found = pattern.search(output)
+        if found is None:
+            continue
+        head, tail = output[: found.start()], output[found.end() :]
+        tail = re.sub(rf" ?(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])", "", tail)
+        output = head + address + tail
+    return output
+
+
+def reveal_candidates(
+    candidates: Sequence[list[Candidate]], hidden: Sequence[Hidden | None]
+) -> list[list[Candidate]]:
+    """Each sentence's candidates with their addresses back (:func:`reveal`), in place."""
+    for own, sentence in zip(candidates, hidden, strict=True):
+        if sentence is not None and sentence.names:
+            for candidate in own:
+                candidate.text = reveal(candidate.text, sentence)
+    return list(candidates)
+
+
+def hidden_sources(
+    texts: Sequence[str],
+    policies: Sequence[Verbatim | None],
+    spellable: Callable[[str], bool],
+) -> list[Hidden | None]:
+    """Each text as the model is to see it under its policy (None: no policy, or nothing to
+    hide), for an engine that requires nothing (the torch engine hides through
+    :func:`anuvad.inference.required.requirements`)."""
+    found: list[Hidden | None] = []
+    for text, policy in zip(texts, policies, strict=True):
+        hidden = hide(text, find_spans(text, policy), spellable) if policy is not None else None
+        found.append(hidden if hidden is not None and hidden.names else None)
+    return found
+
+
+__all__ = ["HIDDEN_KINDS", "Hidden", "hidden_sources", "hide", "reveal", "reveal_candidates"]

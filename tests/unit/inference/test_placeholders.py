@@ -1,0 +1,108 @@
+"""Links, e-mail addresses and file names reach the model as placeholders and come back as
+written: exactly once in every candidate, reported as copied, the model never seeing them."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from anuvad.checkpoint import ModelFile
+from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
+from anuvad.data.tokenizer import EOS_ID, train_tokenizer
+from anuvad.decode_config import DecodeConfig
+from anuvad.inference.placeholders import hidden_sources, hide, reveal
+from anuvad.inference.translator import Translator
+from anuvad.inference.verbatim import Verbatim, find_spans
+from anuvad.model.transformer import build_model
+
+
+def _hidden(text: str) -> tuple[str, tuple[str, ...]]:
+    h = hide(text, find_spans(text, Verbatim()), lambda _: True)
+    return h.text, h.addresses
+
+
+def test_each_address_gets_its_own_placeholder_and_numbers_stay() -> None:
+    text = "Write to care@irctc.co.in or see https://irctc.co.in/faq and report_2024.pdf by 5 May."
+    assert _hidden(text) == (
+        "Write to Z1 or see Z2 and Z3 by 5 May.",
+        ("care@irctc.co.in", "https://irctc.co.in/faq", "report_2024.pdf"),
+    )
+    # a placeholder never stands for text of the source itself
+    assert _hidden("Flight Z1 and Z2: see www.example.org")[0] == "Flight Z1 and Z2: see Z3"
+    assert _hidden("No address here, only 12 numbers.") == ("No address here, only 12 numbers.", ())
+
+
+def test_reveal_puts_each_address_back_once_and_leaves_a_lost_one_to_the_link_check() -> None:
+    text = "Mail a@b.co or c@d.co."
+    hidden = hide(text, find_spans(text, Verbatim()), lambda _: True)
+    assert hidden.names == ("Z1", "Z2")
+    assert reveal("Z1 या Z2 पर मेल करें।", hidden) == "a@b.co या c@d.co पर मेल करें।"
+    assert reveal("Z1 या Z1 पर Z2।", hidden) == "a@b.co या पर c@d.co।"  # the repeat goes
+    assert reveal("मेल करें।", hidden) == "मेल करें।"
+    assert reveal("XZ1 Z12", hidden) == "XZ1 Z12"  # only whole placeholders
+
+
+def test_a_vocabulary_that_cannot_spell_a_placeholder_sees_the_source_as_it_is() -> None:
+    texts, policies = ["See www.example.org now."], [Verbatim()]
+    assert hidden_sources(texts, policies, lambda _: False) == [None]
+    assert hidden_sources(texts, [None], lambda _: True) == [None]
+    (seen,) = hidden_sources(texts, policies, lambda _: True)
+    assert seen is not None and seen.text == "See Z1 now."
+
+
+@pytest.fixture(scope="module")
+def latin_translator() -> Translator:
+    """A random English→Hindi model whose character vocabulary can spell placeholders and
+    addresses; outputs of at most 12 pieces."""
+    from conftest import EN_HI_PAIRS
+
+    char = TokenizerConfig(model_type="char")
+    src = train_tokenizer(
+        [en for en, _ in EN_HI_PAIRS] + ["care@irctc.co.in Z 0123456789"], char, 200
+    )
+    tgt = train_tokenizer(
+        [hi for _, hi in EN_HI_PAIRS] + ["care@irctc.co.in Z 0123456789"], char, 200
+    )
+    model_config = ModelConfig(
+        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=2, num_decoder_layers=2,
+        dropout=0.0, max_positions=128, src_vocab_size=src.vocab_size,
+        tgt_vocab_size=tgt.vocab_size,
+    )  # fmt: skip
+    config = ExperimentConfig(name="placeholders", model=model_config)
+    config.decode = DecodeConfig(beam_size=3, max_len_a=0.0, max_len_b=12)
+    config.data.src_lang, config.data.tgt_lang = "en", "hi"
+    torch.manual_seed(5)
+    model = build_model(model_config).eval()
+    bias = torch.zeros(tgt.vocab_size)
+    bias[EOS_ID] = 3.0
+    model.output_bias = nn.Parameter(bias)
+    return Translator(ModelFile(model, config, src, tgt))
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once(
+    latin_translator: Translator, beam: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    encode = latin_translator.encode
+    monkeypatch.setattr(
+        latin_translator, "encode", lambda texts: seen.extend(texts) or encode(texts)
+    )
+    texts = ["Write to care@irctc.co.in today.", "See irctc.co.in and care@irctc.co.in now."]
+    settings = latin_translator.settings(beam_size=beam, nbest=beam)
+    results = latin_translator.translate(texts, settings, verbatim=Verbatim())
+    assert seen == ["Write to Z1 today.", "See Z1 and Z2 now."]
+    for text, result in zip(texts, results, strict=True):
+        assert result.source == text
+        assert [(c.kind, c.required, c.present) for c in result.copied] == [
+            (kind, True, True) for kind in (["email"] if "Write" in text else ["url", "email"])
+        ]
+        for candidate in result.nbest:
+            rest = candidate.text.replace("care@irctc.co.in", "")
+            assert candidate.text.count("care@irctc.co.in") == 1, candidate.text
+            assert "Z1" not in rest and "Z2" not in rest, candidate.text
+    # without a policy the model reads the addresses as they are
+    seen.clear()
+    latin_translator.translate(texts[:1], settings)
+    assert seen == texts[:1]
