@@ -84,9 +84,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     translator = Translator.from_file(args.model, device="cpu", confidence=False)
     plain = [r.text for r in translator.translate([t.format(n) for t, n in TEMPLATES])]
-    with mock.patch(
-        "anuvad.inference.required.hide", lambda text, spans, spellable: Hidden(text)
-    ):
+    with mock.patch("anuvad.inference.required.hide", lambda text, spans, spellable: Hidden(text)):
         literal = arm(translator, plain)
     hidden = arm(translator, plain)
     count = len(TEMPLATES) * len(ADDRESSES)
