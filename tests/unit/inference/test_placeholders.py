@@ -86,9 +86,12 @@ def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once
 ) -> None:
     seen: list[str] = []
     encode = latin_translator.encode
-    monkeypatch.setattr(
-        latin_translator, "encode", lambda texts: seen.extend(texts) or encode(texts)
-    )
+
+    def spy(texts: list[str]) -> list[list[int]]:
+        seen.extend(texts)
+        return encode(texts)
+
+    monkeypatch.setattr(latin_translator, "encode", spy)
     texts = ["Write to care@irctc.co.in today.", "See irctc.co.in and care@irctc.co.in now."]
     settings = latin_translator.settings(beam_size=beam, nbest=beam)
     results = latin_translator.translate(texts, settings, verbatim=Verbatim())
