@@ -43,12 +43,23 @@ class Hidden:
         names: the placeholders, in order ("Z1", "Z2", …).
         addresses: the address each placeholder stands for.
         starts: where each address begins in the original sentence (its span's start).
+        source: the original sentence.
     """
 
     text: str
     names: tuple[str, ...] = ()
     addresses: tuple[str, ...] = ()
     starts: tuple[int, ...] = ()
+    source: str = ""
+
+    @property
+    def only_addresses(self) -> bool:
+        """Nothing but addresses, numbers and marks: nothing to translate ("ch001.xhtml", an
+        e-book chapter's title; the model wrote "ज़ीं ch001.xhtml")."""
+        rest = self.text
+        for name in self.names:
+            rest = rest.replace(name, " ")
+        return bool(self.names) and not any(c.isalpha() for c in rest)
 
 
 def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> Hidden:
@@ -68,12 +79,15 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
         position = span.end
     pieces.append(text[position:])
     addresses = tuple(text[s.start : s.end] for s in chosen)
-    return Hidden("".join(pieces), names, addresses, tuple(s.start for s in chosen))
+    return Hidden("".join(pieces), names, addresses, tuple(s.start for s in chosen), text)
 
 
 def reveal(output: str, hidden: Hidden) -> str:
     """``output`` with the first whole-word occurrence of each placeholder replaced by its
-    address (a repeated one is dropped with the space before it)."""
+    address (a repeated one is dropped with the space before it); the source itself when it
+    holds nothing but addresses, numbers and marks (:attr:`Hidden.only_addresses`)."""
+    if hidden.only_addresses:
+        return hidden.source
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
         pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])")
         found = pattern.search(output)

@@ -109,3 +109,11 @@ def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once
     seen.clear()
     latin_translator.translate(texts[:1], settings)
     assert seen == texts[:1]
+
+
+def test_a_sentence_of_addresses_alone_comes_back_as_written(latin_translator: Translator) -> None:
+    texts = ["care@irctc.co.in", "irctc.co.in, care@irctc.co.in (2)"]
+    for result in latin_translator.translate(
+        texts, latin_translator.settings(nbest=2), verbatim=Verbatim()
+    ):
+        assert [c.text for c in result.nbest] == [result.source] * len(result.nbest)

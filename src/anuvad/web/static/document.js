@@ -112,7 +112,7 @@ export function carryLinks(text, source, links, rules) {
  * {text, names, addresses}. */
 export function hideAddresses(text, rules, spellable) {
   const spans = linkSpans(text, rules);
-  if (!spans.length || !spellable("Z1")) return { text, names: [], addresses: [] };
+  if (!spans.length || !spellable("Z1")) return { text, names: [], addresses: [], source: text };
   let first = 1;
   while (spans.some((_, k) => text.includes(`Z${first + k}`))) first += spans.length;
   const names = spans.map((_, k) => `Z${first + k}`);
@@ -122,12 +122,16 @@ export function hideAddresses(text, rules, spellable) {
     hidden += text.slice(position, a) + names[k];
     position = b;
   });
-  return { text: hidden + text.slice(position), names, addresses: spans.map(([a, b]) => text.slice(a, b)) };
+  const addresses = spans.map(([a, b]) => text.slice(a, b));
+  return { text: hidden + text.slice(position), names, addresses, source: text };
 }
 
 /** `output` with the first whole occurrence of each placeholder replaced by its address (a
- * repeated one dropped with the space before it). */
+ * repeated one dropped with the space before it); the source itself when it holds nothing but
+ * addresses, numbers and marks (Hidden.only_addresses). */
 export function revealAddresses(output, hidden) {
+  const rest = hidden.names.reduce((t, name) => t.split(name).join(" "), hidden.text);
+  if (hidden.names.length && !/\p{L}/u.test(rest)) return hidden.source;
   hidden.names.forEach((name, k) => {
     const one = `(?<![A-Za-z0-9])${name}(?![0-9])`;
     const m = new RegExp(one, "u").exec(output);
