@@ -1,11 +1,12 @@
 """Sentences with an address: the address required as written, or shown to the model as a
-placeholder (``inference/placeholders.py``, the default). English→Hindi models::
+placeholder (``inference/placeholders.py``, the default)::
 
     .venv/bin/python bench/addresses.py --model data/trained_models/enhi_d256_L3_V8000_<time>.pt
 
-20 sentences, each with an address of four kinds in its place (a URL, a bare domain with a
-path, an e-mail address, a file name), translated with beam search and the model's settings by
-the torch engine, under the default copying policy. Per arm: how many outputs hold the address
+20 English sentences (10 Hindi ones for a Hindi→English model), each with an address of four
+kinds in its place (a URL, a bare domain with a path, an e-mail address, a file name),
+translated with beam search and the model's settings by the torch engine, under the default
+copying policy. Per arm: how many outputs hold the address
 exactly once, how many hold Latin letters or digits the source lacks outside it ("junk"), and
 the chrF++ of each output without its address against the model's own translation of the same
 sentence with a plain noun in the address's place ("the website"): how much of the rest of the
@@ -47,6 +48,18 @@ TEMPLATES = [  # (sentence, the plain noun in the address's place)
     ("Write to {} if your refund has not arrived.", "the office"),
     ("The new rules are explained in detail on {}.", "the website"),
 ]
+HINDI_TEMPLATES = [  # for a Hindi->English model: the first ten, in Hindi
+    ("आज {} से फ़ॉर्म डाउनलोड करें।", "वेबसाइट"),
+    ("शुक्रवार से पहले अपना आवेदन {} पर भेजें।", "कार्यालय"),
+    ("{} खोलें और उस पर हस्ताक्षर करें।", "फ़ाइल"),
+    ("पूरी रिपोर्ट {} पर उपलब्ध है।", "वेबसाइट"),
+    ("मदद के लिए {} पर लिखें या 139 पर कॉल करें।", "कार्यालय"),
+    ("बुकिंग के लिए {} पर जाएँ।", "वेबसाइट"),
+    ("टिकट {} पर या किसी भी स्टेशन पर बुक किए जा सकते हैं।", "वेबसाइट"),
+    ("मंत्री ने सोमवार देर रात सूची {} पर डाली।", "वेबसाइट"),
+    ("किसान सब्सिडी पाने के लिए {} पर पंजीकरण कर सकते हैं।", "पोर्टल"),
+    ("नए नियम {} पर विस्तार से बताए गए हैं।", "वेबसाइट"),
+]
 ADDRESSES = {
     "URL": "https://www.irctc.co.in",
     "domain and path": "indianrail.gov.in/tickets",
@@ -63,13 +76,15 @@ def judged(output: str, address: str, source: str) -> tuple[bool, bool, str]:
     return output.count(address) == 1, bool(_LATIN.search(rest)) or bool(digits), rest
 
 
-def arm(translator: Translator, plain: list[str]) -> dict[str, float]:
+def arm(
+    translator: Translator, templates: list[tuple[str, str]], plain: list[str]
+) -> dict[str, float]:
     once = junk = 0
     similarity: list[float] = []
     for address in ADDRESSES.values():
-        sources = [template.format(address) for template, _ in TEMPLATES]
+        sources = [template.format(address) for template, _ in templates]
         outputs = translator.translate(sources, translator.settings(), verbatim=Verbatim())
-        for (template, _), result, reference in zip(TEMPLATES, outputs, plain, strict=True):
+        for (template, _), result, reference in zip(templates, outputs, plain, strict=True):
             whole, dirty, rest = judged(result.text, address, template)
             once, junk = once + whole, junk + dirty
             similarity += sentence_chrf([rest], [reference])
@@ -78,21 +93,24 @@ def arm(translator: Translator, plain: list[str]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", required=True, help="an English->Hindi model file")
+    parser.add_argument("--model", required=True, help="an English<->Hindi model file")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     translator = Translator.from_file(args.model, device="cpu", confidence=False)
-    plain = [r.text for r in translator.translate([t.format(n) for t, n in TEMPLATES])]
+    hindi = translator.model_file.config.data.src_lang == "hi"
+    templates = HINDI_TEMPLATES if hindi else TEMPLATES
+    plain = [r.text for r in translator.translate([t.format(n) for t, n in templates])]
     with mock.patch("anuvad.inference.required.hide", lambda text, spans, spellable: Hidden(text)):
-        literal = arm(translator, plain)
-    hidden = arm(translator, plain)
-    count = len(TEMPLATES) * len(ADDRESSES)
-    print(f"{count} sentences ({len(TEMPLATES)} x {len(ADDRESSES)} kinds of address)\n")
+        literal = arm(translator, templates, plain)
+    hidden = arm(translator, templates, plain)
+    count = len(templates) * len(ADDRESSES)
+    print(f"{count} sentences ({len(templates)} x {len(ADDRESSES)} kinds of address)\n")
     print("| address | exactly once | junk outside it | chrF++ of the rest vs a plain noun |")
     print("|---|---:|---:|---:|")
     for name, row in (("required as written", literal), ("behind a placeholder", hidden)):
-        print(f"| {name} | {row['once']:.0f} | {row['junk']:.0f} | {row['chrf']:.1f} |")
+        junk = "–" if hindi else f"{row['junk']:.0f}"  # English output: Latin letters anyway
+        print(f"| {name} | {row['once']:.0f} | {junk} | {row['chrf']:.1f} |")
 
 
 if __name__ == "__main__":
