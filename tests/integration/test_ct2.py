@@ -328,3 +328,24 @@ def test_ctranslate2_blocks_repeats_and_refuses_the_bound_rule(
         assert len(result.token_ids) == len(set(result.token_ids)), result.token_ids
     with pytest.raises(ConfigError, match="needs the torch engine"):
         engine.translate(SENTENCES, engine.settings(early_stopping="bound"))
+
+
+def test_addresses_are_read_as_written_and_a_sentence_of_them_alone_comes_back(
+    ct2_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This search cannot require a placeholder (left free, the model wrote one as a Hindi
+    word): the model reads the addresses; a sentence of addresses alone is given back."""
+    engine = CT2Translator(ct2_folder, device="cpu")
+    seen: list[str] = []
+    encode = engine._encode
+
+    def spy(texts: list[str]) -> list[list[int]]:
+        seen.extend(texts)
+        return encode(texts)
+
+    monkeypatch.setattr(engine, "_encode", spy)
+    texts = ["The red bus is at www.example.org today.", "report_2024.pdf, www.example.org (2)"]
+    results = engine.translate(texts, engine.settings(beam_size=2, nbest=2), verbatim=Verbatim())
+    assert seen == texts
+    assert [c.text for c in results[1].nbest] == [texts[1]]
+    assert results[0].text.count("www.example.org") == 1

@@ -44,6 +44,9 @@ class Hidden:
         addresses: the address each placeholder stands for.
         starts: where each address begins in the original sentence (its span's start).
         source: the original sentence.
+        only_addresses: it holds addresses and nothing else with letters (numbers, marks):
+            nothing to translate, every engine gives it back as written ("ch001.xhtml", an
+            e-book chapter's title, came back as "ज़ीं ch001.xhtml").
     """
 
     text: str
@@ -51,15 +54,7 @@ class Hidden:
     addresses: tuple[str, ...] = ()
     starts: tuple[int, ...] = ()
     source: str = ""
-
-    @property
-    def only_addresses(self) -> bool:
-        """Nothing but addresses, numbers and marks: nothing to translate ("ch001.xhtml", an
-        e-book chapter's title; the model wrote "ज़ीं ch001.xhtml")."""
-        rest = self.text
-        for name in self.names:
-            rest = rest.replace(name, " ")
-        return bool(self.names) and not any(c.isalpha() for c in rest)
+    only_addresses: bool = False
 
 
 def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> Hidden:
@@ -67,8 +62,13 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
     otherwise occur in it; the other spans stay as written. A target vocabulary that cannot
     spell a placeholder (``spellable``) gets ``text`` as it is."""
     chosen = [s for s in spans if s.kind in HIDDEN_KINDS]
-    if not chosen or not spellable(f"{_LETTER}1"):
-        return Hidden(text)
+    if not chosen:
+        return Hidden(text, source=text)
+    bounds = [0, *(p for span in chosen for p in (span.start, span.end)), len(text)]
+    outside = "".join(text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True))
+    alone = not any(c.isalpha() for c in outside)
+    if not spellable(f"{_LETTER}1"):
+        return Hidden(text, source=text, only_addresses=alone)
     first = 1
     while any(f"{_LETTER}{first + k}" in text for k in range(len(chosen))):
         first += len(chosen)
@@ -79,7 +79,8 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
         position = span.end
     pieces.append(text[position:])
     addresses = tuple(text[s.start : s.end] for s in chosen)
-    return Hidden("".join(pieces), names, addresses, tuple(s.start for s in chosen), text)
+    starts = tuple(s.start for s in chosen)
+    return Hidden("".join(pieces), names, addresses, starts, text, alone)
 
 
 def reveal(output: str, hidden: Hidden) -> str:
@@ -99,12 +100,43 @@ def reveal(output: str, hidden: Hidden) -> str:
     return output
 
 
+def _swapped(word: str, hidden: Hidden) -> str:
+    """``word`` with each whole placeholder in it replaced by its address."""
+    for name, address in zip(hidden.names, hidden.addresses, strict=True):
+        pattern = rf"(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])"
+        word = re.sub(pattern, lambda _, a=address: a, word)  # type: ignore[misc]
+    return word
+
+
+def reveal_words(candidates: Sequence[list[Candidate]], hidden: Sequence[Hidden | None]) -> None:
+    """The best candidates' word scores (:attr:`Quality.words`, made from the pieces the model
+    wrote) with each placeholder word as its address, found in the candidate's text."""
+    for own, sentence in zip(candidates, hidden, strict=True):
+        quality = own[0].quality if own else None
+        if sentence is None or not sentence.names or quality is None:
+            continue
+        text, cursor = own[0].text, 0
+        for word in quality.words:
+            if word.start >= 0:
+                cursor = word.end
+                continue
+            swapped = _swapped(word.text, sentence)
+            if swapped == word.text:
+                continue
+            for candidate in (swapped, swapped.rstrip(".,;:!?।")):
+                at = text.find(candidate, cursor)
+                if at >= 0:
+                    word.text, word.start, word.end = candidate, at, at + len(candidate)
+                    cursor = word.end
+                    break
+
+
 def reveal_candidates(
     candidates: Sequence[list[Candidate]], hidden: Sequence[Hidden | None]
 ) -> list[list[Candidate]]:
     """Each sentence's candidates with their addresses back (:func:`reveal`), in place."""
     for own, sentence in zip(candidates, hidden, strict=True):
-        if sentence is not None and sentence.names:
+        if sentence is not None and (sentence.names or sentence.only_addresses):
             for candidate in own:
                 candidate.text = reveal(candidate.text, sentence)
     return list(candidates)
@@ -121,8 +153,17 @@ def hidden_sources(
     found: list[Hidden | None] = []
     for text, policy in zip(texts, policies, strict=True):
         hidden = hide(text, find_spans(text, policy), spellable) if policy is not None else None
-        found.append(hidden if hidden is not None and hidden.names else None)
+        wanted = hidden is not None and (hidden.names or hidden.only_addresses)
+        found.append(hidden if wanted else None)
     return found
 
 
-__all__ = ["HIDDEN_KINDS", "Hidden", "hidden_sources", "hide", "reveal", "reveal_candidates"]
+__all__ = [
+    "HIDDEN_KINDS",
+    "Hidden",
+    "hidden_sources",
+    "hide",
+    "reveal",
+    "reveal_candidates",
+    "reveal_words",
+]

@@ -99,7 +99,7 @@ def requirements(
         spelled=tuple(k is not None for k in kept),
         # A term may be written once (it is required once), a span once per occurrence.
         digits_from=(*terms, *spelled) if digits_only else None,
-        hidden=hidden if hidden.names else None,
+        hidden=hidden if hidden.names or hidden.only_addresses else None,
     )
 
 

@@ -137,7 +137,9 @@ class Translation:
     :class:`~anuvad.inference.verbatim.Verbatim` policy, the source's numbers, links and marked
     names and whether each reached the output; ``short``: the output is much shorter than the
     pair's translations of such a source are, likely wrong
-    (:mod:`anuvad.inference.length_check`)."""
+    (:mod:`anuvad.inference.length_check`); ``read``: the source as the model read it where
+    that differs (its addresses behind placeholders, :mod:`anuvad.inference.placeholders`;
+    ``token_ids`` are its translation's), "" where it is ``source``."""
 
     source: str
     text: str
@@ -148,6 +150,7 @@ class Translation:
     quality: Quality | None = None
     copied: list[CopiedSpan] = field(default_factory=list)
     short: bool = False
+    read: str = ""
 
 
 @dataclass

@@ -33,7 +33,7 @@ from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
-from anuvad.inference.placeholders import Hidden, reveal_candidates
+from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
@@ -276,10 +276,13 @@ class Translator:
             candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
             punctuate_candidates(reveal_candidates(candidates, own), originals, tgt_lang)
             assess_best(self, [texts[i] for i in indices], sources, candidates)
+            reveal_words(candidates, own)
             return [c[: d.nbest] for c in candidates]
 
         seen = [texts[i] if h is None else h.text for i, h in enumerate(hidden)]
         results = translate_encoded(texts, self.encode(seen), d, search, progress, stop=stop)
+        for result, read in zip(results, seen, strict=True):
+            result.read = read if read != result.source else ""
         if required is not None:
             for result, own in zip(results, required, strict=True):
                 signed(result, own.spans)
@@ -398,9 +401,10 @@ class Translator:
 
     @_holding_lock
     def attention_of(self, result: Translation) -> AttentionView:
-        """The attention view of a translation :meth:`translate` returned (its best output)."""
+        """The attention view of a translation :meth:`translate` returned (its best output),
+        over the source as the model read it (:attr:`Translation.read`)."""
         text = result.source
-        src = [*self.encode([text])[0], EOS_ID]
+        src = [*self.encode([result.read or text])[0], EOS_ID]
         src_ids = torch.tensor(src, device=self.device)  # (S,)
         matrices = attention_matrices(
             self.model, src_ids, result.token_ids, result.finished, self.tgt_prefix

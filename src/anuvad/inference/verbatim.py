@@ -35,7 +35,8 @@ search, which then guarantees it (together with the glossary's terms).
   …"), where left free it wrote "aulpt 24"; a user who wants them marks them.
 
 Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
-then a marked name, a link, a number. Each distinct target is required once.
+then a marked name (one inside a link is copied with the link), a link, a number. Each
+distinct target is required once.
 
 **No number the source lacks**: a small model also writes digits of its own around the required
 numbers ("80 जून 2024 को 2424 12"). Where every digit of the source is in a required phrase, the
@@ -61,7 +62,7 @@ from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
-from anuvad.inference.addresses import EMAIL, URL, URL_TRAILING
+from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
 from anuvad.inference.dates import find_dates, number_extent
 from anuvad.inference.translation import CopiedSpan
 
@@ -207,6 +208,8 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             if "(" in url and m.group()[len(url) : len(url) + 1] == ")":
                 url += ")"  # a bracket the address opened (Wikipedia paths) is its own
             found.append(Span("url", m.start(), m.start() + len(url), url, Boundary.LINK))
+        for m in FILE.finditer(text):  # a file name is copied as a link is
+            found.append(Span("url", m.start(), m.end(), m.group(), Boundary.LINK))
     if verbatim.numbers:
         for d in find_dates(text, *verbatim.langs) if verbatim.langs else []:
             boundary = Boundary.NUMBER if d.target[-1].isdigit() else Boundary.WORD
@@ -219,6 +222,12 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             start, end = number_extent(text, m.start(), m.end())
             target = "".join(text[start:end].split())  # "₹ 80" → "₹80"
             found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
+    links = [(s.start, s.end) for s in found if s.kind in ("url", "email")]
+    # A marked name inside a link ("irctc.co.in" of "care@irctc.co.in") is copied with it.
+    found = [
+        s for s in found
+        if s.kind != "name" or not any(a <= s.start and s.end <= b for a, b in links)
+    ]  # fmt: skip
     chosen: list[Span] = []
     occupied = list(taken)
     # Names first, then links, then numbers; within a kind the longer, then the earlier.

@@ -96,6 +96,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         "script_share": language.SCRIPT_SHARE,
         "email": js_pattern(addresses.EMAIL.pattern),
         "url": js_pattern(addresses.URL.pattern),  # case-insensitive (the "i" flag)
+        "file": js_pattern(addresses.FILE.pattern),
     }
     if prefixes is None:
         split |= {
@@ -129,6 +130,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         "links": {
             "email": js_pattern(addresses.EMAIL.pattern),
             "url": js_pattern(addresses.URL.pattern),  # case-insensitive (the "i" flag)
+            "file": js_pattern(addresses.FILE.pattern),
             "url_trailing": addresses.URL_TRAILING,  # characters an address does not end with
             "linkish": js_pattern(links._LINKISH.pattern),
             "junk_run": js_pattern(links._JUNK_RUN.pattern),

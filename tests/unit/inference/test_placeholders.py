@@ -46,6 +46,9 @@ def test_reveal_puts_each_address_back_once_and_leaves_a_lost_one_to_the_link_ch
 def test_a_vocabulary_that_cannot_spell_a_placeholder_sees_the_source_as_it_is() -> None:
     texts, policies = ["See www.example.org now."], [Verbatim()]
     assert hidden_sources(texts, policies, lambda _: False) == [None]
+    (alone,) = hidden_sources(["www.example.org (2)"], policies, lambda _: False)
+    assert alone is not None and alone.only_addresses and alone.text == "www.example.org (2)"
+    assert reveal("कुछ भी", alone) == "www.example.org (2)"  # given back as written
     assert hidden_sources(texts, [None], lambda _: True) == [None]
     (seen,) = hidden_sources(texts, policies, lambda _: True)
     assert seen is not None and seen.text == "See Z1 now."
@@ -117,3 +120,24 @@ def test_a_sentence_of_addresses_alone_comes_back_as_written(latin_translator: T
         texts, latin_translator.settings(nbest=2), verbatim=Verbatim()
     ):
         assert [c.text for c in result.nbest] == [result.source] * len(result.nbest)
+
+
+def test_the_attention_and_the_word_scores_follow_what_the_model_read(
+    latin_translator: Translator,
+) -> None:
+    """The attention view is over the source the model read (the placeholder's pieces), with
+    as many words as the source; the word scores name the address where the text holds it."""
+    text = "Write to care@irctc.co.in today."
+    (result,) = latin_translator.translate([text], verbatim=Verbatim(), quality=True)
+    assert result.read == "Write to Z1 today."
+    view = latin_translator.attention_of(result)
+    assert view.source == text
+    assert "".join(view.src_tokens).replace("▁", " ").strip().startswith("Write to Z1 today.")
+    assert result.quality is not None
+    for word in result.quality.words:
+        assert "Z1" not in word.text
+        if word.start >= 0:
+            assert result.text[word.start : word.end] == word.text
+    assert any("care@irctc.co.in" in w.text and w.start >= 0 for w in result.quality.words)
+    (plain,) = latin_translator.translate(["Thank you."], verbatim=Verbatim())
+    assert plain.read == ""

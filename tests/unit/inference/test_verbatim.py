@@ -114,6 +114,11 @@ def test_kinds_can_be_left_out_and_names_marked() -> None:
         ("email", "rohit.sharma@example.com"),
     ]
     assert found("Agent 47 left", Verbatim(keep=("Agent 47",))) == [("name", "Agent 47")]
+    # a marked name inside a link is copied with it; one outside stays a name
+    assert found("Mail care@irctc.co.in or IRCTC.", Verbatim(keep=("irctc.co.in", "IRCTC"))) == [
+        ("email", "care@irctc.co.in"),
+        ("name", "IRCTC"),
+    ]
 
 
 def test_glossary_terms_cover_the_numbers_in_them() -> None:

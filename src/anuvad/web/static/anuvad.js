@@ -7,7 +7,7 @@
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { normalizer, recase } from "./text.js";
-import { assemble, hideAddresses, mend, revealAddresses, splitDocument } from "./document.js";
+import { assemble, hideAddresses, mend, splitDocument } from "./document.js";
 
 export { AbortError };
 
@@ -283,15 +283,15 @@ export class Translator {
 async function translateText(translator, text, options) {
   const rules = translator.settings.text;
   const segments = splitDocument(text, rules.split);
-  // Links, e-mail addresses and file names reach the model as placeholders (placeholders.py).
-  const unk = translator.settings.special_ids.unk;
-  const spellable = (t) => !translator.targetSpm.encodeIds(t).includes(unk);
-  const hidden = segments.map((s) => hideAddresses(s.text, rules, spellable));
-  const found = await translator.translate(hidden.map((h) => h.text), options);
+  const found = await translator.translate(segments.map((s) => s.text), options);
+  // The model reads addresses as written here (as the server's CTranslate2 engine: a search that
+  // cannot require a placeholder wrote it as a Hindi word); a sentence of addresses alone comes
+  // back as written (placeholders.reveal).
   found.forEach((r, i) => {
-    r.source = segments[i].text;
-    r.text = revealAddresses(r.text, hidden[i]);
-    for (const c of r.candidates) c.text = revealAddresses(c.text, hidden[i]);
+    const hidden = hideAddresses(segments[i].text, rules, () => true);
+    if (!hidden.only_addresses) return;
+    r.text = hidden.source;
+    for (const c of r.candidates) c.text = hidden.source;
   });
   const mended = found.map((r) => mend(r.text, r.source, rules));
   return {

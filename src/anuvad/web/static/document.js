@@ -30,6 +30,7 @@ function linkSpans(text, rules) {
     if (url.includes("(") && m[0].slice(url.length, url.length + 1) === ")") url += ")";
     found.push([m.index, m.index + url.length]);
   }
+  for (const m of text.matchAll(re(l.file, "gu"))) found.push([m.index, m.index + m[0].length]);
   found.sort((a, b) => a[0] - a[1] - (b[0] - b[1]) || a[0] - b[0]);
   const chosen = [];
   for (const span of found) {
@@ -104,15 +105,21 @@ export function carryLinks(text, source, links, rules) {
   return cleaned.replace(re(l.space_before_end, "u"), "$1");
 }
 
-// --- addresses behind placeholders (placeholders.hide, placeholders.reveal) ---
+// --- addresses (placeholders.hide: a sentence of addresses alone is not translated) ---
 
-/** `text` as the model is to see it: each link, e-mail address and file name replaced by a
- * placeholder "Z1", "Z2" … that does not otherwise occur in it; `spellable(s)`: the target
- * vocabulary writes s (if it cannot write a placeholder, the text stays as it is). Returns
- * {text, names, addresses}. */
+/** `text` with each link, e-mail address and file name replaced by a placeholder "Z1", "Z2" …
+ * that does not otherwise occur in it, as the server's torch engine shows it to the model;
+ * `spellable(s)`: the target vocabulary writes s (if it cannot write a placeholder, the text
+ * stays as it is). Returns {text, names, addresses, source, only_addresses}: only_addresses,
+ * nothing with letters outside the addresses (Hidden.only_addresses). */
 export function hideAddresses(text, rules, spellable) {
   const spans = linkSpans(text, rules);
-  if (!spans.length || !spellable("Z1")) return { text, names: [], addresses: [], source: text };
+  if (!spans.length) return { text, names: [], addresses: [], source: text, only_addresses: false };
+  const bounds = [0, ...spans.flat(), text.length];
+  let outside = "";
+  for (let i = 0; i < bounds.length; i += 2) outside += text.slice(bounds[i], bounds[i + 1]);
+  const alone = !/\p{L}/u.test(outside);
+  if (!spellable("Z1")) return { text, names: [], addresses: [], source: text, only_addresses: alone };
   let first = 1;
   while (spans.some((_, k) => text.includes(`Z${first + k}`))) first += spans.length;
   const names = spans.map((_, k) => `Z${first + k}`);
@@ -123,23 +130,7 @@ export function hideAddresses(text, rules, spellable) {
     position = b;
   });
   const addresses = spans.map(([a, b]) => text.slice(a, b));
-  return { text: hidden + text.slice(position), names, addresses, source: text };
-}
-
-/** `output` with the first whole occurrence of each placeholder replaced by its address (a
- * repeated one dropped with the space before it); the source itself when it holds nothing but
- * addresses, numbers and marks (Hidden.only_addresses). */
-export function revealAddresses(output, hidden) {
-  const rest = hidden.names.reduce((t, name) => t.split(name).join(" "), hidden.text);
-  if (hidden.names.length && !/\p{L}/u.test(rest)) return hidden.source;
-  hidden.names.forEach((name, k) => {
-    const one = `(?<![A-Za-z0-9])${name}(?![0-9])`;
-    const m = new RegExp(one, "u").exec(output);
-    if (!m) return;
-    const tail = output.slice(m.index + name.length).replace(new RegExp(` ?${one}`, "gu"), "");
-    output = output.slice(0, m.index) + hidden.addresses[k] + tail;
-  });
-  return output;
+  return { text: hidden + text.slice(position), names, addresses, source: text, only_addresses: alone };
 }
 
 // --- numbers ---

@@ -141,7 +141,8 @@ function ruleSplit(text, split) {
   const pieces = [];
   const abbreviation = re(split.rule_abbreviation, "iu");
   const addresses = (text.includes(".") || text.includes("@"))
-    ? [...text.matchAll(re(split.email)), ...text.matchAll(re(split.url, "giu"))].map((a) => [a.index, a.index + a[0].length])
+    ? [...text.matchAll(re(split.email)), ...text.matchAll(re(split.url, "giu")), ...text.matchAll(re(split.file, "gu"))]
+      .map((a) => [a.index, a.index + a[0].length])
     : [];
   let start = 0;
   for (const m of text.matchAll(re(split.rule))) {
@@ -197,7 +198,7 @@ const inRanges = (c, ranges) => ranges.some(([a, b]) => a <= c.codePointAt(0) &&
  * is left. */
 function languageLetters(text, split) {
   if (text.includes("@") || text.includes(".")) {
-    text = text.replace(re(split.email), " ").replace(re(split.url, "giu"), " ");
+    text = text.replace(re(split.email), " ").replace(re(split.url, "giu"), " ").replace(re(split.file, "gu"), " ");
   }
   if (![...text].some((c) => isAlpha(c) && !inRanges(c, split.latin))) return text;
   const words = text.split(/\s+/u).filter((w) => w);
