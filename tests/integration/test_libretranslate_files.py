@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from anuvad.inference.office import read_office
 from anuvad.inference.translator import Translator
+from anuvad.inference.verbatim import Verbatim
 from anuvad.server.app import create_app
 from office_samples import docx, epub, odf, paragraph, run, translated_as_served
 
@@ -258,8 +259,10 @@ def test_an_epub_paragraph_with_inline_elements_is_placed_by_the_models_alignmen
     assert document.texts() == ["Two women sit.", "c.xhtml", "The sky is blue. The dog runs."]
     assert document.inline() == [False, False, True]
     translator = Translator.from_file(tiny_enhi_model, device="cpu")
-    translated = translate_documents(
-        document.texts(), "en", lambda s: translator.translate(s, translator.decode)
+    translated = translate_documents(  # as the server: numbers and links copied ("c.xhtml")
+        document.texts(),
+        "en",
+        lambda s: translator.translate(s, translator.decode, verbatim=Verbatim()),
     )
     expected = document.translated(
         [
