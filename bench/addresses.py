@@ -7,7 +7,9 @@ placeholder (``inference/placeholders.py``, the default)::
 kinds in its place (a URL, a bare domain with a path, an e-mail address, a file name),
 translated with beam search and the model's settings by the torch engine, under the default
 copying policy. Per arm: how many outputs hold the address
-exactly once, how many hold Latin letters or digits the source lacks outside it ("junk"), and
+exactly once, how many hold Latin letters or digits the source lacks outside it ("junk"), how
+many a word beginning with "ज़" or "Z" that the plain sentence's translation lacks (what the
+placeholder "Z1" may draw), and
 the chrF++ of each output without its address against the model's own translation of the same
 sentence with a plain noun in the address's place ("the website"): how much of the rest of the
 sentence survives the address.
@@ -67,6 +69,9 @@ ADDRESSES = {
     "file name": "report_2024.pdf",
 }
 _LATIN = re.compile(r"[A-Za-z]")
+# A word the placeholder "Z1" may have drawn: beginning with "ज़" or "Z" (not in the plain
+# sentence's translation).
+_ZED = re.compile(r"(?<!\S)(?:ज़|Z)\S*")
 
 
 def judged(output: str, address: str, source: str) -> tuple[bool, bool, str]:
@@ -79,7 +84,7 @@ def judged(output: str, address: str, source: str) -> tuple[bool, bool, str]:
 def arm(
     translator: Translator, templates: list[tuple[str, str]], plain: list[str]
 ) -> dict[str, float]:
-    once = junk = 0
+    once = junk = zed = 0
     similarity: list[float] = []
     for address in ADDRESSES.values():
         sources = [template.format(address) for template, _ in templates]
@@ -87,8 +92,9 @@ def arm(
         for (template, _), result, reference in zip(templates, outputs, plain, strict=True):
             whole, dirty, rest = judged(result.text, address, template)
             once, junk = once + whole, junk + dirty
+            zed += any(w not in reference.split() for w in _ZED.findall(rest))
             similarity += sentence_chrf([rest], [reference])
-    return {"once": once, "junk": junk, "chrf": sum(similarity) / len(similarity)}
+    return {"once": once, "junk": junk, "zed": zed, "chrf": sum(similarity) / len(similarity)}
 
 
 def main() -> None:
@@ -106,11 +112,14 @@ def main() -> None:
     hidden = arm(translator, templates, plain)
     count = len(templates) * len(ADDRESSES)
     print(f"{count} sentences ({len(templates)} x {len(ADDRESSES)} kinds of address)\n")
-    print("| address | exactly once | junk outside it | chrF++ of the rest vs a plain noun |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| address | exactly once | junk outside it | a ज़/Z word "
+        "| chrF++ of the rest vs a plain noun |"
+    )
+    print("|---|---:|---:|---:|---:|")
     for name, row in (("required as written", literal), ("behind a placeholder", hidden)):
         junk = "–" if hindi else f"{row['junk']:.0f}"  # English output: Latin letters anyway
-        print(f"| {name} | {row['once']:.0f} | {junk} | {row['chrf']:.1f} |")
+        print(f"| {name} | {row['once']:.0f} | {junk} | {row['zed']:.0f} | {row['chrf']:.1f} |")
 
 
 if __name__ == "__main__":
