@@ -96,14 +96,8 @@ def reveal(output: str, hidden: Hidden) -> str:
             continue
         head, tail = output[: found.start()], output[found.end() :]
         tail = re.sub(rf" ?(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])", "", tail)
-        head = _SPELLED_BEFORE.sub("", head)  # "ज़ Z1": the placeholder's letter spelt too
         output = head + address + tail
     return output
-
-
-# The placeholder's letter written in Devanagari as a word of its own just before it ("… के लिए
-# ज़ Z1 लिखिए", 4 of bench/addresses.py's 80 sentences): no Hindi word is "ज़" alone.
-_SPELLED_BEFORE = re.compile(r"(?<!\S)ज़[ीिंँ]*\s+$")
 
 
 def _swapped(word: str, hidden: Hidden) -> str:
