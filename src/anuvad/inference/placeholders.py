@@ -5,20 +5,22 @@ came out.
 A small model made to copy an address letter by letter writes address-like junk around it
 ("Send your application to care@irctc.co.in before Friday." → "शुक्रवार को in पर अपना आवेदन
 भेजिए. incov.chovirus पर. … care@irctc.co.in पर"): it has seen few Latin letters and no rule
-for them. A short placeholder it copies as a name, and the sentence around it is translated as
-if the address were a word. On 20 sentences with an address of each of four kinds (a URL, a
-bare domain with a path, an e-mail address, a file name), the shipped English→Hindi model's
-outputs held Latin junk outside the address in 66 of 80 as the address itself was required,
-and in 0 of 80 with a required placeholder, whose sentences also came closer to the same
-sentence written with a plain noun ("the website") in the address's place (chrF++ 33 → 48;
-docs/benchmarks.md, "Addresses behind placeholders").
+for them. Made to copy a short placeholder instead, it writes it as a name, and the sentence
+around it is translated as if the address were a word. On 20 sentences with an address of each
+of four kinds (a URL, a bare domain with a path, an e-mail address, a file name), the shipped
+English→Hindi model's outputs held Latin junk outside the address in 61 of 80 as the address
+itself was required, and in 0 of 80 with a required placeholder, whose sentences also came
+closer to the same sentence written with a plain noun ("the website") in the address's place
+(chrF++ 33.5 → 47.9; Hindi→English 40.1 → 60.2; docs/benchmarks.md, "Addresses behind
+placeholders").
 
-The engine encodes :attr:`Hidden.text` instead of the source; the torch engine requires each
-placeholder as it would the address (:func:`anuvad.inference.required.requirements`), the
-CTranslate2 engine, which cannot require, gets the same easier source; :func:`reveal` puts the
-addresses back into every candidate before anything else reads it (a placeholder the output
-lost leaves its address to :func:`anuvad.inference.links.carry_links`, which puts a lost link
-back).
+Only the torch engine hides addresses: it encodes :attr:`Hidden.text` and requires each
+placeholder as it would the address (:func:`anuvad.inference.required.requirements`). A search
+that cannot require (the CTranslate2 engine, the offline page) reads the addresses as written:
+left free, the model wrote a placeholder as a Hindi word ("ज़ी") in 44 of the 80. :func:`reveal`
+puts the addresses back into every candidate before anything else reads it (a placeholder the
+output lost leaves its address to :func:`anuvad.inference.links.carry_links`, which puts a lost
+link back), and gives a sentence of addresses alone back as written on every engine.
 """
 
 from __future__ import annotations
