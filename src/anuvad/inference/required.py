@@ -5,8 +5,9 @@ A sentence's phrases are its glossary terms' translations (:mod:`anuvad.inferenc
 and what its :class:`~anuvad.inference.verbatim.Verbatim` policy finds to copy (numbers, links,
 e-mail addresses, marked names), each ending at its boundary
 (:mod:`anuvad.decoding.boundaries`). The torch engine's translator
-(:meth:`anuvad.inference.translator.Translator.translate`) calls the two functions below; a
-batch in which no sentence has a phrase is searched exactly as without.
+(:meth:`anuvad.inference.translator.Translator.translate`) calls :func:`batch_requirements` and
+:func:`phrase_constraint`; a batch in which no sentence has a phrase is searched exactly as
+without.
 
 Greedy search (beam size 1) gets the guarantee alone: it sees a missing phrase only when it
 wants to end and then writes on until the phrase fits, yet on NTREX-128's 447 sentences with
@@ -23,7 +24,8 @@ from anuvad.decoding.boundaries import is_digit
 from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
-from anuvad.inference.glossary import Glossary
+from anuvad.errors import DataError
+from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
 from anuvad.inference.post_search import unsigned
 from anuvad.inference.verbatim import (
@@ -32,6 +34,7 @@ from anuvad.inference.verbatim import (
     Span,
     Verbatim,
     find_spans,
+    per_text_policies,
 )
 
 
@@ -101,6 +104,41 @@ def requirements(
         digits_from=(*terms, *spelled) if digits_only else None,
         hidden=hidden if hidden.names or hidden.only_addresses else None,
     )
+
+
+def batch_requirements(
+    texts: Sequence[str],
+    glossary: Glossary | Sequence[Glossary | None] | None,
+    verbatim: Verbatim | Sequence[Verbatim | None] | None,
+    encoder: PhraseEncoder,
+) -> list[Requirements]:
+    """Per text, what its output must contain (:func:`requirements`: the glossary's terms, then
+    what ``verbatim`` finds outside them); one glossary and policy for all texts or one each.
+
+    Raises:
+        DataError: a glossary translation holds characters the target vocabulary lacks (it
+            could only come out as ⁇), naming the term.
+        ValueError: a list of glossaries or policies is not one per text.
+    """
+    if glossary is None or isinstance(glossary, Glossary):
+        per_text: list[Glossary | None] = [glossary] * len(texts)
+    else:
+        per_text = list(glossary)
+    policies = per_text_policies(verbatim, len(texts))
+    if len(per_text) != len(texts):
+        raise ValueError(f"{len(per_text)} glossaries for {len(texts)} texts")
+    for checked in {id(g): g for g in per_text if g}.values():  # each glossary once
+        bad = checked.unspellable(encoder.tokenizer)
+        if bad:
+            entry = checked.entries[bad[0]]
+            raise DataError(
+                f"glossary: the translation {entry.target!r} of {entry.source!r} "
+                f"{UNSPELLABLE}; use other words for it"
+            )
+    return [
+        requirements(text, own, policy, encoder)
+        for text, own, policy in zip(texts, per_text, policies, strict=True)
+    ]
 
 
 def phrase_constraint(

@@ -27,24 +27,23 @@ from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.greedy import greedy_search
 from anuvad.decoding.search import BetweenSteps, Hypothesis
 from anuvad.device import resolve_device
-from anuvad.errors import ConfigError, DataError
+from anuvad.errors import ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
-from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
-from anuvad.inference.required import Requirements, phrase_constraint, requirements
+from anuvad.inference.required import Requirements, batch_requirements, phrase_constraint
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
     UNSPELLABLE_SPAN,
     PhraseEncoder,
     Verbatim,
     copied_report,
-    per_text_policies,
     search_policies,
 )
 from anuvad.model.transformer import count_parameters
@@ -254,7 +253,7 @@ class Translator:
         if glossary is not None or verbatim is not None:
             data = self.model_file.config.data
             policies = search_policies(verbatim, len(texts), (data.src_lang, data.tgt_lang))
-            required = self._requirements(texts, glossary, policies)
+            required = batch_requirements(texts, glossary, policies, self.phrase_encoder)
             hidden = [own.hidden for own in required]
 
         def search(
@@ -307,41 +306,6 @@ class Translator:
         if self._phrase_encoder is None:
             self._phrase_encoder = PhraseEncoder(self.tgt_tokenizer)
         return self._phrase_encoder
-
-    def _requirements(
-        self,
-        texts: Sequence[str],
-        glossary: Glossary | Sequence[Glossary | None] | None,
-        verbatim: Verbatim | Sequence[Verbatim | None] | None,
-    ) -> list[Requirements]:
-        """Per text, what its output must contain (:func:`~anuvad.inference.verbatim.
-        requirements`: the glossary's terms, then what ``verbatim`` finds outside them).
-
-        Raises:
-            DataError: a glossary translation holds characters the target vocabulary lacks
-                (it could only come out as ⁇), naming the term.
-            ValueError: a list of glossaries or policies is not one per text.
-        """
-        if glossary is None or isinstance(glossary, Glossary):
-            per_text: list[Glossary | None] = [glossary] * len(texts)
-        else:
-            per_text = list(glossary)
-        policies = per_text_policies(verbatim, len(texts))
-        if len(per_text) != len(texts):
-            raise ValueError(f"{len(per_text)} glossaries for {len(texts)} texts")
-        for checked in {id(g): g for g in per_text if g}.values():  # each glossary once
-            bad = checked.unspellable(self.tgt_tokenizer)
-            if bad:
-                entry = checked.entries[bad[0]]
-                raise DataError(
-                    f"glossary: the translation {entry.target!r} of {entry.source!r} "
-                    f"{UNSPELLABLE}; use other words for it"
-                )
-        encoder = self.phrase_encoder
-        return [
-            requirements(text, own, policy, encoder)
-            for text, own, policy in zip(texts, per_text, policies, strict=True)
-        ]
 
     def _search(
         self,
