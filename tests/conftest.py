@@ -127,6 +127,20 @@ def search_outputs(
     )
 
 
+def encoded_texts(monkeypatch: pytest.MonkeyPatch, engine: object, method: str) -> list[str]:
+    """The texts ``engine.<method>`` (its source encoder) is given from now on (it still
+    encodes them): what the model reads."""
+    seen: list[str] = []
+    encode = getattr(engine, method)
+
+    def spy(texts: list[str]) -> list[list[int]]:
+        seen.extend(texts)
+        return encode(texts)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(engine, method, spy)
+    return seen
+
+
 @pytest.fixture
 def use_cache_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Every ``Translator.translate`` call from now on appends its ``use_cache`` here (the call

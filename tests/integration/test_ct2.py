@@ -25,7 +25,7 @@ from anuvad.inference.engine import load_engine
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim
 from anuvad.model.transformer import Transformer
-from conftest import EN_HI_PAIRS
+from conftest import EN_HI_PAIRS, encoded_texts
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -336,14 +336,7 @@ def test_addresses_are_read_as_written_and_a_sentence_of_them_alone_comes_back(
     """This search cannot require a placeholder (left free, the model wrote one as a Hindi
     word): the model reads the addresses; a sentence of addresses alone is given back."""
     engine = CT2Translator(ct2_folder, device="cpu")
-    seen: list[str] = []
-    encode = engine._encode
-
-    def spy(texts: list[str]) -> list[list[int]]:
-        seen.extend(texts)
-        return encode(texts)
-
-    monkeypatch.setattr(engine, "_encode", spy)
+    seen = encoded_texts(monkeypatch, engine, "_encode")
     texts = ["The red bus is at www.example.org today.", "report_2024.pdf, www.example.org (2)"]
     results = engine.translate(texts, engine.settings(beam_size=2, nbest=2), verbatim=Verbatim())
     assert seen == texts

@@ -15,6 +15,7 @@ from anuvad.inference.placeholders import hidden_sources, hide, reveal
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim, find_spans
 from anuvad.model.transformer import build_model
+from conftest import encoded_texts
 
 
 def _hidden(text: str) -> tuple[str, tuple[str, ...]]:
@@ -87,14 +88,7 @@ def latin_translator() -> Translator:
 def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once(
     latin_translator: Translator, beam: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen: list[str] = []
-    encode = latin_translator.encode
-
-    def spy(texts: list[str]) -> list[list[int]]:
-        seen.extend(texts)
-        return encode(texts)
-
-    monkeypatch.setattr(latin_translator, "encode", spy)
+    seen = encoded_texts(monkeypatch, latin_translator, "encode")
     texts = ["Write to care@irctc.co.in today.", "See irctc.co.in and care@irctc.co.in now."]
     settings = latin_translator.settings(beam_size=beam, nbest=beam)
     results = latin_translator.translate(texts, settings, verbatim=Verbatim())
