@@ -92,21 +92,23 @@ def reveal(output: str, hidden: Hidden) -> str:
     if hidden.only_addresses:
         return hidden.source
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
-        pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])")
-        found = pattern.search(output)
+        found = re.search(_whole(name), output)
         if found is None:
             continue
         head, tail = output[: found.start()], output[found.end() :]
-        tail = re.sub(rf" ?(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])", "", tail)
-        output = head + address + tail
+        output = head + address + re.sub(" ?" + _whole(name), "", tail)
     return output
+
+
+def _whole(name: str) -> str:
+    """The pattern of a whole placeholder (not inside a longer name: "XZ1", "Z12")."""
+    return rf"(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])"
 
 
 def _swapped(word: str, hidden: Hidden) -> str:
     """``word`` with each whole placeholder in it replaced by its address."""
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
-        pattern = rf"(?<![A-Za-z0-9]){re.escape(name)}(?![0-9])"
-        word = re.sub(pattern, lambda _, a=address: a, word)  # type: ignore[misc]
+        word = re.sub(_whole(name), lambda _, a=address: a, word)  # type: ignore[misc]
     return word
 
 
@@ -144,26 +146,22 @@ def reveal_candidates(
     return list(candidates)
 
 
-def hidden_sources(
-    texts: Sequence[str],
-    policies: Sequence[Verbatim | None],
-    spellable: Callable[[str], bool],
+def addresses_alone(
+    texts: Sequence[str], policies: Sequence[Verbatim | None]
 ) -> list[Hidden | None]:
-    """Each text as the model is to see it under its policy (None: no policy, or nothing to
-    hide), for an engine that requires nothing (the torch engine hides through
-    :func:`anuvad.inference.required.requirements`)."""
+    """For an engine that reads addresses as written: per text under a policy, its
+    :class:`Hidden` (no placeholders) when it holds addresses alone, else None."""
     found: list[Hidden | None] = []
     for text, policy in zip(texts, policies, strict=True):
-        hidden = hide(text, find_spans(text, policy), spellable) if policy is not None else None
-        wanted = hidden is not None and (hidden.names or hidden.only_addresses)
-        found.append(hidden if wanted else None)
+        hidden = hide(text, find_spans(text, policy), lambda _: False) if policy else None
+        found.append(hidden if hidden is not None and hidden.only_addresses else None)
     return found
 
 
 __all__ = [
     "HIDDEN_KINDS",
     "Hidden",
-    "hidden_sources",
+    "addresses_alone",
     "hide",
     "reveal",
     "reveal_candidates",

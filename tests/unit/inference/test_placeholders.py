@@ -11,7 +11,7 @@ from anuvad.checkpoint import ModelFile
 from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
 from anuvad.data.tokenizer import EOS_ID, train_tokenizer
 from anuvad.decode_config import DecodeConfig
-from anuvad.inference.placeholders import hidden_sources, hide, reveal
+from anuvad.inference.placeholders import addresses_alone, hide, reveal
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim, find_spans
 from anuvad.model.transformer import build_model
@@ -45,14 +45,15 @@ def test_reveal_puts_each_address_back_once_and_leaves_a_lost_one_to_the_link_ch
 
 
 def test_a_vocabulary_that_cannot_spell_a_placeholder_sees_the_source_as_it_is() -> None:
-    texts, policies = ["See www.example.org now."], [Verbatim()]
-    assert hidden_sources(texts, policies, lambda _: False) == [None]
-    (alone,) = hidden_sources(["www.example.org (2)"], policies, lambda _: False)
+    text = "See www.example.org now."
+    assert hide(text, find_spans(text, Verbatim()), lambda _: False).text == text
+    assert hide(text, find_spans(text, Verbatim()), lambda _: True).text == "See Z1 now."
+    # an engine that reads addresses as written still gives a sentence of them back
+    assert addresses_alone([text], [Verbatim()]) == [None]
+    assert addresses_alone(["www.example.org (2)"], [None]) == [None]
+    (alone,) = addresses_alone(["www.example.org (2)"], [Verbatim()])
     assert alone is not None and alone.only_addresses and alone.text == "www.example.org (2)"
     assert reveal("कुछ भी", alone) == "www.example.org (2)"  # given back as written
-    assert hidden_sources(texts, [None], lambda _: True) == [None]
-    (seen,) = hidden_sources(texts, policies, lambda _: True)
-    assert seen is not None and seen.text == "See Z1 now."
 
 
 @pytest.fixture(scope="module")

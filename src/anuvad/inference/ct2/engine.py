@@ -44,7 +44,7 @@ from anuvad.inference.ct2.search import CT2Search
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
-from anuvad.inference.placeholders import Hidden, hidden_sources, reveal_candidates
+from anuvad.inference.placeholders import Hidden, addresses_alone, reveal_candidates
 from anuvad.inference.post_search import finish, report_unrequired
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
@@ -257,8 +257,7 @@ class CT2Translator:
             # left free the model wrote one as a Hindi word ("ज़ी") in 44 of bench/addresses.py's
             # 80 sentences, where the addresses themselves, mended by the link check, left junk
             # in 3. Only a sentence of addresses alone comes back as written (reveal).
-            every = hidden_sources(texts, policies, self.spellable)
-            hidden = [h if h is not None and h.only_addresses else None for h in every]
+            hidden = addresses_alone(texts, policies)
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
