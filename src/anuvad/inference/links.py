@@ -1,4 +1,5 @@
-"""Links and e-mail addresses in an output: each of the source's exactly once, none invented.
+"""Links and e-mail addresses in an output: each of the source's as often as the source has
+it, none invented.
 
 A small model that meets a link writes address-like junk around it or instead of it ("care@
 irctc.co.in https://www.irm.in.inin.m.c.ine.int.ina.inar.cc.mm …", or with the CTranslate2
@@ -16,14 +17,16 @@ IndicTrans2's text processor restores the links it set aside:
    tokens in a row (a few of "/ . : - _ =" alone, one letter, or a few letters with those marks
    inside or after them), three of them at least with marks and one of marks alone, the run not
    in the source, are removed when the source has a link.
-3. **Each source link once**: a link the output writes twice is kept the first time; a link it
-   lost is put back where the first junk stood (where the model tried to write it), else before
-   the sentence's final punctuation.
+3. **Each source link as often as the source has it**: a link the output writes more often is
+   kept the first times ("Send it to a@b.in and a@b.in" keeps both, a single one written twice
+   keeps one); a link it lost is put back where the first junk stood (where the model tried to
+   write it), else before the sentence's final punctuation.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from anuvad.inference.post_search import before_final_mark
@@ -57,21 +60,22 @@ _SPACE_BEFORE_END = re.compile(r"(?<=[^\s\w/@.-]|[\u0900-\u097f]) +([।.!?]+)$"
 
 
 def source_links(source: str) -> list[str]:
-    """The links and e-mail addresses of ``source``, each once, in order."""
-    return list(dict.fromkeys(source[s.start : s.end] for s in find_spans(source, _LINKS)))
+    """The links and e-mail addresses of ``source`` in order, a repeated one each time."""
+    return [source[s.start : s.end] for s in find_spans(source, _LINKS)]
 
 
 def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> str:
     """``text`` (a translation of ``source``) with the source's links and e-mail addresses
-    exactly once each and no other link-like text (see the module docstring); ``links``: the
+    as often as the source has each and no other link-like text (see the module docstring); ``links``: the
     source's (:func:`source_links`), when the caller has them for all its candidates."""
     links = source_links(source) if links is None else links
     if not links and not _LINKISH.search(text):
         return text
     if links:
         text = _JUNK_RUN.sub(lambda m: _junk_or_kept(m.group(), source), text)
-    longest_first = sorted(links, key=len, reverse=True)
-    kept: set[str] = set()
+    wanted = Counter(links)
+    longest_first = sorted(wanted, key=len, reverse=True)
+    kept: Counter[str] = Counter()
     out: list[str] = []
     pos, gap = 0, -1
     for match in _LINKISH.finditer(text):
@@ -89,8 +93,8 @@ def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> s
         link = next((k for k in longest_first if found.startswith(k)), None)
         rest = found[len(link) :] if link is not None else ""
         if link is not None and (not rest or (_TRAILING.fullmatch(rest) and ".." not in rest)):
-            if link not in kept:  # the source's link, then what the sentence put after it
-                kept.add(link)
+            if kept[link] < wanted[link]:  # the source's link, then what the sentence put after
+                kept[link] += 1
                 out.append(link)
             out.append(rest)
             continue
@@ -105,7 +109,13 @@ def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> s
             out.append(tail.group())
     out.append(text[pos:])
     cleaned = "".join(out)
-    missing = [link for link in links if link not in kept and link not in cleaned]
+    have = {link: max(kept[link], cleaned.count(link)) for link in wanted}
+    missing = []
+    for link in links:  # in the source's order, a repeated link each time it is short
+        if have[link] > 0:
+            have[link] -= 1
+        else:
+            missing.append(link)
     if missing and gap < 0:
         cleaned = before_final_mark(cleaned, missing)
     elif missing:

@@ -36,6 +36,22 @@ CASES = [
         ["आज", "पर", "लिखें।"],
     ),
     ("Write to care@irctc.co.in today.", "आज लिखें।", ["आज", "लिखें"]),
+    # A link the source repeats is kept each time (the output had "help@example.com और को").
+    (
+        "Send the form to help@example.com and copy help@example.com again.",
+        "इस रूप में help@example.com और help@example.com को फिर से भेजें।",
+        ["इस", "रूप", "में", "और", "को", "फिर", "से", "भेजें।"],
+    ),
+    (
+        "See www.example.org, www.example.org and www.example.org.",
+        "www.example.org और www.example.org देखें. www.example.org www.example.org।",
+        ["और", "देखें."],
+    ),
+    (
+        "See www.example.org, www.example.org and www.example.org.",
+        "www.example.org और देखें।",
+        ["और", "देखें"],
+    ),
 ]
 
 
@@ -50,7 +66,7 @@ def test_each_source_link_appears_once_and_nothing_link_like_is_invented(
     fixed = carry_links(output, source)
     links = source_links(source)
     for link in links:
-        assert fixed.count(link) == 1, fixed
+        assert fixed.count(link) == links.count(link), fixed
     rest = fixed
     for link in links:
         rest = rest.replace(link, " ")

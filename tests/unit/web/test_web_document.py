@@ -96,6 +96,9 @@ MENDS = {
             "See https://en.wikipedia.org/wiki/Delhi_(city).",
         ),
         ("बुक करें", "Book at irctc.co.in today."),
+        # A link the source repeats: as often as there (one written, one lost, one extra).
+        ("help@ex.com और को भेजें", "Send it to help@ex.com and copy help@ex.com."),
+        ("www.ex.org www.ex.org www.ex.org देखें", "See www.ex.org and www.ex.org."),
         ("लिखें।", "Write to care@irctc.co.in."),
         ("देखें example.comपर page2.in.x.y", "see example.comपर now"),
         ("www.a.in और www.a.in", "www.a.in"),

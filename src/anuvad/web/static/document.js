@@ -39,13 +39,14 @@ function linkSpans(text, rules) {
   return chosen.sort((a, b) => a[0] - b[0]);
 }
 
-/** The links and e-mail addresses of `source`, each once, in order (links.source_links). */
+/** The links and e-mail addresses of `source` in order, a repeated one each time
+ * (links.source_links). */
 export function sourceLinks(source, rules) {
-  return [...new Set(linkSpans(source, rules).map(([a, b]) => source.slice(a, b)))];
+  return linkSpans(source, rules).map(([a, b]) => source.slice(a, b));
 }
 
-/** `text` with each of the source's links exactly once and no other link-like text
- * (links.carry_links). */
+/** `text` with each of the source's links as often as the source has it and no other
+ * link-like text (links.carry_links). */
 export function carryLinks(text, source, links, rules) {
   const l = rules.links;
   const linkish = re(l.linkish);
@@ -59,9 +60,11 @@ export function carryLinks(text, source, links, rules) {
       return marked >= 3 && bare && !source.includes(run) ? " " : run;
     });
   }
-  const longestFirst = [...links].sort((a, b) => b.length - a.length);
+  const wanted = new Map();
+  for (const k of links) wanted.set(k, (wanted.get(k) || 0) + 1);
+  const longestFirst = [...wanted.keys()].sort((a, b) => b.length - a.length);
   const trailingWhole = re(`^(?:${l.linkish_trailing})$`, "u");
-  const kept = new Set();
+  const kept = new Map();
   const out = [];
   let pos = 0;
   let gap = -1;
@@ -75,8 +78,8 @@ export function carryLinks(text, source, links, rules) {
     const link = longestFirst.find((k) => found.startsWith(k));
     const rest = link === undefined ? "" : found.slice(link.length);
     if (link !== undefined && (!rest || (trailingWhole.test(rest) && !rest.includes("..")))) {
-      if (!kept.has(link)) {
-        kept.add(link);
+      if ((kept.get(link) || 0) < wanted.get(link)) {
+        kept.set(link, (kept.get(link) || 0) + 1);
         out.push(link);
       }
       out.push(rest);
@@ -93,7 +96,15 @@ export function carryLinks(text, source, links, rules) {
   }
   out.push(text.slice(pos));
   let cleaned = out.join("");
-  const missing = links.filter((k) => !kept.has(k) && !cleaned.includes(k));
+  const have = new Map();
+  for (const k of wanted.keys()) {
+    have.set(k, Math.max(kept.get(k) || 0, cleaned.split(k).length - 1));
+  }
+  const missing = []; // in the source's order, a repeated link each time it is short
+  for (const k of links) {
+    if (have.get(k) > 0) have.set(k, have.get(k) - 1);
+    else missing.push(k);
+  }
   if (missing.length && gap < 0) cleaned = beforeFinalMark(cleaned, missing, rules);
   else if (missing.length) {
     const before = cleaned.slice(0, gap).trimEnd();
