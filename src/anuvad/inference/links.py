@@ -65,9 +65,10 @@ def source_links(source: str) -> list[str]:
 
 
 def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> str:
-    """``text`` (a translation of ``source``) with the source's links and e-mail addresses
-    as often as the source has each and no other link-like text (see the module docstring); ``links``: the
-    source's (:func:`source_links`), when the caller has them for all its candidates."""
+    """``text`` (a translation of ``source``) with the source's links and e-mail addresses,
+    each as often as the source has it, and no other link-like text (see the module
+    docstring); ``links``: the source's (:func:`source_links`), when the caller has them for
+    all its candidates."""
     links = source_links(source) if links is None else links
     if not links and not _LINKISH.search(text):
         return text
