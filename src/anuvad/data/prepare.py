@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anuvad.atomic import write_atomic
 from anuvad.config import CorpusConfig, DataConfig, ExperimentConfig
 from anuvad.data.cleaning import (
     CLEAN_DROP_REASONS,
@@ -45,19 +44,11 @@ from anuvad.data.encoded import FORMAT_VERSION, EncodedCorpus
 from anuvad.data.prepared_folder import (
     PREPARED_FILES,
     REPORT_FILE,
-    SRC_MODEL,
-    TGT_MODEL,
-    TRAIN_FILE,
-    TRAIN_SRC_TEXT,
-    TRAIN_TGT_TEXT,
-    VALID_FILE,
-    VALID_SRC_TEXT,
-    VALID_TGT_TEXT,
     PreparedData,
     load_prepared,
-    write_lines,
+    write_prepared,
 )
-from anuvad.data.tokenizer import Tokenizer, train_tokenizer, vocab_path
+from anuvad.data.tokenizer import Tokenizer, train_tokenizer
 from anuvad.errors import DataError
 
 logger = logging.getLogger(__name__)
@@ -215,7 +206,7 @@ def prepare_data(
         src_tok, tgt_tok, training.ids, valid, valid_src, valid_tgt, summary,
         training.src_text, training.tgt_text,
     )  # fmt: skip
-    _write_folder(Path(out_dir), prepared)
+    write_prepared(Path(out_dir), prepared)
     return prepared
 
 
@@ -347,34 +338,6 @@ def _encode_valid(
         norm_src, norm_tgt = normalizer_for(data.src_lang), normalizer_for(data.tgt_lang)
         src, tgt = [norm_src(s) for s in src], [norm_tgt(t) for t in tgt]
     return EncodedCorpus(src=src_tok.encode_batch(src), tgt=tgt_tok.encode_batch(tgt))
-
-
-def _write_folder(out_dir: Path, prepared: PreparedData) -> None:
-    """Write the prepared folder, every file atomically and ``report.json`` last (a folder
-    with a report is complete)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, tokenizer in (
-        (SRC_MODEL, prepared.src_tokenizer),
-        (TGT_MODEL, prepared.tgt_tokenizer),
-    ):
-        write_atomic(out_dir / name, tokenizer.model_proto)
-        if tokenizer.vocab is not None:  # an imported model's own ids (read by Tokenizer.load)
-            write_atomic(vocab_path(out_dir / name), tokenizer.vocab_json())
-    prepared.train.save(out_dir / TRAIN_FILE)
-    prepared.valid.save(out_dir / VALID_FILE)
-    write_lines(out_dir / VALID_SRC_TEXT, prepared.valid_src_text)
-    write_lines(out_dir / VALID_TGT_TEXT, prepared.valid_tgt_text)
-    write_lines(out_dir / TRAIN_SRC_TEXT, prepared.train_src_text)
-    write_lines(out_dir / TRAIN_TGT_TEXT, prepared.train_tgt_text)
-    write_atomic(
-        out_dir / REPORT_FILE,
-        (json.dumps(prepared.report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
-    )
-    logger.info(
-        "prepared %d training and %d validation pairs in %s (vocab %d / %d)",
-        len(prepared.train), len(prepared.valid), out_dir,
-        prepared.src_tokenizer.vocab_size, prepared.tgt_tokenizer.vocab_size,
-    )  # fmt: skip
 
 
 def prepare_or_load(

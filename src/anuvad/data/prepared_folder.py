@@ -1,4 +1,4 @@
-"""The prepared-data folder that ``anuvad prepare`` writes: its files, and reading it back.
+"""The prepared-data folder that ``anuvad prepare`` writes: its files, written and read back.
 
 src.spm.model, tgt.spm.model   SentencePiece models (identical bytes with a joint vocabulary)
 train.pt, valid.pt             encoded pairs (:class:`anuvad.data.encoded.EncodedCorpus`)
@@ -20,7 +20,7 @@ from typing import Any
 
 from anuvad.atomic import write_atomic
 from anuvad.data.encoded import REDO, EncodedCorpus
-from anuvad.data.tokenizer import Tokenizer
+from anuvad.data.tokenizer import Tokenizer, vocab_path
 from anuvad.errors import CheckpointError, DataError
 
 logger = logging.getLogger(__name__)
@@ -77,6 +77,34 @@ class PreparedData:
 
 def write_lines(path: Path, lines: list[str]) -> None:
     write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+
+
+def write_prepared(out_dir: Path, prepared: PreparedData) -> None:
+    """Write the prepared folder, every file atomically and ``report.json`` last (a folder
+    with a report is complete)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, tokenizer in (
+        (SRC_MODEL, prepared.src_tokenizer),
+        (TGT_MODEL, prepared.tgt_tokenizer),
+    ):
+        write_atomic(out_dir / name, tokenizer.model_proto)
+        if tokenizer.vocab is not None:  # an imported model's own ids (read by Tokenizer.load)
+            write_atomic(vocab_path(out_dir / name), tokenizer.vocab_json())
+    prepared.train.save(out_dir / TRAIN_FILE)
+    prepared.valid.save(out_dir / VALID_FILE)
+    write_lines(out_dir / VALID_SRC_TEXT, prepared.valid_src_text)
+    write_lines(out_dir / VALID_TGT_TEXT, prepared.valid_tgt_text)
+    write_lines(out_dir / TRAIN_SRC_TEXT, prepared.train_src_text)
+    write_lines(out_dir / TRAIN_TGT_TEXT, prepared.train_tgt_text)
+    write_atomic(
+        out_dir / REPORT_FILE,
+        (json.dumps(prepared.report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+    )
+    logger.info(
+        "prepared %d training and %d validation pairs in %s (vocab %d / %d)",
+        len(prepared.train), len(prepared.valid), out_dir,
+        prepared.src_tokenizer.vocab_size, prepared.tgt_tokenizer.vocab_size,
+    )  # fmt: skip
 
 
 def read_lines(path: Path) -> list[str]:
