@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -68,64 +67,7 @@ from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.confidence import OUTPUT_FEATURES, OutputSignals, output_signals
 from anuvad.inference.confidence_fit import load_rows
 from anuvad.inference.translator import Translator
-
-MIN_WORD = 3
-
-
-def key(word: str) -> str:
-    """A word reduced to its first 5 characters (4 in Indic scripts): a crude stem."""
-    word = word.casefold()
-    return word[:4] if "\u0900" <= word[0] <= "\u0dff" else word[:5]
-
-
-def words(text: str, shortest: int = MIN_WORD) -> list[str]:
-    """The text's words, letters with their combining signs (Python's ``\\w`` leaves out the
-    vowel signs of Indic scripts: "किताबें" would fall apart into "क", "त", "ब")."""
-    spaced = "".join(c if unicodedata.category(c)[0] in "LM" else " " for c in text)
-    return [w.casefold() for w in spaced.split() if len(w) >= shortest]
-
-
-def prefixes(text: str) -> set[str]:
-    """Every 2- to 5-character beginning of the text's words: a lexicon word's key matches a
-    word it begins ("घर" matches "घरों")."""
-    return {w[:n] for w in words(text, 2) for n in range(2, 6)}
-
-
-def read_lexicon(path: Path, reversed_: bool) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """(source key -> target keys, target key -> source keys) from a two-column TSV of single
-    source words and their translations."""
-    forward: dict[str, set[str]] = {}
-    backward: dict[str, set[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        columns = line.split("\t")
-        if len(columns) < 2:
-            continue
-        src, tgt = (columns[1], columns[0]) if reversed_ else (columns[0], columns[1])
-        src_words = words(src, 2)
-        if len(src_words) != 1:  # single source words only
-            continue
-        for t in words(tgt, 2):
-            forward.setdefault(key(src_words[0]), set()).add(key(t))
-            backward.setdefault(key(t), set()).add(key(src_words[0]))
-    return forward, backward
-
-
-def lexicon_features(
-    source: str, output: str, forward: dict[str, set[str]], backward: dict[str, set[str]]
-) -> dict[str, float]:
-    """``lexicon_recall`` (source words the lexicon knows whose translation begins an output
-    word) and ``lexicon_precision`` (output words the lexicon knows that translate a source
-    word); each absent when no word on its side is known."""
-    known = [forward[k] for k in map(key, words(source)) if k in forward]
-    known_out = [backward[k] for k in map(key, words(output)) if k in backward]
-    found = {}
-    if known:  # a sentence without known words lacks the feature (the fit uses its mean)
-        out = prefixes(output)
-        found["lexicon_recall"] = sum(1 for t in known if t & out) / len(known)
-    if known_out:
-        src = prefixes(source)
-        found["lexicon_precision"] = sum(1 for t in known_out if t & src) / len(known_out)
-    return found
+from confidence_words import lexicon_features, name_features, read_lexicon
 
 
 def model_features(
@@ -267,18 +209,6 @@ def hidden_features(
         for row, values in zip(found, projected.tolist(), strict=True):
             row |= {f"hidden_{side}_{k}": v for k, v in enumerate(values)}
     return found
-
-
-def name_features(source: str) -> dict[str, float]:
-    """The ``names_*`` candidates of one source."""
-    tokens = source.split()
-    later = [w.strip("\"'(“‘") for w in tokens[1:]]
-    capital = sum(1 for w in later if w[:1].isupper())
-    digits = sum(1 for w in tokens if any(c.isdigit() for c in w))
-    return {
-        "names_capital_share": capital / max(1, len(later)),
-        "names_digit_share": digits / max(1, len(tokens)),
-    }
 
 
 def twin_features(
