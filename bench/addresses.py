@@ -68,6 +68,20 @@ ADDRESSES = {
     "e-mail": "care@irctc.co.in",
     "file name": "report_2024.pdf",
 }
+# Names marked to keep (``--names``): each in ten sentences, a plain noun in its place.
+NAMES = ["Rohit Sharma", "Nirmala Sitharaman", "Mamata Banerjee", "Sundar Pichai"]
+NAME_TEMPLATES = [
+    ("{} scored 85 runs on Sunday.", "the player"),
+    ("{} said the plan would help farmers.", "the minister"),
+    ("I met {} in Delhi yesterday.", "the minister"),
+    ("The award was given to {} on Monday.", "the player"),
+    ("According to {}, the economy will grow this year.", "the minister"),
+    ("Reporters asked {} about the new rules.", "the minister"),
+    ("The captain, {}, thanked the fans.", "the player"),
+    ("{} will visit Kolkata next week.", "the minister"),
+    ("A letter from {} was read out in the house.", "the minister"),
+    ("Fans waited for hours to see {}.", "the player"),
+]
 _LATIN = re.compile(r"[A-Za-z]")
 # A word the placeholder "Z1" may have drawn: beginning with "ज़" or "Z" (not in the plain
 # sentence's translation).
@@ -82,13 +96,18 @@ def judged(output: str, address: str, source: str) -> tuple[bool, bool, str]:
 
 
 def arm(
-    translator: Translator, templates: list[tuple[str, str]], plain: list[str]
+    translator: Translator,
+    templates: list[tuple[str, str]],
+    plain: list[str],
+    names: list[str] | None = None,
 ) -> dict[str, float]:
+    """Each address (or each of ``names``, marked to keep) in every template."""
     once = junk = zed = 0
     similarity: list[float] = []
-    for address in ADDRESSES.values():
+    for address in names or list(ADDRESSES.values()):
         sources = [template.format(address) for template, _ in templates]
-        outputs = translator.translate(sources, translator.settings(), verbatim=Verbatim())
+        policy = Verbatim(keep=(address,)) if names else Verbatim()
+        outputs = translator.translate(sources, translator.settings(), verbatim=policy)
         for (template, _), result, reference in zip(templates, outputs, plain, strict=True):
             whole, dirty, rest = judged(result.text, address, template)
             once, junk = once + whole, junk + dirty
@@ -101,23 +120,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True, help="an English<->Hindi model file")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--names", action="store_true",
+        help="English->Hindi: names marked to keep (NAMES) in place of addresses, as written, "
+        "behind 'Z1' and behind 'X1' (the default for names)",
+    )  # fmt: skip
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     translator = Translator.from_file(args.model, device="cpu", confidence=False)
     hindi = translator.model_file.config.data.src_lang == "hi"
-    templates = HINDI_TEMPLATES if hindi else TEMPLATES
+    templates = NAME_TEMPLATES if args.names else HINDI_TEMPLATES if hindi else TEMPLATES
+    names = NAMES if args.names else None
     plain = [r.text for r in translator.translate([t.format(n) for t, n in templates])]
+    arms = []
     with mock.patch("anuvad.inference.required.hide", lambda text, spans, spellable: Hidden(text)):
-        literal = arm(translator, templates, plain)
-    hidden = arm(translator, templates, plain)
-    count = len(templates) * len(ADDRESSES)
-    print(f"{count} sentences ({len(templates)} x {len(ADDRESSES)} kinds of address)\n")
+        arms.append(("required as written", arm(translator, templates, plain, names)))
+    if args.names:
+        with mock.patch.dict("anuvad.inference.placeholders._LETTERS", {"name": "Z"}):
+            arms.append(("behind 'Z1'", arm(translator, templates, plain, names)))
+    arms.append(("behind a placeholder", arm(translator, templates, plain, names)))
+    kinds = f"{len(NAMES)} names" if args.names else f"{len(ADDRESSES)} kinds of address"
+    print(f"{len(templates) * len(names or ADDRESSES)} sentences ({len(templates)} x {kinds})\n")
     print(
         "| address | exactly once | junk outside it | a ज़/Z word "
         "| chrF++ of the rest vs a plain noun |"
     )
     print("|---|---:|---:|---:|---:|")
-    for name, row in (("required as written", literal), ("behind a placeholder", hidden)):
+    for name, row in arms:
         junk = "–" if hindi else f"{row['junk']:.0f}"  # English output: Latin letters anyway
         print(f"| {name} | {row['once']:.0f} | {junk} | {row['zed']:.0f} | {row['chrf']:.1f} |")
 

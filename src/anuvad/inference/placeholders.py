@@ -1,6 +1,6 @@
-"""Links, e-mail addresses and file names shown to the model as placeholders: the model
-translates "Send your application to Z1 before Friday." and the address goes back where "Z1"
-came out.
+"""Links, e-mail addresses, file names and names marked to keep shown to the model as
+placeholders: the model translates "Send your application to Z1 before Friday." ("X1 scored 85
+runs." for a kept name) and the address goes back where "Z1" came out.
 
 A small model made to copy an address letter by letter writes address-like junk around it
 ("Send your application to care@irctc.co.in before Friday." → "शुक्रवार को in पर अपना आवेदन
@@ -12,7 +12,8 @@ English→Hindi model's outputs held Latin junk outside the address in 61 of 80 
 itself was required, and in 0 of 80 with a required placeholder, whose sentences also came
 closer to the same sentence written with a plain noun ("the website") in the address's place
 (chrF++ 33.5 → 47.9; Hindi→English 40.1 → 60.2; docs/benchmarks.md, "Addresses behind
-placeholders").
+placeholders"). A kept name written in Latin letters drew junk in 37 of 40 sentences, in 0 behind
+"X1" (chrF++ 39.0 → 64.2).
 
 Only the torch engine hides addresses: it encodes :attr:`Hidden.text` and requires each
 placeholder as it would the address (:func:`anuvad.inference.required.requirements`). A search
@@ -32,8 +33,11 @@ from dataclasses import dataclass
 from anuvad.inference.translation import Candidate
 from anuvad.inference.verbatim import Span, Verbatim, find_spans
 
-HIDDEN_KINDS = ("url", "email")  # file names are found as "url"
-_LETTER = "Z"  # "Z1": in 80 test sentences, never with junk beside it ("X" once gave "X XI")
+HIDDEN_KINDS = ("url", "email", "name")  # file names are found as "url"; "name": marked names
+# "Z1" for an address: in 80 test sentences, never with junk beside it ("X" once gave "X XI").
+# "X1" for a marked name: copied as a name in every test sentence ("X1 ने 85 रन बनाए।"), where
+# "Z1" came out as the Hindi word "ज़ी" ("ज़ी 85 रन बनाए।") and the name after it.
+_LETTERS = {"url": "Z", "email": "Z", "name": "X"}
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,10 @@ class Hidden:
         addresses: the address each placeholder stands for.
         starts: where each address begins in the original sentence (its span's start).
         source: the original sentence.
-        only_addresses: it holds addresses and nothing else with letters (numbers, marks):
-            nothing to translate, every engine gives it back as written ("ch001.xhtml", an
-            e-book chapter's title, came back as "ज़ीं ch001.xhtml").
+        only_addresses: it holds addresses and nothing else with letters (numbers, marks), or
+            no letters at all: nothing to translate, every engine gives it back as written
+            ("ch001.xhtml", an e-book chapter's title, came back as "ज़ीं ch001.xhtml"; a line
+            "***" as "अप्रभाव", "# 1" as "#44").
     """
 
     text: str
@@ -65,16 +70,18 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
     spell a placeholder (``spellable``) gets ``text`` as it is."""
     chosen = [s for s in spans if s.kind in HIDDEN_KINDS]
     if not chosen:
-        return Hidden(text, source=text)
+        letterless = bool(text.strip()) and not any(c.isalpha() for c in text)
+        return Hidden(text, source=text, only_addresses=letterless)
     bounds = [0, *(p for span in chosen for p in (span.start, span.end)), len(text)]
     outside = "".join(text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True))
     alone = not any(c.isalpha() for c in outside)
-    if not spellable(f"{_LETTER}1"):
+    letters = [_LETTERS[s.kind] for s in chosen]
+    if not all(spellable(f"{letter}1") for letter in set(letters)):
         return Hidden(text, source=text, only_addresses=alone)
     first = 1
-    while any(f"{_LETTER}{first + k}" in text for k in range(len(chosen))):
+    while any(f"{letter}{first + k}" in text for k, letter in enumerate(letters)):
         first += len(chosen)
-    names = tuple(f"{_LETTER}{first + k}" for k in range(len(chosen)))
+    names = tuple(f"{letter}{first + k}" for k, letter in enumerate(letters))
     pieces, position = [], 0
     for span, name in zip(chosen, names, strict=True):
         pieces += [text[position : span.start], name]

@@ -97,9 +97,10 @@ class Verbatim:
             names the user marks.
         symbols: symbols the target vocabulary cannot spell (emoji, "©", "™") are carried
             from the source after the search (:func:`anuvad.inference.post_search.carry_symbols`).
-        only_source_numbers: in a sentence whose every digit is in a required phrase, the
-            output may write no other digit (no number the source lacks: a small model
-            invents them around the required ones; :mod:`anuvad.decoding.source_numbers`).
+        only_source_numbers: in a sentence with required phrases whose every digit (if it has
+            any) is in one of them, the output may write no other digit (no number the source
+            lacks: a small model invents them around the required ones;
+            :mod:`anuvad.decoding.source_numbers`).
         langs: the source and target languages (set by the engine, :func:`search_policies`):
             with both in :data:`anuvad.inference.dates.MONTHS`, a number next to a month name
             is copied as a date in the target's words ("12 June 2024" → "12 जून 2024").

@@ -44,6 +44,31 @@ def test_reveal_puts_each_address_back_once_and_leaves_a_lost_one_to_the_link_ch
     assert reveal("XZ1 Z12", hidden) == "XZ1 Z12"  # only whole placeholders
 
 
+def test_a_marked_name_is_an_x_placeholder_each_time_it_occurs() -> None:
+    """A name the user marks to keep ("Rohit Sharma") reaches the model as "X1", which it
+    writes as a name, where the name written in Latin letters drew Latin junk after it."""
+    text = "Rohit Sharma thanked Virat Kohli at irctc.co.in, said Rohit Sharma."
+    keep = Verbatim(keep=("Rohit Sharma", "Virat Kohli"))
+    hidden = hide(text, find_spans(text, keep), lambda _: True)
+    assert hidden.text == "X1 thanked X2 at Z3, said X4."
+    assert hidden.addresses == ("Rohit Sharma", "Virat Kohli", "irctc.co.in", "Rohit Sharma")
+    assert reveal("X1 ने X2 को Z3 पर धन्यवाद दिया, X4 ने कहा।", hidden) == (
+        "Rohit Sharma ने Virat Kohli को irctc.co.in पर धन्यवाद दिया, Rohit Sharma ने कहा।"
+    )
+    # a vocabulary that spells only one of the letters sees the source as it is
+    assert hide(text, find_spans(text, keep), lambda s: s.startswith("Z")).text == text
+
+
+@pytest.mark.parametrize("line", ["***", "```", "12:30", "— 2024 —", "| ₹20 |"])
+def test_a_sentence_without_letters_comes_back_as_written(line: str) -> None:
+    """Nothing to translate: "***" came back as the word "अप्रभाव", "# 1" as "#44"."""
+    hidden = hide(line, find_spans(line, Verbatim()), lambda _: True)
+    assert hidden.only_addresses and hidden.names == ()
+    assert reveal("अप्रभाव", hidden) == line
+    assert not hide("# Heading", [], lambda _: True).only_addresses
+    assert not hide("  ", [], lambda _: True).only_addresses
+
+
 def test_a_vocabulary_that_cannot_spell_a_placeholder_sees_the_source_as_it_is() -> None:
     text = "See www.example.org now."
     assert hide(text, find_spans(text, Verbatim()), lambda _: False).text == text
@@ -64,10 +89,10 @@ def latin_translator() -> Translator:
 
     char = TokenizerConfig(model_type="char")
     src = train_tokenizer(
-        [en for en, _ in EN_HI_PAIRS] + ["care@irctc.co.in Z 0123456789"], char, 200
+        [en for en, _ in EN_HI_PAIRS] + ["care@irctc.co.in XZ 0123456789"], char, 200
     )
     tgt = train_tokenizer(
-        [hi for _, hi in EN_HI_PAIRS] + ["care@irctc.co.in Z 0123456789"], char, 200
+        [hi for _, hi in EN_HI_PAIRS] + ["care@irctc.co.in RS XZ 0123456789"], char, 200
     )
     model_config = ModelConfig(
         d_model=32, num_heads=4, d_ff=64, num_encoder_layers=2, num_decoder_layers=2,
@@ -103,6 +128,13 @@ def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once
             rest = candidate.text.replace("care@irctc.co.in", "")
             assert candidate.text.count("care@irctc.co.in") == 1, candidate.text
             assert "Z1" not in rest and "Z2" not in rest, candidate.text
+    # a marked name too, as "X1"
+    seen.clear()
+    (named,) = latin_translator.translate(
+        ["RS wrote today."], settings, verbatim=Verbatim(keep=("RS",))
+    )
+    assert seen == ["X1 wrote today."]
+    assert all(c.text.count("RS") == 1 and "X1" not in c.text for c in named.nbest), named.nbest
     # without a policy the model reads the addresses as they are
     seen.clear()
     latin_translator.translate(texts[:1], settings)
@@ -110,7 +142,7 @@ def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once
 
 
 def test_a_sentence_of_addresses_alone_comes_back_as_written(latin_translator: Translator) -> None:
-    texts = ["care@irctc.co.in", "irctc.co.in, care@irctc.co.in (2)"]
+    texts = ["care@irctc.co.in", "irctc.co.in, care@irctc.co.in (2)", "***", "12 - 30"]
     for result in latin_translator.translate(
         texts, latin_translator.settings(nbest=2), verbatim=Verbatim()
     ):

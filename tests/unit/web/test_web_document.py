@@ -195,6 +195,7 @@ ADDRESSED = [
     "No address here, only 12 numbers.",
     "मेरा ईमेल RAM@EXAMPLE.COM है और C:\\Reports\\q3.xlsx भी।",
     "ch001.xhtml, care@irctc.co.in (2)",  # addresses alone: the source itself
+    "***",  # no letters at all: the source itself too
 ]
 
 
@@ -223,5 +224,5 @@ def test_the_pages_placeholders_are_the_servers() -> None:
     assert [(h["text"], h["names"], h["addresses"]) for h in found["hidden"]] == [
         (h.text, list(h.names), list(h.addresses)) for h in expected
     ]
-    assert found["alone"] == [h.only_addresses for h in expected] == [False] * 4 + [True]
+    assert found["alone"] == [h.only_addresses for h in expected] == [False] * 4 + [True] * 2
     assert expected[1].text == "Flight Z1 and Z2: see Z3, then Z4."

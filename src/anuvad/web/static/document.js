@@ -122,10 +122,13 @@ export function carryLinks(text, source, links, rules) {
  * that does not otherwise occur in it, as the server's torch engine shows it to the model;
  * `spellable(s)`: the target vocabulary writes s (if it cannot write a placeholder, the text
  * stays as it is). Returns {text, names, addresses, source, only_addresses}: only_addresses,
- * nothing with letters outside the addresses (Hidden.only_addresses). */
+ * nothing with letters outside the addresses, or no letters at all (Hidden.only_addresses). */
 export function hideAddresses(text, rules, spellable) {
   const spans = linkSpans(text, rules);
-  if (!spans.length) return { text, names: [], addresses: [], source: text, only_addresses: false };
+  if (!spans.length) {
+    const letterless = text.trim() !== "" && !/\p{L}/u.test(text); // nothing to translate
+    return { text, names: [], addresses: [], source: text, only_addresses: letterless };
+  }
   const bounds = [0, ...spans.flat(), text.length];
   let outside = "";
   for (let i = 0; i < bounds.length; i += 2) outside += text.slice(bounds[i], bounds[i + 1]);
