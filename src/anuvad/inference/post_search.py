@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from anuvad.data.cleaning import SCRIPTS
-from anuvad.data.tokenizer import UNK_SURFACE
+from anuvad.data.tokenizer import UNK_ID, UNK_SURFACE, Tokenizer
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.dates import CURRENCY_SIGNS
 from anuvad.inference.frontend import distinct
@@ -155,11 +155,30 @@ def signed(result: Translation, spans: Sequence[Span]) -> None:
 
 
 # Categories of the characters carried when the target vocabulary cannot spell them: symbols
-# (math, modifiers, currency, other: "×", "≥", "€", "°"), private use, and numbers that are not
-# digits ("½", "Ⅳ"); "|" is the typed danda, which the punctuation rules handle.
-_CARRIED_CATEGORIES = ("Sm", "Sk", "Sc", "So", "Co", "No", "Nl")
+# (math, modifiers, currency, other: "×", "≥", "€", "°"), private use, numbers that are not
+# digits ("½", "Ⅳ") and other punctuation ("§", "¶", "•", "′"); "|", "।" and "॥" are dandas,
+# which the punctuation rules handle.
+_CARRIED_CATEGORIES = ("Sm", "Sk", "Sc", "So", "Co", "No", "Nl", "Po")
+_DANDAS = "|।॥"
 _WORD_BEFORE = re.compile(r"[^\W_]+$")
 _WORD_AFTER = re.compile(r"[^\W_]+")
+
+
+def readable_and_spelled(
+    src_tokenizer: Tokenizer, spellable: Callable[[str], bool]
+) -> Callable[[str], bool]:
+    """What :func:`finish` needs as ``spellable``: text the source tokenizer reads without an
+    unknown piece and the target vocabulary spells. A character the model cannot read comes out
+    as "⁇" even where the target could spell it ("See §3 and ¶2." → "देखें ⁇ 3 और ⁇ -2।"), so it
+    is carried as one the target lacks."""
+    known: dict[str, bool] = {}
+
+    def check(text: str) -> bool:
+        if text not in known:
+            known[text] = spellable(text) and UNK_ID not in src_tokenizer.encode(text)
+        return known[text]
+
+    return check
 
 
 def carried_runs(
@@ -178,7 +197,7 @@ def carried_runs(
             category = unicodedata.category(char)
             kind = (
                 is_symbol(char)
-                or (category in _CARRIED_CATEGORIES and char != "|")
+                or (category in _CARRIED_CATEGORIES and char not in _DANDAS)
                 or (
                     category.startswith("L")
                     and bool(scripts)
@@ -316,6 +335,32 @@ def write_symbols(
         )
 
 
+# An unknown mark with the spaces around it; what follows it, when that is punctuation.
+_UNKNOWN = re.compile(rf"\s*(?:{UNK_SURFACE}\s*)+(?=([।.!?,;:)]?))")
+
+
+def without_unknown(text: str) -> str:
+    """``text`` without SentencePiece's unknown mark "⁇" (:data:`UNK_SURFACE`), which
+    nothing the search writes should leave for a reader: what it stood for the repairs have
+    put back (a currency sign before its number: "Pay ₹500 now." came out " ⁇  ₹500 अब तक।")
+    or cannot (a character no vocabulary spells)."""
+    if UNK_SURFACE not in text:
+        return text
+    return _UNKNOWN.sub(lambda m: "" if m.group(1) else " ", text).strip()
+
+
+def _drop_unknown(results: Sequence[Translation]) -> None:
+    """:func:`without_unknown` on each result's text and candidates, in place; the word scores
+    point at their words again (an unknown mark's own word points nowhere)."""
+    for result in results:
+        for candidate in result.nbest:
+            if UNK_SURFACE in candidate.text:
+                candidate.text = without_unknown(candidate.text)
+                if candidate.quality is not None:
+                    _relocate_words(candidate.quality.words, candidate.text)
+        result.text = result.nbest[0].text if result.nbest else without_unknown(result.text)
+
+
 def finish(
     results: Sequence[Translation],
     verbatim: Verbatim | Sequence[Verbatim | None] | None,
@@ -326,15 +371,17 @@ def finish(
     """What both engines do last to a call's results, in place: the chosen digits
     (:func:`write_digits`; into a language written in Devanagari only: an English translation
     keeps Latin digits), the symbols the target vocabulary cannot spell (with ``spellable``:
-    :func:`write_symbols`), n-best lists of distinct texts after the repairs, and the length
-    check (:func:`anuvad.inference.length_check.flag_short`)."""
+    :func:`write_symbols`), no unknown mark left (:func:`without_unknown`), n-best lists of
+    distinct texts after the repairs, and the length check
+    (:func:`anuvad.inference.length_check.flag_short`)."""
     if verbatim is not None:
         if SCRIPTS.get(tgt_lang) is SCRIPTS["hi"]:  # Devanagari digits in Devanagari text only
             write_digits(results, verbatim)
         if spellable is not None:
             write_symbols(results, verbatim, spellable, (src_lang, tgt_lang))
-        for result in results:
-            result.nbest = distinct(result.nbest, len(result.nbest))
+    _drop_unknown(results)
+    for result in results:
+        result.nbest = distinct(result.nbest, len(result.nbest))
     flag_short(results, src_lang, tgt_lang)
 
 
@@ -344,9 +391,11 @@ __all__ = [
     "carry_symbols",
     "digits_outside_links",
     "finish",
+    "readable_and_spelled",
     "report_unrequired",
     "signed",
     "unsigned",
+    "without_unknown",
     "write_digits",
     "write_signs",
     "write_symbols",

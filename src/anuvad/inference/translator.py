@@ -34,7 +34,7 @@ from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
-from anuvad.inference.post_search import finish, signed
+from anuvad.inference.post_search import finish, readable_and_spelled, signed
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
 from anuvad.inference.required import Requirements, batch_requirements, phrase_constraint
@@ -288,7 +288,7 @@ class Translator:
                 result.copied = copied_report(
                     own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
                 )
-        spellable = self.phrase_encoder.spellable
+        spellable = readable_and_spelled(self.src_tokenizer, self.phrase_encoder.spellable)
         finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
         return results
 

@@ -45,7 +45,7 @@ from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
 from anuvad.inference.placeholders import Hidden, addresses_alone, reveal_candidates
-from anuvad.inference.post_search import finish, report_unrequired
+from anuvad.inference.post_search import finish, readable_and_spelled, report_unrequired
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
@@ -278,7 +278,8 @@ class CT2Translator:
         if policies is not None:
             put_numbers_back(results, policies)
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, self.spellable)
-        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, self.spellable)
+        spellable = readable_and_spelled(self.src_tokenizer, self.spellable)
+        finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
         return results
 
     def spellable(self, text: str) -> bool:
