@@ -29,6 +29,7 @@ MONTHS: dict[str, list[tuple[str, ...]]] = {
     ],
 }  # fmt: skip
 CURRENCY_SIGNS = "₹$€£¥"
+NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 
 
 @dataclass(frozen=True)
@@ -92,11 +93,15 @@ def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
 
 
 def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
-    """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80")
-    or the per cent sign right after it ("5.4%", "5.4 %")."""
+    """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80"),
+    the plus or minus sign right before that ("-5", "−3.5", "+2%", "-₹80": not the hyphen of a
+    range or a code, "10-15", "COVID-19"), and the per cent sign right after it ("5.4%",
+    "5.4 %")."""
     before = text[:start].rstrip(" ")
     if before and before[-1] in CURRENCY_SIGNS and start - len(before) <= 1:
         start = len(before) - 1
+    if start and text[start - 1] in NUMBER_SIGNS and (start == 1 or not text[start - 2].isalnum()):
+        start -= 1
     after = text[end:]
     stripped = after.lstrip(" ")
     if stripped.startswith("%") and len(after) - len(stripped) <= 1:
@@ -104,4 +109,4 @@ def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-__all__ = ["CURRENCY_SIGNS", "MONTHS", "Date", "find_dates", "number_extent"]
+__all__ = ["CURRENCY_SIGNS", "MONTHS", "NUMBER_SIGNS", "Date", "find_dates", "number_extent"]

@@ -27,7 +27,7 @@ from dataclasses import replace
 from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_ID, UNK_SURFACE, Tokenizer
 from anuvad.decoding.boundaries import holds
-from anuvad.inference.dates import CURRENCY_SIGNS
+from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
 from anuvad.inference.symbols import free_run, is_symbol, symbol_runs
@@ -43,6 +43,7 @@ from anuvad.inference.verbatim import (
     to_digits,
 )
 
+_SIGNS = re.compile(f"[{re.escape(NUMBER_SIGNS)}]?[{re.escape(CURRENCY_SIGNS)}]?")
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
 _SPACES = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_MARK = re.compile(r" +(?=[।.!?,])")  # where a mark stood before punctuation
@@ -59,10 +60,15 @@ def before_final_mark(text: str, words: Sequence[str]) -> str:
 def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
     """``span`` as the search can require it: a number whose currency sign the target
     vocabulary cannot spell ("₹80": neither shipped vocabulary has "₹") is required bare
-    ("80") and gets its sign back after the search (:func:`write_signs`); others unchanged."""
-    if span.kind != "number" or span.target[:1] not in CURRENCY_SIGNS or spellable(span.target):
+    ("80") and gets its sign back after the search (:func:`write_signs`), with a plus or minus
+    before it ("-₹80": "80", "-₹"; "−5" where "−" cannot be spelled: "5", "−"); others
+    unchanged."""
+    if span.kind != "number" or spellable(span.target):
         return span
-    return replace(span, target=span.target[1:], sign=span.target[0])
+    prefix = _SIGNS.match(span.target)
+    if prefix is None or not prefix.group():
+        return span
+    return replace(span, target=span.target[prefix.end() :], sign=prefix.group())
 
 
 def write_signs(text: str, spans: Sequence[Span]) -> str:

@@ -81,6 +81,12 @@ MAX_KEEP_CHARS = 200
 
 # Digits, and separators only between digits: a whole number, never the tail of one.
 _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
+# A telephone number written in groups ("+91 98765 43210", "98765 43210", "+44 20 7946 0958"):
+# one span, spaces kept, so that its groups stay together and in order (they came out as
+# "C + 98765 43210 … 91"). Without "+", two to four groups of 10 to 13 digits in all.
+_PHONE = re.compile(
+    r"(?<![\w.,+-])(?:\+\d{1,3}(?:[ -]\d{2,5}){1,4}|\d{3,5}(?: \d{2,5}){1,3})(?![\w.,]?\d)"
+)
 _KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "date": 2, "number": 3}
 
 
@@ -217,6 +223,10 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             found.append(
                 Span("date", d.start, d.end, to_digits(d.target, verbatim.digits), boundary)
             )
+        for m in _PHONE.finditer(text):
+            if m.group()[0] == "+" or 10 <= sum(c.isdigit() for c in m.group()) <= 13:
+                target = to_digits(m.group(), verbatim.digits)
+                found.append(Span("number", m.start(), m.end(), target, Boundary.NUMBER))
         for m in _NUMBER.finditer(text):
             glued = m.start() > 0 and text[m.start() - 1].isalpha()  # SS19, HER2: a code
             boundary = Boundary.CODE if glued else Boundary.NUMBER

@@ -73,8 +73,20 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
                 ("number", "$3,000"),
             ],
         ),
-        ("It fell to -5 degrees in 2024.", [("number", "5"), ("number", "2024")]),
+        # A sign is the number's ("-5 degrees" came back as "5 डिग्री"), not a range's hyphen
+        ("It fell to -5 degrees in 2024.", [("number", "-5"), ("number", "2024")]),
+        (
+            "From −3.5% to +2%, pages 10-15.",
+            [("number", "−3.5%"), ("number", "+2%"), ("number", "10-15")],
+        ),
         ("COVID-19 cases, No.1", [("number", "19"), ("number", "1")]),
+        # A telephone number is one span, its groups in order
+        ("Call +91 98765 43210 now.", [("number", "+91 98765 43210")]),
+        (
+            "Call 98765 43210 or 011-2345-6789.",
+            [("number", "98765 43210"), ("number", "011-2345-6789")],
+        ),
+        ("In 2023 50 people came.", [("number", "2023"), ("number", "50")]),
         (
             "SS19, H1N1 and v1.2",
             [  # numbers of codes
