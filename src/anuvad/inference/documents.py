@@ -119,9 +119,12 @@ def _piece(segment: Segment, start: int, end: int) -> Segment:
     return Segment(first, first + right - left, part[left:right], segment.line)
 
 
-# A list item's marker at the start of a line ("- ", "* ", "• ", "1. ", "2) ", "(a) ", "b) "):
-# layout, kept as written; the item after it is translated.
-_LIST_MARKER = re.compile(r"\s*(?:[-*•◦▪‣·–—]|\(?\d{1,3}[.)]|\(?[A-Za-z][)]|\([A-Za-z]\))\s+(?=\S)")
+# A list item's marker at the start of a line ("- ", "* ", "• ", "1. ", "2) ", "(a) ", "b) "),
+# a Markdown heading's or quotation's ("## ", "> "): layout, kept as written; the item after it
+# is translated ("## Summary" came back as "# #4").
+_LIST_MARKER = re.compile(
+    r"\s*(?:[-*•◦▪‣·–—]|\(?\d{1,3}[.)]|\(?[A-Za-z][)]|\([A-Za-z]\)|#{1,6}|>(?:\s*>)*)\s+(?=\S)"
+)
 
 
 def split_document(
@@ -135,7 +138,7 @@ def split_document(
     """Cut ``text`` into sentences, each with its place in the text.
 
     Every line is split on its own (a newline always ends a sentence); blank lines give no
-    segment; a list marker at the start of a line ("- ", "1. ", "(a) "), symbols before or
+    segment; a list marker at the start of a line ("- ", "1. ", "(a) ", "## "), symbols before or
     after a sentence (emoji: :mod:`anuvad.inference.symbols`) and a sentence in another
     script than ``lang``'s are layout, left out of the segments and kept as written.
     Sentences are in document order and never overlap; the text between two segments (and

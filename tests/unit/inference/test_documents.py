@@ -307,6 +307,13 @@ def test_list_markers_are_layout_and_stay_as_written() -> None:
     assert out == (
         "TO DO:\n- BUY MILK\n  * CALL THE DOCTOR\n• PAY THE RENT\n1. BOOK TICKETS\n(b) REST"
     )
+    # Markdown headings and quotations too ("## Summary" came back as "# #4")
+    markdown = "## Summary\n> > The train is late.\n#hashtag stays."
+    segments = split_document(markdown, "en")
+    assert [s.text for s in segments] == ["Summary", "The train is late.", "#hashtag stays."]
+    assert assemble(markdown, segments, [s.text.upper() for s in segments]) == (
+        "## SUMMARY\n> > THE TRAIN IS LATE.\n#HASHTAG STAYS."
+    )
     numbers = split_document("2024 was a good year. 3.5 million came.", "en")
     assert [s.text for s in numbers] == ["2024 was a good year.", "3.5 million came."]
 
