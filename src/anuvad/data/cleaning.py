@@ -65,6 +65,16 @@ SCRIPTS: dict[str, tuple[tuple[int, int], ...]] = {
 # Languages the Indic NLP library normalizes (the others get Moses punctuation normalisation).
 _INDIC = frozenset({"hi", "mr", "ne", "bn", "gu", "pa", "or", "ta", "te", "kn", "ml", "as", "sa"})
 _SPACES = re.compile(r"\s+")
+# anuvad's own rules for Indic text, after the Indic NLP library's normalizer (patterns valid
+# in Python and JavaScript: the browser runtime applies them too, anuvad.web.indic_rules): a
+# double danda "॥" is a danda (a model that rarely saw "॥" read "सीता बाज़ार गई ॥" as "City
+# III"), and a danda between digits is the "|" it was typed as ("100|200": the library makes
+# every "|" a danda).
+_DIGIT = "[0-9\u0966-\u096f]"
+INDIC_RULES: tuple[tuple[str, str], ...] = (
+    ("\u0965", "\u0964"),
+    (f"(?<={_DIGIT})\u0964(?={_DIGIT})", "|"),
+)
 
 
 class TextNormalizer:
@@ -91,9 +101,12 @@ class TextNormalizer:
             self._normalize = moses.normalize
 
     def __call__(self, text: str) -> str:
-        """The normalised text (idempotent: normalising twice changes nothing more)."""
-        text = unicodedata.normalize("NFC", text)
-        text = self._normalize(text)
+        """The normalised text (idempotent: normalising twice changes nothing more); Indic
+        text then goes through :data:`INDIC_RULES`."""
+        text = self._normalize(unicodedata.normalize("NFC", text))
+        if self.lang in _INDIC:
+            for pattern, replacement in INDIC_RULES:
+                text = re.sub(pattern, replacement, text)
         return _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 

@@ -13,7 +13,8 @@ anuvad uses it) is a fixed sequence of ``str.replace`` calls and one ``re.sub``:
   from the library by *probing*: every Basic Multilingual Plane character the library changes,
   with what it becomes (:func:`char_map`), so no table is written here;
 * two rules that look at a neighbour (:data:`CONTEXT_RULES`): two apostrophes become a double
-  quote, and a colon after a Devanagari character becomes the visarga "ः".
+  quote, and a colon after a Devanagari character becomes the visarga "ः"; then anuvad's own
+  (:data:`anuvad.data.cleaning.INDIC_RULES`: "॥" a danda, a danda between digits "|").
 
 Probing cannot find the context rules, so they are written below, and :func:`check` runs the
 whole description (:func:`apply`, which mirrors ``text.js``'s ``normalizer`` step for step)
@@ -30,7 +31,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from anuvad.data.cleaning import normalizer_for
+from anuvad.data.cleaning import INDIC_RULES, normalizer_for
 
 # Rules with context, applied in order after the character map: the library's
 # ``text.replace("''", '"')`` (after its quote replacements, so "’’" becomes '"' too) and its
@@ -39,8 +40,9 @@ from anuvad.data.cleaning import normalizer_for
 CONTEXT_RULES: tuple[tuple[str, str], ...] = (
     ("''", '"'),
     ("([\u0900-\u097f]):", "$1\u0903"),
+    *INDIC_RULES,  # then anuvad's own (a double danda, a danda between digits)
 )
-_TRIGGERS = ("'", ":")  # the characters a context rule starts or ends on
+_TRIGGERS = ("'", ":", "\u0964", "1")  # the characters a context rule starts or ends on
 _BMP = range(0x10000)
 
 

@@ -41,6 +41,9 @@ def test_hindi_normalizer_unifies_nukta_danda_and_joiners() -> None:
     # क़ as one code point (U+0958) and as क + nukta: one spelling after normalisation.
     assert hi("\u0958िला") == hi("\u0915\u093cिला")
     assert hi("यह घर है|") == "यह घर है।"  # a pipe used as a danda
+    assert hi("सीता बाज़ार गई ॥") == "सीता बाज़ार गई ।"  # a double danda ("City III" before)
+    assert hi("कीमत 100|200 है|") == "कीमत 100|200 है।"  # a pipe between digits stays
+    assert hi("पद ॥१॥") == "पद ।१।"
     assert "\u200d" not in hi("ज़्\u200dयादा") and "\u200c" not in hi("क\u200cष")
     assert hi("  दो   शब्द  ") == "दो शब्द"
 
