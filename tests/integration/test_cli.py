@@ -543,6 +543,7 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
         ("--output", tmp_path / "no" / "out.txt", f"the folder {tmp_path / 'no'} does not exist"),
         ("--output", tmp_path, "is a folder; give a file name"),
         ("--attention", tmp_path / "no" / "a.json", f"the folder {tmp_path / 'no'} does not"),
+        ("--output", tmp_path / "." / "in.txt", "is the --input file: the source would be lost"),
     ]:
         # The model is missing too: the path is named first, before any model is loaded.
         assert main([*base, option, str(path)]) == 2

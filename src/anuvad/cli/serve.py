@@ -45,7 +45,8 @@ def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Pa
         raise CheckpointError(
             f"no {pair} model file ({pair}_*.pt) in {folder}/"
             + (f" (it holds {', '.join(others)})" if others else "")
-            + ": pass one with --model PATH, choose another --pair, or train one (anuvad train "
+            + ": pass a model file with --model PATH or a pair it holds by name (anuvad "
+            "translate --model hien, anuvad serve --pair hien), or train one (anuvad train "
             "--config configs/enhi_d256_L3.yaml) and release it with anuvad export "
             "runs/enhi_d256_L3/model.pt --out data/trained_models/"
         )

@@ -201,6 +201,12 @@ def _blocks(chunk: list[str], number: int, vtt: bool, name: str) -> list[_Cue | 
     if vtt and chunk[0].split(" ")[0].split("\t")[0] in _VTT_KEPT:
         return ["\n".join(chunk)]
     timing = next((i for i, line in enumerate(chunk[:2]) if _TIMING.match(line)), None)
+    if timing is None and len(chunk) > 1 and (chunk[0].strip().isdigit() or "->" in chunk[1]):
+        raise SubtitleError(  # a cue's number or name, then a line that is not a timing
+            f"{name}: line {number + 1}: expected the timing line of the cue "
+            f"{chunk[0].strip()[:40]!r}, like '00:00:01,000 --> 00:00:03,000'; found "
+            f"{chunk[1][:40]!r} (fix its times or its arrow '-->')"
+        )
     if timing is None:
         kind = "a WebVTT cue is an optional name" if vtt else "a SubRip cue is its number"
         raise SubtitleError(

@@ -77,6 +77,12 @@ def test_webvtt_keeps_its_header_notes_and_cue_settings() -> None:
     [
         ("Hello\nworld\n", "notes.srt", "notes.srt: line 1: a SubRip cue is its number"),
         ("WEBVTT\n\nNOTE only a note\n", "empty.vtt", "empty.vtt: no subtitle cue found"),
+        # a cue's number, then a timing with a broken arrow: that line is named, not the number
+        (
+            "1\n00:00:01,000 -> 00:00:02,000\nHello.\n",
+            "bad.srt",
+            r"bad.srt: line 2: expected the timing line of the cue '1'.*found '00:00:01,000 -> ",
+        ),
     ],
 )
 def test_a_file_that_is_not_subtitles_is_refused_naming_the_line(
