@@ -432,7 +432,8 @@ def test_calibrate_then_translate_with_scores(
     model = tmp_path / "model.pt"
     shutil.copy(tiny_enhi_model, model)
     sources = [en for en, _ in EN_HI_PAIRS]
-    outputs = Translator.from_file(model, device="cpu").translate_text(sources)
+    translator = Translator.from_file(model, device="cpu")
+    outputs = [t.text for t in translator.translate(sources, translator.settings(beam_size=2))]
     # Odd lines get the model's own output as reference (good), even lines an unrelated one.
     references = [out if i % 2 else "क ख ग घ" for i, out in enumerate(outputs)]
     (tmp_path / "dev.en").write_text("".join(s + "\n" for s in sources), encoding="utf-8")
@@ -543,7 +544,7 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
         ("--output", tmp_path / "no" / "out.txt", f"the folder {tmp_path / 'no'} does not exist"),
         ("--output", tmp_path, "is a folder; give a file name"),
         ("--attention", tmp_path / "no" / "a.json", f"the folder {tmp_path / 'no'} does not"),
-        ("--output", tmp_path / "." / "in.txt", "is the --input file: the source would be lost"),
+        ("--output", tmp_path / "." / "in.txt", "is the --input file (the source would be lost)"),
     ]:
         # The model is missing too: the path is named first, before any model is loaded.
         assert main([*base, option, str(path)]) == 2

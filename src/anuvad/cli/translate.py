@@ -164,7 +164,9 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         if path and (problem := unwritable(Path(path), replaced)):
             return f"{option} {path}: {problem}"
         if path and args.input and Path(path).resolve() == Path(args.input).resolve():
-            return f"{option} {path}: is the --input file: the source would be lost; write elsewhere"
+            return (
+                f"{option} {path}: is the --input file (the source would be lost); write elsewhere"
+            )
     return None
 
 

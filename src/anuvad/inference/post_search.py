@@ -349,10 +349,12 @@ def without_unknown(text: str) -> str:
     """``text`` without SentencePiece's unknown mark "⁇" (:data:`UNK_SURFACE`), which
     nothing the search writes should leave for a reader: what it stood for the repairs have
     put back (a currency sign before its number: "Pay ₹500 now." came out " ⁇  ₹500 अब तक।")
-    or cannot (a character no vocabulary spells)."""
+    or cannot (a character no vocabulary spells). An output of nothing but marks stays as it
+    is: an empty one would hide that the sentence was not translated."""
     if UNK_SURFACE not in text:
         return text
-    return _UNKNOWN.sub(lambda m: "" if m.group(1) else " ", text).strip()
+    cleaned = _UNKNOWN.sub(lambda m: "" if m.group(1) else " ", text).strip()
+    return cleaned if any(c.isalnum() for c in cleaned) else text
 
 
 def _drop_unknown(results: Sequence[Translation]) -> None:

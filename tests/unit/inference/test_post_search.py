@@ -27,6 +27,7 @@ from anuvad.inference.translation import Candidate
         ("यह ⁇।", "यह।"),
         ("a ⁇, b", "a, b"),
         ("कोई निशान नहीं", "कोई निशान नहीं"),
+        (" ⁇  ⁇ ।", " ⁇  ⁇ ।"),  # nothing else: not made empty, the failure stays visible
     ],
 )
 def test_no_unknown_mark_is_left(text: str, expected: str) -> None:
