@@ -234,6 +234,46 @@ def test_errors_are_libretranslate_s(
     assert (response.status_code, response.json()) == (status, {"error": error})
 
 
+def test_libretranslate_clients_read_as_libretranslate_reads(client: TestClient) -> None:
+    """A repeated form field q is a list (only the last was translated), ``alternatives`` a
+    numeric string, a null format the default; the advertised charLimit is what one text may
+    hold (a text over the old 50,000 was refused at 20,000)."""
+    base = {"source": "en", "target": "hi"}
+    one = client.post("/libretranslate/translate", json={**base, "q": ENGLISH}).json()
+    two = client.post("/libretranslate/translate", data={**base, "q": [ENGLISH, "Two."]})
+    assert two.json()["translatedText"][0] == one["translatedText"]
+    assert len(two.json()["translatedText"]) == 2
+    counted = {**base, "q": ENGLISH, "alternatives": "2", "format": None}
+    assert client.post("/libretranslate/translate", json=counted).json() == (
+        client.post("/libretranslate/translate", json={**counted, "alternatives": 2}).json()
+    )
+    limit = client.get("/libretranslate/frontend/settings").json()["charLimit"]
+    refused = client.post("/libretranslate/translate", json={**base, "q": "a" * (limit + 1)})
+    assert refused.status_code == 400
+
+
+def test_auto_refuses_a_language_no_served_model_reads() -> None:
+    """Hindi to English on a server of English->Hindi alone came back untranslated, 200,
+    "detected" as English."""
+    from anuvad.server.libretranslate import LibreTranslateError, route_texts
+
+    class _Info:
+        src_lang, tgt_lang = "en", "hi"
+
+    class _Model:
+        info, id = _Info(), "enhi"
+
+    class _State:
+        models = {"enhi": _Model()}
+        default = _Model()
+
+    state: Any = _State()
+    with pytest.raises(LibreTranslateError, match=r"q is not written in a language this server"):
+        route_texts(state, [HINDI], "auto", "en", html=False)
+    routed = route_texts(state, [ENGLISH], "auto", "en", html=False)  # English to English
+    assert routed.groups == {} and routed.sources == ["en"]
+
+
 def test_detect_languages_and_settings(client: TestClient) -> None:
     assert client.post("/libretranslate/detect", data={"q": HINDI}).json() == [
         {"confidence": 100.0, "language": "hi"},
@@ -252,7 +292,7 @@ def test_detect_languages_and_settings(client: TestClient) -> None:
         "source": {"code": "auto", "name": "Auto Detect"},
         "target": {"code": "hi", "name": "Hindi"},
     }
-    assert settings["keyRequired"] is False and settings["charLimit"] == 50_000
+    assert settings["keyRequired"] is False and settings["charLimit"] == 20_000
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/libretranslate/translate", "/libretranslate/detect"} <= set(paths)
 

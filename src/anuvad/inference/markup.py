@@ -231,7 +231,9 @@ def _block(pieces: list[Piece], group: list[int]) -> Block | None:
 
 
 def translate_html(
-    document: str, translate: Callable[[Sequence[str]], Sequence[str | UnitTranslation]]
+    document: str,
+    translate: Callable[[Sequence[str]], Sequence[str | UnitTranslation]],
+    lang: str | None = None,
 ) -> str:
     """``document`` with every unit's text replaced by its translation.
 
@@ -241,6 +243,8 @@ def translate_html(
             their translations out, in order; called once with every unit of the document. A
             unit with inline elements is placed by its translation's sentences and alignments
             when given (:class:`UnitTranslation`), else as one sentence in word order.
+        lang: the translation's language, which the root element's ``lang`` and ``xml:lang``
+            then declare where it has them (:func:`with_language`).
 
     Returns:
         The document with its markup as it was (a unit's inline tags placed among the
@@ -268,7 +272,23 @@ def translate_html(
         for index in range(unit.first, unit.last + 1):
             out[index] = ""
         out[unit.first] = render(unit.block, moved)
-    return "".join(out)
+    translated_document = "".join(out)
+    return with_language(translated_document, lang) if lang else translated_document
+
+
+_ROOT = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
+_LANG = re.compile(r"(\s(?:xml:)?lang\s*=\s*)([\"'])[^\"'<>]*\2", re.IGNORECASE)
+
+
+def with_language(document: str, lang: str) -> str:
+    """``document`` with its root ``<html>`` element's ``lang`` and ``xml:lang`` attributes
+    saying ``lang`` (a page translated into Hindi kept ``<html lang="en">``, which screen
+    readers, fonts and search engines read); a document without them as it was."""
+    root = _ROOT.search(document)
+    if root is None:
+        return document
+    tag = _LANG.sub(lambda m: f"{m.group(1)}{m.group(2)}{lang}{m.group(2)}", root.group())
+    return document[: root.start()] + tag + document[root.end() :]
 
 
 def unit_translations(
@@ -366,4 +386,5 @@ __all__ = [
     "split_html",
     "translate_html",
     "unit_translations",
+    "with_language",
 ]

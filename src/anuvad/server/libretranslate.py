@@ -60,11 +60,16 @@ def check_key(state: ServerState, request: Request, key: str | None) -> None:
 
 
 def check_languages(
-    state: ServerState, texts: list[str], sources: list[str], checked: list[int] | None = None
+    state: ServerState,
+    texts: list[str],
+    sources: list[str],
+    checked: list[int] | None = None,
+    given: str | None = None,
 ) -> None:
     """Refuse a text mostly in another script than its source language, in LibreTranslate's
     terms (``source``; anuvad's own message names its ``model`` field, which LibreTranslate
-    clients do not have); only the texts ``checked`` (None: all) are checked.
+    clients do not have); only the texts ``checked`` (None: all) are checked; ``given``: the
+    request's own source when it differs from the texts' (``auto``).
 
     Raises:
         LibreTranslateError: 400 naming the text, the language found and the source to send.
@@ -81,7 +86,8 @@ def check_languages(
             served = ", ".join(language_name(m.info.src_lang) for m in state.models.values())
             problem = f"{which} is not written in a language this server translates from"
             fix = f"it translates from {served}"
-        raise LibreTranslateError(400, f"Invalid request: {problem} (source {source!r}); {fix}")
+        asked = f"source {source!r}" if given in (None, source) else f"source {given!r}"
+        raise LibreTranslateError(400, f"Invalid request: {problem} ({asked}); {fix}")
 
 
 # ------------------------------------------------------------------------------ answers
@@ -181,12 +187,17 @@ def route_texts(
     else:
         sources = [source] * len(texts)
     groups: dict[str, list[int]] = {}
+    unchanged: list[int] = []  # told to be in the target language already: must be so
     for i, language in enumerate(sources):
         if is_blank(texts[i]) or language == target:  # comes back as it was
             check_served(state, language, target)
+            unchanged += [] if is_blank(texts[i]) or source != AUTO else [i]
         else:
             groups.setdefault(pick_model(state, language, target), []).append(i)
-    check_languages(state, readable, sources, sorted(i for g in groups.values() for i in g))
+    # A Hindi text to English on a server of English->Hindi alone was "detected" as English
+    # and came back untranslated with a 200; it is refused, naming what the server reads.
+    checked = sorted([*unchanged, *(i for g in groups.values() for i in g)])
+    check_languages(state, readable, sources, checked, source)
     return Routed(sources, found, groups)
 
 

@@ -155,11 +155,26 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
             body = None
         if not isinstance(body, dict):
             raise LibreTranslateError(400, "Invalid JSON format")
-        fields.update(body)
+        fields.update(_as_libretranslate_reads(body))
     elif declared in ("application/x-www-form-urlencoded", "multipart/form-data"):
         form: FormData = await request.form()
-        fields.update({k: v for k, v in form.items() if isinstance(v, str)})
+        for name in form:
+            values = [v for v in form.getlist(name) if isinstance(v, str)]
+            if values:  # a repeated q ("q=A&q=B") is a list: only B was translated
+                fields[name] = values if name == "q" and len(values) > 1 else values[-1]
     return body_of(kind, fields, strict)
+
+
+def _as_libretranslate_reads(body: dict[str, Any]) -> dict[str, Any]:
+    """A JSON body's fields as LibreTranslate itself reads them: ``alternatives`` through
+    ``int()`` (``"3"`` is 3) and a ``null`` format as the default."""
+    fields = dict(body)
+    if "format" in fields and fields["format"] is None:
+        del fields["format"]  # was refused as "None format is not supported"
+    count = fields.get("alternatives")
+    if isinstance(count, str) and count.strip().isdigit():
+        fields["alternatives"] = int(count)
+    return fields
 
 
 def body_of(kind: type[Body], fields: dict[str, Any], strict: bool = False) -> Body:

@@ -173,7 +173,7 @@ class RequestPlan:
                 outs.append(document_out(document, self.terms, self.tokenizer, alignments))
                 continue
             placed = [self._placed(unit, document) for unit, document in mine]
-            out = translate_html(text, _given(placed))
+            out = translate_html(text, _given(placed), self.model.info.tgt_lang)
             sentences = [
                 self.sentence(index, result)
                 for unit, document in mine

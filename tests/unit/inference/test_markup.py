@@ -296,3 +296,21 @@ def test_text_full_of_unclosed_tags_is_read_in_one_pass() -> None:
     # reaches past a "<"; reading on to the end once per tag took 6 s for 96 kB of these)
     tags = "<p title='>'" * 8000
     assert [p.raw for p in split_html(tags)] == ["<p title='>", "'"] * 8000
+
+
+def test_a_translated_page_declares_the_translation_s_language() -> None:
+    """A page translated into Hindi kept ``<html lang="en">``; a fragment has no root to
+    change, and a page that declares no language is left so."""
+    from anuvad.inference.markup import translate_html, with_language
+
+    page = '<!DOCTYPE html>\n<html lang="en" xml:lang=\'en\'><body><p>Hello.</p></body></html>'
+    out = translate_html(page, lambda texts: ["नमस्ते।" for _ in texts], "hi")
+    assert out == (
+        '<!DOCTYPE html>\n<html lang="hi" xml:lang=\'hi\'><body><p>नमस्ते।</p></body></html>'
+    )
+    assert translate_html(page, lambda texts: ["नमस्ते।" for _ in texts]).startswith(
+        '<!DOCTYPE html>\n<html lang="en"'
+    )  # no language given: the markup as it was
+    assert with_language("<p lang='en'>Hello.</p>", "hi") == "<p lang='en'>Hello.</p>"
+    assert with_language("<HTML><p>x</p></HTML>", "hi") == "<HTML><p>x</p></HTML>"
+    assert with_language('<html class="a" LANG="en-GB">', "hi") == '<html class="a" LANG="hi">'

@@ -46,7 +46,7 @@ from anuvad.server.libretranslate_files import (
     read_form,
     read_upload,
 )
-from anuvad.server.limits import MAX_REQUEST_CHARS
+from anuvad.server.limits import MAX_TEXT_CHARS
 from anuvad.server.planning import plan_request
 from anuvad.server.state import ServerState, State
 
@@ -275,7 +275,7 @@ async def frontend_settings(state: State) -> dict[str, Any]:
     source = next((lang for lang in served if lang.targets), served[0])
     target = source.targets[0] if source.targets else source.code
     return {
-        "charLimit": MAX_REQUEST_CHARS,
+        "charLimit": MAX_TEXT_CHARS,  # what one text may hold (a list: more in all)
         "frontendTimeout": 500,
         "apiKeys": state.limits.api_key_required,
         "keyRequired": state.limits.api_key_required,
