@@ -257,17 +257,10 @@ def test_auto_refuses_a_language_no_served_model_reads() -> None:
     "detected" as English."""
     from anuvad.server.libretranslate import LibreTranslateError, route_texts
 
-    class _Info:
-        src_lang, tgt_lang = "en", "hi"
+    from types import SimpleNamespace
 
-    class _Model:
-        info, id = _Info(), "enhi"
-
-    class _State:
-        models = {"enhi": _Model()}
-        default = _Model()
-
-    state: Any = _State()
+    model = SimpleNamespace(info=SimpleNamespace(src_lang="en", tgt_lang="hi"), id="enhi")
+    state: Any = SimpleNamespace(models={"enhi": model}, default=model)
     with pytest.raises(LibreTranslateError, match=r"q is not written in a language this server"):
         route_texts(state, [HINDI], "auto", "en", html=False)
     routed = route_texts(state, [ENGLISH], "auto", "en", html=False)  # English to English
