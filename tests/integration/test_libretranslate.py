@@ -255,9 +255,9 @@ def test_libretranslate_clients_read_as_libretranslate_reads(client: TestClient)
 def test_auto_refuses_a_language_no_served_model_reads() -> None:
     """Hindi to English on a server of English->Hindi alone came back untranslated, 200,
     "detected" as English."""
-    from anuvad.server.libretranslate import LibreTranslateError, route_texts
-
     from types import SimpleNamespace
+
+    from anuvad.server.libretranslate import LibreTranslateError, route_texts
 
     model = SimpleNamespace(info=SimpleNamespace(src_lang="en", tgt_lang="hi"), id="enhi")
     state: Any = SimpleNamespace(models={"enhi": model}, default=model)
