@@ -303,10 +303,10 @@ def test_a_translated_page_declares_the_translation_s_language() -> None:
     change, and a page that declares no language is left so."""
     from anuvad.inference.markup import translate_html, with_language
 
-    page = '<!DOCTYPE html>\n<html lang="en" xml:lang=\'en\'><body><p>Hello.</p></body></html>'
+    page = "<!DOCTYPE html>\n<html lang=\"en\" xml:lang='en'><body><p>Hello.</p></body></html>"
     out = translate_html(page, lambda texts: ["नमस्ते।" for _ in texts], "hi")
     assert out == (
-        '<!DOCTYPE html>\n<html lang="hi" xml:lang=\'hi\'><body><p>नमस्ते।</p></body></html>'
+        "<!DOCTYPE html>\n<html lang=\"hi\" xml:lang='hi'><body><p>नमस्ते।</p></body></html>"
     )
     assert translate_html(page, lambda texts: ["नमस्ते।" for _ in texts]).startswith(
         '<!DOCTYPE html>\n<html lang="en"'
