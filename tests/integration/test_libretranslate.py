@@ -257,7 +257,8 @@ def test_auto_refuses_a_language_no_served_model_reads() -> None:
     "detected" as English."""
     from types import SimpleNamespace
 
-    from anuvad.server.libretranslate import LibreTranslateError, route_texts
+    from anuvad.server.libretranslate import route_texts
+    from anuvad.server.libretranslate_bodies import LibreTranslateError
 
     model = SimpleNamespace(info=SimpleNamespace(src_lang="en", tgt_lang="hi"), id="enhi")
     state: Any = SimpleNamespace(models={"enhi": model}, default=model)
