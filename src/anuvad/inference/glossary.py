@@ -10,10 +10,12 @@ the torch engine's search guarantees it (:mod:`anuvad.decoding.terms`).
 * letters are compared without regard to case ("Supreme Court" matches "supreme court");
 * a term matches whole words only: the characters around it are not letters or digits
   ("art" does not match "party");
-* each word of the term may also appear inflected, by adding ``s``, ``es``, ``'s``/``’s``,
-  ``ed``, ``d`` (after a final ``e``), ``ing`` (also replacing a final ``e``), or replacing a
-  final ``y`` by ``ies`` / ``ied`` ("court" matches "courts", "policy" matches "policies",
-  "vaccinate" matches "vaccinated" and "vaccinating");
+* each word of the term may also appear as a noun inflects, by adding ``s``, ``es``,
+  ``'s``/``’s``, or replacing a final ``y`` by ``ies`` ("court" matches "courts" and "court's",
+  "policy" matches "policies"); not by ``ed`` or ``ing``, which as often make another word
+  ("train" → "रेलगाड़ी" turned "The training starts now." into "रेलगाड़ी अब शुरू हो गई है।" and
+  "He was trained well." into "… रेलगाड़ी चलाई गई।"): a verb's forms are entries of their own
+  ("vaccinated", "vaccinating");
 * the words of a term may be separated by any run of spaces or hyphens;
 * where matches overlap, the longest wins (then the earlier), and each source word belongs to
   one match: "Supreme Court" wins over "court" in "the Supreme Court ruled".
@@ -54,11 +56,9 @@ class GlossaryEntry:
 
 def _inflected(word: str) -> str:
     """A regex for ``word`` and its inflections (see the module docstring)."""
-    forms = {word, word + "s", word + "es", word + "'s", word + "’s", word + "ed", word + "ing"}
-    if word.endswith("e"):
-        forms |= {word + "d", word[:-1] + "ing"}
+    forms = {word, word + "s", word + "es", word + "'s", word + "’s"}
     if word.endswith("y") and len(word) > 1:
-        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+        forms.add(word[:-1] + "ies")
     return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + ")"
 
 
