@@ -7,7 +7,8 @@ text does not end a sentence is translated together with the cues that follow un
 cut at spaces, so each cue keeps a part of its length on screen for its time. A cue's text that
 took two lines is written on two, cut at the space nearest its middle; a dialogue cue (each
 line begun by a dash, "- Hi." / "- Hello.", or by a WebVTT voice ``<v Anna>``) has each line
-translated alone, in its place. Cues more than two seconds apart are never joined. Tags that
+translated alone, in its place. Cues more than two seconds apart are never joined, nor a cue
+that is only a sound in brackets ("[LAUGHS]") with another. Tags that
 wrap a whole cue or each of its lines (``<i>...</i>``, a voice) are kept around the
 translation; tags inside a line are dropped (their words are translated); WebVTT's character
 escapes (``&amp;``) are read and written as such. WebVTT's header, notes, styles and regions
@@ -31,6 +32,10 @@ _TAG = re.compile(r"<[^>]*>")
 _EDGE_TAGS = re.compile(r"^((?:<[^/>][^>]*>)*)(.*?)((?:</[^>]*>)*)$", re.DOTALL)
 _DIALOGUE = re.compile(r"^\s*(?:[-–—]\s*(?=\D)|<v[\s.])")
 _ENDS = re.compile(r"""(?:[.!?।॥…]["'”’)\]]*|[♪:])$""")
+# A cue that is only a sound or a note in brackets ("[LAUGHS]", "(music)"): joined with the
+# next cue's sentence, "[LAUGHS]" / "RAVI: Where is the train?" came out with a politician's
+# name; it is translated alone and no sentence runs into or out of it.
+_BRACKETED = re.compile(r"^\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")
 _VTT_KEPT = ("WEBVTT", "NOTE", "STYLE", "REGION")
 MAX_JOINED = 3  # cues translated together, at most
 MAX_GAP_S = 2.0  # cues further apart are never joined
@@ -104,6 +109,8 @@ class Subtitles:
                 and len(self._groups) - 1 not in self._lines
                 and len(last) < MAX_JOINED
                 and not _ENDS.search(last[-1].text)
+                and not _BRACKETED.match(last[-1].text)
+                and not _BRACKETED.match(cue.text)
                 and 0 <= cue.begin - last[-1].end <= MAX_GAP_S
             ):
                 last.append(cue)

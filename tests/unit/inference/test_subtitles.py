@@ -154,3 +154,16 @@ def test_italics_per_line_voices_and_far_apart_cues() -> None:
     voices = read_subtitles(vtt, "v.vtt")
     assert voices.texts() == ["Hello.", "Hi there."]
     assert voices.translated(["नमस्ते।", "हाय।"]).endswith("<v Anna>नमस्ते।\n<v Bob>हाय।\n")
+
+
+def test_a_sound_in_brackets_is_a_cue_of_its_own() -> None:
+    """"[LAUGHS]" / "RAVI: Where is the train?" was one sentence, translated with a name the
+    source lacks; a cue that is only a bracketed sound neither joins nor is joined."""
+    srt = (
+        "1\n00:00:01,000 --> 00:00:02,000\nWe waited\n\n"
+        "2\n00:00:02,100 --> 00:00:03,000\n[LAUGHS]\n\n"
+        "3\n00:00:03,100 --> 00:00:04,000\nRAVI: Where is the train?\n\n"
+        "4\n00:00:04,100 --> 00:00:05,000\n(music)\n"
+    )
+    subs = read_subtitles(srt, "film.srt")
+    assert subs.texts() == ["We waited", "[LAUGHS]", "RAVI: Where is the train?", "(music)"]
