@@ -157,7 +157,7 @@ def test_italics_per_line_voices_and_far_apart_cues() -> None:
 
 
 def test_a_sound_in_brackets_is_a_cue_of_its_own() -> None:
-    """"[LAUGHS]" / "RAVI: Where is the train?" was one sentence, translated with a name the
+    """ "[LAUGHS]" / "RAVI: Where is the train?" was one sentence, translated with a name the
     source lacks; a cue that is only a bracketed sound neither joins nor is joined."""
     srt = (
         "1\n00:00:01,000 --> 00:00:02,000\nWe waited\n\n"
