@@ -6,8 +6,9 @@ A glossary phrase is in an output only as a whole word: "भारतीय र�
 
 * ``WORD`` (glossary terms, kept names): a piece that starts a new word (SentencePiece's "▁"),
   punctuation, or EOS; a letter, mark or digit glued on (``रेल`` + ``मार्ग``) is not.
-* ``NUMBER``: anything but a digit, or a separator followed by a digit (``250`` + ``0``,
-  ``3`` + ``.5``); a letter may follow (Hindi writes ordinals as ``12वीं``). A bare ``.``, ``,``
+* ``NUMBER``: anything but a digit, a combining mark (``2`` + ``ंड``), or a separator followed
+  by a digit (``250`` + ``0``, ``3`` + ``.5``); a letter may follow (Hindi writes ordinals as
+  ``12वीं``). A bare ``.``, ``,``
   or ``:`` passes: the piece after it still may not be a digit.
 * ``CODE``: a number inside a name or code of the source (``SS19``, ``HER2``, ``G20``): as
   ``NUMBER`` on the right, and it may follow a letter (``जी20``).
@@ -65,6 +66,12 @@ def is_digit(char: str) -> bool:
     return unicodedata.category(char) == "Nd"
 
 
+def is_mark(char: str) -> bool:
+    """A combining mark (a Devanagari vowel sign, anusvara or virama): it belongs to the letter
+    before it, so never follows a number ("2nd floor" came out "2ंड")."""
+    return unicodedata.category(char).startswith("M")
+
+
 def glues(piece: str, boundary: Boundary) -> bool:
     """Whether ``piece``, right after a phrase, would continue it rather than follow it.
 
@@ -77,8 +84,10 @@ def glues(piece: str, boundary: Boundary) -> bool:
     if boundary is Boundary.WORD:
         return is_word_char(piece[0])
     if boundary in (Boundary.NUMBER, Boundary.CODE):
-        return is_digit(piece[0]) or (
-            piece[0] in SEPARATORS and len(piece) > 1 and is_digit(piece[1])
+        return (
+            is_digit(piece[0])
+            or is_mark(piece[0])
+            or (piece[0] in SEPARATORS and len(piece) > 1 and is_digit(piece[1]))
         )
     return not passes(piece, boundary)  # LINK: only closing punctuation may touch it
 
@@ -228,7 +237,7 @@ def _clear_right(after: str, boundary: Boundary) -> bool:
     if not after:
         return True
     if boundary in (Boundary.NUMBER, Boundary.CODE):
-        if is_digit(after[0]):
+        if is_digit(after[0]) or is_mark(after[0]):
             return False
         return not (after[0] in SEPARATORS and len(after) > 1 and is_digit(after[1]))
     if boundary is Boundary.LINK:

@@ -24,6 +24,7 @@ WORD, NUMBER, LINK = Boundary.WORD, Boundary.NUMBER, Boundary.LINK
         (".5", NUMBER, True),
         (".", NUMBER, False),  # a full stop after a number (passes: see below)
         ("वीं", NUMBER, False),  # 12वीं: Hindi ordinals are written on
+        ("ंड", NUMBER, True),  # a combining mark belongs to a letter: "2nd" came out "2ंड"
         ("▁5", NUMBER, False),
         ("com", LINK, True),
         ("/", LINK, True),
@@ -72,6 +73,7 @@ def test_the_table_classifies_every_piece_and_leaves_special_ids_alone() -> None
         ("कुल 250.", "250", NUMBER, True),
         ("3.5 किलो", "3", NUMBER, False),
         ("12वीं रिपोर्ट", "12", NUMBER, True),
+        ("2ंड मंजिल", "2", NUMBER, False),
         ("₹80 प्रति किलो", "80", NUMBER, True),
         ("(250)", "250", NUMBER, True),
         ("जी20 बैठक", "20", NUMBER, False),
