@@ -208,6 +208,8 @@ def test_html_keeps_its_markup(client: TestClient) -> None:
          "pdf format is not supported"),
         ({"q": "x", "source": "en", "target": "hi", "alternatives": "many"}, 400,
          "Invalid request: alternatives must be a whole number >= 0"),
+        ({"q": "x", "source": "en", "target": "hi", "format": None}, 400,
+         "Invalid request: format is null; leave it out or give a value"),
         ({"q": [1], "source": "en", "target": "hi"}, 400,
          "Invalid request: q must be a string or a list of strings"),
         # In LibreTranslate's terms: anuvad's own message names its `model` field (issue 40).
@@ -236,14 +238,14 @@ def test_errors_are_libretranslate_s(
 
 def test_libretranslate_clients_read_as_libretranslate_reads(client: TestClient) -> None:
     """A repeated form field q is a list (only the last was translated), ``alternatives`` a
-    numeric string, a null format the default; the advertised charLimit is what one text may
-    hold (a text over the old 50,000 was refused at 20,000)."""
+    numeric string (LibreTranslate reads it with int()); the advertised charLimit is what one
+    text may hold (a text over the old 50,000 was refused at 20,000)."""
     base = {"source": "en", "target": "hi"}
     one = client.post("/libretranslate/translate", json={**base, "q": ENGLISH}).json()
     two = client.post("/libretranslate/translate", data={**base, "q": [ENGLISH, "Two."]})
     assert two.json()["translatedText"][0] == one["translatedText"]
     assert len(two.json()["translatedText"]) == 2
-    counted = {**base, "q": ENGLISH, "alternatives": "2", "format": None}
+    counted = {**base, "q": ENGLISH, "alternatives": "2"}
     assert client.post("/libretranslate/translate", json=counted).json() == (
         client.post("/libretranslate/translate", json={**counted, "alternatives": 2}).json()
     )

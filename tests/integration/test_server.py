@@ -1130,12 +1130,14 @@ def test_an_html_document_comes_back_with_its_markup_untouched(
     assert response.status_code == 200, response.text
     out, other = response.json()["translations"]
     assert out["source"] == HTML
-    # The markup is the source's, piece for piece; the text runs are translated.
+    # The markup is the source's, piece for piece (the root declaring the translation's
+    # language); the text runs are translated.
     source_pieces, out_pieces = split_html(HTML), split_html(out["text"])
     markup = [p.raw for p in source_pieces if not p.translate]
     assert [p.raw for p in out_pieces if not p.translate and p.raw.startswith("<")] == [
-        m for m in markup if m.startswith("<")
+        m.replace('<html lang="en">', '<html lang="hi">') for m in markup if m.startswith("<")
     ]
+    assert '<html lang="en">' in HTML
     assert "<code>Open the window.</code>" in out["text"]  # code is kept as written
     assert 'alt="The sky"' in out["text"]
     translated = [t["text"] for t in plain.json()["translations"]]

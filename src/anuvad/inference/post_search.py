@@ -43,6 +43,7 @@ from anuvad.inference.verbatim import (
     to_digits,
 )
 
+_MARK_BEFORE = re.compile(rf"{UNK_SURFACE}\s*$")  # the model's unknown mark for a sign
 _SIGNS = re.compile(f"[{re.escape(NUMBER_SIGNS)}]?[{re.escape(CURRENCY_SIGNS)}]?")
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
 _SPACES = re.compile(r"[ \t]{2,}")
@@ -73,14 +74,17 @@ def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
 
 def write_signs(text: str, spans: Sequence[Span]) -> str:
     """``text`` with each signed span's sign put back before the first bare occurrence of its
-    number (:func:`unsigned`)."""
+    number (:func:`unsigned`), in the place of the unknown mark the model wrote for it right
+    before the number ("Pay ₹500 now." came out " ⁇  ₹500 अब तक।", now "₹500 अब तक।")."""
     for span in spans:
         if not span.sign or span.written in text:
             continue
         for match in re.finditer(re.escape(span.target), text):
             window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
             if holds(window, span.target, span.boundary):
-                text = text[: match.start()] + span.sign + text[match.start() :]
+                head = _MARK_BEFORE.sub("", text[: match.start()])
+                head = head.rstrip() + " " if head.strip() else ""
+                text = head + span.sign + text[match.start() :]
                 break
     return text
 
@@ -341,34 +345,6 @@ def write_symbols(
         )
 
 
-# An unknown mark with the spaces around it; what follows it, when that is punctuation.
-_UNKNOWN = re.compile(rf"\s*(?:{UNK_SURFACE}\s*)+(?=([।.!?,;:)]?))")
-
-
-def without_unknown(text: str) -> str:
-    """``text`` without SentencePiece's unknown mark "⁇" (:data:`UNK_SURFACE`), which
-    nothing the search writes should leave for a reader: what it stood for the repairs have
-    put back (a currency sign before its number: "Pay ₹500 now." came out " ⁇  ₹500 अब तक।")
-    or cannot (a character no vocabulary spells). An output of nothing but marks stays as it
-    is: an empty one would hide that the sentence was not translated."""
-    if UNK_SURFACE not in text:
-        return text
-    cleaned = _UNKNOWN.sub(lambda m: "" if m.group(1) else " ", text).strip()
-    return cleaned if any(c.isalnum() for c in cleaned) else text
-
-
-def _drop_unknown(results: Sequence[Translation]) -> None:
-    """:func:`without_unknown` on each result's text and candidates, in place; the word scores
-    point at their words again (an unknown mark's own word points nowhere)."""
-    for result in results:
-        for candidate in result.nbest:
-            if UNK_SURFACE in candidate.text:
-                candidate.text = without_unknown(candidate.text)
-                if candidate.quality is not None:
-                    _relocate_words(candidate.quality.words, candidate.text)
-        result.text = result.nbest[0].text if result.nbest else without_unknown(result.text)
-
-
 def finish(
     results: Sequence[Translation],
     verbatim: Verbatim | Sequence[Verbatim | None] | None,
@@ -379,17 +355,15 @@ def finish(
     """What both engines do last to a call's results, in place: the chosen digits
     (:func:`write_digits`; into a language written in Devanagari only: an English translation
     keeps Latin digits), the symbols the target vocabulary cannot spell (with ``spellable``:
-    :func:`write_symbols`), no unknown mark left (:func:`without_unknown`), n-best lists of
-    distinct texts after the repairs, and the length check
-    (:func:`anuvad.inference.length_check.flag_short`)."""
+    :func:`write_symbols`), n-best lists of distinct texts after the repairs, and the length
+    check (:func:`anuvad.inference.length_check.flag_short`)."""
     if verbatim is not None:
         if SCRIPTS.get(tgt_lang) is SCRIPTS["hi"]:  # Devanagari digits in Devanagari text only
             write_digits(results, verbatim)
         if spellable is not None:
             write_symbols(results, verbatim, spellable, (src_lang, tgt_lang))
-    _drop_unknown(results)
-    for result in results:
-        result.nbest = distinct(result.nbest, len(result.nbest))
+        for result in results:
+            result.nbest = distinct(result.nbest, len(result.nbest))
     flag_short(results, src_lang, tgt_lang)
 
 
@@ -403,7 +377,6 @@ __all__ = [
     "report_unrequired",
     "signed",
     "unsigned",
-    "without_unknown",
     "write_digits",
     "write_signs",
     "write_symbols",

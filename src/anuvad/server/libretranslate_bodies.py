@@ -5,14 +5,23 @@ string is read into them, refused in LibreTranslate's words (``{"error": ...}``,
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
+from annotated_types import Interval
 from fastapi import Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+)
 from starlette.datastructures import FormData
 
 from anuvad.server.limits import MAX_REQUEST_CHARS, MAX_TEXT_CHARS
-from anuvad.server.schemas import WholeNumber, check_text, check_texts, text_schema, texts_schema
+from anuvad.server.schemas import check_text, check_texts, text_schema, texts_schema
 
 
 class LibreTranslateError(Exception):
@@ -38,6 +47,31 @@ class LtBody(BaseModel):
     api_key: str | None = Field(None, description="an API key, when the server asks for one")
 
 
+def _count(value: Any) -> Any:
+    """LibreTranslate reads ``alternatives`` through ``int()``: "3" is 3."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+LtCount = Annotated[
+    int,
+    BeforeValidator(_count),
+    Interval(ge=0),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^\\s*[0-9]+\\s*$"},
+            ],
+            "default": 0,
+        }
+    ),
+]
+
+
 class LtTranslateBody(LtBody):
     """``POST /libretranslate/translate`` (JSON, or the same fields as a form)."""
 
@@ -60,7 +94,9 @@ class LtTranslateBody(LtBody):
     format: Literal["text", "html", ""] = Field(
         "text", description="'text' (also when empty) or 'html'"
     )
-    alternatives: WholeNumber = Field(0, ge=0, description="other translations to return per text")
+    alternatives: LtCount = Field(
+        0, description="other translations to return per text (a number, or its digits)"
+    )
 
     @field_validator("q")
     @classmethod
@@ -155,7 +191,7 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
             body = None
         if not isinstance(body, dict):
             raise LibreTranslateError(400, "Invalid JSON format")
-        fields.update(_as_libretranslate_reads(body))
+        fields.update(body)
     elif declared in ("application/x-www-form-urlencoded", "multipart/form-data"):
         form: FormData = await request.form()
         for name in form:
@@ -163,18 +199,6 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
             if values:  # a repeated q ("q=A&q=B") is a list: only B was translated
                 fields[name] = values if name == "q" and len(values) > 1 else values[-1]
     return body_of(kind, fields, strict)
-
-
-def _as_libretranslate_reads(body: dict[str, Any]) -> dict[str, Any]:
-    """A JSON body's fields as LibreTranslate itself reads them: ``alternatives`` through
-    ``int()`` (``"3"`` is 3) and a ``null`` format as the default."""
-    fields = dict(body)
-    if "format" in fields and fields["format"] is None:
-        del fields["format"]  # was refused as "None format is not supported"
-    count = fields.get("alternatives")
-    if isinstance(count, str) and count.strip().isdigit():
-        fields["alternatives"] = int(count)
-    return fields
 
 
 def body_of(kind: type[Body], fields: dict[str, Any], strict: bool = False) -> Body:
@@ -198,6 +222,8 @@ def refusal(kind: type[LtBody], exc: ValidationError, fields: dict[str, Any]) ->
     where it has them, else ``Invalid request: field: what is wrong``."""
     first = exc.errors()[0]
     name = str(first["loc"][0]) if first["loc"] else ""
+    if name in fields and fields[name] is None:  # was "None format is not supported"
+        return f"Invalid request: {name} is null; leave it out or give a value"
     if first["type"] != "value_error" and name in kind.wrong:
         return kind.wrong[name].format(value=fields.get(name))
     return f"Invalid request: {name}: {first['msg'].removeprefix('Value error, ')}"

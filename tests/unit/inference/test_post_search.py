@@ -1,5 +1,6 @@
-"""What every result gets last: no unknown mark left for a reader, and characters the model
-cannot read carried from the source like those the target cannot spell."""
+"""What results get after the search: a sign put back where the model wrote its unknown mark,
+and characters the model cannot read carried from the source like those the target cannot
+spell."""
 
 from __future__ import annotations
 
@@ -7,43 +8,32 @@ import pytest
 
 from anuvad.config import TokenizerConfig
 from anuvad.data.tokenizer import train_tokenizer
-from anuvad.inference.frontend import translation_of
 from anuvad.inference.post_search import (
     carried_runs,
     carry_symbols,
-    finish,
     readable_and_spelled,
-    without_unknown,
+    unsigned,
+    write_signs,
 )
-from anuvad.inference.translation import Candidate
+from anuvad.inference.verbatim import Verbatim, find_spans
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (" ⁇  ₹500 अब तक।", "₹500 अब तक।"),  # "Pay ₹500 now.": the sign was put back
-        ("आज  ⁇  ₹1,000 सहेजें।", "आज ₹1,000 सहेजें।"),
-        ("ट्रेन  ⁇  ⁇  देर से है।", "ट्रेन देर से है।"),
-        ("यह ⁇।", "यह।"),
-        ("a ⁇, b", "a, b"),
-        ("कोई निशान नहीं", "कोई निशान नहीं"),
-        (" ⁇  ⁇ ।", " ⁇  ⁇ ।"),  # nothing else: not made empty, the failure stays visible
+        (" ⁇  500 अब तक।", "₹500 अब तक।"),  # "Pay ₹500 now." came out " ⁇  ₹500 अब तक।"
+        ("आज  ⁇  500 सहेजें।", "आज ₹500 सहेजें।"),
+        ("आज 500 सहेजें।", "आज ₹500 सहेजें।"),  # no mark: the sign before the number
+        ("⁇ आज 500 सहेजें।", "⁇ आज ₹500 सहेजें।"),  # a mark elsewhere is not the sign's
     ],
 )
-def test_no_unknown_mark_is_left(text: str, expected: str) -> None:
-    assert without_unknown(text) == expected
-
-
-def test_finish_leaves_no_unknown_mark_in_any_candidate_and_keeps_them_distinct() -> None:
-    candidates = [
-        Candidate(" ⁇  ₹500 अब।", [], -1.0, -1.0, True),
-        Candidate("₹500 अब।", [], -2.0, -2.0, True),  # the same text once the mark goes
-        Candidate("अब ₹500 ⁇", [], -3.0, -3.0, True),
-    ]
-    (result,) = [translation_of("Pay ₹500 now.", candidates)]
-    finish([result], None, "en", "hi")
-    assert [c.text for c in result.nbest] == ["₹500 अब।", "अब ₹500"]
-    assert result.text == "₹500 अब।"
+def test_a_sign_put_back_takes_the_place_of_the_mark_the_model_wrote_for_it(
+    text: str, expected: str
+) -> None:
+    (span,) = find_spans("Pay ₹500 now.", Verbatim())
+    bare = unsigned(span, lambda t: "₹" not in t)
+    assert (bare.target, bare.sign) == ("500", "₹")
+    assert write_signs(text, [bare]) == expected
 
 
 def test_a_character_the_model_cannot_read_is_carried_as_one_the_target_lacks() -> None:

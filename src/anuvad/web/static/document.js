@@ -245,17 +245,8 @@ export function punctuate(text, source, rules) {
 
 /** One translation of `source` mended as the server mends its CTranslate2 engine's: punctuation
  * and the source's links (each batch's candidates, punctuation.punctuate_candidates), then the
- * source's numbers put back, then no unknown mark left. */
+ * source's numbers put back. */
 export function mend(text, source, rules) {
   const linked = carryLinks(punctuate(text, source, rules), source, sourceLinks(source, rules), rules);
-  return withoutUnknown(carryNumbers(linked, sourceNumbers(source, rules), rules));
-}
-
-/** `text` without SentencePiece's unknown mark "⁇" and the spaces around it, where it holds
- * anything else (post_search.without_unknown). */
-export function withoutUnknown(text) {
-  if (!text.includes("\u2047")) return text;
-  const unknown = /\s*(?:\u2047\s*)+(?=([।.!?,;:)]?))/gu;
-  const cleaned = text.replace(unknown, (_, next) => (next ? "" : " ")).trim();
-  return /[\p{L}\p{N}]/u.test(cleaned) ? cleaned : text;
+  return carryNumbers(linked, sourceNumbers(source, rules), rules);
 }
