@@ -38,6 +38,12 @@ class ConstraintRows(ABC):
         """The constraints this state combines (itself when it is one)."""
         return [self]
 
+    def closing(self, row: int) -> list[int] | None:
+        """For a greedy search whose model would end ``row`` now: the tokens that write what
+        the row must still hold (the rest of a required phrase); None when nothing is left to
+        write or this constraint does not say."""
+        return None
+
 
 class OutputConstraint(ABC):
     """Restricts what a search may output; :meth:`start` begins one search."""
@@ -136,6 +142,9 @@ class _AllRows(ConstraintRows):
 
     def parts(self) -> list[ConstraintRows]:
         return [p for member in self.members for p in member.parts()]
+
+    def closing(self, row: int) -> list[int] | None:
+        return next((found for m in self.members if (found := m.closing(row)) is not None), None)
 
     def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
         for member in self.members:

@@ -13,7 +13,7 @@ from torch import Tensor
 
 from anuvad.data.tokenizer import BOS_ID, EOS_ID
 from anuvad.decode_config import DecodeConfig
-from anuvad.decoding.constraints import OutputConstraint
+from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 from anuvad.decoding.search import (
     NEG_INF,
     BetweenSteps,
@@ -50,6 +50,33 @@ def pick_tokens(
 
 
 @torch.inference_mode()
+def _close(
+    mask: Tensor,
+    allowed: ConstraintRows,
+    wants_end: Tensor,
+    active_rows: list[int],
+    closing: list[bool],
+) -> None:
+    """A row whose model would end now (``wants_end``, (B_active,) bool) while the constraint
+    still forbids it ends instead by writing what it misses (:meth:`ConstraintRows.closing`:
+    the rest of a required phrase), then EOS, in place on ``mask`` (B_active, V): left to
+    itself it wrote on until the phrase fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी …
+    help@example.com"). ``closing``: per original row, whether it is ending so."""
+    for i, row in enumerate(active_rows):
+        if not (closing[row] or (bool(wants_end[i]) and bool(torch.isinf(mask[i, EOS_ID])))):
+            continue
+        wanted = allowed.closing(i)
+        if wanted is None and closing[row]:
+            wanted = [EOS_ID]  # all written: the end it wanted
+        if not wanted:
+            continue
+        only = torch.full_like(mask[i], NEG_INF)
+        only[wanted] = 0.0
+        if not bool(torch.isinf(mask[i] + only).all()):
+            mask[i] += only
+            closing[row] = True
+
+
 def greedy_search(
     model: Transformer,
     src_ids: Tensor,
@@ -105,6 +132,7 @@ def greedy_search(
     )
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
+    closing = [False] * batch  # rows that would have ended: they write what is missing, then end
     scores = [0.0] * batch
     finished = [False] * batch
     recorded: list[tuple[list[float], list[float]] | None] = [None] * batch  # with ``signals``
@@ -115,7 +143,9 @@ def greedy_search(
         check_stop(stop)
         log_probs, entropy = step_log_probs(decoder, last, signals)  # (B_active, V), (B_active,)
         if allowed is not None:
-            log_probs = log_probs + allowed.mask().to(device)
+            mask = allowed.mask().to(device)  # (B_active, V)
+            _close(mask, allowed, log_probs.argmax(-1) == EOS_ID, active_rows, closing)
+            log_probs = log_probs + mask
         # (B_active,) each: the argmax, or a draw from the top K with ``sample_top_k``
         best_scores, best = pick_tokens(log_probs, settings.sample_top_k, generator)
         spread = entropy.tolist() if entropy is not None else []

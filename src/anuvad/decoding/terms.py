@@ -287,6 +287,14 @@ class TermRows(ConstraintRows):
         state = self.states[row].after(self.terms[row], token, self.table)
         return state.progress(self.terms[row])
 
+    def closing(self, row: int) -> list[int] | None:
+        """The tokens that continue a phrase ``row`` is part-way into, else those that start
+        one it misses (None: it misses none)."""
+        state, terms = self.states[row], self.terms[row]
+        if state.missing(terms) is None:
+            return None
+        return state.continuing(terms) or state.starting(terms)
+
     def wanted(self, row: int) -> list[int]:
         """Tokens that start or continue a phrase ``row`` still misses."""
         state, terms = self.states[row], self.terms[row]

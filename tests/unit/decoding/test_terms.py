@@ -348,3 +348,29 @@ def test_a_pending_number_comes_undone_when_a_longer_one_goes_on() -> None:
     rows.advance([0], [6])
     state = rows.states[0]
     assert state.met == (False, False) and state.pending == (0, 1)  # "21" is inside "212"
+
+
+@pytest.mark.parametrize(("seed", "eos_bias"), [(0, 3.0), (1, 1.5), (2, 1.5)])
+def test_greedy_search_ends_by_writing_what_it_misses_where_it_would_have_ended(
+    seed: int, eos_bias: float
+) -> None:
+    """Greedy search writes a missing phrase when its model would end, then ends: no junk
+    written on until the phrase happens to fit (the model's own output, then the phrase)."""
+    model = case_model(seed, eos_bias)  # EOS favoured: outputs that end
+    vocab = CONFIG.tgt_vocab_size
+    plain = [h[0] for h in search_outputs(model, SOURCES, 1, None, max_len=(3.0, 10))]
+    rng = random.Random(seed)
+    phrases = [[[rng.randrange(4, vocab) for _ in range(2)]] for _ in SOURCES]
+    constraint = TermConstraint(phrases, vocab)
+    results = search_outputs(model, SOURCES, 1, constraint, max_len=(3.0, 10))
+    checked = 0
+    for source, own, wanted, (hypothesis,) in zip(SOURCES, plain, phrases, results, strict=True):
+        out, (phrase,), ended = hypothesis.token_ids, wanted, own.token_ids
+        assert contains(out, phrase), (ended, phrase, out)
+        room = 3 * (len(source) + 1) + 10 - len(ended)
+        if not own.finished or contains(ended, phrase) or room <= len(phrase):
+            continue
+        checked += 1
+        assert hypothesis.finished and out[: len(ended)] == ended, (ended, phrase, out)
+        assert len(out) <= len(ended) + len(phrase), (ended, phrase, out)
+    assert checked  # some sentence's own output ended without its phrase
