@@ -72,6 +72,29 @@ def punctuate_candidates(
     return found
 
 
+# A sentence-final mark with any closing quotes or brackets after it, then the rest of the text.
+# (quotes, or a space: not the full stop inside "gov.in" or "3.5").
+_MARK_THEN = re.compile(r"[.।?!](?:[\"'”’)\]]+|(?=\s))(?=\s*\S)")
+
+
+def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
+    """``text`` with what follows its last sentence-final mark put before the mark when that is
+    nothing but ``phrases`` (what the output had to hold): greedy search writes a phrase it
+    missed where its model would have ended, after the sentence's full stop ("… घायल हो गया था.
+    13" → "… घायल हो गया था 13."); ``text`` as it was otherwise."""
+    marks = list(_MARK_THEN.finditer(text)) if phrases else []
+    if not marks:
+        return text
+    last = marks[-1]
+    tail = text[last.end() :].strip()
+    rest = tail
+    for phrase in sorted(set(phrases), key=len, reverse=True):
+        rest = rest.replace(phrase, " ")
+    if not tail or any(c.isalnum() for c in rest):
+        return text
+    return f"{text[: last.start()].rstrip()} {tail}{last.group()}"
+
+
 def _pair(text: str, source: str, opening: str, closing: str) -> str:
     """Close or drop the one unpaired quotation mark of ``text`` (see the module docstring)."""
     if opening == closing:
@@ -97,4 +120,4 @@ def _drop(text: str, index: int) -> str:
     return before + after
 
 
-__all__ = ["DANDA", "DANDA_LANGUAGES", "punctuate", "punctuate_candidates"]
+__all__ = ["DANDA", "DANDA_LANGUAGES", "phrases_before_mark", "punctuate", "punctuate_candidates"]

@@ -10,9 +10,10 @@ e-mail addresses, marked names), each ending at its boundary
 without.
 
 Greedy search (beam size 1) gets the guarantee alone: it sees a missing phrase only when it
-wants to end and then writes on until the phrase fits, yet on NTREX-128's 447 sentences with
-numbers it scores higher than searching them with a small beam instead (chrF++ 23.1 against
-22.2, half the time; docs/benchmarks.md), so beam size 1 stays greedy search.
+wants to end, and then writes the phrase there and ends (it wrote on until the phrase fitted,
+junk around it, in 42 of NTREX-128's 447 sentences with numbers; docs/benchmarks.md); a phrase
+written after the sentence's final mark goes before it. Searching those sentences with a small
+beam instead scored lower in twice the time, so beam size 1 stays greedy search.
 """
 
 from __future__ import annotations

@@ -61,3 +61,23 @@ def test_no_full_stop_where_the_source_ends_no_sentence(
 ) -> None:
     tgt = "hi" if source.isascii() else "en"
     assert punctuate(output, source, tgt) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "phrases", "expected"),
+    [
+        ("वह घायल हो गया था. 13", ["13"], "वह घायल हो गया था 13."),
+        ('भीड़ के सामने हैं."200', ["200"], 'भीड़ के सामने हैं 200."'),
+        ("संपर्क करें. www.a.in b@c.in", ["www.a.in", "b@c.in"], "संपर्क करें www.a.in b@c.in."),
+        ("गया था. 30 मई 2005", ["30 मई 2005", "2005"], "गया था 30 मई 2005."),
+        ("गया था. 13 लोग", ["13"], "गया था. 13 लोग"),  # words after it: not only phrases
+        ("देखें www.a.in", ["www.a.in"], "देखें www.a.in"),  # no mark: as it was
+        ("यह 3.5 है", ["3.5"], "यह 3.5 है"),  # a decimal point is no sentence's end
+    ],
+)
+def test_phrases_written_after_the_final_mark_go_before_it(
+    text: str, phrases: list[str], expected: str
+) -> None:
+    from anuvad.inference.punctuation import phrases_before_mark
+
+    assert phrases_before_mark(text, phrases) == expected
