@@ -44,7 +44,7 @@ _LINKISH = re.compile(
 )
 # Punctuation a link-like match takes from the sentence around it: kept when the match goes.
 _TRAILING = re.compile(r"[.,;:!?)\]}'\"”’।]+$")
-_LINKS = Verbatim(numbers=False)
+_LINKS = Verbatim(numbers=False, codes=False)
 # An address fragment between spaces: a few of "/ . : - _ =" alone, one letter alone, or
 # letters with those marks inside or after them ("e.g.", "jp.", "e-m."); never a whole
 # address. Each part is bounded and the marks sit between the letter runs, so the pattern

@@ -30,7 +30,7 @@ from anuvad.inference.verbatim import Verbatim, find_spans, to_digits
 _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _EMPTY = re.compile(r"\(\s*\)|\[\s*\]")  # brackets a removed number leaves empty
 _BEFORE_MARK = re.compile(r" +(?=[।.!?,;:]+)")
-_LINKS = Verbatim(numbers=False)
+_LINKS = Verbatim(numbers=False, codes=False)
 
 
 def _numbers(text: str) -> list[re.Match[str]]:

@@ -33,11 +33,12 @@ from dataclasses import dataclass
 from anuvad.inference.translation import Candidate
 from anuvad.inference.verbatim import Span, Verbatim, find_spans
 
-HIDDEN_KINDS = ("url", "email", "name")  # file names are found as "url"; "name": marked names
+# File names are found as "url"; "name": marked names; "code": "{name}", "%s", "<div>".
+HIDDEN_KINDS = ("url", "email", "name", "code")
 # "Z1" for an address: in 80 test sentences, never with junk beside it ("X" once gave "X XI").
 # "X1" for a marked name: copied as a name in every test sentence ("X1 ने 85 रन बनाए।"), where
 # "Z1" came out as the Hindi word "ज़ी" ("ज़ी 85 रन बनाए।") and the name after it.
-_LETTERS = {"url": "Z", "email": "Z", "name": "X"}
+_LETTERS = {"url": "Z", "email": "Z", "code": "Z", "name": "X"}
 
 
 @dataclass(frozen=True)

@@ -119,11 +119,11 @@ def write_digits(
 
 
 def digits_outside_links(text: str, digits: Digits) -> str:
-    """``text`` with its digits written in ``digits``, except inside links and e-mail
-    addresses ("page2", "care123@…" are written as they are)."""
+    """``text`` with its digits written in ``digits``, except inside links, e-mail addresses
+    and format placeholders ("page2", "care123@…", "{0}" are written as they are)."""
     if digits == "latin" and text.isascii():
         return text
-    links = find_spans(text, Verbatim(numbers=False))
+    links = find_spans(text, Verbatim(numbers=False))  # and codes ("{0}" stays)
     out, pos = [], 0
     for span in links:
         out.append(to_digits(text[pos : span.start], digits))

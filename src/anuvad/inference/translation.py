@@ -85,7 +85,7 @@ class CopiedSpan:
 
     Attributes:
         kind: "number" (with its currency or per cent sign), "date" (a number with its month),
-            "url", "email" or "name" (a marked name).
+            "url", "email", "name" (a marked name) or "code" (a format placeholder, "{name}").
         source: the span as it is in the source.
         target: what the output must hold (a number in the chosen digits; else ``source``).
         start: offset of its first character in the source sentence.

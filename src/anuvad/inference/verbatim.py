@@ -63,10 +63,11 @@ from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
 from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
+from anuvad.inference.codes import CODE
 from anuvad.inference.dates import find_dates, number_extent
 from anuvad.inference.translation import CopiedSpan
 
-Kind = Literal["number", "date", "url", "email", "name"]
+Kind = Literal["number", "date", "url", "email", "name", "code"]
 NUMERIC_KINDS = ("number", "date")
 Digits = Literal["latin", "devanagari"]
 DIGITS: tuple[Digits, ...] = ("latin", "devanagari")
@@ -87,7 +88,9 @@ _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _PHONE = re.compile(
     r"(?<![\w.,+-])(?:\+\d{1,3}(?:[ -]\d{2,5}){1,4}|\d{3,5}(?: \d{2,5}){1,3})(?![\w.,]?\d)"
 )
-_KIND_ORDER: dict[Kind, int] = {"name": 0, "url": 1, "email": 1, "date": 2, "number": 3}
+_KIND_ORDER: dict[Kind, int] = {
+    "name": 0, "url": 1, "email": 1, "code": 1, "date": 2, "number": 3
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class Verbatim:
             the script numbers are written in.
         keep: strings copied as written wherever they occur as whole words (case-sensitive):
             names the user marks.
+        codes: format placeholders and tags written as text ("{name}", "%s", "{{user}}",
+            "<div>": :mod:`anuvad.inference.codes`) are copied as written.
         symbols: symbols the target vocabulary cannot spell (emoji, "©", "™") are carried
             from the source after the search (:func:`anuvad.inference.post_search.carry_symbols`).
         only_source_numbers: in a sentence with required phrases whose every digit (if it has
@@ -120,6 +125,7 @@ class Verbatim:
     links: bool = True
     digits: Digits = "latin"
     keep: tuple[str, ...] = field(default=())
+    codes: bool = True
     symbols: bool = True
     only_source_numbers: bool = True
     langs: tuple[str, str] | None = None
@@ -144,7 +150,7 @@ class Span:
     """A part of a source sentence its translation must copy.
 
     Attributes:
-        kind: "number", "date", "url", "email" or "name".
+        kind: "number", "date", "url", "email", "name" or "code" (a format placeholder).
         start: offset of its first character in the source.
         end: offset just after it.
         target: what the output must hold (a number in the chosen digits; else the span).
@@ -217,6 +223,9 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             found.append(Span("url", m.start(), m.start() + len(url), url, Boundary.LINK))
         for m in FILE.finditer(text):  # a file name is copied as a link is
             found.append(Span("url", m.start(), m.end(), m.group(), Boundary.LINK))
+    if verbatim.codes:
+        for m in CODE.finditer(text):  # "{name}", "%s", "<div>"
+            found.append(Span("code", m.start(), m.end(), m.group(), Boundary.LINK))
     if verbatim.numbers:
         for d in find_dates(text, *verbatim.langs) if verbatim.langs else []:
             boundary = Boundary.NUMBER if d.target[-1].isdigit() else Boundary.WORD

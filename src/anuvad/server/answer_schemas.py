@@ -36,7 +36,7 @@ class CopiedOut(BaseModel):
     """A number, link, e-mail address or kept name of the sentence that the translation must
     copy, and what became of it."""
 
-    kind: Literal["number", "date", "url", "email", "name"]
+    kind: Literal["number", "date", "url", "email", "name", "code"]
     source: str = Field(description="as it is in the sentence")
     target: str = Field(description="what the translation must hold (a number in `digits`)")
     start: int = Field(description="offset in the sentence")

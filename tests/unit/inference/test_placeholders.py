@@ -128,7 +128,13 @@ def test_the_model_sees_placeholders_and_every_candidate_holds_each_address_once
             rest = candidate.text.replace("care@irctc.co.in", "")
             assert candidate.text.count("care@irctc.co.in") == 1, candidate.text
             assert "Z1" not in rest and "Z2" not in rest, candidate.text
+    # a format placeholder too, whatever the vocabulary spells ("{" and "}": it has neither)
+    seen.clear()
+    (coded,) = latin_translator.translate(["Hi {name} today."], settings, verbatim=Verbatim())
+    assert seen == ["Hi Z1 today."]
+    assert all(c.text.count("{name}") == 1 for c in coded.nbest), coded.nbest
     # a marked name too, as "X1"
+
     seen.clear()
     (named,) = latin_translator.translate(
         ["RS wrote today."], settings, verbatim=Verbatim(keep=("RS",))

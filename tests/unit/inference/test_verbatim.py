@@ -87,6 +87,18 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
             [("number", "98765 43210"), ("number", "011-2345-6789")],
         ),
         ("In 2023 50 people came.", [("number", "2023"), ("number", "50")]),
+        # Format placeholders and tags written as text ("{name}" came back as "{C}")
+        ("Hello {name}, you have {count} new messages.", [("code", "{name}"), ("code", "{count}")]),
+        (
+            "Delete %s of %(n)d files at %.2f MB/s?",
+            [("code", "%s"), ("code", "%(n)d"), ("code", "%.2f")],
+        ),
+        ("Welcome, {{ user }}! See {0:>5}.", [("code", "{{ user }}"), ("code", "{0:>5}")]),
+        ("Use the <div> element, not <b>bold</b>.", [("code", "<div>")]),
+        (
+            "It rose 45% in 5 < 6 cases, 50 % sale",
+            [("number", "45%"), ("number", "5"), ("number", "6"), ("number", "50%")],
+        ),
         (
             "SS19, H1N1 and v1.2",
             [  # numbers of codes
