@@ -221,6 +221,14 @@ def test_split_sentences_translates_each_sentence_and_keeps_the_lines(
     code = main([*base, "--input", str(tmp_path / "doc.txt"), "--split-sentences", "--nbest=2"])
     assert code == 2
     assert "--split-sentences gives one translation per line" in capsys.readouterr().err
+    # A line translated whole keeps its list marker, as a split one does ("- Buy rice." lost
+    # its "- " with --nbest): the model gets the item, every output the marker back.
+    (tmp_path / "list.txt").write_text("- I am going home.\n## The sky is blue.\n", "utf-8")
+    assert main([*base, "--input", str(tmp_path / "list.txt"), "--no-split-sentences"]) == 0
+    assert capsys.readouterr().out.split("\n") == [f"- {alone[0]}", f"## {alone[1]}", ""]
+    assert main([*base, "--input", str(tmp_path / "list.txt"), "--nbest=2"]) == 0
+    nbest = capsys.readouterr().out.splitlines()
+    assert [line.split(" ||| ")[1][:2] for line in nbest] == ["- ", "- ", "##", "##"]
 
 
 def test_translate_names_a_bad_line_and_a_bad_beam_size(

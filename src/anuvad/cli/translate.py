@@ -121,7 +121,12 @@ def _render(
                 for line, d in zip(lines, documents, strict=True)
             ]
         return [(d.text + "\n", None) for d in documents]
-    results = job.sentences(lines)
+    # A list item's or heading's marker is layout, as in a split line ("- Buy rice." lost its
+    # "- " with --nbest): the model gets the item, each output gets the marker back.
+    from anuvad.inference.documents import line_marker
+
+    markers = [line_marker(line) for line in lines]
+    results = job.sentences([line[len(m) :] for m, line in zip(markers, lines, strict=True)])
     for i, result in enumerate(results):
         warn_short(offset + i, [result])
     views = [
@@ -133,11 +138,11 @@ def _render(
             for line, r in zip(lines, results, strict=True)
         ]
     elif args.nbest == 1:
-        texts = [r.text + "\n" for r in results]
+        texts = [m + r.text + "\n" for m, r in zip(markers, results, strict=True)]
     else:  # fairseq / Moses style: sentence index ||| output ||| score
         texts = [
-            "".join(f"{offset + i} ||| {c.text} ||| {c.score:.4f}\n" for c in r.nbest)
-            for i, r in enumerate(results)
+            "".join(f"{offset + i} ||| {m}{c.text} ||| {c.score:.4f}\n" for c in r.nbest)
+            for i, (m, r) in enumerate(zip(markers, results, strict=True))
         ]
     return list(zip(texts, views, strict=True))
 

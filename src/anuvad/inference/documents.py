@@ -33,6 +33,7 @@ __all__ = [
     "count_sentences",
     "fit_segment",
     "left_as_written",
+    "line_marker",
     "sentence_splitter",
     "split_document",
     "translate_documents",
@@ -259,12 +260,23 @@ class DocumentTranslation(Generic[ResultT]):
     sentences: list[ResultT]
 
 
+def line_marker(text: str) -> str:
+    """What begins ``text`` as layout, kept as written: a list item's or a Markdown heading's
+    marker with the spaces around it ("- ", "  2) ", "## "); "" where there is none."""
+    marker = _LIST_MARKER.match(text)
+    return marker.group() if marker else ""
+
+
 def whole_text(text: str) -> list[Segment]:
-    """``text`` as one segment (surrounding whitespace outside it), for callers that translate
-    texts unsplit; ``[]`` for a blank text."""
-    left = len(text) - len(text.lstrip())
+    """``text`` as one segment (surrounding whitespace and a leading list marker,
+    :func:`line_marker`, outside it), for callers that translate texts unsplit; ``[]`` for a
+    blank text."""
+    skip = len(line_marker(text))
+    left = skip + len(text[skip:]) - len(text[skip:].lstrip())
     right = len(text.rstrip())
-    return [Segment(left, right, text[left:right], text.count("\n", 0, left))] if right else []
+    if right <= left:
+        return []
+    return [Segment(left, right, text[left:right], text.count("\n", 0, left))]
 
 
 def assemble_documents(

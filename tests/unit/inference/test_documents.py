@@ -307,6 +307,12 @@ def test_list_markers_are_layout_and_stay_as_written() -> None:
     assert out == (
         "TO DO:\n- BUY MILK\n  * CALL THE DOCTOR\n• PAY THE RENT\n1. BOOK TICKETS\n(b) REST"
     )
+    # unsplit (split_sentences false, --nbest) the marker is layout too
+    from anuvad.inference.documents import whole_text
+
+    assert [s.text for s in whole_text("  - buy milk. ")] == ["buy milk."]
+    assert assemble("  - buy milk. ", whole_text("  - buy milk. "), ["दूध"]) == "  - दूध "
+    assert [s.text for s in whole_text("-5 degrees")] == ["-5 degrees"]  # a sign, no marker
     # Markdown headings and quotations too ("## Summary" came back as "# #4")
     markdown = "## Summary\n> > The train is late.\n#hashtag stays."
     segments = split_document(markdown, "en")
