@@ -67,12 +67,13 @@ _INDIC = frozenset({"hi", "mr", "ne", "bn", "gu", "pa", "or", "ta", "te", "kn", 
 _SPACES = re.compile(r"\s+")
 # anuvad's own rules for Indic text, after the Indic NLP library's normalizer (patterns valid
 # in Python and JavaScript: the browser runtime applies them too, anuvad.web.indic_rules): a
-# double danda "॥" is a danda (a model that rarely saw "॥" read "सीता बाज़ार गई ॥" as "City
-# III"), and a danda between digits is the "|" it was typed as ("100|200": the library makes
-# every "|" a danda).
+# double danda "॥" (or two dandas) is a danda (a model that rarely saw "॥" read "सीता बाज़ार
+# गई ॥" as "City III"), and a danda between digits is the "|" it was typed as ("100|200": the
+# library makes every "|" a danda).
 _DIGIT = "[0-9\u0966-\u096f]"
 INDIC_RULES: tuple[tuple[str, str], ...] = (
     ("\u0965", "\u0964"),
+    ("\u0964{2,}", "\u0964"),  # a double danda typed as two ("||", "।।")
     (f"(?<={_DIGIT})\u0964(?={_DIGIT})", "|"),
 )
 

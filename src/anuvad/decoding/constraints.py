@@ -38,10 +38,11 @@ class ConstraintRows(ABC):
         """The constraints this state combines (itself when it is one)."""
         return [self]
 
-    def closing(self, row: int) -> list[int] | None:
-        """For a greedy search whose model would end ``row`` now: the tokens that write what
-        the row must still hold (the rest of a required phrase); None when nothing is left to
-        write or this constraint does not say."""
+    def closing(self, row: int, token: int) -> list[int] | None:
+        """For a greedy search whose model would write ``token`` next, which this constraint
+        forbids: when ``token`` would end the row (EOS, a sentence-final mark), the tokens that
+        write what the row must still hold instead (the rest of a required phrase); None when
+        it would not end it, nothing is left to write, or this constraint does not say."""
         return None
 
 
@@ -143,8 +144,10 @@ class _AllRows(ConstraintRows):
     def parts(self) -> list[ConstraintRows]:
         return [p for member in self.members for p in member.parts()]
 
-    def closing(self, row: int) -> list[int] | None:
-        return next((found for m in self.members if (found := m.closing(row)) is not None), None)
+    def closing(self, row: int, token: int) -> list[int] | None:
+        return next(
+            (found for m in self.members if (found := m.closing(row, token)) is not None), None
+        )
 
     def advance(self, rows: Sequence[int], tokens: Sequence[int]) -> None:
         for member in self.members:

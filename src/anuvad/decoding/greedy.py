@@ -53,28 +53,34 @@ def pick_tokens(
 def _close(
     mask: Tensor,
     allowed: ConstraintRows,
-    wants_end: Tensor,
+    choice: Tensor,
     active_rows: list[int],
-    closing: list[bool],
+    ending: list[int | None],
+    tokens: list[list[int]],
 ) -> None:
-    """A row whose model would end now (``wants_end``, (B_active,) bool) while the constraint
-    still forbids it ends instead by writing what it misses (:meth:`ConstraintRows.closing`:
-    the rest of a required phrase), then EOS, in place on ``mask`` (B_active, V): left to
-    itself it wrote on until the phrase fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी …
-    help@example.com"). ``closing``: per original row, whether it is ending so."""
+    """A row whose model would end now (its own ``choice``, (B_active,), is EOS or a
+    sentence-final mark) while the constraint forbids that ends instead by writing what it
+    misses (:meth:`ConstraintRows.closing`: the rest of a required phrase), then the ending it
+    chose (the mark once, then EOS), in place on ``mask`` (B_active, V): left to itself it wrote
+    on until the phrase fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी …
+    help@example.com"). ``ending``: per original row, the ending it chose (None: not ending)."""
     for i, row in enumerate(active_rows):
-        if not (closing[row] or (bool(wants_end[i]) and bool(torch.isinf(mask[i, EOS_ID])))):
-            continue
-        wanted = allowed.closing(i)
-        if wanted is None and closing[row]:
-            wanted = [EOS_ID]  # all written: the end it wanted
+        token = int(choice[i])
+        if ending[row] is None and not bool(torch.isinf(mask[i, token])):
+            continue  # the model's own choice is allowed
+        chosen = ending[row]
+        wanted = allowed.closing(i, token if chosen is None else EOS_ID)
+        if wanted is None and chosen is not None:  # all written: the ending it chose
+            wrote_it = bool(tokens[row]) and tokens[row][-1] == chosen
+            wanted = [EOS_ID] if chosen == EOS_ID or wrote_it else [chosen]
         if not wanted:
             continue
         only = torch.full_like(mask[i], NEG_INF)
         only[wanted] = 0.0
         if not bool(torch.isinf(mask[i] + only).all()):
             mask[i] += only
-            closing[row] = True
+            if ending[row] is None:
+                ending[row] = token
 
 
 def greedy_search(
@@ -132,7 +138,7 @@ def greedy_search(
     )
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
-    closing = [False] * batch  # rows that would have ended: they write what is missing, then end
+    ending: list[int | None] = [None] * batch  # how rows that would have ended chose to end
     scores = [0.0] * batch
     finished = [False] * batch
     recorded: list[tuple[list[float], list[float]] | None] = [None] * batch  # with ``signals``
@@ -144,7 +150,7 @@ def greedy_search(
         log_probs, entropy = step_log_probs(decoder, last, signals)  # (B_active, V), (B_active,)
         if allowed is not None:
             mask = allowed.mask().to(device)  # (B_active, V)
-            _close(mask, allowed, log_probs.argmax(-1) == EOS_ID, active_rows, closing)
+            _close(mask, allowed, log_probs.argmax(-1), active_rows, ending, tokens)
             log_probs = log_probs + mask
         # (B_active,) each: the argmax, or a draw from the top K with ``sample_top_k``
         best_scores, best = pick_tokens(log_probs, settings.sample_top_k, generator)

@@ -287,11 +287,13 @@ class TermRows(ConstraintRows):
         state = self.states[row].after(self.terms[row], token, self.table)
         return state.progress(self.terms[row])
 
-    def closing(self, row: int) -> list[int] | None:
-        """The tokens that continue a phrase ``row`` is part-way into, else those that start
-        one it misses (None: it misses none)."""
+    def closing(self, row: int, token: int) -> list[int] | None:
+        """Where ``token`` would end ``row`` (EOS, or a sentence-final mark of the table): the
+        tokens that continue a phrase it is part-way into, else those that start one it misses
+        (None: it misses none, or ``token`` ends nothing)."""
         state, terms = self.states[row], self.terms[row]
-        if state.missing(terms) is None:
+        ends = token == EOS_ID or (self.table is not None and bool(self.table.final[token]))
+        if not ends or state.missing(terms) is None:
             return None
         return state.continuing(terms) or state.starting(terms)
 

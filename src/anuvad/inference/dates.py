@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 # Month names by language, January first; the first spelling is the one written.
@@ -92,6 +93,20 @@ def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     return sorted(dates, key=lambda d: d.start)
 
 
+def _signs(text: str, at: int) -> bool:
+    """Whether the "+" or "-" at ``text[at]`` is a number's sign: nothing of a word touches it
+    ("धारा-370", "COVID-19": a vowel sign is a word's too) and no number comes before it across
+    spaces ("10 -15", "pages 10 - 15": a range)."""
+    if at and (text[at - 1].isalnum() or text[at - 1] == "_" or _is_mark(text[at - 1])):
+        return False
+    before = text[:at].rstrip()
+    return not (before and before[-1].isdigit())
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
 def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80"),
     the plus or minus sign right before that ("-5", "−3.5", "+2%", "-₹80": not the hyphen of a
@@ -100,7 +115,7 @@ def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     before = text[:start].rstrip(" ")
     if before and before[-1] in CURRENCY_SIGNS and start - len(before) <= 1:
         start = len(before) - 1
-    if start and text[start - 1] in NUMBER_SIGNS and (start == 1 or not text[start - 2].isalnum()):
+    if start and text[start - 1] in NUMBER_SIGNS and _signs(text, start - 1):
         start -= 1
     after = text[end:]
     stripped = after.lstrip(" ")

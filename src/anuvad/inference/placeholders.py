@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from anuvad.inference.translation import Candidate
-from anuvad.inference.verbatim import Span, Verbatim, find_spans
+from anuvad.inference.verbatim import Span, Verbatim, find_spans, to_digits
 
 # File names are found as "url"; "name": marked names; "code": "{name}", "%s", "<div>".
 HIDDEN_KINDS = ("url", "email", "name", "code")
@@ -97,8 +97,8 @@ def reveal(output: str, hidden: Hidden) -> str:
     """``output`` with the first whole-word occurrence of each placeholder replaced by its
     address (a repeated one is dropped with the space before it); the source itself when it
     holds nothing but addresses, numbers and marks (:attr:`Hidden.only_addresses`)."""
-    if hidden.only_addresses:
-        return hidden.source
+    if hidden.only_addresses:  # digits in Latin, as the search writes them ("१२:३०" into English)
+        return hidden.source if hidden.addresses else to_digits(hidden.source, "latin")
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
         found = re.search(_whole(name), output)
         if found is None:
@@ -161,7 +161,9 @@ def addresses_alone(
     :class:`Hidden` (no placeholders) when it holds addresses alone, else None."""
     found: list[Hidden | None] = []
     for text, policy in zip(texts, policies, strict=True):
-        hidden = hide(text, find_spans(text, policy), lambda _: False) if policy else None
+        # Codes are the torch engine's alone: the page reads them as written, and so does this.
+        spans = find_spans(text, replace(policy, codes=False)) if policy else []
+        hidden = hide(text, spans, lambda _: False) if policy else None
         found.append(hidden if hidden is not None and hidden.only_addresses else None)
     return found
 

@@ -82,8 +82,11 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
         for match in re.finditer(re.escape(span.target), text):
             window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
             if holds(window, span.target, span.boundary):
-                head = _MARK_BEFORE.sub("", text[: match.start()])
-                head = head.rstrip() + " " if head.strip() else ""
+                head = text[: match.start()]
+                mark = _MARK_BEFORE.search(head)
+                if mark is not None:  # the mark the model wrote for the sign goes
+                    kept = head[: mark.start()]
+                    head = kept.rstrip() + " " if kept.strip() else ""
                 text = head + span.sign + text[match.start() :]
                 break
     return text

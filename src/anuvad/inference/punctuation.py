@@ -72,9 +72,14 @@ def punctuate_candidates(
     return found
 
 
-# A sentence-final mark with any closing quotes or brackets after it, then the rest of the text.
-# (quotes, or a space: not the full stop inside "gov.in" or "3.5").
-_MARK_THEN = re.compile(r"[.।?!](?:[\"'”’)\]]+|(?=\s))(?=\s*\S)")
+# A mark that ends a sentence before more text: a danda, "?" or "!", or a full stop after a
+# Devanagari character or a lower-case word of three letters or more (not an abbreviation's:
+# "No. 13", "Rs. 500", "Jan. 2024", "Dr. X1"), with a space after it.
+_MARK_THEN = re.compile(
+    r"(?P<mark>[।?!]|(?<=[\u0900-\u097f])\.)(?=\s+\S)|(?<![\w.])[a-z]{3,}(?P<stop>\.)(?=\s+\S)"
+)
+# The marks and closing quotes or brackets that end a text.
+_ENDING = re.compile(r"[\s.।?!\"'”’)\]]*$")
 
 
 def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
@@ -87,12 +92,29 @@ def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
         return text
     last = marks[-1]
     tail = text[last.end() :].strip()
-    rest = tail
+    end = _ENDING.search(tail)
+    core = tail[: end.start()] if end is not None else tail
+    rest = core
     for phrase in sorted(set(phrases), key=len, reverse=True):
         rest = rest.replace(phrase, " ")
-    if not tail or any(c.isalnum() for c in rest):
+    if not core or any(c.isalnum() for c in rest):
         return text
-    return f"{text[: last.start()].rstrip()} {tail}{last.group()}"
+    at = last.start("mark") if last.group("mark") else last.start("stop")
+    head, mark = text[:at].rstrip(), text[at]
+    closing = tail[len(core) :].strip() or mark  # its own final mark, else the one it followed
+    return f"{head} {core}{closing}"
+
+
+def close_candidates(
+    found: list[list[Candidate]], wanted: Sequence[Sequence[str]]
+) -> list[list[Candidate]]:
+    """Greedy search's candidates with the phrases written after the sentence's final mark put
+    before it (:func:`phrases_before_mark`), in place; ``wanted``: each sentence's required
+    texts. Returns ``found``."""
+    for own, phrases in zip(found, wanted, strict=True):
+        for candidate in own:
+            candidate.text = phrases_before_mark(candidate.text, phrases)
+    return found
 
 
 def _pair(text: str, source: str, opening: str, closing: str) -> str:
@@ -120,4 +142,11 @@ def _drop(text: str, index: int) -> str:
     return before + after
 
 
-__all__ = ["DANDA", "DANDA_LANGUAGES", "phrases_before_mark", "punctuate", "punctuate_candidates"]
+__all__ = [
+    "DANDA",
+    "DANDA_LANGUAGES",
+    "close_candidates",
+    "phrases_before_mark",
+    "punctuate",
+    "punctuate_candidates",
+]

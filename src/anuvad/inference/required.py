@@ -53,6 +53,8 @@ class Requirements:
         hidden: the sentence as the model sees it, its links, e-mail addresses and file names
             behind placeholders (:mod:`anuvad.inference.placeholders`), whose phrases are
             required in their stead; None: the sentence as it is.
+        texts: what the output must hold, as text once placeholders are revealed: the
+            glossary's translations, each span's target with and without its sign.
     """
 
     phrases: tuple[RequiredPhrase, ...] = ()
@@ -60,6 +62,7 @@ class Requirements:
     spelled: tuple[bool, ...] = ()
     digits_from: tuple[RequiredPhrase, ...] | None = None
     hidden: Hidden | None = None
+    texts: tuple[str, ...] = ()
 
 
 def requirements(
@@ -74,9 +77,10 @@ def requirements(
         verbatim: what must be copied (None: nothing).
         encoder: the target vocabulary's phrases.
     """
-    terms = [encoder.term(e.target) for e in glossary.matches(text)] if glossary else []
+    entries = glossary.matches(text) if glossary else []
+    terms = [encoder.term(e.target) for e in entries]
     if verbatim is None:
-        return Requirements(tuple(terms))
+        return Requirements(tuple(terms), texts=tuple(e.target for e in entries))
     taken = glossary.match_spans(text) if glossary else []
     spans = [unsigned(span, encoder.spellable) for span in find_spans(text, verbatim, taken)]
     hidden = hide(text, spans, encoder.spellable)
@@ -106,6 +110,10 @@ def requirements(
         # A term may be written once (it is required once), a span once per occurrence.
         digits_from=(*terms, *spelled) if digits_only else None,
         hidden=hidden if hidden.names or hidden.only_addresses else None,
+        texts=(
+            *(e.target for e in entries),
+            *(t for span in spans for t in (span.target, span.written)),
+        ),
     )
 
 

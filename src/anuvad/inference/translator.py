@@ -35,7 +35,7 @@ from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
 from anuvad.inference.post_search import finish, readable_and_spelled, signed
-from anuvad.inference.punctuation import phrases_before_mark, punctuate_candidates
+from anuvad.inference.punctuation import close_candidates, punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
 from anuvad.inference.required import Requirements, batch_requirements, phrase_constraint
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
@@ -256,10 +256,7 @@ class Translator:
             required = batch_requirements(texts, glossary, policies, self.phrase_encoder)
             hidden = [own.hidden for own in required]
         # What each output must hold, as text (greedy search may write it after the final mark).
-        wanted = [
-            tuple(t for span in own.spans for t in (span.target, span.written))
-            for own in required or [Requirements()] * len(texts)
-        ]
+        wanted = [own.texts for own in required or [Requirements()] * len(texts)]
 
         def search(
             sources: list[list[int]], d: DecodeConfig, indices: list[int]
@@ -274,14 +271,15 @@ class Translator:
             originals, own = [texts[i] for i in indices], [hidden[i] for i in indices]
             if not quality:
                 found = reveal_candidates(self._search(sources, d, use_cache, combined, stop), own)
-                closed = self._closed(found, [wanted[i] for i in indices], d)
-                return punctuate_candidates(closed, originals, tgt_lang)
+                if d.beam_size == 1:
+                    close_candidates(found, [wanted[i] for i in indices])
+                return punctuate_candidates(found, originals, tgt_lang)
             # The beam's other hypotheses are a confidence signal: the search keeps them anyway.
             wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
             candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
-            found = self._closed(
-                reveal_candidates(candidates, own), [wanted[i] for i in indices], d
-            )
+            found = reveal_candidates(candidates, own)
+            if d.beam_size == 1:
+                close_candidates(found, [wanted[i] for i in indices])
             punctuate_candidates(found, originals, tgt_lang)
             assess_best(self, [texts[i] for i in indices], sources, candidates)
             reveal_words(candidates, own)
@@ -300,19 +298,6 @@ class Translator:
         spellable = readable_and_spelled(self.src_tokenizer, self.phrase_encoder.spellable)
         finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
         return results
-
-    @staticmethod
-    def _closed(
-        found: list[list[Candidate]], spans: list[tuple[str, ...]], d: DecodeConfig
-    ) -> list[list[Candidate]]:
-        """Greedy search's candidates with the phrases it wrote after the sentence's final
-        mark put before it (:func:`phrases_before_mark`); ``spans``: each sentence's required
-        texts. Beam search's as they are."""
-        if d.beam_size == 1:
-            for own, phrases in zip(found, spans, strict=True):
-                for candidate in own:
-                    candidate.text = phrases_before_mark(candidate.text, phrases)
-        return found
 
     @functools.cached_property
     def may_run(self) -> torch.Tensor:

@@ -1,4 +1,5 @@
-"""What a translation must copy from its source: numbers, links, e-mail addresses, marked names.
+"""What a translation must copy from its source: numbers, links, e-mail addresses, marked names,
+format placeholders.
 
 A small model invents numbers and addresses ("250 trains" → "2500 रन", "Visit
 https://indianrail.gov.in" → "http://www.nic.in/prh3993"; issue 34, item 4). :func:`find_spans`
@@ -12,10 +13,14 @@ search, which then guarantees it (together with the glossary's terms).
   top-level domain (``indianrail.gov.in``), with their paths; closing punctuation after them is
   not part of them;
 * ``email``: ``name@domain.tld``;
+* ``code``: a format placeholder or a tag written as text (``{name}``, ``%s``, ``{{user}}``,
+  ``<div>``: :mod:`anuvad.inference.codes`);
 * ``number``: a run of digits (any script), with ``.``, ``,``, ``:``, ``/`` or ``-`` between
   digits kept inside one number (``3.5``, ``1,20,000``, ``10:30``, ``12/06/2024``, ``2019-20``),
   with a currency sign before it or a per cent sign after it (``₹80``, ``5.4%``: a model kept
-  the digits and dropped the sign).
+  the digits and dropped the sign) and a plus or minus sign that no word or number touches
+  (``-5``, ``+2%``; not ``धारा-370`` or ``10 -15``); a telephone number written in groups is one
+  number, its spaces kept (``+91 98765 43210``, ``011 2345 6789``).
 * ``date``: a day or year next to a month name, written in the target language ("12 June
   2024" → "12 जून 2024", :mod:`anuvad.inference.dates`; the month was dropped).
   A number glued to a letter on its left is part of a name or code (``SS19``, ``HER2``,
@@ -35,12 +40,14 @@ search, which then guarantees it (together with the glossary's terms).
   …"), where left free it wrote "aulpt 24"; a user who wants them marks them.
 
 Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
-then a marked name (one inside a link is copied with the link), a link, a number. Each
-distinct target is required once.
+then a marked name (one inside a link is copied with the link), a link or a code, a number.
+Each distinct target is required once. Links, e-mail addresses, file names, codes and marked
+names reach the torch engine's model as placeholders (:mod:`anuvad.inference.placeholders`).
 
 **No number the source lacks**: a small model also writes digits of its own around the required
 numbers ("80 जून 2024 को 2424 12"). Where every digit of the source is in a required phrase, the
-output may write digits only inside those phrases (:attr:`Verbatim.only_source_numbers`,
+output may write digits only inside those phrases, also where the source has no digit but
+has a phrase to hold (:attr:`Verbatim.only_source_numbers`,
 :mod:`anuvad.decoding.source_numbers`). A sentence in which nothing is found is searched exactly
 as without a policy.
 
@@ -82,11 +89,14 @@ MAX_KEEP_CHARS = 200
 
 # Digits, and separators only between digits: a whole number, never the tail of one.
 _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
-# A telephone number written in groups ("+91 98765 43210", "98765 43210", "+44 20 7946 0958"):
-# one span, spaces kept, so that its groups stay together and in order (they came out as
-# "C + 98765 43210 … 91"). Without "+", two to four groups of 10 to 13 digits in all.
+# A telephone number written in groups ("+91 98765 43210", "98765 43210", "011 2345 6789",
+# "+44 20 7946 0958"): one span, spaces kept, so that its groups stay together and in order
+# (they came out as "C + 98765 43210 … 91"). With "+", eight digits or more; without, a mobile
+# number's two groups of five or a number beginning with its area code's 0 (not a list of
+# years or scores: "1947 1950 1962").
 _PHONE = re.compile(
-    r"(?<![\w.,+-])(?:\+\d{1,3}(?:[ -]\d{2,5}){1,4}|\d{3,5}(?: \d{2,5}){1,3})(?![\w.,]?\d)"
+    r"(?<![\w.,+-])(?:\+\d{1,3}(?:[ -]\d{2,5}){1,4}|\d{5} \d{5}|0\d{2,4}(?: \d{3,4}){1,2})"
+    r"(?![\w.,]?\d)"
 )
 _KIND_ORDER: dict[Kind, int] = {
     "name": 0, "url": 1, "email": 1, "code": 1, "date": 2, "number": 3
@@ -233,7 +243,7 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
                 Span("date", d.start, d.end, to_digits(d.target, verbatim.digits), boundary)
             )
         for m in _PHONE.finditer(text):
-            if m.group()[0] == "+" or 10 <= sum(c.isdigit() for c in m.group()) <= 13:
+            if m.group()[0] != "+" or sum(c.isdigit() for c in m.group()) >= 8:
                 target = to_digits(m.group(), verbatim.digits)
                 found.append(Span("number", m.start(), m.end(), target, Boundary.NUMBER))
         for m in _NUMBER.finditer(text):

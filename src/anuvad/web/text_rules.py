@@ -13,7 +13,8 @@ runs, not written twice:
   final-stop and lone-pipe patterns, the quote-pairing pattern;
 * **links** (:mod:`anuvad.inference.addresses`, :mod:`anuvad.inference.links`): the source's
   URL and e-mail patterns, and what counts as link-like junk in an output: each of the
-  source's links once, no invented one, as both of the server's engines do;
+  source's links as often as the source has it, no invented one, as both of the server's
+  engines do;
 * **numbers** (:mod:`anuvad.inference.numbers_back`): the number pattern and the clean-up
   patterns. The page's search cannot be constrained, so numbers are put back after it, as the
   server does for its CTranslate2 engine.

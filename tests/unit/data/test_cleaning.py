@@ -44,6 +44,7 @@ def test_hindi_normalizer_unifies_nukta_danda_and_joiners() -> None:
     assert hi("सीता बाज़ार गई ॥") == "सीता बाज़ार गई ।"  # a double danda ("City III" before)
     assert hi("कीमत 100|200 है|") == "कीमत 100|200 है।"  # a pipe between digits stays
     assert hi("पद ॥१॥") == "पद ।१।"
+    assert hi("वह गया||") == hi("वह गया।।") == hi(hi("वह गया||")) == "वह गया।"
     assert "\u200d" not in hi("ज़्\u200dयादा") and "\u200c" not in hi("क\u200cष")
     assert hi("  दो   शब्द  ") == "दो शब्द"
 

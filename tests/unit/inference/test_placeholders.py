@@ -65,6 +65,11 @@ def test_a_sentence_without_letters_comes_back_as_written(line: str) -> None:
     hidden = hide(line, find_spans(line, Verbatim()), lambda _: True)
     assert hidden.only_addresses and hidden.names == ()
     assert reveal("अप्रभाव", hidden) == line
+    # into English, its digits as the search writes them
+    devanagari = hide("१२:३०", find_spans("१२:३०", Verbatim()), lambda _: True)
+    assert reveal("12:30", devanagari) == "12:30"
+    # the engines that read addresses as written read codes so too (as the page does)
+    assert addresses_alone(["{name}", "www.a.in"], [Verbatim()] * 2)[0] is None
     assert not hide("# Heading", [], lambda _: True).only_addresses
     assert not hide("  ", [], lambda _: True).only_addresses
 

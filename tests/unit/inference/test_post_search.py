@@ -25,6 +25,8 @@ from anuvad.inference.verbatim import Verbatim, find_spans
         ("आज  ⁇  500 सहेजें।", "आज ₹500 सहेजें।"),
         ("आज 500 सहेजें।", "आज ₹500 सहेजें।"),  # no mark: the sign before the number
         ("⁇ आज 500 सहेजें।", "⁇ आज ₹500 सहेजें।"),  # a mark elsewhere is not the sign's
+        ("कीमत (500) है", "कीमत (₹500) है"),  # glued as the model wrote it
+        ('"500" सहेजें', '"₹500" सहेजें'),
     ],
 )
 def test_a_sign_put_back_takes_the_place_of_the_mark_the_model_wrote_for_it(

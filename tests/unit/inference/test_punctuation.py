@@ -67,7 +67,13 @@ def test_no_full_stop_where_the_source_ends_no_sentence(
     ("text", "phrases", "expected"),
     [
         ("वह घायल हो गया था. 13", ["13"], "वह घायल हो गया था 13."),
-        ('भीड़ के सामने हैं."200', ["200"], 'भीड़ के सामने हैं 200."'),
+        ('उसने कहा "चलो." 13', ["13"], 'उसने कहा "चलो." 13'),  # not into the quotation
+        ("वह गया था। 13।", ["13"], "वह गया था 13।"),  # its own mark: one
+        ("it was late. 13", ["13"], "it was late 13."),
+        # an abbreviation's full stop ends no sentence
+        ("He lives in house No. 13", ["13"], "He lives in house No. 13"),
+        ("The price is Rs. 500", ["500"], "The price is Rs. 500"),
+        ("Born in Jan. 2024", ["2024"], "Born in Jan. 2024"),
         ("संपर्क करें. www.a.in b@c.in", ["www.a.in", "b@c.in"], "संपर्क करें www.a.in b@c.in."),
         ("गया था. 30 मई 2005", ["30 मई 2005", "2005"], "गया था 30 मई 2005."),
         ("गया था. 13 लोग", ["13"], "गया था. 13 लोग"),  # words after it: not only phrases

@@ -87,6 +87,15 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
             [("number", "98765 43210"), ("number", "011-2345-6789")],
         ),
         ("In 2023 50 people came.", [("number", "2023"), ("number", "50")]),
+        # a hyphen after a word (a vowel sign is a word's) or a number is no sign
+        ("धारा-370 हटाई गई, कक्षा-10", [("number", "370"), ("number", "10")]),
+        ("pages 10 -15", [("number", "10"), ("number", "15")]),
+        # years and scores in a row are numbers, not a telephone number
+        ("The years 1947 1950 1962.", [("number", "1947"), ("number", "1950"), ("number", "1962")]),
+        (
+            "Dial 011 2345 6789 or +44 20 7946 0958.",
+            [("number", "011 2345 6789"), ("number", "+44 20 7946 0958")],
+        ),
         # Format placeholders and tags written as text ("{name}" came back as "{C}")
         ("Hello {name}, you have {count} new messages.", [("code", "{name}"), ("code", "{count}")]),
         (
