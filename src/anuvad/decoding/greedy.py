@@ -58,12 +58,12 @@ def _close(
     ending: list[int | None],
     tokens: list[list[int]],
 ) -> None:
-    """A row whose model would end now (its own ``choice``, (B_active,), is EOS or a
-    sentence-final mark) while the constraint forbids that ends instead by writing what it
-    misses (:meth:`ConstraintRows.closing`: the rest of a required phrase), then the ending it
-    chose (the mark once, then EOS), in place on ``mask`` (B_active, V): left to itself it wrote
-    on until the phrase fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी …
-    help@example.com"). ``ending``: per original row, the ending it chose (None: not ending)."""
+    """A row whose model would end now (its own ``choice``, (B_active,), is a token that ends
+    it for the constraint, :meth:`ConstraintRows.closing`: EOS) while the constraint forbids it
+    ends instead by writing what it misses (the rest of a required phrase), then the ending it
+    chose, in place on ``mask`` (B_active, V): left to itself it wrote on until the phrase
+    fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी … help@example.com"). ``ending``: per
+    original row, the ending it chose (None: not ending)."""
     for i, row in enumerate(active_rows):
         token = int(choice[i])
         if ending[row] is None and not bool(torch.isinf(mask[i, token])):

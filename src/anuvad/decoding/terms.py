@@ -288,12 +288,14 @@ class TermRows(ConstraintRows):
         return state.progress(self.terms[row])
 
     def closing(self, row: int, token: int) -> list[int] | None:
-        """Where ``token`` would end ``row`` (EOS, or a sentence-final mark of the table): the
-        tokens that continue a phrase it is part-way into, else those that start one it misses
-        (None: it misses none, or ``token`` ends nothing)."""
+        """Where ``token`` is EOS: the tokens that continue a phrase ``row`` is part-way into,
+        else those that start one it misses (None: it misses none, or ``token`` is not EOS).
+        A sentence-final mark ends nothing here: a model that would write "।" with a number
+        still missing often goes on to a sentence that holds it (closing there too cut
+        NTREX-128's outputs with numbers to 0.82 of the reference's length, chrF++ 31.7 ->
+        31.4)."""
         state, terms = self.states[row], self.terms[row]
-        ends = token == EOS_ID or (self.table is not None and bool(self.table.final[token]))
-        if not ends or state.missing(terms) is None:
+        if token != EOS_ID or state.missing(terms) is None:
             return None
         return state.continuing(terms) or state.starting(terms)
 
