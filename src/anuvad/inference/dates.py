@@ -93,6 +93,27 @@ def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     return sorted(dates, key=lambda d: d.start)
 
 
+# Hindi's abbreviations of the rupee before an amount ("रु. 500", "रू 20"): into another
+# language the amount is written with the sign ("₹500"; "उसने रु. 500 दिए।" came out "He gave a
+# 500 offer.", the rupees lost).
+_RUPEE_WORD = re.compile(r"(?<![\w\u0900-\u097f])(?:रु|रू)\.?\s*(?=[0-9\u0966-\u096f])")
+
+
+def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
+    """The amounts of ``text`` written with a Hindi abbreviation of the rupee, each with its
+    target form (the sign and the digits: "रु. 1,500" → "₹1,500"); [] unless Hindi goes into
+    another language."""
+    if src_lang != "hi" or tgt_lang == "hi":
+        return []
+    found = []
+    for match in _RUPEE_WORD.finditer(text):
+        number = re.match(r"[0-9\u0966-\u096f]+(?:[.,][0-9\u0966-\u096f]+)*", text[match.end() :])
+        if number is not None:
+            end = match.end() + number.end()
+            found.append(Date(match.start(), end, "₹" + number.group()))
+    return found
+
+
 def _signs(text: str, at: int) -> bool:
     """Whether the "+" or "-" at ``text[at]`` is a number's sign: nothing of a word touches it
     ("धारा-370", "COVID-19": a vowel sign is a word's too) and no number comes before it across
@@ -124,4 +145,12 @@ def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-__all__ = ["CURRENCY_SIGNS", "MONTHS", "NUMBER_SIGNS", "Date", "find_dates", "number_extent"]
+__all__ = [
+    "CURRENCY_SIGNS",
+    "MONTHS",
+    "NUMBER_SIGNS",
+    "Date",
+    "find_amounts",
+    "find_dates",
+    "number_extent",
+]

@@ -71,7 +71,7 @@ from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
 from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
 from anuvad.inference.codes import CODE
-from anuvad.inference.dates import find_dates, number_extent
+from anuvad.inference.dates import find_amounts, find_dates, number_extent
 from anuvad.inference.translation import CopiedSpan
 
 Kind = Literal["number", "date", "url", "email", "name", "code"]
@@ -237,6 +237,9 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
         for m in CODE.finditer(text):  # "{name}", "%s", "<div>"
             found.append(Span("code", m.start(), m.end(), m.group(), Boundary.LINK))
     if verbatim.numbers:
+        for a in find_amounts(text, *verbatim.langs) if verbatim.langs else []:
+            target = to_digits(a.target, verbatim.digits)
+            found.append(Span("number", a.start, a.end, target, Boundary.NUMBER))
         for d in find_dates(text, *verbatim.langs) if verbatim.langs else []:
             boundary = Boundary.NUMBER if d.target[-1].isdigit() else Boundary.WORD
             found.append(
