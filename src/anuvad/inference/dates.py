@@ -31,6 +31,8 @@ MONTHS: dict[str, list[tuple[str, ...]]] = {
 }  # fmt: skip
 CURRENCY_SIGNS = "₹$€£¥"
 NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
+# What belongs to a number after it: a per cent sign, a degree sign with its scale.
+_AFTER_NUMBER = re.compile(r"%|°[CFK]?(?![A-Za-z])|[℃℉]")
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,9 @@ def _is_mark(char: str) -> bool:
 def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80"),
     the plus or minus sign right before that ("-5", "−3.5", "+2%", "-₹80": not the hyphen of a
-    range or a code, "10-15", "COVID-19"), and the per cent sign right after it ("5.4%",
-    "5.4 %")."""
+    range or a code, "10-15", "COVID-19"), and the per cent or degree sign right after it
+    ("5.4%", "5.4 %", "30°C", "-5 °C", "100 ℃": "It was -5 °C at night." came out "… -5 बजे
+    था।")."""
     before = text[:start].rstrip(" ")
     if before and before[-1] in CURRENCY_SIGNS and start - len(before) <= 1:
         start = len(before) - 1
@@ -140,8 +143,9 @@ def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
         start -= 1
     after = text[end:]
     stripped = after.lstrip(" ")
-    if stripped.startswith("%") and len(after) - len(stripped) <= 1:
-        end += len(after) - len(stripped) + 1
+    unit = _AFTER_NUMBER.match(stripped)
+    if unit is not None and len(after) - len(stripped) <= 1:
+        end += len(after) - len(stripped) + unit.end()
     return start, end
 
 

@@ -254,6 +254,7 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             boundary = Boundary.CODE if glued else Boundary.NUMBER
             start, end = number_extent(text, m.start(), m.end())
             target = "".join(text[start:end].split())  # "₹ 80" → "₹80"
+            target = target.replace("℃", "°C").replace("℉", "°F")  # as the vocabulary reads it
             found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
     links = [(s.start, s.end) for s in found if s.kind in ("url", "email")]
     # A marked name inside a link ("irctc.co.in" of "care@irctc.co.in") is copied with it.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from anuvad.inference.dates import find_dates, number_extent
@@ -42,6 +44,11 @@ def test_a_number_takes_its_currency_or_per_cent_sign() -> None:
     spans = [(1, 3), (7, 9), (11, 14), (20, 21), (28, 29), (38, 39)]
     got = [text[slice(*number_extent(text, a, b))] for a, b in spans]
     assert got == ["₹80", "₹ 90", "5.4%", "3 %", "7", "$ 8"]
+    # a degree sign with its scale ("-5 °C" came out "-5 बजे")
+    degrees = "30°C, -5 °F, 45° and 5 °Celsius"
+    runs = [m.span() for m in re.finditer(r"\d+", degrees)]
+    got = [degrees[slice(*number_extent(degrees, a, b))] for a, b in runs]
+    assert got == ["30°C", "-5 °F", "45°", "5"]
 
 
 def test_a_rupee_abbreviation_into_english_is_the_sign() -> None:
