@@ -40,7 +40,7 @@ class ConstraintRows(ABC):
 
     def closing(self, row: int, token: int) -> list[int] | None:
         """For a greedy search whose model would write ``token`` next, which this constraint
-        forbids: when ``token`` would end the row (EOS, a sentence-final mark), the tokens that
+        forbids: when ``token`` would end the row (for required phrases: EOS), the tokens that
         write what the row must still hold instead (the rest of a required phrase); None when
         it would not end it, nothing is left to write, or this constraint does not say."""
         return None

@@ -55,32 +55,29 @@ def _close(
     allowed: ConstraintRows,
     choice: Tensor,
     active_rows: list[int],
-    ending: list[int | None],
-    tokens: list[list[int]],
+    closing: list[bool],
 ) -> None:
-    """A row whose model would end now (its own ``choice``, (B_active,), is a token that ends
-    it for the constraint, :meth:`ConstraintRows.closing`: EOS) while the constraint forbids it
-    ends instead by writing what it misses (the rest of a required phrase), then the ending it
-    chose, in place on ``mask`` (B_active, V): left to itself it wrote on until the phrase
-    fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी … help@example.com"). ``ending``: per
-    original row, the ending it chose (None: not ending)."""
+    """A row whose model would end now (its most likely token, ``choice`` (B_active,), is one
+    that ends it for the constraint, :meth:`ConstraintRows.closing`: EOS) while the constraint
+    forbids that ends instead by writing what it misses (the rest of a required phrase), then
+    EOS, in place on ``mask`` (B_active, V): left to itself it wrote on until the phrase
+    fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी … help@example.com"). With sampling
+    the choice is still the most likely token, and the missing tokens are forced, not drawn.
+    ``closing``: per original row, whether it is ending so."""
     for i, row in enumerate(active_rows):
         token = int(choice[i])
-        if ending[row] is None and not bool(torch.isinf(mask[i, token])):
+        if not closing[row] and not bool(torch.isinf(mask[i, token])):
             continue  # the model's own choice is allowed
-        chosen = ending[row]
-        wanted = allowed.closing(i, token if chosen is None else EOS_ID)
-        if wanted is None and chosen is not None:  # all written: the ending it chose
-            wrote_it = bool(tokens[row]) and tokens[row][-1] == chosen
-            wanted = [EOS_ID] if chosen == EOS_ID or wrote_it else [chosen]
+        wanted = allowed.closing(i, EOS_ID if closing[row] else token)
+        if wanted is None and closing[row]:
+            wanted = [EOS_ID]  # all written: the end it wanted
         if not wanted:
             continue
         only = torch.full_like(mask[i], NEG_INF)
         only[wanted] = 0.0
         if not bool(torch.isinf(mask[i] + only).all()):
             mask[i] += only
-            if ending[row] is None:
-                ending[row] = token
+            closing[row] = True
 
 
 def greedy_search(
@@ -138,7 +135,7 @@ def greedy_search(
     )
 
     tokens: list[list[int]] = [[] for _ in range(batch)]
-    ending: list[int | None] = [None] * batch  # how rows that would have ended chose to end
+    closing = [False] * batch  # rows that would have ended: they write what is missing, then end
     scores = [0.0] * batch
     finished = [False] * batch
     recorded: list[tuple[list[float], list[float]] | None] = [None] * batch  # with ``signals``
@@ -150,7 +147,7 @@ def greedy_search(
         log_probs, entropy = step_log_probs(decoder, last, signals)  # (B_active, V), (B_active,)
         if allowed is not None:
             mask = allowed.mask().to(device)  # (B_active, V)
-            _close(mask, allowed, log_probs.argmax(-1), active_rows, ending, tokens)
+            _close(mask, allowed, log_probs.argmax(-1), active_rows, closing)
             log_probs = log_probs + mask
         # (B_active,) each: the argmax, or a draw from the top K with ``sample_top_k``
         best_scores, best = pick_tokens(log_probs, settings.sample_top_k, generator)

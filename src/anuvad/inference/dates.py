@@ -1,5 +1,9 @@
 """Month names next to a number, and what the number's sign or unit is, for copied numbers.
 
+Also: a number's per cent or degree sign after it ("5.4%", "-5 °C") and its plus or minus sign
+(:func:`number_extent`), and Hindi's rupee abbreviation before an amount, written as "₹" in
+another language (:func:`find_amounts`: "रु. 500" → "₹500").
+
 A small model keeps the digits the search requires but drops what belongs to them: "₹80" came
 out as "80", "5.4%" as "5.4", and "12 June 2024" as "12 2024" (issue 40 item 3). So a number is
 copied with its currency sign or per cent sign (:func:`number_extent`), and a date, a number
@@ -32,7 +36,8 @@ MONTHS: dict[str, list[tuple[str, ...]]] = {
 CURRENCY_SIGNS = "₹$€£¥"
 NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 # What belongs to a number after it: a per cent sign, a degree sign with its scale.
-_AFTER_NUMBER = re.compile(r"%|°[CFK]?(?![A-Za-z])|[℃℉]")
+# (not the "%" of a printf code after it: "5 %d" keeps its number and its code).
+_AFTER_NUMBER = re.compile(r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]")
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
 # Hindi's abbreviations of the rupee before an amount ("रु. 500", "रू 20"): into another
 # language the amount is written with the sign ("₹500"; "उसने रु. 500 दिए।" came out "He gave a
 # 500 offer.", the rupees lost).
+_AMOUNT = re.compile(r"[0-9\u0966-\u096f]+(?:[.,:/-][0-9\u0966-\u096f]+)*")
 _RUPEE_WORD = re.compile(r"(?<![\w\u0900-\u097f])(?:रु|रू)\.?\s*(?=[0-9\u0966-\u096f])")
 
 
@@ -109,10 +115,9 @@ def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
         return []
     found = []
     for match in _RUPEE_WORD.finditer(text):
-        number = re.match(r"[0-9\u0966-\u096f]+(?:[.,][0-9\u0966-\u096f]+)*", text[match.end() :])
-        if number is not None:
-            end = match.end() + number.end()
-            found.append(Date(match.start(), end, "₹" + number.group()))
+        number = _AMOUNT.match(text, match.end())
+        if number is not None:  # a range too ("रु. 500-600")
+            found.append(Date(match.start(), number.end(), "₹" + number.group()))
     return found
 
 

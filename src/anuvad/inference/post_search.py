@@ -43,6 +43,9 @@ from anuvad.inference.verbatim import (
     to_digits,
 )
 
+# The rupee in words right before or after a number ("Rs. 500", "INR 500", "500 rupees").
+_RUPEES_BEFORE = re.compile(r"(?:\b(?:Rs|INR)\.?|रु\.?|रुपये)\s*$", re.IGNORECASE)
+_RUPEES_AFTER = re.compile(r"[\d.,]+\s*(?:rupees?|रुपये|रुपए)\b", re.IGNORECASE)
 _MARK_BEFORE = re.compile(rf"{UNK_SURFACE}\s*$")  # the model's unknown mark for a sign
 _SIGNS = re.compile(f"[{re.escape(NUMBER_SIGNS)}]?[{re.escape(CURRENCY_SIGNS)}]?")
 _FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
@@ -75,20 +78,27 @@ def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
 def write_signs(text: str, spans: Sequence[Span]) -> str:
     """``text`` with each signed span's sign put back before the first bare occurrence of its
     number (:func:`unsigned`), in the place of the unknown mark the model wrote for it right
-    before the number ("Pay ₹500 now." came out " ⁇  ₹500 अब तक।", now "₹500 अब तक।")."""
+    before the number ("Pay ₹500 now." came out " ⁇  ₹500 अब तक।", now "₹500 अब तक।") or of the
+    plus or minus the model wrote ("-5" with an unspellable "−": "−5", not "-−5"); no rupee
+    sign where the model wrote the currency in words ("Rs. 500", "500 rupees")."""
     for span in spans:
         if not span.sign or span.written in text:
             continue
         for match in re.finditer(re.escape(span.target), text):
             window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
-            if holds(window, span.target, span.boundary):
-                head = text[: match.start()]
-                mark = _MARK_BEFORE.search(head)
-                if mark is not None:  # the mark the model wrote for the sign goes
-                    kept = head[: mark.start()]
-                    head = kept.rstrip() + " " if kept.strip() else ""
-                text = head + span.sign + text[match.start() :]
+            if not holds(window, span.target, span.boundary):
+                continue
+            head, tail = text[: match.start()], text[match.start() :]
+            if "₹" in span.sign and (_RUPEES_BEFORE.search(head) or _RUPEES_AFTER.match(tail)):
                 break
+            mark = _MARK_BEFORE.search(head)
+            if mark is not None:  # the mark the model wrote for the sign goes
+                kept = head[: mark.start()].rstrip()
+                head = kept + (" " if kept and kept[-1] not in "([{\"'“‘" else "")
+            elif span.sign[0] in NUMBER_SIGNS and head[-1:] in NUMBER_SIGNS:
+                head = head[:-1]  # the model's own plus or minus: the source's stands for it
+            text = head + span.sign + tail
+            break
     return text
 
 

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 
 from anuvad.inference.links import carry_links, source_links
+from anuvad.inference.sentences import RULE_ABBREVIATIONS
 from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
@@ -73,10 +74,15 @@ def punctuate_candidates(
 
 
 # A mark that ends a sentence before more text: a danda, "?" or "!", or a full stop after a
-# Devanagari character or a lower-case word of three letters or more (not an abbreviation's:
-# "No. 13", "Rs. 500", "Jan. 2024", "Dr. X1"), with a space after it.
+# Devanagari word or a lower-case word of three letters or more, with a space after it; not an
+# abbreviation's ("No. 13", "Rs. 500", "Jan. 2024", "fig. 3", "डॉ. 5": :data:`_ABBREVIATIONS`).
 _MARK_THEN = re.compile(
-    r"(?P<mark>[।?!]|(?<=[\u0900-\u097f])\.)(?=\s+\S)|(?<![\w.])[a-z]{3,}(?P<stop>\.)(?=\s+\S)"
+    r"(?P<mark>[।?!])(?=\s+\S)"
+    r"|(?<![\w.])(?P<word>[a-z]{3,}|[\u0900-\u097f]+)(?P<stop>\.)(?=\s+\S)"
+)
+_ABBREVIATIONS = frozenset(
+    {"approx", "fig", "figs", "sec", "etc", "vol", "tel", "ext", "nos", "art", "para", "viz"}
+    | {a.lower() for a in RULE_ABBREVIATIONS}
 )
 # The marks and closing quotes or brackets that end a text.
 _ENDING = re.compile(r"[\s.।?!\"'”’)\]]*$")
@@ -87,7 +93,11 @@ def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
     nothing but ``phrases`` (what the output had to hold): greedy search writes a phrase it
     missed where its model would have ended, after the sentence's full stop ("… घायल हो गया था.
     13" → "… घायल हो गया था 13."); ``text`` as it was otherwise."""
-    marks = list(_MARK_THEN.finditer(text)) if phrases else []
+    marks = [
+        m
+        for m in (_MARK_THEN.finditer(text) if phrases else ())
+        if m.group("mark") or m.group("word").lower() not in _ABBREVIATIONS
+    ]
     if not marks:
         return text
     last = marks[-1]
@@ -101,7 +111,9 @@ def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
         return text
     at = last.start("mark") if last.group("mark") else last.start("stop")
     head, mark = text[:at].rstrip(), text[at]
-    closing = tail[len(core) :].strip() or mark  # its own final mark, else the one it followed
+    closing = tail[len(core) :].strip()  # its own final mark, else the one it followed
+    if not any(c in ".।?!" for c in closing):
+        closing += mark
     return f"{head} {core}{closing}"
 
 

@@ -18,16 +18,18 @@ search, which then guarantees it (together with the glossary's terms).
 * ``number``: a run of digits (any script), with ``.``, ``,``, ``:``, ``/`` or ``-`` between
   digits kept inside one number (``3.5``, ``1,20,000``, ``10:30``, ``12/06/2024``, ``2019-20``),
   with a currency sign before it or a per cent sign after it (``₹80``, ``5.4%``: a model kept
-  the digits and dropped the sign) and a plus or minus sign that no word or number touches
+  the digits and dropped the sign), a degree sign and its scale after it (``-5 °C``), Hindi's
+  rupee abbreviation before it, written "₹" in another language (``रु. 500`` → ``₹500``),
+  and a plus or minus sign that no word or number touches
   (``-5``, ``+2%``; not ``धारा-370`` or ``10 -15``); a telephone number written in groups is one
   number, its spaces kept (``+91 98765 43210``, ``011 2345 6789``).
 * ``date``: a day or year next to a month name, written in the target language ("12 June
   2024" → "12 जून 2024", :mod:`anuvad.inference.dates`; the month was dropped).
   A number glued to a letter on its left is part of a name or code (``SS19``, ``HER2``,
   ``G20``): it is taken too, and may stay glued to a letter in the output (``जी20``). Only the
-  digits (and the signs above) are required: units and ordinal suffixes are the model's to
-  translate (``12th`` → ``12वीं``, ``80 kg`` → ``80 किलो``); the number must not be glued to
-  other digits (``250`` is not in ``2500``).
+  digits (and the signs and degrees above) are required: other units and ordinal suffixes are
+  the model's to translate (``12th`` → ``12वीं``, ``80 kg`` → ``80 किलो``); the number must not
+  be glued to other digits (``250`` is not in ``2500``).
   The digits are written in the reader's script (:attr:`Verbatim.digits`; Latin by default, as
   Hindi news mostly writes them). The search always writes Latin digits and the output's digits
   are transliterated after it (:func:`in_latin`, :func:`write_digits`): forcing "८" into the

@@ -62,5 +62,6 @@ def test_a_rupee_abbreviation_into_english_is_the_sign() -> None:
         ("₹१,२००", "रू १,२००"),
     ]
     assert find_amounts(text, "hi", "hi") == [] and find_amounts(text, "en", "hi") == []
+    assert [a.target for a in find_amounts("कीमत रु. 500-600 है", "hi", "en")] == ["₹500-600"]
     spans = find_spans(text, Verbatim(langs=("hi", "en")))
     assert [s.target for s in spans] == ["₹500", "₹1,200"]  # in the search's Latin digits

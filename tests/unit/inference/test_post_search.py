@@ -26,6 +26,7 @@ from anuvad.inference.verbatim import Verbatim, find_spans
         ("आज 500 सहेजें।", "आज ₹500 सहेजें।"),  # no mark: the sign before the number
         ("⁇ आज 500 सहेजें।", "⁇ आज ₹500 सहेजें।"),  # a mark elsewhere is not the sign's
         ("कीमत (500) है", "कीमत (₹500) है"),  # glued as the model wrote it
+        ("कीमत ( ⁇ 500) है", "कीमत (₹500) है"),
         ('"500" सहेजें', '"₹500" सहेजें'),
     ],
 )
@@ -60,3 +61,17 @@ def test_other_punctuation_is_carried_but_never_a_danda() -> None:
     assert [source[a:b] for a, b in runs] == ["•", "†", "′"]
     # into English: the dandas end sentences; the punctuation rules write them as full stops
     assert carried_runs("राम घर गया। सीता आई॥ वह | गई", spellable, ("hi", "en")) == []
+
+
+def test_no_rupee_sign_where_the_currency_is_in_words_nor_a_second_minus() -> None:
+    """Hindi->English "रु. 500" is "₹500", but "He paid Rs. 500." is not "Rs. ₹500"; an
+    unspellable "−" takes the place of the model's own "-" ("-−5" before)."""
+    (amount,) = find_spans("उसने रु. 500 दिए", Verbatim(langs=("hi", "en")))
+    rupees = unsigned(amount, lambda t: "₹" not in t)
+    assert write_signs("He paid Rs. 500.", [rupees]) == "He paid Rs. 500."
+    assert write_signs("He paid 500 rupees.", [rupees]) == "He paid 500 rupees."
+    assert write_signs("He paid 500.", [rupees]) == "He paid ₹500."
+    (minus,) = find_spans("It was −5 at night.", Verbatim())
+    bare = unsigned(minus, lambda t: "−" not in t)
+    assert write_signs("रात में -5 था।", [bare]) == "रात में −5 था।"
+    assert write_signs("रात में 5 था।", [bare]) == "रात में −5 था।"

@@ -74,6 +74,9 @@ def test_no_full_stop_where_the_source_ends_no_sentence(
         ("He lives in house No. 13", ["13"], "He lives in house No. 13"),
         ("The price is Rs. 500", ["500"], "The price is Rs. 500"),
         ("Born in Jan. 2024", ["2024"], "Born in Jan. 2024"),
+        ("See fig. 3", ["3"], "See fig. 3"),
+        ("मूल्य: रु. 500", ["500"], "मूल्य: रु. 500"),
+        ("वह गया था. 13)", ["13"], "वह गया था 13)."),  # the mark is not lost
         ("संपर्क करें. www.a.in b@c.in", ["www.a.in", "b@c.in"], "संपर्क करें www.a.in b@c.in."),
         ("गया था. 30 मई 2005", ["30 मई 2005", "2005"], "गया था 30 मई 2005."),
         ("गया था. 13 लोग", ["13"], "गया था. 13 लोग"),  # words after it: not only phrases

@@ -90,6 +90,7 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
         # a hyphen after a word (a vowel sign is a word's) or a number is no sign
         ("धारा-370 हटाई गई, कक्षा-10", [("number", "370"), ("number", "10")]),
         ("pages 10 -15", [("number", "10"), ("number", "15")]),
+        ("about 5 %d", [("number", "5"), ("code", "%d")]),  # the code's "%" is no per cent
         # years and scores in a row are numbers, not a telephone number
         ("The years 1947 1950 1962.", [("number", "1947"), ("number", "1950"), ("number", "1962")]),
         (
