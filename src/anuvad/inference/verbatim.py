@@ -36,10 +36,11 @@ search, which then guarantees it (together with the glossary's terms).
   search changed the model's words around it ("at 8 pm" → "८ मई को", 8 May);
 * ``name``: every whole-word, case-sensitive occurrence of a string in :attr:`Verbatim.keep`
   (names the user marks; a glossary entry whose translation is its own term does the same with
-  the glossary's matching rule). Words already in the target's script are not required by
-  default: made to write "Samsung Galaxy S24 Ultra" in "मैंने Samsung Galaxy S24 Ultra खरीदा।",
-  the shipped Hindi→English model wrote it after a run of junk ("… S SMM 24 1000,0090 SAMTTA
-  …"), where left free it wrote "aulpt 24"; a user who wants them marks them.
+  the glossary's matching rule), and every run of words the source already writes in the
+  target's script (:attr:`Verbatim.target_script`: "मैंने Samsung Galaxy S24 Ultra खरीदा।" →
+  "I bought Samsung Galaxy S24 Ultra."). Required as written, such a name drew junk ("… S SMM
+  24 1000,0090 SAMTTA …"), left free it was rewritten ("aulpt 24"); behind a placeholder
+  (:mod:`anuvad.inference.placeholders`) it is copied.
 
 Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
 then a marked name (one inside a link is copied with the link), a link or a code, a number.
@@ -74,6 +75,7 @@ from anuvad.errors import ConfigError
 from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
 from anuvad.inference.codes import CODE
 from anuvad.inference.dates import find_amounts, find_dates, number_extent
+from anuvad.inference.target_script import target_script_runs
 from anuvad.inference.translation import CopiedSpan
 
 Kind = Literal["number", "date", "url", "email", "name", "code"]
@@ -118,6 +120,9 @@ class Verbatim:
             names the user marks.
         codes: format placeholders and tags written as text ("{name}", "%s", "{{user}}",
             "<div>": :mod:`anuvad.inference.codes`) are copied as written.
+        target_script: words the source already writes in the target's script ("AM" in
+            Hindi text, "नमस्ते" in English) are copied as written, as marked names are
+            (:mod:`anuvad.inference.target_script`; needs ``langs``).
         symbols: symbols the target vocabulary cannot spell (emoji, "©", "™") are carried
             from the source after the search (:func:`anuvad.inference.post_search.carry_symbols`).
         only_source_numbers: in a sentence with required phrases whose every digit (if it has
@@ -138,6 +143,7 @@ class Verbatim:
     digits: Digits = "latin"
     keep: tuple[str, ...] = field(default=())
     codes: bool = True
+    target_script: bool = True
     symbols: bool = True
     only_source_numbers: bool = True
     langs: tuple[str, str] | None = None
@@ -258,6 +264,10 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             target = "".join(text[start:end].split())  # "₹ 80" → "₹80"
             target = target.replace("℃", "°C").replace("℉", "°F")  # as the vocabulary reads it
             found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
+    if verbatim.target_script and verbatim.langs:  # "Samsung" in Hindi, "नमस्ते" in English
+        held = [(s.start, s.end) for s in found if s.kind != "number"]
+        for first, last in target_script_runs(text, *verbatim.langs, skip=held):
+            found.append(Span("name", first, last, text[first:last], Boundary.WORD))
     links = [(s.start, s.end) for s in found if s.kind in ("url", "email")]
     # A marked name inside a link ("irctc.co.in" of "care@irctc.co.in") is copied with it.
     found = [

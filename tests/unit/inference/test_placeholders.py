@@ -179,3 +179,30 @@ def test_the_attention_and_the_word_scores_follow_what_the_model_read(
     assert any("care@irctc.co.in" in w.text and w.start >= 0 for w in result.quality.words)
     (plain,) = latin_translator.translate(["Thank you."], verbatim=Verbatim())
     assert plain.read == ""
+
+
+def test_words_already_in_the_target_script_are_copied_as_marked_names_are() -> None:
+    """A Latin name or acronym in Hindi text (and a Hindi word in English text) reaches the
+    model as "X1": left free it was rewritten ("AM" → "Aam"), required as written it drew junk;
+    links, numbers and codes keep their own spans."""
+    from anuvad.inference.target_script import target_script_runs
+
+    text = "मैंने Samsung Galaxy S24 Ultra www.a.in से खरीदा, U.S. और Twitter."
+    runs = [text[a:b] for a, b in target_script_runs(text, "hi", "en")]
+    assert runs == ["Samsung Galaxy S24 Ultra www.a.in", "U.S.", "Twitter"]
+    link = (text.index("www"), text.index("www") + len("www.a.in"))
+    runs = [text[a:b] for a, b in target_script_runs(text, "hi", "en", skip=[link])]
+    assert runs == ["Samsung Galaxy S24 Ultra", "U.S.", "Twitter"]
+    spans = find_spans(text, Verbatim(langs=("hi", "en")))
+    assert [(s.kind, s.target) for s in spans] == [
+        ("name", "Samsung Galaxy S24 Ultra"),
+        ("url", "www.a.in"),
+        ("name", "U.S."),
+        ("name", "Twitter"),
+    ]
+    hidden = hide(text, spans, lambda _: True)
+    assert hidden.text == "मैंने X1 Z2 से खरीदा, X3 और X4."
+    assert [s.target for s in find_spans("I said नमस्ते.", Verbatim(langs=("en", "hi")))] == ["नमस्ते"]
+    without = find_spans(text, Verbatim(langs=("hi", "en"), target_script=False))
+    assert {s.kind for s in without} == {"number", "url"}  # "24" of "S24", the link
+    assert target_script_runs("Hello there", "en", "de") == []  # one script: nothing
