@@ -161,8 +161,10 @@ def addresses_alone(
     :class:`Hidden` (no placeholders) when it holds addresses alone, else None."""
     found: list[Hidden | None] = []
     for text, policy in zip(texts, policies, strict=True):
-        # Codes are the torch engine's alone: the page reads them as written, and so does this.
-        spans = find_spans(text, replace(policy, codes=False)) if policy else []
+        # Codes and words in the target's script are the torch engine's alone: the page reads
+        # them as written, and so does this.
+        alone = replace(policy, codes=False, target_script=False) if policy else None
+        spans = find_spans(text, alone) if alone else []
         hidden = hide(text, spans, lambda _: False) if policy else None
         found.append(hidden if hidden is not None and hidden.only_addresses else None)
     return found
