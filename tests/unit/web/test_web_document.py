@@ -196,13 +196,14 @@ ADDRESSED = [
     "मेरा ईमेल RAM@EXAMPLE.COM है और C:\\Reports\\q3.xlsx भी।",
     "ch001.xhtml, care@irctc.co.in (2)",  # addresses alone: the source itself
     "***",  # no letters at all: the source itself too
+    "१२:३०",  # in Latin digits (into English, as the search writes them)
 ]
 
 
 def test_the_pages_placeholders_are_the_servers() -> None:
     """The page finds a sentence's addresses as the server's placeholders do (the same
     placeholders and addresses), and so the same sentences of addresses alone."""
-    from anuvad.inference.placeholders import hide
+    from anuvad.inference.placeholders import hide, reveal
     from anuvad.inference.verbatim import Verbatim, find_spans
 
     rules = text_rules("en", "hi")
@@ -212,7 +213,8 @@ def test_the_pages_placeholders_are_the_servers() -> None:
         "const { rules, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
         "const hidden = texts.map((t) => doc.hideAddresses(t, rules, () => true));\n"
         "const alone = hidden.map((h) => h.only_addresses);\n"
-        "process.stdout.write(JSON.stringify({ hidden, alone }));\n"
+        "const back = hidden.map((h) => (h.only_addresses ? doc.revealAlone(h) : null));\n"
+        "process.stdout.write(JSON.stringify({ hidden, alone, back }));\n"
     )
     request = {"rules": rules, "texts": ADDRESSED}
     done = subprocess.run(
@@ -224,5 +226,7 @@ def test_the_pages_placeholders_are_the_servers() -> None:
     assert [(h["text"], h["names"], h["addresses"]) for h in found["hidden"]] == [
         (h.text, list(h.names), list(h.addresses)) for h in expected
     ]
-    assert found["alone"] == [h.only_addresses for h in expected] == [False] * 4 + [True] * 2
+    assert found["alone"] == [h.only_addresses for h in expected] == [False] * 4 + [True] * 3
+    assert found["back"] == [reveal("x", h) if h.only_addresses else None for h in expected]
+    assert found["back"][-1] == "12:30"
     assert expected[1].text == "Flight Z1 and Z2: see Z3, then Z4."

@@ -7,7 +7,7 @@
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { normalizer, recase } from "./text.js";
-import { assemble, hideAddresses, mend, splitDocument } from "./document.js";
+import { assemble, hideAddresses, mend, revealAlone, splitDocument } from "./document.js";
 
 export { AbortError };
 
@@ -290,8 +290,8 @@ async function translateText(translator, text, options) {
   found.forEach((r, i) => {
     const hidden = hideAddresses(segments[i].text, rules, () => true);
     if (!hidden.only_addresses) return;
-    r.text = hidden.source;
-    for (const c of r.candidates) c.text = hidden.source;
+    r.text = revealAlone(hidden);
+    for (const c of r.candidates) c.text = r.text;
   });
   const mended = found.map((r) => mend(r.text, r.source, rules));
   return {

@@ -118,6 +118,13 @@ export function carryLinks(text, source, links, rules) {
 
 // --- addresses (placeholders.hide: a sentence of addresses alone is not translated) ---
 
+/** What a sentence of addresses alone, or without letters, comes back as (placeholders.reveal):
+ * its source, in Latin digits where it holds no address ("१२:३०" into English: "12:30"). */
+export function revealAlone(hidden) {
+  if (hidden.addresses.length) return hidden.source;
+  return hidden.source.replace(/[\u0966-\u096f]/gu, (d) => String.fromCharCode(d.charCodeAt(0) - 0x966 + 48));
+}
+
 /** `text` with each link, e-mail address and file name replaced by a placeholder "Z1", "Z2" …
  * that does not otherwise occur in it, as the server's torch engine shows it to the model;
  * `spellable(s)`: the target vocabulary writes s (if it cannot write a placeholder, the text
