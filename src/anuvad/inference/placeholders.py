@@ -1,6 +1,7 @@
-"""Links, e-mail addresses, file names and names marked to keep shown to the model as
-placeholders: the model translates "Send your application to Z1 before Friday." ("X1 scored 85
-runs." for a kept name) and the address goes back where "Z1" came out.
+"""Links, e-mail addresses, file names, format codes, names marked to keep and words already in
+the target's script shown to the model as placeholders: the model translates "Send your
+application to Z1 before Friday." ("X1 scored 85 runs." for a name) and the address goes back
+where "Z1" came out (below, "address" is any of them).
 
 A small model made to copy an address letter by letter writes address-like junk around it
 ("Send your application to care@irctc.co.in before Friday." → "शुक्रवार को in पर अपना आवेदन
@@ -51,10 +52,11 @@ class Hidden:
         addresses: the address each placeholder stands for.
         starts: where each address begins in the original sentence (its span's start).
         source: the original sentence.
-        only_addresses: it holds addresses and nothing else with letters (numbers, marks), or
-            no letters at all: nothing to translate, every engine gives it back as written
-            ("ch001.xhtml", an e-book chapter's title, came back as "ज़ीं ch001.xhtml"; a line
-            "***" as "अप्रभाव", "# 1" as "#44").
+        only_addresses: it holds addresses (or names) and nothing else with letters
+            (numbers, marks), or no letters at all: nothing to translate, every engine gives it
+            back as written, its digits outside them in Latin ("ch001.xhtml", an e-book
+            chapter's title, came back as "ज़ीं ch001.xhtml"; a line "***" as "अप्रभाव", "# 1"
+            as "#44"; a whole English sentence in Hindi text is English already).
     """
 
     text: str
@@ -95,10 +97,11 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
 
 def reveal(output: str, hidden: Hidden) -> str:
     """``output`` with the first whole-word occurrence of each placeholder replaced by its
-    address (a repeated one is dropped with the space before it); the source itself when it
-    holds nothing but addresses, numbers and marks (:attr:`Hidden.only_addresses`)."""
+    address (a repeated one is dropped with the space before it); the source itself, its digits
+    outside the addresses in Latin, when it holds nothing but addresses, numbers and marks
+    (:attr:`Hidden.only_addresses`)."""
     if hidden.only_addresses:  # digits in Latin, as the search writes them ("१२:३०" into English)
-        return hidden.source if hidden.addresses else to_digits(hidden.source, "latin")
+        return _latin_outside(hidden)
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
         found = re.search(_whole(name), output)
         if found is None:
@@ -106,6 +109,16 @@ def reveal(output: str, hidden: Hidden) -> str:
         head, tail = output[: found.start()], output[found.end() :]
         output = head + address + re.sub(" ?" + _whole(name), "", tail)
     return output
+
+
+def _latin_outside(hidden: Hidden) -> str:
+    """The source with its digits in Latin outside its hidden addresses and names ("iPhone
+    १५" → "iPhone 15"; "page२.in" stays)."""
+    source, out, position = hidden.source, [], 0
+    for start, address in zip(hidden.starts, hidden.addresses, strict=True):
+        out += [to_digits(source[position:start], "latin"), address]
+        position = start + len(address)
+    return "".join([*out, to_digits(source[position:], "latin")])
 
 
 def _whole(name: str) -> str:

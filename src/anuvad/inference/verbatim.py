@@ -265,7 +265,7 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             target = target.replace("℃", "°C").replace("℉", "°F")  # as the vocabulary reads it
             found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
     if verbatim.target_script and verbatim.langs:  # "Samsung" in Hindi, "नमस्ते" in English
-        held = [(s.start, s.end) for s in found if s.kind != "number"]
+        held = [*taken, *((s.start, s.end) for s in found if s.kind != "number")]
         for first, last in target_script_runs(text, *verbatim.langs, skip=held):
             found.append(Span("name", first, last, text[first:last], Boundary.WORD))
     links = [(s.start, s.end) for s in found if s.kind in ("url", "email")]

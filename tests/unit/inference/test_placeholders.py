@@ -206,3 +206,33 @@ def test_words_already_in_the_target_script_are_copied_as_marked_names_are() -> 
     without = find_spans(text, Verbatim(langs=("hi", "en"), target_script=False))
     assert {s.kind for s in without} == {"number", "url"}  # "24" of "S24", the link
     assert target_script_runs("Hello there", "en", "de") == []  # one script: nothing
+
+
+@pytest.mark.parametrize(
+    ("text", "langs", "runs"),
+    [
+        ("I paid ५०० rupees at १२:३०.", ("en", "hi"), []),  # digits are no letters
+        ("I said नमस्ते।", ("en", "hi"), ["नमस्ते"]),  # nor is the danda
+        ("मैं Mr. Modi.", ("hi", "en"), ["Mr. Modi"]),  # an abbreviation keeps its stop
+        ("Rs. 500 और Dr. शर्मा", ("hi", "en"), ["Rs.", "Dr."]),
+        ("Hello world. Bye", ("hi", "en"), ["Hello world", "Bye"]),  # two sentences
+        ("@user और #tag", ("hi", "en"), ["@user", "#tag"]),
+    ],
+)
+def test_a_run_is_words_of_the_target_letters_up_to_a_sentence_end(
+    text: str, langs: tuple[str, str], runs: list[str]
+) -> None:
+    from anuvad.inference.target_script import target_script_runs
+
+    assert [text[a:b] for a, b in target_script_runs(text, *langs)] == runs
+
+
+def test_a_glossary_term_cuts_a_run_and_digits_outside_names_come_back_latin() -> None:
+    from anuvad.inference.glossary import Glossary
+
+    text = "मैंने Samsung Galaxy S24 खरीदा"
+    terms = Glossary.from_pairs([("Galaxy", "गैलेक्सी")]).match_spans(text)
+    spans = find_spans(text, Verbatim(langs=("hi", "en")), terms)
+    assert [(s.kind, s.target) for s in spans] == [("name", "Samsung"), ("name", "S24")]
+    alone = hide("iPhone १५", find_spans("iPhone १५", Verbatim(langs=("hi", "en"))), bool)
+    assert alone.only_addresses and reveal("x", alone) == "iPhone 15"

@@ -122,7 +122,7 @@ export function carryLinks(text, source, links, rules) {
  * its source, in Latin digits where it holds no address ("१२:३०" into English: "12:30"). */
 export function revealAlone(hidden) {
   if (hidden.addresses.length) return hidden.source;
-  return hidden.source.replace(/[\u0966-\u096f]/gu, (d) => String.fromCharCode(d.charCodeAt(0) - 0x966 + 48));
+  return latin(hidden.source);
 }
 
 /** `text` with each link, e-mail address and file name replaced by a placeholder "Z1", "Z2" …
