@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 
 from anuvad.inference.links import carry_links, source_links
-from anuvad.inference.sentences import RULE_ABBREVIATIONS
+from anuvad.inference.sentences import ABBREVIATIONS
 from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
@@ -75,15 +75,12 @@ def punctuate_candidates(
 
 # A mark that ends a sentence before more text: a danda, "?" or "!", or a full stop after a
 # Devanagari word or a lower-case word of three letters or more, with a space after it; not an
-# abbreviation's ("No. 13", "Rs. 500", "Jan. 2024", "fig. 3", "डॉ. 5": :data:`_ABBREVIATIONS`).
+# abbreviation's ("No. 13", "Rs. 500", "Jan. 2024", "fig. 3", "डॉ. 5": ``ABBREVIATIONS``).
 _MARK_THEN = re.compile(
     r"(?P<mark>[।?!])(?=\s+\S)"
     r"|(?<![\w.])(?P<word>[a-z]{3,}|[\u0900-\u097f]+)(?P<stop>\.)(?=\s+\S)"
 )
-_ABBREVIATIONS = frozenset(
-    {"approx", "fig", "figs", "sec", "etc", "vol", "tel", "ext", "nos", "art", "para", "viz"}
-    | {a.lower() for a in RULE_ABBREVIATIONS}
-)
+
 # The marks and closing quotes or brackets that end a text.
 _ENDING = re.compile(r"[\s.।?!\"'”’)\]]*$")
 
@@ -96,7 +93,7 @@ def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
     marks = [
         m
         for m in (_MARK_THEN.finditer(text) if phrases else ())
-        if m.group("mark") or m.group("word").lower() not in _ABBREVIATIONS
+        if m.group("mark") or m.group("word").lower() not in ABBREVIATIONS
     ]
     if not marks:
         return text

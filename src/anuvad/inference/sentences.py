@@ -33,7 +33,14 @@ from pathlib import Path
 from anuvad.inference.addresses import address_spans
 from anuvad.inference.symbols import blank_symbols, symbol_mask
 
-__all__ = ["locate", "moses_prefixes", "sentence_case_view", "sentence_splitter", "split_glued"]
+__all__ = [
+    "ABBREVIATIONS",
+    "locate",
+    "moses_prefixes",
+    "sentence_case_view",
+    "sentence_splitter",
+    "split_glued",
+]
 
 _SPACE = re.compile(r"\s")
 # White space other than a space or a newline (str.isspace's, spelled out: the page's JavaScript
@@ -57,6 +64,17 @@ RULE_ABBREVIATIONS = (
     "डॉ", "रु", "प्रो", "कु", "सं", "पृ", "क्र", "नं", "मि", "श्री", "स्व", "ई", "पू", "जि",
     "Dr", "Mr", "Mrs", "Ms", "Prof", "Rs", "No", "St",
 )  # fmt: skip
+# Every word whose full stop ends no sentence, in lower case: the rule's, Indian English's
+# honorifics and abbreviations (:data:`EXTRA_PREFIXES`) and a few of reference and business
+# writing; what other modules ask when a full stop may be an abbreviation's
+# (:func:`anuvad.inference.punctuation.phrases_before_mark`, the runs of
+# :mod:`anuvad.inference.target_script`).
+ABBREVIATIONS = frozenset(
+    {a.lower() for a in RULE_ABBREVIATIONS}
+    | {"shri", "smt", "sh", "kum", "hon", "rs", "re", "approx", "govt", "dept", "pvt", "retd"}
+    | {"estd", "jr", "sr", "vs", "etc", "co", "ltd", "inc", "fig", "figs", "sec", "vol", "tel"}
+    | {"ext", "nos", "art", "para", "viz"}
+)
 # The text before a rule match ends with one of them and its full stop (in any case; after a
 # space, a bracket, a quote or another abbreviation's stop: "ई.पू."). Read in the 16 characters
 # before the match only: the search from the text's start made long texts quadratic.

@@ -23,15 +23,11 @@ import unicodedata
 from collections.abc import Sequence
 
 from anuvad.data.cleaning import SCRIPTS
+from anuvad.inference.sentences import ABBREVIATIONS
 
 __all__ = ["target_script_runs"]
 
 _INNER = ".&'’_-"  # inside a word of the run ("U.S.", "AT&T", "e-mail")
-# Words whose full stop is their own, not a sentence's.
-_ABBREVIATIONS = frozenset(
-    {"mr", "mrs", "ms", "dr", "rs", "st", "no", "jr", "sr", "prof", "vs", "etc", "co", "ltd"}
-    | {"inc", "govt", "dept", "approx", "fig", "sec", "vol", "smt", "shri"}
-)
 
 
 @functools.cache
@@ -57,7 +53,7 @@ def _run_pattern(lang: str) -> re.Pattern[str]:
 def _own_stop(word: str) -> bool:
     """Whether ``word``'s final full stop is its own: an abbreviation or initials."""
     core = word.rstrip(".")
-    return core.lower() in _ABBREVIATIONS or "." in core or len(core) == 1
+    return core.lower() in ABBREVIATIONS or "." in core or len(core) == 1
 
 
 def _pieces(run: str, start: int) -> list[tuple[int, int]]:
