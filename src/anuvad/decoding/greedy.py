@@ -49,7 +49,6 @@ def pick_tokens(
     return values.gather(1, drawn).squeeze(1), index.gather(1, drawn).squeeze(1)
 
 
-@torch.inference_mode()
 def _close(
     mask: Tensor,
     allowed: ConstraintRows,
@@ -64,9 +63,13 @@ def _close(
     fitted, junk around it ("… करें."."-अगजहाँ, ज़ीम यानी … help@example.com"). With sampling
     the choice is still the most likely token, and the missing tokens are forced, not drawn.
     ``closing``: per original row, whether it is ending so."""
-    for i, row in enumerate(active_rows):
-        token = int(choice[i])
-        if not closing[row] and not bool(torch.isinf(mask[i, token])):
+    blocked = torch.isinf(mask.gather(1, choice[:, None]))[:, 0]  # (B_active,)
+    if not any(closing[row] for row in active_rows) and not bool(blocked.any()):
+        return  # every row's own choice is allowed: nothing to close (one check, no per-row sync)
+    for i, (row, token, stopped) in enumerate(
+        zip(active_rows, choice.tolist(), blocked.tolist(), strict=True)
+    ):
+        if not closing[row] and not stopped:
             continue  # the model's own choice is allowed
         wanted = allowed.closing(i, EOS_ID if closing[row] else token)
         if wanted is None and closing[row]:
@@ -80,6 +83,7 @@ def _close(
             closing[row] = True
 
 
+@torch.inference_mode()
 def greedy_search(
     model: Transformer,
     src_ids: Tensor,

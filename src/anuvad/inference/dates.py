@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from anuvad.decoding.boundaries import is_word_char
 
 # Month names by language, January first; the first spelling is the one written.
 MONTHS: dict[str, list[tuple[str, ...]]] = {
@@ -125,14 +126,10 @@ def _signs(text: str, at: int) -> bool:
     """Whether the "+" or "-" at ``text[at]`` is a number's sign: nothing of a word touches it
     ("धारा-370", "COVID-19": a vowel sign is a word's too) and no number comes before it across
     spaces ("10 -15", "pages 10 - 15": a range)."""
-    if at and (text[at - 1].isalnum() or text[at - 1] == "_" or _is_mark(text[at - 1])):
+    if at and (is_word_char(text[at - 1]) or text[at - 1] == "_"):
         return False
     before = text[:at].rstrip()
     return not (before and before[-1].isdigit())
-
-
-def _is_mark(char: str) -> bool:
-    return unicodedata.category(char).startswith("M")
 
 
 def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
