@@ -67,7 +67,13 @@ from anuvad.evaluation.metrics import sentence_chrf
 from anuvad.inference.confidence import OUTPUT_FEATURES, OutputSignals, output_signals
 from anuvad.inference.confidence_fit import load_rows
 from anuvad.inference.translator import Translator
-from confidence_words import lexicon_features, name_features, read_lexicon
+from confidence_words import (
+    lexicon_features,
+    mono_features,
+    name_features,
+    read_counts,
+    read_lexicon,
+)
 
 
 def model_features(
@@ -356,6 +362,12 @@ def main() -> None:
     parser.add_argument(
         "--consensus", type=int, default=0, help="K > 0: the sample_* candidates from K draws"
     )
+    parser.add_argument(
+        "--mono-source", type=Path, nargs="*", default=[], help="monolingual source-language files"
+    )
+    parser.add_argument(
+        "--mono-target", type=Path, nargs="*", default=[], help="monolingual target-language files"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -392,6 +404,11 @@ def main() -> None:
             extra, consensus_features(translator, rows, args.consensus), strict=True
         ):
             found |= agreed
+    for side, paths in (("src", args.mono_source), ("tgt", args.mono_target)):
+        if paths:
+            counts = read_counts(paths)
+            for found, r in zip(extra, rows, strict=True):
+                found |= mono_features(r.source if side == "src" else r.output, side, counts)
     if args.lexicon:
         forward, backward = read_lexicon(args.lexicon, args.lexicon_reversed)
         for found, r in zip(extra, rows, strict=True):

@@ -4,6 +4,8 @@ the source (``names_*``). Words are compared by crude stems (:func:`key`)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import unicodedata
 from pathlib import Path
 
@@ -75,4 +77,45 @@ def name_features(source: str) -> dict[str, float]:
     return {
         "names_capital_share": capital / max(1, len(later)),
         "names_digit_share": digits / max(1, len(tokens)),
+    }
+
+
+def read_counts(paths: list[Path]) -> tuple[dict[str, int], dict[tuple[str, str], int]]:
+    """Word and word-pair counts of monolingual text files (plain or ``.gz``, one sentence a
+    line): what the language writes, known without the translation model."""
+    import gzip
+    from collections import Counter
+
+    unigrams: Counter[str] = Counter()
+    bigrams: Counter[tuple[str, str]] = Counter()
+    for path in paths:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                found = words(line, 1)
+                unigrams.update(found)
+                bigrams.update(itertools.pairwise(found))
+    return dict(unigrams), dict(bigrams)
+
+
+def mono_features(
+    text: str, side: str, counts: tuple[dict[str, int], dict[tuple[str, str], int]]
+) -> dict[str, float]:
+    """``mono_{side}_*``: how ordinary the text's words are in monolingual text of its language:
+    the share of its words never seen there (the invented words of a garbled output, the rare
+    names of a hard source), their mean and lowest log count, and the share of its word pairs
+    never seen (a fluency proxy)."""
+    unigrams, bigrams = counts
+    found = words(text, 1)
+    if not found:
+        return {}
+    logs = [math.log1p(unigrams.get(w, 0)) for w in found]
+    pairs = list(itertools.pairwise(found))
+    return {
+        f"mono_{side}_unseen": sum(1 for w in found if w not in unigrams) / len(found),
+        f"mono_{side}_log_mean": sum(logs) / len(logs),
+        f"mono_{side}_log_min": min(logs),
+        f"mono_{side}_pairs_unseen": (
+            sum(1 for p in pairs if p not in bigrams) / len(pairs) if pairs else 0.0
+        ),
     }

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from anuvad.inference.post_search import before_final_mark
+from anuvad.inference.final_mark import before_final_mark
 from anuvad.inference.verbatim import Verbatim, find_spans
 
 # What may be a link in an output: with a scheme or www., an e-mail address, or Latin letters

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from anuvad.inference.post_search import before_final_mark
+from anuvad.inference.final_mark import before_final_mark
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim, find_spans, to_digits
 

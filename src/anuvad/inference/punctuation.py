@@ -47,7 +47,9 @@ _OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
 
 def punctuate(text: str, source: str, tgt_lang: str) -> str:
     """``text`` (a translation of ``source`` into ``tgt_lang``) with consistent sentence-final
-    punctuation and paired quotation marks (see the module docstring)."""
+    punctuation and paired quotation marks (see the module docstring), without the spaces a
+    final "▁" piece leaves at its end ("… ₹5 ")."""
+    text = text.strip()
     if tgt_lang in DANDA_LANGUAGES:
         text = _FINAL_STOP.sub(DANDA, text)
         text = _LONE_PIPE.sub(" " + DANDA, text)

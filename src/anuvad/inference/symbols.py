@@ -1,7 +1,7 @@
 """Symbols: emoji, "©", "™", "♥", which neither shipped vocabulary can spell. Where they stand
 between or around sentences they are layout, kept in place and never shown to the model
 (:func:`anuvad.inference.documents.split_document`); inside a sentence they are carried into its
-translation after the search (:func:`anuvad.inference.post_search.carry_symbols`).
+translation after the search (:func:`anuvad.inference.carrying.carry_symbols`).
 
 A symbol is a non-ASCII character of Unicode category So, Sk or Co ("`" and "^" are Sk, but
 code, not symbols), or any code point of the emoji blocks (:data:`EMOJI_RANGES`: listed, so that

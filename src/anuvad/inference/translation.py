@@ -6,6 +6,7 @@ these types, so the CLI and the server never know which engine translated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -176,3 +177,16 @@ class AttentionView:
     num_heads: int
     score: float
     note: str = ""
+
+
+def relocate_words(words: Sequence[WordScore], text: str) -> None:
+    """Point each word at its place in ``text`` after a repair changed the text around them
+    (words in order; one not found gets -1)."""
+    position = 0
+    for word in words:
+        found = text.find(word.text, position)
+        if found < 0:
+            word.start = word.end = -1
+            continue
+        word.start, word.end = found, found + len(word.text)
+        position = word.end

@@ -30,11 +30,12 @@ from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
 from anuvad.inference.attention import attention_matrices
+from anuvad.inference.carrying import readable_and_spelled
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
-from anuvad.inference.post_search import finish, readable_and_spelled, signed
+from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import close_candidates, punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
 from anuvad.inference.required import Requirements, batch_requirements, phrase_constraint

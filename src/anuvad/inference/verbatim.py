@@ -124,7 +124,7 @@ class Verbatim:
             Hindi text, "नमस्ते" in English) are copied as written, as marked names are
             (:mod:`anuvad.inference.target_script`; needs ``langs``).
         symbols: symbols the target vocabulary cannot spell (emoji, "©", "™") are carried
-            from the source after the search (:func:`anuvad.inference.post_search.carry_symbols`).
+            from the source after the search (:func:`anuvad.inference.carrying.carry_symbols`).
         only_source_numbers: in a sentence with required phrases whose every digit (if it has
             any) is in one of them, the output may write no other digit (no number the source
             lacks: a small model invents them around the required ones;

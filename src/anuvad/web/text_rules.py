@@ -31,10 +31,10 @@ from anuvad.data.cleaning import SCRIPTS
 from anuvad.inference import (
     addresses,
     documents,
+    final_mark,
     language,
     links,
     numbers_back,
-    post_search,
     punctuation,
     sentences,
     symbols,
@@ -126,7 +126,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "source_end": js_pattern(punctuation._SOURCE_END.pattern),
             "output_stop": js_pattern(punctuation._OUTPUT_STOP.pattern),
             "trailing": js_pattern(punctuation._TRAILING.pattern),
-            "final": js_pattern(post_search._FINAL.pattern),
+            "final": js_pattern(final_mark.FINAL.pattern),
         },
         "links": {
             "email": js_pattern(addresses.EMAIL.pattern),

@@ -8,13 +8,8 @@ import pytest
 
 from anuvad.config import TokenizerConfig
 from anuvad.data.tokenizer import train_tokenizer
-from anuvad.inference.post_search import (
-    carried_runs,
-    carry_symbols,
-    readable_and_spelled,
-    unsigned,
-    write_signs,
-)
+from anuvad.inference.carrying import carried_runs, carry_symbols, readable_and_spelled
+from anuvad.inference.post_search import unsigned, write_signs
 from anuvad.inference.verbatim import Verbatim, find_spans
 
 
@@ -75,3 +70,30 @@ def test_no_rupee_sign_where_the_currency_is_in_words_nor_a_second_minus() -> No
     bare = unsigned(minus, lambda t: "−" not in t)
     assert write_signs("रात में -5 था।", [bare]) == "रात में −5 था।"
     assert write_signs("रात में 5 था।", [bare]) == "रात में −5 था।"
+
+
+@pytest.mark.parametrize(
+    ("source", "output", "expected"),
+    [
+        # the tokenizer reads "½" as "1⁄2" and cannot read "⁄": the model copies "1 ⁇ 2"
+        ("Add ½ cup of sugar.", "चीनी का 1 ⁇ 2 कप।", "चीनी का ½ कप।"),
+        ("Add ½ cup of sugar.", "चीनी का १ ⁇ २ कप।", "चीनी का ½ कप।"),  # digits written already
+        ("Add ½ cup.", "21 ⁇ 23 कप।", "21 ½ 23 कप।"),  # other numbers are not the fraction's
+        # "℃" is required as the vocabulary reads it ("100°C"): carried once, not twice
+        ("It boils at 100 ℃ here.", "यहाँ 100°C पर उबलता है।", "यहाँ 100°C पर उबलता है।"),
+        # a fraction after its whole number goes after that number's one copy, in either script
+        ("Add 2 ½ cups of water.", "पानी के 2 कप जोड़ें।", "पानी के 2 ½ कप जोड़ें।"),
+        ("Add 2 ½ cups of water.", "पानी के २ कप जोड़ें।", "पानी के २ ½ कप जोड़ें।"),
+        ("Mix 1½ cups of flour.", "१ कप आटा मिलाएं।", "१½ कप आटा मिलाएं।"),
+        ("Add 2 ½ cups to 2 jugs.", "2 जग में 2 कप डालें।", "2 जग में 2 कप डालें।"),  # which 2?
+    ],
+)
+def test_a_character_read_in_its_compatibility_form_is_carried_once(
+    source: str, output: str, expected: str
+) -> None:
+    """Newcomer review: "Add ½ cup of sugar." came out "चीनी का 1 ½ 2 कप।", "100 ℃" as
+    "100°C … ℃", and "Add 2 ½ cups" lost its "½"."""
+    letters = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 .,"
+    src = train_tokenizer([letters] * 20, TokenizerConfig(model_type="char"), 80)
+    spellable = readable_and_spelled(src, lambda text: "⁄" not in text and text.isascii())
+    assert carry_symbols(source, output, spellable, ("en", "hi")) == expected

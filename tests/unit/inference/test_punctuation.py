@@ -22,6 +22,7 @@ from anuvad.inference.punctuation import punctuate
         ('ट्रेन " देर से है।', "The train is late.", "ट्रेन देर से है।"),
         ("“ट्रेन देर से है।", "“The train is late.”", "“ट्रेन देर से है”।"),
         ("ट्रेन देर से है” ।", "The train is late.", "ट्रेन देर से है ।"),
+        (" लागत है. 5 ", "It costs 5 a unit", "लागत है. 5"),  # a final "▁" piece's space
     ],
 )
 def test_hindi_punctuation_is_made_consistent(text: str, source: str, want: str) -> None:

@@ -360,7 +360,7 @@ def test_devanagari_digits_leave_links_and_addresses_as_written() -> None:
 def test_symbols_the_vocabulary_cannot_spell_are_carried(
     source: str, output: str, expected: str
 ) -> None:
-    from anuvad.inference.post_search import carry_symbols
+    from anuvad.inference.carrying import carry_symbols
 
     assert carry_symbols(source, output, spellable=lambda text: text.isascii()) == expected
     assert carry_symbols(source, output, spellable=lambda text: True) == output
@@ -390,7 +390,7 @@ def test_symbols_the_vocabulary_cannot_spell_are_carried(
 def test_characters_the_vocabulary_cannot_spell_are_carried_and_no_mark_is_left(
     source: str, output: str, expected: str
 ) -> None:
-    from anuvad.inference.post_search import carry_symbols
+    from anuvad.inference.carrying import carry_symbols
 
     spellable = lambda text: text.isascii() and "+" not in text  # noqa: E731
     assert carry_symbols(source, output, spellable, ("en", "hi")) == expected
@@ -433,13 +433,13 @@ def test_every_candidate_keeps_the_emoji_and_its_word_scores_point_at_their_word
 def test_symbols_are_carried_each_as_often_as_in_the_source(
     source: str, output: str, expected: str
 ) -> None:
-    from anuvad.inference.post_search import carry_symbols
+    from anuvad.inference.carrying import carry_symbols
 
     assert carry_symbols(source, output, spellable=lambda text: text.isascii()) == expected
 
 
 def test_write_symbols_puts_the_emoji_in_the_mark_and_moves_the_word_offsets() -> None:
-    from anuvad.inference.post_search import write_symbols
+    from anuvad.inference.carrying import write_symbols
     from anuvad.inference.translation import Candidate, Quality, Translation, WordScore
 
     text = "मुझे ⁇ पसंद है।"

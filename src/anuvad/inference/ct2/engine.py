@@ -33,6 +33,7 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.search import BetweenSteps
 from anuvad.errors import CheckpointError, ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
+from anuvad.inference.carrying import readable_and_spelled
 from anuvad.inference.ct2 import missing_ctranslate2
 from anuvad.inference.ct2.folder import (
     ExportedModel,
@@ -45,7 +46,7 @@ from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
 from anuvad.inference.placeholders import Hidden, addresses_alone, reveal_candidates
-from anuvad.inference.post_search import finish, readable_and_spelled, report_unrequired
+from anuvad.inference.post_search import finish, report_unrequired
 from anuvad.inference.punctuation import punctuate_candidates
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
