@@ -44,6 +44,11 @@ The candidates, each computed from the source and the output alone:
   output's mean sentence chrF++ (/100) against them, and theirs against each other (the
   lexical similarity of sampled outputs, Fomicheva et al. 2020's D-Lex-Sim with sampling for
   dropout: a model that knows the translation draws similar ones).
+* ``mono_*`` (``--mono-source FILES``, ``--mono-target FILES``: monolingual text of each
+  language, e.g. ``../shared/data/en-hi/mono-en/*.gz`` and ``mono-hi/*.gz``): how ordinary the
+  source's and the output's words are in text the model never paired (a signal from outside the
+  model): the share of words never seen there, their mean and lowest log count, the share of
+  word pairs never seen (the invented words of a garbled output, a fluency proxy).
 
 Outputs are re-encoded from their text (the search's own pieces are not kept; SentencePiece
 gives the same pieces for nearly every sentence). Prints, per feature set, the AUROC of the
