@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import urllib.error
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -314,3 +315,19 @@ def test_the_schema_says_what_the_routes_take(client: TestClient) -> None:
     assert client.post("/libretranslate/detect", data={"q": HINDI, "api_key": "1"}).status_code == (
         200
     )
+
+
+def test_a_form_or_query_in_raw_utf8_is_read_as_utf8(client: TestClient) -> None:
+    """Newcomer review: ``curl -d 'q=कप्तान ने 85 रन बनाए।&…'`` (raw UTF-8, as curl sends it) was
+    read as Latin-1 ("à¤à¤ª…") and detected as English; percent-escapes and raw bytes must
+    read alike, and bytes that are not UTF-8 get a clear 400."""
+    raw = f"q={HINDI}".encode()
+    escaped = urllib.parse.urlencode({"q": HINDI}).encode()
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    expected = [{"confidence": 100.0, "language": "hi"}, {"confidence": 0.0, "language": "en"}]
+    for body in (raw, escaped):
+        assert client.post("/libretranslate/detect", content=body, headers=form).json() == expected
+    in_query = client.post(f"/libretranslate/detect?q={HINDI}")
+    assert in_query.json() == expected
+    bad = client.post("/libretranslate/detect", content=b"q=\xff\xfe", headers=form)
+    assert bad.status_code == 400 and "not UTF-8" in bad.json()["error"]

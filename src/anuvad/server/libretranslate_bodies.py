@@ -5,6 +5,7 @@ string is read into them, refused in LibreTranslate's words (``{"error": ...}``,
 from __future__ import annotations
 
 import json
+import urllib.parse
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from annotated_types import Interval
@@ -181,7 +182,7 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
         LibreTranslateError: 400 for a JSON body that is not an object, a field missing (in
             LibreTranslate's words) or of the wrong type or value.
     """
-    fields: dict[str, Any] = dict(request.query_params)
+    fields: dict[str, Any] = _urlencoded(request.scope.get("query_string", b""), "query")
     declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
     strict = declared == "application/json"  # JSON has types; a form's strings are converted
     if strict:
@@ -192,13 +193,39 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
         if not isinstance(body, dict):
             raise LibreTranslateError(400, "Invalid JSON format")
         fields.update(body)
-    elif declared in ("application/x-www-form-urlencoded", "multipart/form-data"):
+    elif declared == "application/x-www-form-urlencoded":
+        fields.update(_urlencoded(await request.body(), "form"))
+    elif declared == "multipart/form-data":
         form: FormData = await request.form()
         for name in form:
             values = [v for v in form.getlist(name) if isinstance(v, str)]
             if values:  # a repeated q ("q=A&q=B") is a list: only B was translated
                 fields[name] = values if name == "q" and len(values) > 1 else values[-1]
     return body_of(kind, fields, strict)
+
+
+def _urlencoded(raw: bytes, what: str) -> dict[str, Any]:
+    """The fields of a query string or urlencoded form, read as UTF-8 as LibreTranslate (Flask)
+    reads them: raw UTF-8 ("q=कप्तान", as ``curl -d`` sends it) as well as percent-escapes
+    (Starlette's own parser reads raw bytes as Latin-1: "à¤à¤ª…"). A repeated ``q`` is a list.
+
+    Raises:
+        LibreTranslateError: 400 when the bytes are not UTF-8.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LibreTranslateError(
+            400, f"Invalid request: the {what} is not UTF-8 (byte {exc.start}); send UTF-8 text"
+        ) from exc
+    fields: dict[str, Any] = {}
+    for name, value in urllib.parse.parse_qsl(text, keep_blank_values=True):
+        if name == "q" and name in fields:  # "q=A&q=B": both are translated
+            previous = fields[name]
+            fields[name] = [*previous, value] if isinstance(previous, list) else [previous, value]
+        else:
+            fields[name] = value
+    return fields
 
 
 def body_of(kind: type[Body], fields: dict[str, Any], strict: bool = False) -> Body:
