@@ -106,9 +106,11 @@ EXTRA_PREFIXES: dict[str, dict[str, str]] = {
 # sentence: a word of letters (not inside an address: nothing of a link before it), the mark,
 # then a capitalised word ending at a space, punctuation other than "."
 # ("System.Console.WriteLine") or the line's end, not an address's ending ("Flipkart.Com",
-# "Node.Js"). The cut falls at the match's end.
+# "Node.Js"); and after a temperature's unit before a capital ("It was -5 °C. He came home.":
+# Moses reads "C." as an initial and joined the two). The cut falls at the match's end.
 _GLUED = re.compile(
     rf"[।॥][{_CLOSING}]*(?=\s+\S)"
+    r"|(?:°\s?[CFK]|[℃℉])\.(?=\s+[\"'“‘(\[]*[A-Z])"
     r"|(?<![\w.@/:\-])(?P<word>[^\W\d_]{2,})(?P<mark>[.?!])"
     r"(?=(?!(?:Com|Net|Org|In|Io|Ai|Co|Js|Gov|Edu)\b)[A-Z][a-z]+(?:[\s,;:?!\"')\]]|$))"
 )

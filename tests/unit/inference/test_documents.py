@@ -220,6 +220,12 @@ def test_no_sentence_ends_inside_a_link_a_verse_number_or_a_dotted_abbreviation(
     assert len(split_document("It costs 500 Rs. The shop is closed.", "en")) == 2
     for whole in ("Use Node.Js and ASP.Net today.", "Flipkart.Com is down."):
         assert [s.text for s in split_document(whole, "en")] == [whole]
+    # a temperature's unit before a capital ends a sentence, before a lower-case word not
+    assert [s.text for s in split_document("It was -5 °C. He came home.", "en")] == [
+        "It was -5 °C.", "He came home.",
+    ]  # fmt: skip
+    assert len(split_document("Water boils at 100 ℃. Ice melts at 0°F. Done.", "en")) == 3
+    assert len(split_document("It was 5 °C. and rising", "en")) == 1
 
 
 def test_a_long_hindi_text_is_split_in_linear_time() -> None:

@@ -46,6 +46,8 @@ DOCUMENTS = {
         "The train is late.\nट्रेन देर से आई। Mail ram@example.com now.\n- नमस्ते। I met राम today.\n"
         "Rahul visited Varanasi on Monday. He said धन्यवाद to all. It costs 500 Rs. The shop "
         "is closed. Use Node.Js and ASP.Net today.",
+        # a temperature's unit ends a sentence (Moses read "C." as an initial; newcomer review)
+        "It was -5 °C. He came home. Water boils at 100 ℃. IT WAS 40°F. it was 5 °c. next.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
