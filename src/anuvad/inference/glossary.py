@@ -18,7 +18,10 @@ the torch engine's search guarantees it (:mod:`anuvad.decoding.terms`).
   ("vaccinated", "vaccinating");
 * the words of a term may be separated by any run of spaces or hyphens;
 * where matches overlap, the longest wins (then the earlier), and each source word belongs to
-  one match: "Supreme Court" wins over "court" in "the Supreme Court ruled".
+  one match: "Supreme Court" wins over "court" in "the Supreme Court ruled";
+* a term never matches part of a link, e-mail address or file name ("court" in
+  "https://example.com/court" or "court@example.com": the address is copied as written); a
+  term that is a whole address matches it.
 
 An entry whose term occurs several times is required once. The target phrase is used as given
 (no inflection on the Hindi side), and only as a whole word: the search lets nothing glue onto
@@ -40,6 +43,7 @@ from pathlib import Path
 from anuvad.data.tokenizer import UNK_ID, Tokenizer
 from anuvad.decoding.boundaries import Boundary, holds
 from anuvad.errors import DataError
+from anuvad.inference.addresses import address_spans
 
 MAX_TERM_CHARS = 200
 UNSPELLABLE = "has characters this model's target vocabulary lacks (they would come out as ⁇)"
@@ -172,8 +176,16 @@ class Glossary:
         """(start, end, entry) of every match kept: the longest first, then the earlier, each
         source character in one match; sorted by start."""
         spans: list[tuple[int, int, int]] = []  # (start, end, entry)
+        addresses = address_spans(sentence)
         for index, pattern in enumerate(self._patterns):
-            spans.extend((m.start(), m.end(), index) for m in pattern.finditer(sentence))
+            spans.extend(
+                (m.start(), m.end(), index)
+                for m in pattern.finditer(sentence)
+                if not any(  # a word of a link is the link's ("court" in example.com/court)
+                    m.start() < b and a < m.end() and not (m.start() <= a and b <= m.end())
+                    for a, b in addresses
+                )
+            )
         spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))  # longest first, then earliest
         taken: list[tuple[int, int, int]] = []
         for start, end, index in spans:

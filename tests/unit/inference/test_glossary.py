@@ -38,6 +38,12 @@ def sources(glossary: Glossary, sentence: str) -> list[str]:
         ("COVID-19", "covid-19 cases rose", True),
         ("Delhi", "New Delhi's air", True),
         ("cat", "concatenate", False),
+        # never part of an address (newcomer review: the link came back changed)
+        ("court", "Visit https://example.com/court today.", False),
+        ("court", "Write to court@example.com now.", False),
+        ("court", "See court.pdf and the court.", True),  # the second "court" is a word
+        ("example", "Visit www.example.com now.", False),
+        ("example.com", "Visit example.com now.", True),  # a whole address may be a term
     ],
 )
 def test_when_a_term_occurs(term: str, sentence: str, found: bool) -> None:
