@@ -35,6 +35,7 @@ from anuvad.data.corpora import ParallelText
 __all__ = [
     "CLEAN_DROP_REASONS",
     "CLEAN_FIXES",
+    "LATIN_DIGIT_RULES",
     "SCRIPTS",
     "CleaningReport",
     "DevIndex",
@@ -77,6 +78,14 @@ INDIC_RULES: tuple[tuple[str, str], ...] = (
     (f"(?<={_DIGIT})\u0964(?={_DIGIT})", "|"),
 )
 
+# Digits of the Indic and Arabic scripts (and full-width ones) as ASCII digits in a language
+# written in Latin letters: "Room ४०४" read "Room ⁇" to an English model and came out as noise.
+# One rule per digit value, valid in Python and JavaScript (the browser applies them too).
+_ZEROS = (0x660, 0x6F0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xFF10)
+LATIN_DIGIT_RULES: tuple[tuple[str, str], ...] = tuple(
+    ("[" + "".join(chr(zero + value) for zero in _ZEROS) + "]", str(value)) for value in range(10)
+)
+
 
 class TextNormalizer:
     """Normalises one language's text: NFC, then the language's normalizer, then spacing.
@@ -103,10 +112,14 @@ class TextNormalizer:
 
     def __call__(self, text: str) -> str:
         """The normalised text (idempotent: normalising twice changes nothing more); Indic
-        text then goes through :data:`INDIC_RULES`."""
+        text then goes through :data:`INDIC_RULES`, text of a language written in Latin
+        letters through :data:`LATIN_DIGIT_RULES`."""
         text = self._normalize(unicodedata.normalize("NFC", text))
         if self.lang in _INDIC:
             for pattern, replacement in INDIC_RULES:
+                text = re.sub(pattern, replacement, text)
+        elif SCRIPTS.get(self.lang) is _LATIN:
+            for pattern, replacement in LATIN_DIGIT_RULES:
                 text = re.sub(pattern, replacement, text)
         return _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip()
 

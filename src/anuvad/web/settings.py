@@ -21,7 +21,7 @@ from typing import Any
 
 from anuvad import __version__
 from anuvad.checkpoint import ModelFile
-from anuvad.data.cleaning import moses_punct_normalizer
+from anuvad.data.cleaning import LATIN_DIGIT_RULES, SCRIPTS, moses_punct_normalizer
 from anuvad.data.language_tokens import METADATA_KEY
 from anuvad.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer
 from anuvad.web.indic_rules import indic_normalization, space_ranges
@@ -108,6 +108,8 @@ def normalization(loaded: ModelFile) -> dict[str, Any]:
         lang=data.src_lang, pre_replace_unicode_punct=True, post_remove_control_chars=True
     )
     rules = [*normalizer.REPLACE_UNICODE_PUNCTUATION, *normalizer.substitutions]
+    if SCRIPTS.get(data.src_lang) is SCRIPTS["en"]:
+        rules += LATIN_DIGIT_RULES  # after Moses' rules, as TextNormalizer applies them
     return {
         "kind": "moses_punct",
         "language": data.src_lang,

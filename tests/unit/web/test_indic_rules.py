@@ -6,15 +6,17 @@ the cases the Indic NLP library treats specially and on the sentences the export
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from anuvad.checkpoint import load_model
 from anuvad.data.cleaning import normalizer_for
 from anuvad.web.export import CHECK_SENTENCES
 from anuvad.web.indic_rules import apply, check, indic_normalization
 from anuvad.web.node_check import node_problem
-from anuvad.web.settings import INDIC_LANGUAGES
+from anuvad.web.settings import INDIC_LANGUAGES, normalization
 from web_samples import js_normalize
 
 REPO = Path(__file__).resolve().parents[3]
@@ -86,3 +88,28 @@ def test_js_normaliser_equals_python(lang: str) -> None:
     found = js_normalize(spec, texts)
     differ = [(t, python(t), f) for t, f in zip(texts, found, strict=True) if python(t) != f]
     assert differ == [], f"{len(differ)} differ, e.g. {differ[:3]}"
+
+
+def test_digits_of_other_scripts_are_ascii_in_a_latin_language_only() -> None:
+    """Newcomer review: "Room ४०४ is on floor २." read "Room ⁇ is on floor ⁇" to the English
+    model and came back as noise; Hindi keeps its own digits."""
+    assert (
+        normalizer_for("en")("Room ४०४, floor २, ١٢ and ১৩৫.") == "Room 404, floor 2, 12 and 135."
+    )
+    assert normalizer_for("hi")("कमरा ४०४") == "कमरा ४०४"
+
+
+@pytest.mark.skipif(node_problem() is not None, reason=f"node: {node_problem()}")
+def test_js_english_normaliser_equals_python(tiny_enhi_model: Path) -> None:
+    """The export's English rules (Moses' punctuation, then the digit rules) give what the
+    Python normaliser gives."""
+    loaded = load_model(tiny_enhi_model)
+    data = dataclasses.replace(
+        loaded.config.data, clean=dataclasses.replace(loaded.config.data.clean, normalize=True)
+    )
+    spec = normalization(
+        dataclasses.replace(loaded, config=dataclasses.replace(loaded.config, data=data))
+    )
+    texts = ["Room ४०४ is on floor २.", "“Quoted” — text… with ١٢٣ and ０１２ digits", "Plain 42."]
+    python = normalizer_for("en")
+    assert js_normalize(spec, texts) == [python(t) for t in texts]
