@@ -38,7 +38,9 @@ search, which then guarantees it (together with the glossary's terms).
   (names the user marks; a glossary entry whose translation is its own term does the same with
   the glossary's matching rule), and every run of words the source already writes in the
   target's script (:attr:`Verbatim.target_script`: "मैंने Samsung Galaxy S24 Ultra खरीदा।" →
-  "I bought Samsung Galaxy S24 Ultra."). Required as written, such a name drew junk ("… S SMM
+  "I bought Samsung Galaxy S24 Ultra."), and every identifier of letters and digits ("AI302",
+  "SAVE50": :mod:`anuvad.inference.identifiers`; with :attr:`Verbatim.codes`). Required as
+  written, such a name drew junk ("… S SMM
   24 1000,0090 SAMTTA …"), left free it was rewritten ("aulpt 24"); behind a placeholder
   (:mod:`anuvad.inference.placeholders`) it is copied.
 
@@ -75,6 +77,7 @@ from anuvad.errors import ConfigError
 from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
 from anuvad.inference.codes import CODE
 from anuvad.inference.dates import find_amounts, find_dates, number_extent
+from anuvad.inference.identifiers import find_identifiers
 from anuvad.inference.target_script import target_script_runs
 from anuvad.inference.translation import CopiedSpan
 
@@ -119,7 +122,8 @@ class Verbatim:
         keep: strings copied as written wherever they occur as whole words (case-sensitive):
             names the user marks.
         codes: format placeholders and tags written as text ("{name}", "%s", "{{user}}",
-            "<div>": :mod:`anuvad.inference.codes`) are copied as written.
+            "<div>": :mod:`anuvad.inference.codes`) and identifiers of letters and digits
+            ("AI302": :mod:`anuvad.inference.identifiers`) are copied as written.
         target_script: words the source already writes in the target's script ("AM" in
             Hindi text, "नमस्ते" in English) are copied as written, as marked names are
             (:mod:`anuvad.inference.target_script`; needs ``langs``).
@@ -267,6 +271,9 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
     if verbatim.target_script and verbatim.langs:  # "Samsung" in Hindi, "नमस्ते" in English
         held = [*taken, *((s.start, s.end) for s in found if s.kind != "number")]
         for first, last in target_script_runs(text, *verbatim.langs, skip=held):
+            found.append(Span("name", first, last, text[first:last], Boundary.WORD))
+    if verbatim.codes:  # "AI302", "SAVE50", "XK47Q9": after the runs, which may hold them
+        for first, last in find_identifiers(text):
             found.append(Span("name", first, last, text[first:last], Boundary.WORD))
     links = [(s.start, s.end) for s in found if s.kind in ("url", "email")]
     # A marked name inside a link ("irctc.co.in" of "care@irctc.co.in") is copied with it.

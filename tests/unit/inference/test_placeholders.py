@@ -29,8 +29,13 @@ def test_each_address_gets_its_own_placeholder_and_numbers_stay() -> None:
         "Write to Z1 or see Z2 and Z3 by 5 May.",
         ("care@irctc.co.in", "https://irctc.co.in/faq", "report_2024.pdf"),
     )
-    # a placeholder never stands for text of the source itself
-    assert _hidden("Flight Z1 and Z2: see www.example.org")[0] == "Flight Z1 and Z2: see Z3"
+    # a placeholder never stands for text of the source itself (an identifier written like one
+    # is hidden too, behind the next free names)
+    source = "Flight Z1 and X1: see www.example.org"
+    found = hide(source, find_spans(source, Verbatim(codes=False)), lambda _: True)
+    assert found.text == "Flight Z1 and X1: see Z2"
+    found = hide(source, find_spans(source, Verbatim()), lambda _: True)
+    assert found.text == "Flight X4 and X5: see Z6" and reveal(found.text, found) == source
     assert _hidden("No address here, only 12 numbers.") == ("No address here, only 12 numbers.", ())
 
 
@@ -204,7 +209,11 @@ def test_words_already_in_the_target_script_are_copied_as_marked_names_are() -> 
     assert hidden.text == "मैंने X1 Z2 से खरीदा, X3 और X4."
     assert [s.target for s in find_spans("I said नमस्ते.", Verbatim(langs=("en", "hi")))] == ["नमस्ते"]
     without = find_spans(text, Verbatim(langs=("hi", "en"), target_script=False))
-    assert {s.kind for s in without} == {"number", "url"}  # "24" of "S24", the link
+    assert [(s.kind, s.target) for s in without] == [("name", "S24"), ("url", "www.a.in")]
+    assert {s.kind for s in find_spans(text, Verbatim(target_script=False, codes=False))} == {
+        "number",
+        "url",
+    }  # "24" of "S24", the link
     assert target_script_runs("Hello there", "en", "de") == []  # one script: nothing
 
 
@@ -236,3 +245,36 @@ def test_a_glossary_term_cuts_a_run_and_digits_outside_names_come_back_latin() -
     assert [(s.kind, s.target) for s in spans] == [("name", "Samsung"), ("name", "S24")]
     alone = hide("iPhone १५", find_spans("iPhone १५", Verbatim(langs=("hi", "en"))), bool)
     assert alone.only_addresses and reveal("x", alone) == "iPhone 15"
+
+
+@pytest.mark.parametrize(
+    ("text", "identifiers"),
+    [
+        ("Flight AI302 leaves from gate 4B at 18:45.", ["AI302", "4B"]),
+        ("Your order ID is AB12-345X.", ["AB12-345X"]),
+        ("Use the coupon SAVE50 today, or XK47Q9.", ["SAVE50", "XK47Q9"]),
+        ("The commit is 3f9a1c2b7e8d now.", ["3f9a1c2b7e8d"]),
+        ("An MP3 of the G20 and T20 on an iPhone15", ["MP3", "G20", "T20", "iPhone15"]),
+        # numbers with units, ordinals and decades, and a word joined to a number: the model's
+        ("COVID-19 in the 1990s at 9am-5pm on the 12th, 5km, 2GB, 10:30am, 3.5kg", []),
+        # parts of links, e-mail addresses, file names, hashtags and handles are not
+        ("See https://x.org/abc123, a1@b.com, IMG_001.JPG, #tag1 and @user33.", []),
+    ],
+)
+def test_identifiers_of_letters_and_digits_are_copied_as_names(
+    text: str, identifiers: list[str]
+) -> None:
+    """Newcomer review: "Flight AI302 leaves from gate 4B" came back "… गे302 पत्ते … 4।" (only
+    the digits were copied)."""
+    spans = find_spans(text, Verbatim(langs=("en", "hi")))
+    assert [s.target for s in spans if s.kind == "name"] == identifiers
+    inside = [(s.start, s.end) for s in spans if s.kind == "name"]
+    assert not any(  # the digits of an identifier are not a number of their own
+        s.kind == "number" and any(a <= s.start < b for a, b in inside) for s in spans
+    )
+    hidden = hide(text, spans, lambda _: True)
+    assert all(i not in hidden.text for i in identifiers)
+    assert reveal(hidden.text, hidden) == text  # every identifier back in its place
+    # a run of words in the target's script keeps an identifier inside it whole
+    runs = find_spans("मैंने Samsung Galaxy S24 Ultra खरीदा", Verbatim(langs=("hi", "en")))
+    assert [s.target for s in runs] == ["Samsung Galaxy S24 Ultra"]

@@ -111,10 +111,9 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
         ),
         (
             "SS19, H1N1 and v1.2",
-            [  # numbers of codes
-                ("number", "19"),
-                ("number", "1"),
-                ("number", "1"),
+            [  # identifiers of letters and digits are names; a version's number is a number
+                ("name", "SS19"),
+                ("name", "H1N1"),
                 ("number", "1.2"),
             ],
         ),
