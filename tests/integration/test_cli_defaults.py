@@ -81,8 +81,26 @@ def test_the_default_model_is_the_shipped_one_that_reads_the_text(tmp_path: Path
     with pytest.raises(CheckpointError, match=r"no enhi model file .*--model PATH"):
         choose_model(None, ["hello"], tmp_path / "empty")
     # run outside the repository: the folder is named, not a pair (Hindi input said "enhi")
-    with pytest.raises(CheckpointError, match=r"there is no folder .*missing/ in .*--model PATH"):
+    with pytest.raises(CheckpointError, match=r"there is no folder .*missing/ .*--model PATH"):
         choose_model(None, ["आज मौसम अच्छा है।"], tmp_path / "missing")
+
+
+def test_the_shipped_models_are_found_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Newcomer review: ``anuvad translate`` from /tmp said "there is no folder
+    data/trained_models/": the repository's own folder is used when the current one has none,
+    and ANUVAD_MODELS names another."""
+    from anuvad.cli.serve import shipped_folder
+
+    repo_models = Path(__file__).resolve().parents[2] / "data" / "trained_models"
+    monkeypatch.delenv("ANUVAD_MODELS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert shipped_folder().resolve() == repo_models.resolve()
+    (tmp_path / "data" / "trained_models").mkdir(parents=True)
+    assert shipped_folder() == Path("data/trained_models")  # the current folder's first
+    monkeypatch.setenv("ANUVAD_MODELS", str(tmp_path / "mine"))
+    assert shipped_folder() == tmp_path / "mine"
 
 
 def test_a_line_of_three_sentences_comes_back_as_three(

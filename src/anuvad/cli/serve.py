@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,21 @@ from anuvad.server.connection_limits import ConnectionLimits
 
 DEFAULT_HOST = "127.0.0.1"  # loopback only unless the user asks for more
 DEFAULT_PORT = 8000
-SHIPPED_MODELS = Path("data/trained_models")
+
+
+def shipped_folder() -> Path:
+    """Where the shipped models are: ``$ANUVAD_MODELS`` when set, else ``data/trained_models``
+    of the current folder when there is one, else that of the repository this anuvad was
+    installed from (``pip install -e .``: ``anuvad translate`` works from any folder)."""
+    given = os.environ.get("ANUVAD_MODELS")
+    if given:
+        return Path(given)
+    here = Path("data/trained_models")
+    beside = Path(__file__).resolve().parents[3] / "data" / "trained_models"
+    return beside if not here.is_dir() and beside.is_dir() else here
+
+
+SHIPPED_MODELS = shipped_folder()
 
 
 def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Path:
@@ -33,9 +48,9 @@ def shipped_model(folder: str | Path = SHIPPED_MODELS, pair: str = "enhi") -> Pa
     folder = Path(folder)
     if not folder.is_dir():
         raise CheckpointError(
-            f"there is no folder {folder}/ in {Path.cwd()}: the shipped models are in "
-            "data/trained_models/ of the anuvad repository (read from the current folder); run "
-            "anuvad there, or pass a model file with --model PATH"
+            f"there is no folder {folder}/ (from {Path.cwd()}): the shipped models are in "
+            "data/trained_models/ of the anuvad repository; run anuvad there, set "
+            "ANUVAD_MODELS to that folder, or pass a model file with --model PATH"
         )
     models = sorted(
         folder.glob(f"{pair}_*.pt"), key=lambda path: (path.name.rsplit("_", 1)[-1], path.name)
