@@ -564,6 +564,12 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
     assert f"{tmp_path / 'in.txt'}, line 3: 'skyblue" in found.err
     assert "longer than the model" in found.err
     assert found.out == ""  # refused before the lines before it were translated and written
+    # "--output -" is stdout, as "--input -" is stdin (it wrote a file named "-")
+    short = tmp_path / "short.txt"
+    short.write_text("The sky is blue.\n", encoding="utf-8")
+    args = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    assert main([*args, "--input", str(short), "--output", "-"]) == 0
+    assert capsys.readouterr().out.count("\n") == 1 and not (Path.cwd() / "-").exists()
 
 
 def test_an_html_file_is_translated_as_the_server_translates_it_its_markup_kept(

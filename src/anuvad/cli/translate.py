@@ -190,6 +190,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
     by paragraph (:mod:`anuvad.cli.office_file`)."""
     from anuvad.inference.cpu import choose_threads
 
+    if args.output == "-":  # as --input -: the standard stream, not a file named "-"
+        args.output = None
     problem = _usage_error(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -338,7 +340,7 @@ def register(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
         ".docx, .pptx, .xlsx, .odt, .odp and .epub (with --output) and .srt and .vtt subtitles, "
         "else text",
     )
-    p.add_argument("--output", help="output file (default stdout)")
+    p.add_argument("--output", help="output file (default, or -: stdout)")
     p.add_argument(
         "--nbest", type=int, default=1, help="outputs per sentence ('i ||| text ||| score')"
     )
