@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from anuvad.cli.options import EngineOptions
 
 if TYPE_CHECKING:
-    from anuvad.data.corpora import InputText
+    from anuvad.data.text_files import InputText
     from anuvad.decode_config import DecodeConfig
     from anuvad.inference.documents import DocumentTranslation
     from anuvad.inference.engine import TranslationEngine
@@ -29,14 +29,14 @@ if TYPE_CHECKING:
 
 def read_input_lines(path: str | None) -> list[str]:
     """Input lines (a file, or stdin for None), each line checked for UTF-8 (see
-    :func:`anuvad.data.corpora.read_input_lines`)."""
+    :func:`anuvad.data.text_files.read_input_lines`)."""
     return read_input(path).lines
 
 
 def read_input(path: str | None, whole: bool = False) -> InputText:
     """Input lines and their line ending (a file, or stdin for None; see
-    :func:`anuvad.data.corpora.read_input`), with ``whole`` the text as written too."""
-    from anuvad.data.corpora import read_input as read
+    :func:`anuvad.data.text_files.read_input`), with ``whole`` the text as written too."""
+    from anuvad.data.text_files import read_input as read
 
     return read(path, whole)
 

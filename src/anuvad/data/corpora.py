@@ -12,10 +12,8 @@ lengths) counts every dropped pair by reason.
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from anuvad.config import CorpusConfig
+from anuvad.data.text_files import read_lines
 from anuvad.errors import DataError
 
 logger = logging.getLogger(__name__)
@@ -30,7 +29,6 @@ logger = logging.getLogger(__name__)
 # Why a training pair was dropped, in the order the checks run.
 DROP_REASONS = ("empty", "too_long", "length_ratio", "duplicate")
 
-_BOM = "\ufeff"
 _MAX_LISTED = 10  # offending lines listed in one error message
 
 
@@ -67,116 +65,6 @@ class ParallelText:
         return f"line {index + 1} of {self.files}"
 
 
-def _decode_line(raw: bytes, path: Path, line_no: int, file_offset: int) -> str:
-    """Decode one line of UTF-8, naming the line and byte on failure."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(
-            f"{path}: line {line_no} is not valid UTF-8 ({exc.reason} at byte {exc.start} of the "
-            f"line, byte {file_offset + exc.start} of the file). Fix: convert the file to UTF-8 "
-            f"(e.g. iconv -f <its encoding> -t UTF-8) or remove the line."
-        ) from exc
-    if line_no == 1 and text.startswith(_BOM):
-        text = text[1:]
-    return text
-
-
-def _read_lines(path: Path, limit: int) -> tuple[list[str], int]:
-    """Decode the first ``limit`` lines of ``path`` (all when ``limit`` <= 0).
-
-    Only ``\\n`` ends a line (``\\r`` and Unicode line separators stay in the text until stripping),
-    so the numbering matches ``wc -l`` and text editors.
-
-    Returns:
-        The decoded lines (line endings removed, nothing else) and the file's total line count.
-    """
-    if not path.is_file():
-        raise DataError(
-            f"corpus file {path} does not exist. Fix: check the path in the config, or set "
-            f"data.data_root (or $ANUVAD_DATA) to the folder relative paths are read from."
-        )
-    lines: list[str] = []
-    count = 0
-    offset = 0
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as handle:
-            for raw in handle:
-                count += 1
-                if limit <= 0 or count <= limit:
-                    lines.append(_decode_line(raw, path, count, offset).rstrip("\r\n"))
-                offset += len(raw)
-    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
-        raise DataError(
-            f"{path}: cannot be read after line {count} ({exc}). Fix: re-download or re-create "
-            f"the file (a .gz file must be complete gzip data)."
-        ) from exc
-    return lines, count
-
-
-@dataclass(frozen=True)
-class InputText:
-    """What :func:`read_input` read: the lines, and the line ending the text used."""
-
-    lines: list[str]
-    newline: str  # "\r\n" where most lines end so (a file saved on Windows), else "\n"
-    text: str = ""  # the whole text as written (with ``whole``), byte for byte once encoded
-
-
-def read_input_lines(path: str | Path | None) -> list[str]:
-    """The lines of :func:`read_input` (what ``anuvad evaluate`` reads)."""
-    return read_input(path).lines
-
-
-def read_input(path: str | Path | None, whole: bool = False) -> InputText:
-    """The lines of a UTF-8 file, or of standard input when ``path`` is None or ``-`` (what
-    ``anuvad translate`` reads), and its line ending. Only ``\n`` ends a line (``\r\n`` is
-    accepted, and reported as the ending when most lines have it, so that the output can keep
-    it), so line *i* of the input is line *i* of the output. With ``whole``, also the text
-    exactly as written (an HTML document is translated as one).
-
-    Raises:
-        DataError: the file is missing, or a line is not valid UTF-8 (naming the line and the
-            byte, and how to fix it).
-    """
-    if path is None or str(path) == "-":
-        stream = sys.stdin  # a text stream without .buffer (e.g. a test's StringIO) is UTF-8
-        buffer = getattr(stream, "buffer", None)
-        raw = buffer.read() if buffer is not None else stream.read().encode("utf-8")
-        name = Path("<stdin>")
-    else:
-        name = Path(path)
-        if name.is_dir():
-            raise DataError(f"input file {name} is a folder; give a text file, one line each")
-        if not name.is_file():
-            raise DataError(f"input file {name} does not exist")
-        raw = name.read_bytes()
-    lines, offset = [], 0
-    chunks = raw.split(b"\n")
-    if chunks and chunks[-1] == b"":
-        chunks.pop()  # the final newline ends the last line; it does not start another
-    for number, chunk in enumerate(chunks, start=1):
-        lines.append(_decode_line(chunk, name, number, offset).rstrip("\r"))
-        offset += len(chunk) + 1
-    crlf = sum(1 for chunk in chunks if chunk.endswith(b"\r"))
-    newline = "\r\n" if chunks and 2 * crlf > len(chunks) else "\n"
-    return InputText(lines, newline, raw.decode("utf-8") if whole else "")  # each line checked
-
-
-def read_text_lines(path: Path, limit: int = 0) -> list[str]:
-    """The lines of a UTF-8 text file (``.gz`` files are decompressed), whitespace-stripped.
-
-    Args:
-        path: the file.
-        limit: read only the first ``limit`` lines (0 = all).
-
-    Raises:
-        DataError: the file is missing, unreadable or not UTF-8 (naming the line).
-    """
-    return [line.strip() for line in _read_lines(path, limit)[0]]
-
-
 def resolve_path(path: str, root: Path) -> Path:
     """Absolute paths, ``~`` and ``$VARS`` as written; ``./x`` and ``../x`` from the working
     directory (e.g. ``./data/synthetic/...``, generated beside the checkout); anything else from
@@ -190,8 +78,8 @@ def resolve_path(path: str, root: Path) -> Path:
 
 def _read_aligned(corpus: CorpusConfig, root: Path, name: str) -> ParallelText:
     src_path, tgt_path = resolve_path(corpus.src, root), resolve_path(corpus.tgt, root)
-    src_lines, src_count = _read_lines(src_path, corpus.max_lines)
-    tgt_lines, tgt_count = _read_lines(tgt_path, corpus.max_lines)
+    src_lines, src_count = read_lines(src_path, corpus.max_lines)
+    tgt_lines, tgt_count = read_lines(tgt_path, corpus.max_lines)
     # Counted over the whole files even with max_lines: a length mismatch means the pairs are
     # probably misaligned everywhere, including the first N lines.
     if src_count != tgt_count:
@@ -217,7 +105,7 @@ def _read_aligned(corpus: CorpusConfig, root: Path, name: str) -> ParallelText:
 
 def _read_tsv(corpus: CorpusConfig, root: Path, name: str) -> ParallelText:
     path = resolve_path(corpus.path, root)
-    lines, count = _read_lines(path, corpus.max_lines)
+    lines, count = read_lines(path, corpus.max_lines)
     if count == 0:
         raise DataError(
             f"corpus {name!r}: {path} is empty (0 lines). Fix: point the config at a non-empty "

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anuvad.atomic import write_atomic
-from anuvad.data.corpora import read_text_lines
+from anuvad.data.text_files import read_text_lines
 from anuvad.distributed import DistributedContext, from_main
 from anuvad.errors import DataError
 from anuvad.inference.sharding import map_chunks

@@ -22,8 +22,9 @@ from anuvad.data.cleaning import (
     script_ratio,
     unwrap_csv_quotes,
 )
-from anuvad.data.corpora import ParallelText, read_corpus, read_text_lines
+from anuvad.data.corpora import ParallelText, read_corpus
 from anuvad.data.prepare import prepare_data, weighted_sample
+from anuvad.data.text_files import read_text_lines
 from anuvad.errors import ConfigError, DataError
 
 ALL_ON = CleaningConfig(normalize=True, unwrap_csv_quotes=True, min_script_ratio=0.5)
