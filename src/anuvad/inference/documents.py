@@ -138,10 +138,12 @@ def split_document(
 ) -> list[Segment]:
     """Cut ``text`` into sentences, each with its place in the text.
 
-    Every line is split on its own (a newline always ends a sentence); blank lines give no
-    segment; a list marker at the start of a line ("- ", "1. ", "(a) ", "## "), symbols before or
-    after a sentence (emoji: :mod:`anuvad.inference.symbols`) and a sentence in another
-    script than ``lang``'s are layout, left out of the segments and kept as written.
+    Every line is split on its own (a newline always ends a sentence), and every cell of a line
+    between tabs (a table's columns: "1<TAB>The train is late.<TAB>It will come soon."); blank
+    lines give no segment; a list marker at the start of a line or cell ("- ", "1. ", "(a) ",
+    "## "), symbols before or after a sentence (emoji: :mod:`anuvad.inference.symbols`) and
+    a sentence in another script than ``lang``'s are layout, left out of the segments and kept
+    as written.
     Sentences are in document order and never overlap; the text between two segments (and
     before the first and after the last) is whitespace, a list marker, symbols or such a
     sentence.
@@ -166,21 +168,22 @@ def split_document(
     segments: list[Segment] = []
     offset = 0
     for number, line in enumerate(text.split("\n")):
-        marker = _LIST_MARKER.match(line)
-        skip = marker.end() if marker else 0
-        body = line[skip:]
-        if body.strip():
-            spans = locate(splitter(body), body)
-            if spans is None:  # keep the line whole rather than lose or change text
-                left = len(body) - len(body.lstrip())
-                spans = [(left, len(body.rstrip()))]
-            for start, end in ((skip + a, skip + b) for a, b in spans):
-                start, end = without_edge_symbols(line, start, end)  # symbols around: layout
-                if start == end or (not other_scripts and wrong_script(line[start:end], lang)):
-                    continue
-                segment = Segment(offset + start, offset + end, line[start:end], number)
-                segments.extend(fit_segment(segment, fits, lang) if fits else [segment])
-        offset += len(line) + 1
+        for cell in line.split("\t"):  # a tab separates cells ("1<TAB>The train is late.")
+            marker = _LIST_MARKER.match(cell)
+            skip = marker.end() if marker else 0
+            body = cell[skip:]
+            if body.strip():
+                spans = locate(splitter(body), body)
+                if spans is None:  # keep the cell whole rather than lose or change text
+                    left = len(body) - len(body.lstrip())
+                    spans = [(left, len(body.rstrip()))]
+                for start, end in ((skip + a, skip + b) for a, b in spans):
+                    start, end = without_edge_symbols(cell, start, end)  # symbols: layout
+                    if start == end or (not other_scripts and wrong_script(cell[start:end], lang)):
+                        continue
+                    segment = Segment(offset + start, offset + end, cell[start:end], number)
+                    segments.extend(fit_segment(segment, fits, lang) if fits else [segment])
+            offset += len(cell) + 1
     check = must_fit or fits
     for segment in segments:
         if check is not None and not check(segment.text):

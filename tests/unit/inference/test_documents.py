@@ -54,9 +54,22 @@ def test_assembling_the_sources_gives_the_document_back() -> None:
 
 
 def test_inner_spacing_changed_by_the_splitter_is_kept_from_the_source() -> None:
-    text = "Then   it\trained. It stopped."
+    text = "Then   it\u00a0 rained. It stopped."
     segments = split_document(text, "en")
-    assert [s.text for s in segments] == ["Then   it\trained.", "It stopped."]
+    assert [s.text for s in segments] == ["Then   it\u00a0 rained.", "It stopped."]
+
+
+def test_a_tab_separates_cells_each_split_on_its_own() -> None:
+    """Newcomer review: a TSV line "1<TAB>The train is late.<TAB>It will come soon." came back
+    "1 देर से ट्रेन।<TAB>…": the first tab was lost, two cells merged into one sentence."""
+    text = "id\ttext\n1\tThe train is late. It is cold.\tIt will come soon.\n2\t\t- Only."
+    segments = split_document(text, "en")
+    assert [(s.text, s.line) for s in segments] == [
+        ("id", 0), ("text", 0), ("1", 1), ("The train is late.", 1), ("It is cold.", 1),
+        ("It will come soon.", 1), ("2", 2), ("Only.", 2),
+    ]  # fmt: skip
+    assert all(text[s.start : s.end] == s.text for s in segments)
+    assert assemble(text, segments, [s.text.upper() for s in segments]) == text.upper()
 
 
 def test_hindi_is_split_after_danda_question_and_exclamation_marks() -> None:

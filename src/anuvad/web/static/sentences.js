@@ -228,28 +228,31 @@ export function splitDocument(text, split) {
   let offset = 0;
   const marker = re(split.list_marker, "uy");
   text.split("\n").forEach((line, number) => {
-    marker.lastIndex = 0;
-    const m = marker.exec(line);
-    const skip = m ? m[0].length : 0;
-    const body = line.slice(skip);
-    const units = unitSymbolFlags(line, split);
-    if (body.trim()) {
-      let spans = locate(splitLine(body, split), body, split);
-      if (spans === null) {
-        const left = body.length - body.trimStart().length;
-        spans = [[left, body.trimEnd().length]];
+    // a tab separates cells (a table's columns), each split on its own
+    for (const cell of line.split("\t")) {
+      marker.lastIndex = 0;
+      const m = marker.exec(cell);
+      const skip = m ? m[0].length : 0;
+      const body = cell.slice(skip);
+      const units = unitSymbolFlags(cell, split);
+      if (body.trim()) {
+        let spans = locate(splitLine(body, split), body, split);
+        if (spans === null) {
+          const left = body.length - body.trimStart().length;
+          spans = [[left, body.trimEnd().length]];
+        }
+        for (const [a0, b0] of spans) {
+          // symbols.without_edge_symbols: runs of symbols (and spaces) around a sentence are layout
+          let a = skip + a0;
+          let b = skip + b0;
+          while (a < b && (units[a] || isSpace(cell[a]))) a++;
+          while (b > a && (units[b - 1] || isSpace(cell[b - 1]))) b--;
+          if (a === b || wrongScript(cell.slice(a, b), split)) continue; // layout, as written
+          segments.push({ start: offset + a, end: offset + b, text: cell.slice(a, b), line: number });
+        }
       }
-      for (const [a0, b0] of spans) {
-        // symbols.without_edge_symbols: runs of symbols (and spaces) around a sentence are layout
-        let a = skip + a0;
-        let b = skip + b0;
-        while (a < b && (units[a] || isSpace(line[a]))) a++;
-        while (b > a && (units[b - 1] || isSpace(line[b - 1]))) b--;
-        if (a === b || wrongScript(line.slice(a, b), split)) continue; // layout, as written
-        segments.push({ start: offset + a, end: offset + b, text: line.slice(a, b), line: number });
-      }
+      offset += cell.length + 1;
     }
-    offset += line.length + 1;
   });
   return segments;
 }
