@@ -626,3 +626,21 @@ def test_an_html_file_is_translated_as_the_server_translates_it_its_markup_kept(
     (old := tmp_path / "old.html").write_bytes(latin)
     assert main([*base, "--input", str(old), "--output", str(out)]) == 0
     assert out.read_bytes().startswith("\ufeff".encode())  # overrides the page's latin-1
+
+
+def test_html_tags_in_a_plain_text_input_get_a_hint(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Newcomer review: "<p>Visit <b>Delhi</b> today.</p>" piped in came back as junk with no
+    word about --format html; the hint names the line and the option (and the input is still
+    translated as text, one line out per line in)."""
+    (tmp_path / "page.txt").write_text(
+        "Plain line.\n<p>Visit <b>Delhi</b>.</p>\n", encoding="utf-8"
+    )
+    args = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    assert main([*args, "--input", str(tmp_path / "page.txt")]) == 0
+    found = capsys.readouterr()
+    assert "line 2 holds an HTML tag (<p>)" in found.err and "--format html" in found.err
+    assert len(found.out.splitlines()) == 2
+    assert main([*args, "--input", str(tmp_path / "page.txt"), "--format", "text"]) == 0
+    assert "HTML tag" not in capsys.readouterr().err  # asked for text: no hint

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +29,28 @@ def is_html(args: argparse.Namespace) -> bool:
     if args.format != "auto":
         return bool(args.format == "html")
     return bool(args.input) and str(args.input).lower().endswith((".html", ".htm"))
+
+
+# Tags of an HTML page or fragment, as text of a plain-text input.
+_HTML_TAG = re.compile(
+    r"</?(?:p|div|span|b|i|u|em|strong|h[1-6]|a|ul|ol|li|br|hr|table|tr|td|th|html|body|head"
+    r"|title|section|article|header|footer|nav|img)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+
+
+def html_hint(lines: list[str]) -> str | None:
+    """What to tell a user whose plain-text input holds HTML tags (None: it holds none): as
+    text, the tags are the model's to translate like words ("<p>Visit <b>Delhi</b></p>" came
+    back as "* आज सुबह 20 बजे …")."""
+    for number, line in enumerate(lines, start=1):
+        if tag := _HTML_TAG.search(line):
+            return (
+                f"line {number} holds an HTML tag ({tag.group()[:40]}); it is translated as "
+                "plain text, tags and all: give --format html (or name the file .html) to "
+                "translate the text between the tags and keep the markup"
+            )
+    return None
 
 
 def html_usage_error(args: argparse.Namespace) -> str | None:

@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anuvad.atomic import write_atomic
-from anuvad.cli.html_file import html_usage_error, is_html, translate_html_file, write_output
+from anuvad.cli.html_file import (
+    html_hint,
+    html_usage_error,
+    is_html,
+    translate_html_file,
+    write_output,
+)
 from anuvad.cli.input_checks import (
     input_name,
     refuse_long_words,
@@ -206,6 +212,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
     else:
         source = read_input(args.input, whole=html)
         lines, newline = source.lines, source.newline
+        if not html and args.format == "auto" and (hint := html_hint(lines)):
+            print(f"anuvad: {hint}", file=sys.stderr)
         if html:
             from anuvad.inference.markup import html_texts
 
