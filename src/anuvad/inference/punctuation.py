@@ -5,8 +5,9 @@ type the danda as "|"; a model trained on them mixes all three, and now and then
 quotation it never closes. Every candidate a search returns goes through :func:`punctuate`:
 
 * Hindi (and other languages that end sentences with the danda): a "." or "|" that ends the
-  sentence after a letter or digit, and a "|" standing alone between words, become "।"; a "."
-  inside a word or number ("3.5", "gov.in") is left alone.
+  sentence after a letter or digit, a "|" standing alone between words and a "." standing
+  alone at the end ("धन्यवाद .") become "।"; a "." inside a word or number ("3.5", "gov.in")
+  is left alone.
 * Any language: a source that does not end a sentence (a part of a long sentence cut at a
   comma or a space, a headline, a list item) gets no full stop: the output's final "।" or "."
   becomes the source's final ",", ";" or ":", or goes where the source ends in a word ("?" and
@@ -35,7 +36,8 @@ DANDA = "।"
 # A final "." or "|" after a letter, digit, mark (Devanagari vowel signs are marks) or "%", before
 # any closing quotes or brackets.
 _FINAL_STOP = re.compile(r"(?<=\w|[\u0900-\u097f%])[.|](?=[\"'”’)\]]*\s*$)")
-_LONE_PIPE = re.compile(r"(?<=\S) \|(?= |$)")
+# A "|" standing alone between words, or a "." standing alone at the end ("धन्यवाद ."): " ।".
+_LONE_PIPE = re.compile(r"(?<=\S) \|(?= |$)|(?<=[\w\u0900-\u097f]) \.(?=[\"'”’)\]]*\s*$)")
 _TRAILING = re.compile(r"[\s।.!?|]*$")
 # A source that ends without a sentence-final mark: in ",", ";", ":" (group 1) or anything
 # else but a mark ("जीता", whose last character is a vowel sign, not a word character).

@@ -23,6 +23,8 @@ from anuvad.inference.punctuation import punctuate
         ("“ट्रेन देर से है।", "“The train is late.”", "“ट्रेन देर से है”।"),
         ("ट्रेन देर से है” ।", "The train is late.", "ट्रेन देर से है ।"),
         (" लागत है. 5 ", "It costs 5 a unit", "लागत है. 5"),  # a final "▁" piece's space
+        ("धन्यवाद .", "Thank you.", "धन्यवाद ।"),  # a lone final "." (an n-best candidate)
+        ("3 . 5 है", "It is 3.5", "3 . 5 है"),  # not at the end: left alone
     ],
 )
 def test_hindi_punctuation_is_made_consistent(text: str, source: str, want: str) -> None:

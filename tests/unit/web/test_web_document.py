@@ -115,6 +115,7 @@ MENDS = {
         # a bare domain's path is part of the link (it was written twice)
         ("indianrail.gov.in को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
         ("indianrail.gov.in/tickets को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
+        ("धन्यवाद . ", "Thank you."),  # a lone final "." and a final space (an n-best candidate)
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)

@@ -241,6 +241,7 @@ function pair(text, source, opening, closing, rules) {
 /** Consistent final punctuation and paired quotes (punctuation.punctuate). */
 export function punctuate(text, source, rules) {
   const p = rules.punctuation;
+  text = text.trim(); // a final "▁" piece's space
   if (p.danda) {
     text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), ` ${p.danda_char}`);
   }
