@@ -96,8 +96,8 @@ EXTRA_PREFIXES: dict[str, dict[str, str]] = {
     for lang, words in {
         "en": {
             **dict.fromkeys(("Shri", "Smt", "Sh", "Kum", "Hon"), "default"),
-            **dict.fromkeys(("Rs", "Re", "Approx", "Govt", "Dept", "Pvt", "Retd", "Estd"),
-                            "numeric"),
+            **dict.fromkeys(("Rs", "Re", "Approx", "Govt", "Dept", "Pvt", "Retd", "Estd",
+                             "Ext", "Tel", "Ph", "Mob"), "numeric"),
         },
     }.items()
 }  # fmt: skip

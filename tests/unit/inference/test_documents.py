@@ -239,6 +239,9 @@ def test_no_sentence_ends_inside_a_link_a_verse_number_or_a_dotted_abbreviation(
     ]  # fmt: skip
     assert len(split_document("Water boils at 100 ℃. Ice melts at 0°F. Done.", "en")) == 3
     assert len(split_document("It was 5 °C. and rising", "en")) == 1
+    # a telephone extension or number after its abbreviation holds the sentence together
+    for whole in ("Call ext. 89 now.", "Tel. 011 2345 6789 is ours.", "Mob. 98765 43210 now."):
+        assert [s.text for s in split_document(whole, "en")] == [whole]
 
 
 def test_a_long_hindi_text_is_split_in_linear_time() -> None:
