@@ -350,6 +350,8 @@ def test_a_glossary_term_twice_with_two_translations_is_refused(client: TestClie
     response = client.post("/translate", json={"text": "The policy.", "glossary": terms})
     assert response.status_code == 422, response.text
     assert "glossary.1: the term 'Policy' is also glossary.0" in response.json()["error"]
+    (detail,) = response.json()["details"]  # the field named, as in every other 422
+    assert detail["field"] == "glossary.1" and detail["message"].startswith("the term 'Policy'")
     assert_still_serving(client)
 
 

@@ -5,6 +5,7 @@ handlers that turn them into responses."""
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -125,14 +126,21 @@ class ClientGoneError(ApiError):
     status = 499
 
 
+_FIELD_FIRST = re.compile(r"([a-z_]+(?:\.[a-z0-9_]+)*): ")
+
+
 class ModelFailedError(ApiError):
     """Translating a valid request failed: 400 for an :class:`AnuvadError` (the input cannot be
     translated, the message says why), 500 for anything else (logged with its traceback), or
     422 for a request the model cannot serve (e.g. a glossary on an engine without one)."""
 
     def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
+        # A 422 about one field says so first ("glossary.1: the term …"): the body's details
+        # name that field, as pydantic's 422s do.
+        about = _FIELD_FIRST.match(message) if status == 422 else None
+        super().__init__(message[about.end() :] if about else message)
         self.status = status
+        self.field = about.group(1) if about else None
 
     @classmethod
     def from_exception(cls, exc: Exception) -> ModelFailedError:
