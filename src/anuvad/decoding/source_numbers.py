@@ -82,7 +82,9 @@ class _SourceDigitRows(ConstraintRows):
             if phrases is None:
                 continue
             if self.open[row]:
-                going_on = sorted(self._continuations(row, 1))
+                # Right after "1800-", only a number begun before the "-" goes on: a phrase the
+                # "-" itself began (a number's start may be a sign) would cut it ("1800-180-9").
+                going_on = sorted(self._continuations(row, 2 if self.joined[row] else 1))
                 if going_on:  # inside a number: only its continuations
                     mask[row] = NEG_INF
                     mask[row, going_on] = 0.0

@@ -126,3 +126,16 @@ def test_no_number_is_begun_right_after_a_number_and_a_joiner() -> None:
         for token in tokens:
             rows.advance([0], [token])
         assert bool(rows.mask()[0, 5] == 0.0) is allowed, tokens
+
+
+def test_inside_a_number_after_a_joiner_only_that_number_goes_on() -> None:
+    """ "1-12" and "2" given (as "1800-180-1234" and "9"): after "▁1-" only "1" of "1-12" may
+    follow, not "2", which the "-" seemed to begin (a number may start with a sign); the output
+    read "1800-180-9", a number the source lacks."""
+    long = RequiredPhrase((4, 5, 13, 5, 6), starts=TABLE.number_starts)  # ▁ 1 - 1 2
+    two = RequiredPhrase((4, 6), starts=TABLE.number_starts)  # ▁ 2
+    rows = SourceDigitsOnly([[long, two]], TABLE).start(torch.zeros((1, 2), dtype=torch.bool), [20])
+    for token in (4, 5, 13):
+        rows.advance([0], [token])
+    mask = rows.mask()[0]
+    assert mask[5] == 0.0 and mask[6] == float("-inf")
