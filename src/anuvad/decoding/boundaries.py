@@ -226,7 +226,8 @@ def _clear_left(before: str, boundary: Boundary) -> bool:
     last = before[-1]
     if boundary is Boundary.LINK:
         return not is_word_char(last) and last not in "/@.:-_%+"
-    if boundary in (Boundary.NUMBER, Boundary.CODE) and last in SEPARATORS:
+    if boundary in (Boundary.NUMBER, Boundary.CODE) and last in SEPARATORS + "-/":
+        # not the tail of another number ("5" of "1800-5", "3" of "12/3"); "-5" is a sign
         return len(before) < 2 or not is_digit(before[-2])
     if boundary is Boundary.CODE:
         return not is_digit(last)

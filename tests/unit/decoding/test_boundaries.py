@@ -80,6 +80,10 @@ def test_the_table_classifies_every_piece_and_leaves_special_ids_alone() -> None
         ("जी20 बैठक", "20", Boundary.CODE, True),  # a number of a code may follow a letter
         ("SS190", "19", Boundary.CODE, False),
         ("2020", "20", Boundary.CODE, False),
+        ("1800-5 से", "5", NUMBER, False),  # the tail of another number (newcomer review)
+        ("12/3 को", "3", NUMBER, False),
+        ("तापमान -5 था", "5", NUMBER, True),  # a sign
+        ("5-6 जीत", "5-6", NUMBER, True),
         ("https://indianrail.gov.in पर जाएँ", "https://indianrail.gov.in", LINK, True),
         ("देखें https://indianrail.gov.in.", "https://indianrail.gov.in", LINK, True),
         ("https://indianrail.gov.in.com", "https://indianrail.gov.in", LINK, False),
