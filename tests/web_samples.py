@@ -36,6 +36,7 @@ SENTENCES = [
     "The committee, which met on Tuesday, approved the new budget for the next financial "
     "year after a long discussion about roads, schools and hospitals in the villages.",
     "Thank you!",
+    "Škoda and Łódź are names. Ça va, Straße?",  # letters folded to ones the tokenizer reads
 ]
 
 

@@ -17,6 +17,7 @@ model's memory of how words are written.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 from anuvad.data.tokenizer import UNK_ID, Tokenizer
@@ -67,9 +68,38 @@ def recase(text: str, tokenizer: Tokenizer) -> str:
     return WORD.sub(best, text)
 
 
+# Latin letters that Unicode does not decompose, with the base letters they are written as.
+_BASE_LETTERS = dict(
+    zip("ŁłØøĐđıÆæŒœßÞþÐð", ["L", "l", "O", "o", "D", "d", "i", "AE", "ae", "OE", "oe", "ss",
+                          "Th", "th", "D", "d"], strict=True)
+)  # fmt: skip
+
+
+def fold_unreadable(text: str, tokenizer: Tokenizer) -> str:
+    """``text`` with each letter ``tokenizer`` cannot read written as its base letter where the
+    tokenizer reads that ("Škoda" → "Skoda", "Ça va" → "Ca va": the model read "⁇koda" and wrote
+    "⁇ डा"); a letter whose base it cannot read either stays. The base is the letter's
+    compatibility decomposition without its combining marks, or for the Latin letters Unicode
+    does not decompose ("Ł", "ø", "ß") the letters they are written as (:data:`_BASE_LETTERS`)."""
+    if text.isascii():
+        return text
+    folded = []
+    for char in text:
+        if char.isascii() or not char.isalpha() or UNK_ID not in tokenizer.encode(char):
+            folded.append(char)
+            continue
+        decomposed = unicodedata.normalize("NFKD", char)
+        base = _BASE_LETTERS.get(char) or "".join(
+            c for c in decomposed if not unicodedata.category(c).startswith("M")
+        )
+        readable = base and base != char and UNK_ID not in tokenizer.encode(base)
+        folded.append(base if readable else char)
+    return "".join(folded)
+
+
 def recaser(tokenizer: Tokenizer) -> Callable[[str], str]:
     """:func:`recase` bound to a model's source ``tokenizer``."""
     return lambda text: recase(text, tokenizer)
 
 
-__all__ = ["needs_recasing", "recase", "recaser"]
+__all__ = ["fold_unreadable", "needs_recasing", "recase", "recaser"]

@@ -19,7 +19,7 @@ from anuvad.data.cleaning import source_normalizer
 from anuvad.data.tokenizer import Tokenizer
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.search import BetweenSteps, check_stop
-from anuvad.inference.casing import recase
+from anuvad.inference.casing import fold_unreadable, recase
 from anuvad.inference.translation import Candidate, Translation
 
 logger = logging.getLogger(__name__)
@@ -31,9 +31,11 @@ BatchSearch = Callable[[list[list[int]], DecodeConfig, list[int]], list[list[Can
 
 def source_preparer(data: DataConfig, tokenizer: Tokenizer) -> Callable[[str], str]:
     """What a source sentence becomes before ``tokenizer`` splits it: normalised as the
-    training data was (``data.clean``), then recased when shouted or in title case."""
+    training data was (``data.clean``), letters it cannot read folded to ones it can
+    (:func:`~anuvad.inference.casing.fold_unreadable`), then recased when shouted or in title
+    case."""
     normalize = source_normalizer(data)
-    return lambda text: recase(normalize(text), tokenizer)
+    return lambda text: recase(fold_unreadable(normalize(text), tokenizer), tokenizer)
 
 
 def encode_sources(

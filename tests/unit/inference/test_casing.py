@@ -6,7 +6,7 @@ import pytest
 
 from anuvad.config import TokenizerConfig
 from anuvad.data.tokenizer import Tokenizer, train_tokenizer
-from anuvad.inference.casing import needs_recasing, recase
+from anuvad.inference.casing import fold_unreadable, needs_recasing, recase
 
 # Sentence-case text where the names and the acronym occur only as written here, so the
 # vocabulary learns "Delhi", "Rahul" and "NASA" with their capitals and the rest in lower case.
@@ -62,3 +62,14 @@ def test_only_letters_change(tokenizer: Tokenizer) -> None:
     text = "  THE TRAIN,  12:30 TO DELHI -- LATE!!\t"
     out = recase(text, tokenizer)
     assert out.lower() == text.lower() and out != text
+
+
+def test_letters_the_tokenizer_cannot_read_are_folded_to_ones_it_can() -> None:
+    """API review: "Škoda is a car brand." came back "⁇ डा एक कार ब्रांड है।"; letters the
+    tokenizer reads ("é" here) and those whose base it cannot read stay as written."""
+    chars = train_tokenizer(
+        ["Skoda Lodz Ca va Strasse cafe and more é"] * 20, TokenizerConfig(model_type="char"), 40
+    )
+    text = "Škoda, Łódź, Ça va, Straße, café; 你好"
+    assert fold_unreadable(text, chars) == "Skoda, Lodz, Ca va, Strasse, café; 你好"
+    assert fold_unreadable("plain ascii", chars) == "plain ascii"

@@ -6,7 +6,7 @@
 // translator in a Web Worker (worker.js) so that the page stays responsive.
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
-import { normalizer, recase } from "./text.js";
+import { foldUnreadable, normalizer, recase } from "./text.js";
 import { assemble, hideAddresses, mend, revealAlone, splitDocument } from "./document.js";
 
 export { AbortError };
@@ -203,7 +203,8 @@ export class Translator {
     const ids = this.settings.special_ids;
     const encode = (t) => this.sourceSpm.encodeIds(t);
     return texts.map((text) => {
-      const prepared = recase(this.normalize(text), encode, this.settings.recase, ids.unk);
+      const readable = foldUnreadable(this.normalize(text), encode, ids.unk);
+      const prepared = recase(readable, encode, this.settings.recase, ids.unk);
       return encode(prepared).slice(0, this.settings.max_src_tokens);
     });
   }

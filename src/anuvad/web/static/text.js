@@ -71,6 +71,28 @@ export function needsRecasing(text, spec) {
 }
 
 /** Every word in the casing the source vocabulary knows best (casing.recase). */
+// casing._BASE_LETTERS: Latin letters Unicode does not decompose, as the letters they are written as
+const BASE_LETTERS = Object.fromEntries(
+  [..."ŁłØøĐđıÆæŒœßÞþÐð"].map((c, i) =>
+    [c, ["L", "l", "O", "o", "D", "d", "i", "AE", "ae", "OE", "oe", "ss", "Th", "th", "D", "d"][i]]),
+);
+
+/** casing.fold_unreadable: each letter the tokenizer cannot read as its base letter where it
+ * reads that ("Škoda" → "Skoda"): the compatibility decomposition without combining marks. */
+export function foldUnreadable(text, encode, unkId) {
+  if (/^[\x00-\x7f]*$/.test(text)) return text;
+  let out = "";
+  for (const c of text) {
+    if (c.codePointAt(0) < 128 || !/^\p{L}$/u.test(c) || !encode(c).includes(unkId)) {
+      out += c;
+      continue;
+    }
+    const base = BASE_LETTERS[c] || c.normalize("NFKD").replace(/\p{M}/gu, "");
+    out += base && base !== c && !encode(base).includes(unkId) ? base : c;
+  }
+  return out;
+}
+
 export function recase(text, encode, spec, unkId) {
   if (!needsRecasing(text, spec)) return text;
   WORD.lastIndex = 0;
