@@ -38,6 +38,9 @@ CURRENCY_SIGNS = "₹$€£¥"
 NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 # What belongs to a number after it: a per cent sign, a degree sign with its scale.
 # (not the "%" of a printf code after it: "5 %d" keeps its number and its code).
+# A comparison right before a number ("< 10", ">= 18"; not an arrow "->", "=>", or a tag's
+# end): "5 < 10 and 20 > 15." came out "10 और 20 15 5।", the meaning lost.
+_COMPARISON = re.compile(r"(?<![\w<>=\-])[<>]=?$")  # not "x>5", "<b>5": a tag's end
 _AFTER_NUMBER = re.compile(r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]")
 
 
@@ -135,7 +138,8 @@ def _signs(text: str, at: int) -> bool:
 def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80"),
     the plus or minus sign right before that ("-5", "−3.5", "+2%", "-₹80": not the hyphen of a
-    range or a code, "10-15", "COVID-19"), and the per cent or degree sign right after it
+    range or a code, "10-15", "COVID-19"), a comparison before those ("< 10", ">= 18"), and the
+    per cent or degree sign right after it
     ("5.4%", "5.4 %", "30°C", "-5 °C", "100 ℃": "It was -5 °C at night." came out "… -5 बजे
     था।")."""
     before = text[:start].rstrip(" ")
@@ -143,6 +147,10 @@ def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
         start = len(before) - 1
     if start and text[start - 1] in NUMBER_SIGNS and _signs(text, start - 1):
         start -= 1
+    before = text[:start].rstrip(" ")
+    comparison = _COMPARISON.search(before)
+    if comparison is not None and start - len(before) <= 1:
+        start = comparison.start()
     after = text[end:]
     stripped = after.lstrip(" ")
     unit = _AFTER_NUMBER.match(stripped)

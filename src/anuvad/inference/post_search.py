@@ -45,6 +45,7 @@ from anuvad.inference.verbatim import (
 _RUPEES_BEFORE = re.compile(r"(?:\b(?:Rs|INR)\.?|रु\.?|रुपये)\s*$", re.IGNORECASE)
 _RUPEES_AFTER = re.compile(r"[\d.,]+\s*(?:rupees?|रुपये|रुपए)\b", re.IGNORECASE)
 _MARK_BEFORE = re.compile(rf"{UNK_SURFACE}\s*$")  # the model's unknown mark for a sign
+_COMPARISON = re.compile(r"[<>]=?")  # "<10", ">=18" (inference.dates.number_extent)
 _SIGNS = re.compile(f"[{re.escape(NUMBER_SIGNS)}]?[{re.escape(CURRENCY_SIGNS)}]?")
 
 
@@ -53,7 +54,12 @@ def unsigned(span: Span, spellable: Callable[[str], bool]) -> Span:
     vocabulary cannot spell ("₹80": neither shipped vocabulary has "₹") is required bare
     ("80") and gets its sign back after the search (:func:`write_signs`), with a plus or minus
     before it ("-₹80": "80", "-₹"; "−5" where "−" cannot be spelled: "5", "−"); others
-    unchanged."""
+    unchanged. A comparison before a number ("<10", ">=18") is always written back so: a small
+    model made to write "<" wrote junk around it ("… >15. <s> <10।")."""
+    comparison = _COMPARISON.match(span.target) if span.kind == "number" else None
+    if comparison is not None:
+        bare = unsigned(replace(span, target=span.target[comparison.end() :]), spellable)
+        return replace(bare, sign=comparison.group() + bare.sign)
     if span.kind != "number" or spellable(span.target):
         return span
     prefix = _SIGNS.match(span.target)

@@ -97,3 +97,13 @@ def test_a_character_read_in_its_compatibility_form_is_carried_once(
     src = train_tokenizer([letters] * 20, TokenizerConfig(model_type="char"), 80)
     spellable = readable_and_spelled(src, lambda text: "⁄" not in text and text.isascii())
     assert carry_symbols(source, output, spellable, ("en", "hi")) == expected
+
+
+def test_a_comparison_is_required_bare_and_written_back_before_its_number() -> None:
+    """ "5 < 10 and 20 > 15." lost its signs; required with them, the model wrote junk around
+    them ("… >15. <s> <10।"): the search holds the bare numbers, the signs go back after it."""
+    spans = [unsigned(s, lambda t: True) for s in find_spans("5 < 10 and 20 > 15.", Verbatim())]
+    assert [(s.target, s.sign) for s in spans] == [("5", ""), ("10", "<"), ("20", ""), ("15", ">")]
+    assert write_signs("5 10 और 20 15।", spans) == "5 <10 और 20 >15।"
+    (rupees,) = [unsigned(s, lambda t: "₹" not in t) for s in find_spans("> ₹500", Verbatim())]
+    assert (rupees.target, rupees.sign, rupees.written) == ("500", ">₹", ">₹500")

@@ -107,7 +107,7 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
         ("Use the <div> element, not <b>bold</b>.", [("code", "<div>")]),
         (
             "It rose 45% in 5 < 6 cases, 50 % sale",
-            [("number", "45%"), ("number", "5"), ("number", "6"), ("number", "50%")],
+            [("number", "45%"), ("number", "5"), ("number", "<6"), ("number", "50%")],
         ),
         (
             "SS19, H1N1 and v1.2",
@@ -118,6 +118,18 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
             ],
         ),
         ("http://x.in/page2 lists 7 items", [("url", "http://x.in/page2"), ("number", "7")]),
+        (  # a comparison before a number is its own (newcomer review: "10 और 20 15 5।")
+            "5 < 10 and 20 > 15, >= 18, <=60",
+            [
+                ("number", "5"),
+                ("number", "<10"),
+                ("number", "20"),
+                ("number", ">15"),
+                ("number", ">=18"),
+                ("number", "<=60"),
+            ],
+        ),
+        ("a->5, x=>6, x>7", [("number", "5"), ("number", "6"), ("number", "7")]),  # not arrows
         ("No numbers, e.g. none.", []),
     ],
 )
