@@ -40,6 +40,17 @@ HIDDEN_KINDS = ("url", "email", "name", "code")
 # "X1" for a marked name: copied as a name in every test sentence ("X1 ने 85 रन बनाए।"), where
 # "Z1" came out as the Hindi word "ज़ी" ("ज़ी 85 रन बनाए।") and the name after it.
 _LETTERS = {"url": "Z", "email": "Z", "code": "Z", "name": "X"}
+# The placeholder's letter spelled out as a word, which the model sometimes writes beside the
+# placeholder it copies ("Write to Z1 today." → "आज 'जेड Z1' के लिए लिखें।"): removed from the
+# output unless the source has the word itself ("Zee News").
+# Per letter: the source's words that may be translated so (then nothing is removed), and the
+# spellings removed.
+_SPELLED = {
+    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "Zee", "Zed")),
+    "X": (("x", "ex"), ("एक्स", "ऐक्स", "Ex")),
+}
+_SPACES = re.compile(r"[ \t]{2,}")
+_SPACE_BEFORE_MARK = re.compile(r" +(?=[।.,!?])")
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,13 @@ def reveal(output: str, hidden: Hidden) -> str:
             continue
         head, tail = output[: found.start()], output[found.end() :]
         output = head + address + re.sub(" ?" + _whole(name), "", tail)
+    source_words = set(re.findall(r"[^\W\d_]+", hidden.source.casefold()))
+    for letter in sorted({name[0] for name in hidden.names}):
+        latin, spelled = _SPELLED[letter]
+        if output and not source_words & set(latin):  # its letter spelled out as a word too
+            words = "|".join(spelled)
+            output = re.sub(rf"(?<![\w\u0900-\u097f])(?:{words})(?![\w\u0900-\u097f])", "", output)
+            output = _SPACE_BEFORE_MARK.sub("", _SPACES.sub(" ", output)).strip()
     return output
 
 

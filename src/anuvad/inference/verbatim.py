@@ -216,6 +216,15 @@ def search_policies(
     ]
 
 
+def _bracketed(text: str, kind: Kind, start: int, end: int) -> Span:
+    """An address's span, with the angle brackets around it when it has them ("<a@b.in>", as
+    mail headers write it: the model wrote "* 'जेड … '" for the brackets around its
+    placeholder)."""
+    if text[start - 1 : start] == "<" and text[end : end + 1] == ">":
+        start, end = start - 1, end + 1
+    return Span(kind, start, end, text[start:end], Boundary.LINK)
+
+
 def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] = ()) -> list[Span]:
     """The spans of ``text`` its translation must copy (see the module docstring), in order.
 
@@ -237,12 +246,12 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
         )
     if verbatim.links:
         for m in EMAIL.finditer(text):
-            found.append(Span("email", m.start(), m.end(), m.group(), Boundary.LINK))
+            found.append(_bracketed(text, "email", m.start(), m.end()))
         for m in URL.finditer(text):
             url = m.group().rstrip(URL_TRAILING)
             if "(" in url and m.group()[len(url) : len(url) + 1] == ")":
                 url += ")"  # a bracket the address opened (Wikipedia paths) is its own
-            found.append(Span("url", m.start(), m.start() + len(url), url, Boundary.LINK))
+            found.append(_bracketed(text, "url", m.start(), m.start() + len(url)))
         for m in FILE.finditer(text):  # a file name is copied as a link is
             found.append(Span("url", m.start(), m.end(), m.group(), Boundary.LINK))
     if verbatim.codes:

@@ -278,3 +278,20 @@ def test_identifiers_of_letters_and_digits_are_copied_as_names(
     # a run of words in the target's script keeps an identifier inside it whole
     runs = find_spans("मैंने Samsung Galaxy S24 Ultra खरीदा", Verbatim(langs=("hi", "en")))
     assert [s.target for s in runs] == ["Samsung Galaxy S24 Ultra"]
+
+
+def test_an_address_takes_its_angle_brackets_and_a_spelled_placeholder_letter_goes() -> None:
+    """CLI review: "Write to <info@example.com> today." came back "आज * 'जेड info@example.com'
+    के लिए लिखें।": the model wrote the brackets as junk and spelled "Z" out beside "Z1"."""
+    text = "Write to <info@example.com> today."
+    hidden = hide(text, find_spans(text, Verbatim()), lambda _: True)
+    assert hidden.text == "Write to Z1 today." and hidden.addresses == ("<info@example.com>",)
+    assert reveal("आज जेड Z1 के लिए लिखें।", hidden) == "आज <info@example.com> के लिए लिखें।"
+    assert reveal("Z1 ज़ीड, ज़ी को लिखें।", hidden) == "<info@example.com>, को लिखें।"
+    # a source that has the word keeps its translation ("Zee News" is "ज़ी न्यूज़")
+    news = "Watch Zee News at zeenews.com today."
+    shown = hide(news, find_spans(news, Verbatim()), lambda _: True)
+    assert reveal("आज ज़ी न्यूज़ Z1 पर देखें।", shown) == "आज ज़ी न्यूज़ zeenews.com पर देखें।"
+    from anuvad.inference.links import carry_links
+
+    assert carry_links("आज <info@example.com> को।", text) == "आज <info@example.com> को।"

@@ -198,7 +198,7 @@ def test_the_pages_link_rules_keep_and_drop_what_the_server_does() -> None:
 ADDRESSED = [
     "Write to care@irctc.co.in or see https://irctc.co.in/faq and report_2024.pdf by 5 May.",
     "Flight Z1 and Z2: see www.example.org/a?b=1, then /var/log/app/error.log.",
-    "No address here, only 12 numbers.",
+    "No address here, only 12 numbers. Write to <info@example.com> or <https://x.org/a>.",
     "मेरा ईमेल RAM@EXAMPLE.COM है और C:\\Reports\\q3.xlsx भी।",
     "ch001.xhtml, care@irctc.co.in (2)",  # addresses alone: the source itself
     "***",  # no letters at all: the source itself too
