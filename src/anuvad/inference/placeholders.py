@@ -182,6 +182,7 @@ def reveal_candidates(
         if sentence is not None and (sentence.names or sentence.only_addresses):
             for candidate in own:
                 candidate.text = reveal(candidate.text, sentence)
+                candidate.as_written = sentence.only_addresses
     return list(candidates)
 
 

@@ -21,7 +21,7 @@ from anuvad.inference.confidence import (
     output_signals,
 )
 from anuvad.inference.cpu import accelerate
-from anuvad.inference.translation import Candidate
+from anuvad.inference.translation import Candidate, Quality
 
 if TYPE_CHECKING:
     from anuvad.inference.translator import Translator
@@ -129,7 +129,12 @@ def assess_best(
                 tgt_prefix=reverse.tgt_prefix,
             )
         )
+    calibrated = translator.calibration is not None
     for src, found, seen, back in zip(sources, candidates, signals, backward, strict=True):
+        if found[0].as_written:  # "***", "12:30", a link alone: copied, nothing to doubt
+            sure = (1.0, False) if calibrated else (None, None)
+            found[0].quality = Quality([], [], {}, *sure)
+            continue
         found[0].quality = assess(
             seen, found[0].finished, found[0].text, src, found[0].token_ids,
             translator.src_tokenizer, translator.tgt_tokenizer, translator.calibration, back,

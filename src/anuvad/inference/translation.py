@@ -120,6 +120,9 @@ class Candidate:
         signals: when quality was asked for, what the search recorded for each token (its
             log-probabilities and the entropies of its distributions, EOS included when
             produced); spares the teacher-forced pass. None: not recorded.
+        as_written: the source given back as written (addresses, numbers and marks alone:
+            :mod:`anuvad.inference.placeholders`): the model's output was not used, so its
+            probabilities say nothing of this text.
     """
 
     text: str
@@ -129,6 +132,7 @@ class Candidate:
     finished: bool
     quality: Quality | None = None
     signals: tuple[list[float], list[float]] | None = field(default=None, repr=False)
+    as_written: bool = False
 
 
 @dataclass

@@ -163,6 +163,13 @@ def test_a_sentence_of_addresses_alone_comes_back_as_written(latin_translator: T
         texts, latin_translator.settings(nbest=2), verbatim=Verbatim()
     ):
         assert [c.text for c in result.nbest] == [result.source] * len(result.nbest)
+    # its quality is of the copy, not of the model output thrown away (API review: "***" came
+    # back with the word "अप्रभाव" at -1, likely wrong)
+    for result in latin_translator.translate(texts, verbatim=Verbatim(), quality=True):
+        assert result.quality is not None and result.quality.words == []
+        assert result.quality.token_probs == [] and not result.quality.likely_wrong
+    (plain,) = latin_translator.translate(["Thank you."], verbatim=Verbatim(), quality=True)
+    assert plain.quality is not None and plain.quality.token_probs
 
 
 def test_the_attention_and_the_word_scores_follow_what_the_model_read(
