@@ -9,7 +9,7 @@ import time
 
 from fastapi import APIRouter, Request, Response
 
-from anuvad.inference.documents import count_sentences
+from anuvad.inference.documents import count_sentences, split_document
 from anuvad.server.answer_schemas import AttentionResponse
 from anuvad.server.errors import ERRORS, TextRefusedError
 from anuvad.server.limits import MAX_ATTENTION_TOKENS
@@ -51,8 +51,13 @@ async def attention(body: AttentionRequest, request: Request, state: State) -> R
     terms = request_glossary(state, model, body)
     policy = verbatim_policy(body)
 
+    # The sentence as /translate translates it: without the list marker and the emoji around
+    # it, which are layout ("I love this movie 😀👍" gave another translation here).
+    segments = split_document(body.text, model.info.src_lang)
+    sentence = segments[0].text if segments else body.text
+
     def compute() -> bytes:
-        (result,) = model.engine.translate([body.text], settings, glossary=terms, verbatim=policy)
+        (result,) = model.engine.translate([sentence], settings, glossary=terms, verbatim=policy)
         view = model.engine.attention_of(result)
         elapsed_ms = (time.perf_counter() - start) * 1000
         return attention_out(view, model.id, elapsed_ms).model_dump_json().encode()
