@@ -28,8 +28,11 @@ An entry whose term occurs several times is required once. The target phrase is 
 its end ("भारतीय रेल" is not used by "भारतीय रेलमार्ग"; issue 34, item 3), and :func:`used_in`
 reports a term as used only where the output holds it so.
 
-A glossary entry whose translation is its own term ("Rohit Sharma" → "Rohit Sharma") keeps a
-name as written; :class:`anuvad.inference.verbatim.Verbatim` ``keep`` does the same for exact
+A glossary entry whose translation is written in another script than the target language's
+("Supreme Court" → "SC", or its own term "Rohit Sharma" → "Rohit Sharma", into Hindi) reaches the
+model behind a placeholder, as a marked name does, and the placeholder comes back as the
+translation (:func:`anuvad.inference.required.requirements`; when a copying policy is on, as
+it is by default); :class:`anuvad.inference.verbatim.Verbatim` ``keep`` does the same for exact
 strings without the inflection rules.
 """
 
@@ -167,6 +170,10 @@ class Glossary:
         for start, _, index in self._spans(sentence):
             first.setdefault(index, start)
         return [self.entries[i] for i in sorted(first, key=lambda i: first[i])]
+
+    def matched(self, sentence: str) -> list[tuple[int, int, GlossaryEntry]]:
+        """Every match of a term in ``sentence``: (start, end, its entry), by start."""
+        return [(start, end, self.entries[i]) for start, end, i in self._spans(sentence)]
 
     def match_spans(self, sentence: str) -> list[tuple[int, int]]:
         """The (start, end) character ranges of ``sentence`` that terms cover, by start."""

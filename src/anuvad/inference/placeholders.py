@@ -60,8 +60,10 @@ class Hidden:
     Attributes:
         text: the sentence with each address replaced by its placeholder.
         names: the placeholders, in order ("Z1", "Z2", …).
-        addresses: the address each placeholder stands for.
+        addresses: what each placeholder stands for: the address as written (a glossary
+            term written in another script than the target's: its translation, "SC").
         starts: where each address begins in the original sentence (its span's start).
+        ends: where each ends there.
         source: the original sentence.
         only_addresses: it holds addresses (or names) and nothing else with letters
             (numbers, marks), or no letters at all: nothing to translate, every engine gives it
@@ -76,6 +78,7 @@ class Hidden:
     starts: tuple[int, ...] = ()
     source: str = ""
     only_addresses: bool = False
+    ends: tuple[int, ...] = ()
 
 
 def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> Hidden:
@@ -101,9 +104,9 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
         pieces += [text[position : span.start], name]
         position = span.end
     pieces.append(text[position:])
-    addresses = tuple(text[s.start : s.end] for s in chosen)
-    starts = tuple(s.start for s in chosen)
-    return Hidden("".join(pieces), names, addresses, starts, text, alone)
+    addresses = tuple(s.target for s in chosen)  # as written, or a glossary term's translation
+    starts, ends = tuple(s.start for s in chosen), tuple(s.end for s in chosen)
+    return Hidden("".join(pieces), names, addresses, starts, text, alone, ends)
 
 
 def reveal(output: str, hidden: Hidden) -> str:
@@ -133,9 +136,9 @@ def _latin_outside(hidden: Hidden) -> str:
     """The source with its digits in Latin outside its hidden addresses and names ("iPhone
     १५" → "iPhone 15"; "page२.in" stays)."""
     source, out, position = hidden.source, [], 0
-    for start, address in zip(hidden.starts, hidden.addresses, strict=True):
+    for start, end, address in zip(hidden.starts, hidden.ends, hidden.addresses, strict=True):
         out += [to_digits(source[position:start], "latin"), address]
-        position = start + len(address)
+        position = end
     return "".join([*out, to_digits(source[position:], "latin")])
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from anuvad.decoding.boundaries import is_digit
+from anuvad.data.cleaning import SCRIPTS
+from anuvad.decoding.boundaries import Boundary, is_digit
 from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
@@ -78,11 +79,21 @@ def requirements(
         encoder: the target vocabulary's phrases.
     """
     entries = glossary.matches(text) if glossary else []
+    # A term translated into another script than the target's ("Supreme Court" → "SC" in
+    # Hindi) is copied behind a placeholder as a marked name is: required letter by letter it
+    # drew junk ("… है Stumbrion Sthaver St in पर in Delform SC।").
+    named = [
+        Span("name", start, end, entry.target, Boundary.WORD)
+        for start, end, entry in (glossary.matched(text) if glossary and verbatim else [])
+        if verbatim is not None and verbatim.langs and foreign(entry.target, verbatim.langs[1])
+    ]
+    entries = [e for e in entries if not any(e.target == n.target for n in named)]
     terms = [encoder.term(e.target) for e in entries]
     if verbatim is None:
         return Requirements(tuple(terms), texts=tuple(e.target for e in entries))
     taken = glossary.match_spans(text) if glossary else []
-    spans = [unsigned(span, encoder.spellable) for span in find_spans(text, verbatim, taken)]
+    found = sorted([*find_spans(text, verbatim, taken), *named], key=lambda s: s.start)
+    spans = [unsigned(span, encoder.spellable) for span in found]
     hidden = hide(text, spans, encoder.spellable)
     placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
     kept = [
@@ -114,6 +125,16 @@ def requirements(
             *(e.target for e in entries),
             *(t for span in spans for t in (span.target, span.written)),
         ),
+    )
+
+
+def foreign(phrase: str, lang: str) -> bool:
+    """Whether ``phrase`` has letters and none of ``lang``'s script (a Latin "SC" for Hindi);
+    False for a language of unknown script."""
+    script = SCRIPTS.get(lang)
+    letters = [ord(c) for c in phrase if c.isalpha()]
+    return bool(script and letters) and not any(
+        a <= code <= b for code in letters for a, b in script or ()
     )
 
 

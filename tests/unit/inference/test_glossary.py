@@ -198,3 +198,27 @@ def test_a_byte_order_mark_is_not_part_of_the_first_term(tmp_path: Path) -> None
     ]
     path.write_bytes("\ufeff# my terms\ncourt\tन्यायालय\n".encode())
     assert len(Glossary.from_tsv(path)) == 1
+
+
+def test_a_term_translated_into_another_script_is_copied_behind_a_placeholder() -> None:
+    """API review: "Supreme Court" → "SC" in Hindi came out "दिल्ली में सर्वोच्च न्यायालय है
+    Stumbrion Sthaver St in पर in Delform SC।": required letter by letter, the Latin target drew
+    junk; behind "X1", as a marked name, it is copied. A Devanagari target stays a term."""
+    from anuvad.config import TokenizerConfig
+    from anuvad.data.tokenizer import train_tokenizer
+    from anuvad.inference.placeholders import reveal
+    from anuvad.inference.required import requirements
+    from anuvad.inference.verbatim import PhraseEncoder, Verbatim
+
+    corpus = ["दिल्ली में अदालत है SC X1 X2 Z1 Rohit Sharma 85"] * 20
+    encoder = PhraseEncoder(train_tokenizer(corpus, TokenizerConfig(model_type="char"), 60))
+    glossary = Glossary.from_pairs([("Supreme Court", "SC"), ("court", "अदालत")])
+    text = "The Supreme Court and the court are in Delhi."
+    found = requirements(text, glossary, Verbatim(langs=("en", "hi")), encoder)
+    assert found.hidden is not None and found.hidden.text == "The X1 and the court are in Delhi."
+    assert found.hidden.addresses == ("SC",)
+    assert encoder.term("अदालत") in found.phrases and encoder.term("X1") in found.phrases
+    assert reveal("X1 और अदालत दिल्ली में हैं।", found.hidden) == "SC और अदालत दिल्ली में हैं।"
+    # into a Latin-script language (or without a copying policy) a Latin target is a term
+    plain = requirements(text, glossary, None, encoder)
+    assert plain.hidden is None and encoder.term("SC") in plain.phrases
