@@ -564,6 +564,9 @@ def test_output_paths_are_checked_before_translating_and_a_long_word_names_its_l
     assert f"{tmp_path / 'in.txt'}, line 3: 'skyblue" in found.err
     assert "longer than the model" in found.err
     assert found.out == ""  # refused before the lines before it were translated and written
+    # plain text into a file named .docx made a file no office program opens
+    assert main([*base, "--output", str(tmp_path / "x.docx")]) == 2
+    assert "a .docx file is written only from a .docx input" in capsys.readouterr().err
     # "--output -" is stdout, as "--input -" is stdin (it wrote a file named "-")
     short = tmp_path / "short.txt"
     short.write_text("The sky is blue.\n", encoding="utf-8")

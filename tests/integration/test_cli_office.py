@@ -54,6 +54,7 @@ def test_what_an_office_file_cannot_be_translated_with_is_refused_naming_the_fix
     assert "paragraph by paragraph into a .odt file, and --nbest needs plain text" in (
         capsys.readouterr().err
     )
+    out = ["--output", str(tmp_path / "out.docx")]
     (broken := tmp_path / "broken.docx").write_bytes(b"not a zip")
     assert main([*base, "--input", str(broken), *out]) != 0
     err = capsys.readouterr().err
@@ -61,7 +62,10 @@ def test_what_an_office_file_cannot_be_translated_with_is_refused_naming_the_fix
     (bare := tmp_path / "numbers.docx").write_bytes(docx(paragraph(run("12.5"))))
     model = ["--model", str(tiny_enhi_model)]
     assert main(["translate", *model, "--input", str(bare), *out]) == 0  # nothing to translate
-    assert (tmp_path / "out.odt").read_bytes() == bare.read_bytes()
+    assert (tmp_path / "out.docx").read_bytes() == bare.read_bytes()
+    # a document is written in its own format: a .docx into "out.odt" made a broken .odt
+    assert main(["translate", *model, "--input", str(bare), "--output", "x.odt"]) == 2
+    assert "a .odt file is written only from a .odt input" in capsys.readouterr().err
 
 
 def test_an_epub_comes_back_from_the_cli_as_the_server_translates_it(

@@ -31,7 +31,19 @@ def is_office_input(args: argparse.Namespace) -> bool:
 
 
 def office_usage_error(args: argparse.Namespace) -> str | None:
-    """What an office or subtitle input cannot be translated with (None: nothing)."""
+    """What an office or subtitle input cannot be translated with, or an office output that the
+    input cannot give (None: nothing)."""
+    output = str(args.output or "")
+    if is_office(output) and not (
+        is_office_input(args)
+        and PurePosixPath(str(args.input)).suffix.lower() == PurePosixPath(output).suffix.lower()
+    ):  # plain text written into "x.docx" made a file no office program opens
+        wanted = PurePosixPath(output).suffix.lower()
+        own = PurePosixPath(str(args.input)).suffix.lower() if is_office_input(args) else ".txt"
+        return (
+            f"--output {output}: a {wanted} file is written only from a {wanted} input (the "
+            f"translation keeps its format); name the output {own}"
+        )
     if not is_office_input(args):
         return None
     suffix = PurePosixPath(str(args.input)).suffix.lower()
