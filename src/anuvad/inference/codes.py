@@ -11,7 +11,9 @@ template must copy as written (:mod:`anuvad.inference.verbatim`, kind ``code``).
   after a number, "45%", nor "%" before a word, "50 % discount");
 * a tag written as text, standing as a word: ``<div>``, ``</b>``, ``<br/>``, ``<a href="x">``
   (in an HTML document, text that the page shows as a tag: ``&lt;div&gt;``); not one glued to
-  a word ("<b>Note:</b>", markup a plain text carries, whose words are the model's).
+  a word ("<b>Note:</b>", markup a plain text carries, whose words are the model's);
+* inline code between backticks, as Markdown, chat and commit messages write it ("Run `pip
+  install anuvad` to install it." came back "… 'िपिप' की स्थापना …").
 """
 
 from __future__ import annotations
@@ -27,4 +29,5 @@ CODE = re.compile(
     r"|(?<![\w%])%(?:\([\w.-]{1,40}\)|\d\$)?[-+#0]*(?:\d+|\*)?(?:\.\d+)?[sdifuxXeEgGc]"
     r"(?![A-Za-z])"  # %s, %d, %.2f, %(name)s, %1$s
     r"|(?<!\S)</?[A-Za-z][\w-]{0,20}(?:\s[^<>]{0,80})?/?>(?!\w)"  # <div>, <br/> as a word
+    r"|(?<!`)`[^`\n]{1,200}`(?!`)"  # `inline code`
 )

@@ -39,14 +39,17 @@ HIDDEN_KINDS = ("url", "email", "name", "code")
 # "Z1" for an address: in 80 test sentences, never with junk beside it ("X" once gave "X XI").
 # "X1" for a marked name: copied as a name in every test sentence ("X1 ने 85 रन बनाए।"), where
 # "Z1" came out as the Hindi word "ज़ी" ("ज़ी 85 रन बनाए।") and the name after it.
-_LETTERS = {"url": "Z", "email": "Z", "code": "Z", "name": "X"}
+# "X1" for a code too ("{name}", "%s", "`pip install`"): of 28 UI strings and sentences with
+# inline code (bench/codes.py's and 8 more), "Z1" was spelled out beside its copy once ("… के
+# लिए ज़ुन ज़ुन `pip install anuvad`."), "X1" never (2026-11-29).
+_LETTERS = {"url": "Z", "email": "Z", "code": "X", "name": "X"}
 # The placeholder's letter spelled out as a word, which the model sometimes writes beside the
 # placeholder it copies ("Write to Z1 today." → "आज 'जेड Z1' के लिए लिखें।"): removed from the
 # output unless the source has the word itself ("Zee News").
 # Per letter: the source's words that may be translated so (then nothing is removed), and the
 # spellings removed.
 _SPELLED = {
-    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "Zee", "Zed")),
+    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन", "Zee", "Zed")),
     "X": (("x", "ex"), ("एक्स", "ऐक्स", "Ex")),
 }
 _SPACES = re.compile(r"[ \t]{2,}")

@@ -105,6 +105,7 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
         ),
         ("Welcome, {{ user }}! See {0:>5}.", [("code", "{{ user }}"), ("code", "{0:>5}")]),
         ("Use the <div> element, not <b>bold</b>.", [("code", "<div>")]),
+        ("Run `pip install anuvad` now, not ``` or ``.", [("code", "`pip install anuvad`")]),
         (
             "It rose 45% in 5 < 6 cases, 50 % sale",
             [("number", "45%"), ("number", "5"), ("number", "<6"), ("number", "50%")],
