@@ -67,6 +67,7 @@ _CONJUNCTIONS = {
     "hi": "और|लेकिन|परंतु|परन्तु|किंतु|किन्तु|क्योंकि|जबकि|तथा|या|जो|इसलिए|ताकि",
 }
 _SPACES = re.compile(r"\s+")
+_FENCE = re.compile(r" {0,3}(?:```|~~~)")  # a line that opens or closes a Markdown code block
 
 
 @functools.lru_cache(maxsize=8)
@@ -140,10 +141,11 @@ def split_document(
 
     Every line is split on its own (a newline always ends a sentence), and every cell of a line
     between tabs (a table's columns: "1<TAB>The train is late.<TAB>It will come soon."); blank
-    lines give no segment; a list marker at the start of a line or cell ("- ", "1. ", "(a) ",
-    "## "), symbols before or after a sentence (emoji: :mod:`anuvad.inference.symbols`) and
-    a sentence in another script than ``lang``'s are layout, left out of the segments and kept
-    as written.
+    lines and a Markdown code block (from a line opening with three backticks or tildes to the
+    next such line) give no segment; a list marker at the start of a line or cell ("- ",
+    "1. ", "(a) ", "## "), symbols before or after a sentence (emoji:
+    :mod:`anuvad.inference.symbols`) and a sentence in another script than ``lang``'s are
+    layout, left out of the segments and kept as written.
     Sentences are in document order and never overlap; the text between two segments (and
     before the first and after the last) is whitespace, a list marker, symbols or such a
     sentence.
@@ -167,7 +169,13 @@ def split_document(
     splitter = split or sentence_splitter(lang)
     segments: list[Segment] = []
     offset = 0
+    fenced = False
     for number, line in enumerate(text.split("\n")):
+        fence = _FENCE.match(line) is not None
+        if fence or fenced:  # a Markdown code block (its fences and lines) is kept as written
+            fenced = fenced != fence
+            offset += len(line) + 1
+            continue
         for cell in line.split("\t"):  # a tab separates cells ("1<TAB>The train is late.")
             marker = _LIST_MARKER.match(cell)
             skip = marker.end() if marker else 0

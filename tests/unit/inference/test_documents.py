@@ -387,3 +387,15 @@ def test_the_document_a_word_too_long_is_in_is_named() -> None:
         )
     assert refused.value.document == 2
     assert refused.value.detail.startswith("'xxxx") and "line 1" not in refused.value.detail
+
+
+def test_a_markdown_code_block_is_kept_as_written() -> None:
+    """CLI review: `print("hello")` inside a code fence came back as "छाप (")"."""
+    text = 'Run this:\n```python\nprint("hello")\n```\nThen stop.\n~~~\nx = 1. y = 2.\n~~~\nDone.'
+    segments = split_document(text, "en")
+    assert [s.text for s in segments] == ["Run this:", "Then stop.", "Done."]
+    assert assemble(text, segments, ["A", "B", "C"]) == text.replace("Run this:", "A").replace(
+        "Then stop.", "B"
+    ).replace("Done.", "C")
+    unclosed = "```\ncode line.\nmore code."  # an unclosed block runs to the end
+    assert split_document(unclosed, "en") == []

@@ -49,6 +49,8 @@ DOCUMENTS = {
         # a temperature's unit ends a sentence (Moses read "C." as an initial; newcomer review)
         "It was -5 °C. He came home. Water boils at 100 ℃. IT WAS 40°F. it was 5 °c. next."
         " Call ext. 89 now. Tel. 011 2345 6789 is ours.",
+        # a Markdown code block is kept as written
+        'Run this:\n```python\nprint("hello")\n```\nThen stop.\n  ~~~\nx = 1\n  ~~~ \nDone.',
         # a tab separates cells (a table's columns)
         "id\ttext\tnote\n1\tThe train is late.\tIt will come soon.\n2\tGood night.\t\n3\t\t- Only.",
     ],

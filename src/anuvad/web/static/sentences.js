@@ -227,7 +227,15 @@ export function splitDocument(text, split) {
   const segments = [];
   let offset = 0;
   const marker = re(split.list_marker, "uy");
+  let fenced = false;
   text.split("\n").forEach((line, number) => {
+    // documents._FENCE: a Markdown code block (its fences and lines) is kept as written
+    const fence = /^ {0,3}(?:```|~~~)/u.test(line);
+    if (fence || fenced) {
+      fenced = fenced !== fence;
+      offset += line.length + 1;
+      return;
+    }
     // a tab separates cells (a table's columns), each split on its own
     for (const cell of line.split("\t")) {
       marker.lastIndex = 0;
