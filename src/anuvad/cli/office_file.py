@@ -16,6 +16,7 @@ from anuvad.atomic import write_atomic
 from anuvad.cli.html_file import plain_text_options, write_output
 from anuvad.cli.input_checks import input_name, warn_kept, warn_short
 from anuvad.cli.job import TranslationJob
+from anuvad.data.text_files import input_bytes
 from anuvad.errors import DataError
 from anuvad.inference.office import OfficeDocument, OfficeError, is_office, read_office
 from anuvad.inference.subtitles import SubtitleError, Subtitles, is_subtitles, read_subtitles
@@ -69,11 +70,7 @@ def read_office_input(path: str) -> OfficeDocument | Subtitles:
         DataError: missing, a folder, or not a file of its format (naming it and the fix).
     """
     file = Path(path)
-    if file.is_dir():
-        raise DataError(f"input file {file} is a folder; give a document")
-    if not file.is_file():
-        raise DataError(f"input file {file} does not exist")
-    data = file.read_bytes()
+    data = input_bytes(file, "a document")
     try:
         if not is_subtitles(path):
             return read_office(data, str(file))

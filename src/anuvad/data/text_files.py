@@ -14,7 +14,14 @@ from pathlib import Path
 
 from anuvad.errors import DataError
 
-__all__ = ["InputText", "read_input", "read_input_lines", "read_lines", "read_text_lines"]
+__all__ = [
+    "InputText",
+    "input_bytes",
+    "read_input",
+    "read_input_lines",
+    "read_lines",
+    "read_text_lines",
+]
 
 _BOM = "\ufeff"
 
@@ -100,11 +107,7 @@ def read_input(path: str | Path | None, whole: bool = False) -> InputText:
         name = Path("<stdin>")
     else:
         name = Path(path)
-        if name.is_dir():
-            raise DataError(f"input file {name} is a folder; give a text file, one line each")
-        if not name.is_file():
-            raise DataError(f"input file {name} does not exist")
-        raw = name.read_bytes()
+        raw = input_bytes(name, "a text file, one line each")
     raw = _utf8_of(raw, name)
     lines, offset = [], 0
     chunks = raw.split(b"\n")
@@ -116,6 +119,19 @@ def read_input(path: str | Path | None, whole: bool = False) -> InputText:
     crlf = sum(1 for chunk in chunks if chunk.endswith(b"\r"))
     newline = "\r\n" if chunks and 2 * crlf > len(chunks) else "\n"
     return InputText(lines, newline, raw.decode("utf-8") if whole else "")  # each line checked
+
+
+def input_bytes(path: Path, wanted: str) -> bytes:
+    """The bytes of an input file.
+
+    Raises:
+        DataError: ``path`` is a folder (the message asks for ``wanted`` instead) or missing.
+    """
+    if path.is_dir():
+        raise DataError(f"input file {path} is a folder; give {wanted}")
+    if not path.is_file():
+        raise DataError(f"input file {path} does not exist")
+    return path.read_bytes()
 
 
 # Byte order marks of the encodings Windows tools save as "Unicode" (UTF-32's first: its
