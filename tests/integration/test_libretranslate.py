@@ -329,5 +329,6 @@ def test_a_form_or_query_in_raw_utf8_is_read_as_utf8(client: TestClient) -> None
         assert client.post("/libretranslate/detect", content=body, headers=form).json() == expected
     in_query = client.post(f"/libretranslate/detect?q={HINDI}")
     assert in_query.json() == expected
-    bad = client.post("/libretranslate/detect", content=b"q=\xff\xfe", headers=form)
-    assert bad.status_code == 400 and "not UTF-8" in bad.json()["error"]
+    for bad_bytes in (b"q=\xff\xfe", b"q=%E0%A4"):  # raw, or percent-escaped
+        bad = client.post("/libretranslate/detect", content=bad_bytes, headers=form)
+        assert bad.status_code == 400 and "not UTF-8" in bad.json()["error"], bad_bytes

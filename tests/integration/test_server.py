@@ -1199,6 +1199,7 @@ def test_numbers_links_and_kept_names_are_copied_and_reported(
     assert off["translations"][0]["sentences"][0]["copied"] == []
     bad = client.post("/translate", json=body | {"keep": [" "]})
     assert bad.status_code == 422 and "keep" in bad.json()["error"]
+
     assert client.post("/translate", json=body | {"digits": "roman"}).status_code == 422
 
 

@@ -195,7 +195,7 @@ def _after_its_number(text: str, source: str, a: int, run: str) -> str:
     """``text`` with ``run`` (a fraction, "½") after the one copy of the whole number it follows
     in the source ("Add 2 ½ cups" → "… 2 ½ कप …", in either script's digits); ``text`` as it
     was when ``run`` is no fraction, follows no number, or the number is not there once."""
-    number = _NUMBER_BEFORE.search(source, 0, a)
+    number = _NUMBER_BEFORE.search(source.translate(_DEVANAGARI_DIGITS), 0, a)
     if unicodedata.category(run[0]) != "No" or number is None:
         return text
     latin = text.translate(_DEVANAGARI_DIGITS)  # the same length: positions hold

@@ -81,8 +81,8 @@ def fold_unreadable(text: str, tokenizer: Tokenizer) -> str:
     "⁇ डा"); a letter whose base it cannot read either stays. The base is the letter's
     compatibility decomposition without its combining marks, or for the Latin letters Unicode
     does not decompose ("Ł", "ø", "ß") the letters they are written as (:data:`_BASE_LETTERS`)."""
-    if text.isascii():
-        return text
+    if text.isascii() or UNK_ID not in tokenizer.encode(text):
+        return text  # nothing unreadable: one encoding, not one per letter
     folded = []
     for char in text:
         if char.isascii() or not char.isalpha() or UNK_ID not in tokenizer.encode(char):

@@ -40,7 +40,8 @@ NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 # (not the "%" of a printf code after it: "5 %d" keeps its number and its code).
 # A comparison right before a number ("< 10", ">= 18"; not an arrow "->", "=>", or a tag's
 # end): "5 < 10 and 20 > 15." came out "10 और 20 15 5।", the meaning lost.
-_COMPARISON = re.compile(r"(?<![\w<>=\-])[<>]=?$")  # not "x>5", "<b>5": a tag's end
+# Not after a word, a quote or "/" ("x>5", "<b> 5", '<a href="x"> 5', "<br/> 5": a tag's end).
+_COMPARISON = re.compile(r"(?<![\w<>=\-/\"'])[<>]=?$")
 _AFTER_NUMBER = re.compile(r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]")
 
 

@@ -176,7 +176,11 @@ def split_document(
             fenced = fenced != fence
             offset += len(line) + 1
             continue
-        for cell in line.split("\t"):  # a tab separates cells ("1<TAB>The train is late.")
+        # A tab separates cells ("1<TAB>The train is late."), after the line's list marker
+        # ("1.<TAB>The train is late.": a marker followed by a tab is one).
+        lead = _LIST_MARKER.match(line)
+        offset += lead.end() if lead else 0
+        for cell in line[lead.end() if lead else 0 :].split("\t"):
             marker = _LIST_MARKER.match(cell)
             skip = marker.end() if marker else 0
             body = cell[skip:]

@@ -23,7 +23,8 @@ the torch engine's search guarantees it (:mod:`anuvad.decoding.terms`).
   "https://example.com/court" or "court@example.com": the address is copied as written); a
   term that is a whole address matches it.
 
-An entry whose term occurs several times is required once. The target phrase is used as given
+An entry whose term occurs several times is required once (one translated into another
+script than the target's, below, is copied at each occurrence). The target phrase is used as given
 (no inflection on the Hindi side), and only as a whole word: the search lets nothing glue onto
 its end ("भारतीय रेल" is not used by "भारतीय रेलमार्ग"; issue 34, item 3), and :func:`used_in`
 reports a term as used only where the output holds it so.

@@ -7,12 +7,14 @@ only the digits were copied and the letters went to the model, which has never s
 word. An identifier here is a run of ASCII letters and digits, with single "-" or "/" between
 parts ("AB12-345X"), holding at least one letter and one digit, standing as a word: flight and
 train numbers, gates and seats, order IDs, coupon codes, product models ("S24", "MP3", "G20"),
-hashes. Not an identifier, the model's to translate:
+hashes. A token is one when one of its parts (between "-" and "/") mixes letters and digits
+and is none of these, which are the model's to translate:
 
-* a number with a unit or an ordinal suffix, each part of a range alike ("12th", "1990s",
-  "9am", "10am-5pm", "5km", "2GB", "3x");
-* a word of three letters or more joined by "-" to a number ("COVID-19", "Mission-2024": the
-  model knows "कोविड-19").
+* a number with a lower-case word or a unit glued to it, an ordinal, a plural ("12th", "1990s",
+  "9am", "7days", "60fps", "5km", "2GB", "3x"), or a currency before it ("Rs50", "INR500");
+* and no token with a part of three letters or more is one: a compound of words and numbers
+  ("2nd-floor", "5-star", "2-year-old", "12-Jan-2024", "COVID-19", "COVID-19-related": the
+  model knows "कोविड-19" and "5-स्टार").
 """
 
 from __future__ import annotations
@@ -22,28 +24,26 @@ import re
 __all__ = ["find_identifiers"]
 
 _TOKEN = re.compile(r"(?<![\w@./\\+%$₹#-])[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*(?![\w@]|[-/.]\w)")
-_LETTER = re.compile(r"[A-Za-z]")
-_DIGIT = re.compile(r"[0-9]")
-# A number with a unit, an ordinal or a plural suffix: the model's to translate.
+_MIXED = re.compile(r"(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])")  # at the start: letters and digits
+# A number with a unit or suffix (lower-case letters, or a unit in any case), or a currency
+# before a number: the model's to translate.
 _UNITS = (
-    "st|nd|rd|th|s|am|pm|a|p|km|kms|kg|kgs|g|gm|gms|mg|ml|l|ltr|m|cm|mm|ft|in|hr|hrs|h|min|mins"
-    "|sec|secs|ms|k|x|gb|mb|kb|tb|mah|mp|mbps|gbps|ghz|mhz|hz|w|kw|kwh|mw|v|kv|yr|yrs|cr|lakh|bn|mn"
+    "km|kg|gm|mg|ml|cm|mm|ft|gb|mb|kb|tb|mah|mp|mbps|gbps|ghz|mhz|hz|kw|kwh|mw|kv|k|x|g|m|l|w|v|h"
 )
-_MEASURE = re.compile(rf"[0-9]+(?:[.,][0-9]+)?(?:{_UNITS})", re.IGNORECASE)
-_WORD_AND_NUMBER = re.compile(r"[A-Za-z]{3,}-[0-9]+")
+_MEASURE = re.compile(rf"[0-9]+(?:[.,][0-9]+)?(?:[a-z]+|(?i:{_UNITS}))")
+_CURRENCY = re.compile(r"(?i:rs|re|inr|usd|eur|gbp)\.?[0-9]+(?:[.,][0-9]+)*")
+_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def find_identifiers(text: str) -> list[tuple[int, int]]:
     """(start, end) of each identifier in ``text`` (see the module docstring), in order."""
     found = []
     for match in _TOKEN.finditer(text):
-        token = match.group()
-        if not (_LETTER.search(token) and _DIGIT.search(token)):
-            continue
-        parts = re.split(r"[-/]", token)
-        if all(_MEASURE.fullmatch(p) or p.isdigit() for p in parts):
-            continue  # "12th", "10am-5pm", "5km"
-        if _WORD_AND_NUMBER.fullmatch(token):
-            continue  # "COVID-19"
-        found.append((match.start(), match.end()))
+        parts = re.split(r"[-/]", match.group())
+        if any(_WORD.fullmatch(p) for p in parts):
+            continue  # "5-star", "2nd-floor", "COVID-19"
+        if any(
+            _MIXED.match(p) and not (_MEASURE.fullmatch(p) or _CURRENCY.fullmatch(p)) for p in parts
+        ):
+            found.append((match.start(), match.end()))
     return found

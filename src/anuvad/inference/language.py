@@ -98,4 +98,21 @@ def wrong_script(text: str, language: str) -> bool:
     return any(c.isalpha() for c in letters) and script_ratio(letters, language) < SCRIPT_SHARE
 
 
-__all__ = ["SCRIPT_SHARE", "Detection", "detect", "language_letters", "wrong_script"]
+def foreign_script(phrase: str, lang: str) -> bool:
+    """Whether ``phrase`` has letters and none of ``lang``'s script (a Latin "SC" for Hindi);
+    False for a language of unknown script."""
+    script = SCRIPTS.get(lang)
+    letters = [ord(c) for c in phrase if c.isalpha()]
+    return bool(script and letters) and not any(
+        a <= code <= b for code in letters for a, b in script or ()
+    )
+
+
+__all__ = [
+    "SCRIPT_SHARE",
+    "Detection",
+    "detect",
+    "foreign_script",
+    "language_letters",
+    "wrong_script",
+]

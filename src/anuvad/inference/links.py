@@ -62,8 +62,7 @@ _SPACE_BEFORE_END = re.compile(r"(?<=[^\s\w/@.-]|[\u0900-\u097f]) +([।.!?]+)$"
 def source_links(source: str) -> list[str]:
     """The links and e-mail addresses of ``source`` in order, a repeated one each time (without
     the angle brackets around one: "<a@b.in>" is the address a@b.in)."""
-    found = [source[s.start : s.end] for s in find_spans(source, _LINKS)]
-    return [f[1:-1] if f[:1] == "<" and f[-1:] == ">" else f for f in found]
+    return [s.target for s in find_spans(source, _LINKS)]
 
 
 def carry_links(text: str, source: str, links: Sequence[str] | None = None) -> str:

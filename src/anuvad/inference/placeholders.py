@@ -44,13 +44,14 @@ HIDDEN_KINDS = ("url", "email", "name", "code")
 # लिए ज़ुन ज़ुन `pip install anuvad`."), "X1" never (2026-11-29).
 _LETTERS = {"url": "Z", "email": "Z", "code": "X", "name": "X"}
 # The placeholder's letter spelled out as a word, which the model sometimes writes beside the
-# placeholder it copies ("Write to Z1 today." → "आज 'जेड Z1' के लिए लिखें।"): removed from the
-# output unless the source has the word itself ("Zee News").
+# placeholder it copies ("Write to Z1 today." → "आज 'जेड Z1' के लिए लिखें।"): removed from a
+# Devanagari output (an English one may hold "Ex-minister") unless the source has the word
+# itself ("Zee News").
 # Per letter: the source's words that may be translated so (then nothing is removed), and the
 # spellings removed.
 _SPELLED = {
-    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन", "Zee", "Zed")),
-    "X": (("x", "ex"), ("एक्स", "ऐक्स", "Ex")),
+    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन")),
+    "X": (("x", "ex"), ("एक्स", "ऐक्स")),
 }
 _SPACES = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_MARK = re.compile(r" +(?=[।.,!?])")
@@ -107,7 +108,8 @@ def hide(text: str, spans: Sequence[Span], spellable: Callable[[str], bool]) -> 
         pieces += [text[position : span.start], name]
         position = span.end
     pieces.append(text[position:])
-    addresses = tuple(s.target for s in chosen)  # as written, or a glossary term's translation
+    # As written (an address with its brackets), or a name's target (a glossary translation).
+    addresses = tuple(s.target if s.kind == "name" else text[s.start : s.end] for s in chosen)
     starts, ends = tuple(s.start for s in chosen), tuple(s.end for s in chosen)
     return Hidden("".join(pieces), names, addresses, starts, text, alone, ends)
 
@@ -119,19 +121,19 @@ def reveal(output: str, hidden: Hidden) -> str:
     (:attr:`Hidden.only_addresses`)."""
     if hidden.only_addresses:  # digits in Latin, as the search writes them ("१२:३०" into English)
         return _latin_outside(hidden)
+    source_words = set(re.findall(r"[^\W\d_]+", hidden.source.casefold()))
+    for letter in sorted({name[0] for name in hidden.names}):
+        latin, spelled = _SPELLED[letter]
+        if output and not source_words & set(latin):  # its letter spelled out as a word too
+            words = "|".join(spelled)  # (before the addresses are back: never inside one)
+            output = re.sub(rf"(?<![\w\u0900-\u097f])(?:{words})(?![\w\u0900-\u097f])", "", output)
+            output = _SPACE_BEFORE_MARK.sub("", _SPACES.sub(" ", output)).strip()
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
         found = re.search(_whole(name), output)
         if found is None:
             continue
         head, tail = output[: found.start()], output[found.end() :]
         output = head + address + re.sub(" ?" + _whole(name), "", tail)
-    source_words = set(re.findall(r"[^\W\d_]+", hidden.source.casefold()))
-    for letter in sorted({name[0] for name in hidden.names}):
-        latin, spelled = _SPELLED[letter]
-        if output and not source_words & set(latin):  # its letter spelled out as a word too
-            words = "|".join(spelled)
-            output = re.sub(rf"(?<![\w\u0900-\u097f])(?:{words})(?![\w\u0900-\u097f])", "", output)
-            output = _SPACE_BEFORE_MARK.sub("", _SPACES.sub(" ", output)).strip()
     return output
 
 

@@ -75,8 +75,8 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
     plus or minus the model wrote ("-5" with an unspellable "−": "−5", not "-−5"); no rupee
     sign where the model wrote the currency in words ("Rs. 500", "500 rupees")."""
     for span in spans:
-        if not span.sign or span.written in text:
-            continue
+        if not span.sign or re.search(rf"{re.escape(span.sign)} ?{re.escape(span.target)}", text):
+            continue  # written already ("< 10" as the model wrote it holds "<10")
         for match in re.finditer(re.escape(span.target), text):
             window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
             if not holds(window, span.target, span.boundary):
@@ -99,8 +99,8 @@ def write_digits(
     results: Sequence[Translation], verbatim: Verbatim | Sequence[Verbatim | None] | None
 ) -> None:
     """Write every digit of each result (its text, n-best candidates, words and copied
-    targets) in its policy's :attr:`Verbatim.digits`, in place, except inside links and
-    e-mail addresses (:func:`digits_outside_links`). The digits change, nothing else: one
+    targets) in its policy's :attr:`Verbatim.digits`, in place, except inside what is copied
+    as written (:func:`digits_outside_links`). The digits change, nothing else: one
     character for one, so word offsets stay right."""
     policies = per_text_policies(verbatim, len(results))
     for result, policy in zip(results, policies, strict=True):
@@ -125,11 +125,12 @@ def write_digits(
 
 
 def digits_outside_links(text: str, digits: Digits) -> str:
-    """``text`` with its digits written in ``digits``, except inside links, e-mail addresses
-    and format placeholders ("page2", "care123@…", "{0}" are written as they are)."""
+    """``text`` with its digits written in ``digits``, except inside links, e-mail addresses,
+    format placeholders, identifiers and names ("page2", "care123@…", "{0}", "AI302" are
+    written as they are)."""
     if digits == "latin" and text.isascii():
         return text
-    links = find_spans(text, Verbatim(numbers=False))  # and codes ("{0}" stays)
+    links = find_spans(text, Verbatim(numbers=False))  # and codes, identifiers, names
     out, pos = [], 0
     for span in links:
         out.append(to_digits(text[pos : span.start], digits))

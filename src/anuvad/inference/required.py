@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from anuvad.data.cleaning import SCRIPTS
 from anuvad.decoding.boundaries import Boundary, is_digit
 from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.errors import DataError
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
+from anuvad.inference.language import foreign_script
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
 from anuvad.inference.post_search import unsigned
 from anuvad.inference.verbatim import (
@@ -85,7 +85,7 @@ def requirements(
     named = [
         Span("name", start, end, entry.target, Boundary.WORD)
         for start, end, entry in (glossary.matched(text) if glossary and verbatim else [])
-        if verbatim is not None and verbatim.langs and foreign(entry.target, verbatim.langs[1])
+        if verbatim and verbatim.langs and foreign_script(entry.target, verbatim.langs[1])
     ]
     entries = [e for e in entries if not any(e.target == n.target for n in named)]
     terms = [encoder.term(e.target) for e in entries]
@@ -125,16 +125,6 @@ def requirements(
             *(e.target for e in entries),
             *(t for span in spans for t in (span.target, span.written)),
         ),
-    )
-
-
-def foreign(phrase: str, lang: str) -> bool:
-    """Whether ``phrase`` has letters and none of ``lang``'s script (a Latin "SC" for Hindi);
-    False for a language of unknown script."""
-    script = SCRIPTS.get(lang)
-    letters = [ord(c) for c in phrase if c.isalpha()]
-    return bool(script and letters) and not any(
-        a <= code <= b for code in letters for a, b in script or ()
     )
 
 

@@ -97,7 +97,7 @@ EXTRA_PREFIXES: dict[str, dict[str, str]] = {
         "en": {
             **dict.fromkeys(("Shri", "Smt", "Sh", "Kum", "Hon"), "default"),
             **dict.fromkeys(("Rs", "Re", "Approx", "Govt", "Dept", "Pvt", "Retd", "Estd",
-                             "Ext", "Tel", "Ph", "Mob"), "numeric"),
+                             "Ext", "Tel"), "numeric"),
         },
     }.items()
 }  # fmt: skip

@@ -217,12 +217,13 @@ def search_policies(
 
 
 def _bracketed(text: str, kind: Kind, start: int, end: int) -> Span:
-    """An address's span, with the angle brackets around it when it has them ("<a@b.in>", as
+    """An address's span, over the angle brackets around it when it has them ("<a@b.in>", as
     mail headers write it: the model wrote "* 'जेड … '" for the brackets around its
-    placeholder)."""
+    placeholder, which now stands for both); its target is the address alone."""
+    target = text[start:end]
     if text[start - 1 : start] == "<" and text[end : end + 1] == ">":
         start, end = start - 1, end + 1
-    return Span(kind, start, end, text[start:end], Boundary.LINK)
+    return Span(kind, start, end, target, Boundary.LINK)
 
 
 def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] = ()) -> list[Span]:

@@ -58,6 +58,10 @@ class ApiError(Exception):
     field: str | None = None
     retry_after_s: int | None = None
 
+    def details(self) -> list[dict[str, str]]:
+        """The body's ``details``: the field and the message, when there is a field."""
+        return [] if self.field is None else [{"field": self.field, "message": str(self)}]
+
 
 class OverloadedError(ApiError):
     """More requests are waiting than the batcher accepts; the client should retry later."""
@@ -126,7 +130,7 @@ class ClientGoneError(ApiError):
     status = 499
 
 
-_FIELD_FIRST = re.compile(r"([a-z_]+(?:\.[a-z0-9_]+)*): ")
+_FIELD = r"[a-z_]+(?:\.[a-z0-9_]+)*"  # "glossary.1.target"
 
 
 class ModelFailedError(ApiError):
@@ -135,12 +139,21 @@ class ModelFailedError(ApiError):
     422 for a request the model cannot serve (e.g. a glossary on an engine without one)."""
 
     def __init__(self, message: str, status: int) -> None:
-        # A 422 about one field says so first ("glossary.1: the term …"): the body's details
-        # name that field, as pydantic's 422s do.
-        about = _FIELD_FIRST.match(message) if status == 422 else None
-        super().__init__(message[about.end() :] if about else message)
+        # A 422 about fields says so ("glossary.1: the term …", "keep.0: …; keep.1: …"): the
+        # body's details name each, as pydantic's 422s do.
+        parts = re.split(r"; (?=[a-z_]+\.[a-z0-9_.]+: )", message) if status == 422 else []
+        found = [re.match(f"({_FIELD}): ", part) for part in parts]
+        self.problems = [
+            (m.group(1), part[m.end() :]) for m, part in zip(found, parts, strict=True) if m
+        ]
+        if len(self.problems) != len(parts):
+            self.problems = []  # one part without a field: the message as it is
+        super().__init__(message[len(self.problems[0][0]) + 2 :] if self.problems else message)
         self.status = status
-        self.field = about.group(1) if about else None
+        self.field = self.problems[0][0] if self.problems else None
+
+    def details(self) -> list[dict[str, str]]:
+        return [{"field": field, "message": said} for field, said in self.problems]
 
     @classmethod
     def from_exception(cls, exc: Exception) -> ModelFailedError:
@@ -248,8 +261,7 @@ async def api_error(_: Request, exc: ApiError) -> Response:
     """An :class:`ApiError` as its status, message, field and ``Retry-After``."""
     if isinstance(exc, ClientGoneError):
         return Response(status_code=exc.status)  # nobody reads it
-    details = [] if exc.field is None else [{"field": exc.field, "message": str(exc)}]
-    response = error_response(exc.status, error_message(exc), details)
+    response = error_response(exc.status, error_message(exc), exc.details())
     if exc.retry_after_s is not None:
         response.headers["Retry-After"] = str(exc.retry_after_s)
     return response

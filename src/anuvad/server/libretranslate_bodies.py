@@ -179,8 +179,9 @@ async def read_body(request: Request, kind: type[Body]) -> Body:
     multipart), over the query string's (LibreTranslate reads either).
 
     Raises:
-        LibreTranslateError: 400 for a JSON body that is not an object, a field missing (in
-            LibreTranslate's words) or of the wrong type or value.
+        LibreTranslateError: 400 for a JSON body that is not an object, a form or query string
+            that is not UTF-8, a field missing (in LibreTranslate's words) or of the wrong type
+            or value.
     """
     fields: dict[str, Any] = _urlencoded(request.scope.get("query_string", b""), "query")
     declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -212,14 +213,14 @@ def _urlencoded(raw: bytes, what: str) -> dict[str, Any]:
     Raises:
         LibreTranslateError: 400 when the bytes are not UTF-8.
     """
-    try:
-        text = raw.decode("utf-8")
+    try:  # raw bytes and percent-escapes ("%E0%A4" alone is not UTF-8) alike
+        pairs = urllib.parse.parse_qsl(raw.decode("utf-8"), keep_blank_values=True, errors="strict")
     except UnicodeDecodeError as exc:
         raise LibreTranslateError(
-            400, f"Invalid request: the {what} is not UTF-8 (byte {exc.start}); send UTF-8 text"
+            400, f"Invalid request: the {what} is not UTF-8 ({exc.reason}); send UTF-8 text"
         ) from exc
     fields: dict[str, Any] = {}
-    for name, value in urllib.parse.parse_qsl(text, keep_blank_values=True):
+    for name, value in pairs:
         if name == "q" and name in fields:  # "q=A&q=B": both are translated
             previous = fields[name]
             fields[name] = [*previous, value] if isinstance(previous, list) else [previous, value]

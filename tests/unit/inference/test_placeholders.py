@@ -264,6 +264,10 @@ def test_a_glossary_term_cuts_a_run_and_digits_outside_names_come_back_latin() -
         ("An MP3 of the G20 and T20 on an iPhone15", ["MP3", "G20", "T20", "iPhone15"]),
         # numbers with units, ordinals and decades, and a word joined to a number: the model's
         ("COVID-19 in the 1990s at 9am-5pm on the 12th, 5km, 2GB, 10:30am, 3.5kg", []),
+        # compounds of words and numbers, currencies and glued units (review)
+        ("The 2nd-floor 5-star hotel, a 2-year-old, Rs50, 100km/h, 7days, 60fps", []),
+        ("A 3-day COVID-19-related event on 12-Jan-2024 or 15th-Aug, 12-hour, Rs500/-", []),
+        ("A4 paper, B2B, 24x7 and iOS17", ["A4", "B2B", "24x7", "iOS17"]),
         # parts of links, e-mail addresses, file names, hashtags and handles are not
         ("See https://x.org/abc123, a1@b.com, IMG_001.JPG, #tag1 and @user33.", []),
     ],

@@ -85,6 +85,7 @@ def test_no_rupee_sign_where_the_currency_is_in_words_nor_a_second_minus() -> No
         ("Add 2 ½ cups of water.", "पानी के 2 कप जोड़ें।", "पानी के 2 ½ कप जोड़ें।"),
         ("Add 2 ½ cups of water.", "पानी के २ कप जोड़ें।", "पानी के २ ½ कप जोड़ें।"),
         ("Mix 1½ cups of flour.", "१ कप आटा मिलाएं।", "१½ कप आटा मिलाएं।"),
+        ("२ ½ कप दूध डालें।", "Add 2 cups of milk.", "Add 2 ½ cups of milk."),  # into English
         ("Add 2 ½ cups to 2 jugs.", "2 जग में 2 कप डालें।", "2 जग में 2 कप डालें।"),  # which 2?
     ],
 )
@@ -105,5 +106,6 @@ def test_a_comparison_is_required_bare_and_written_back_before_its_number() -> N
     spans = [unsigned(s, lambda t: True) for s in find_spans("5 < 10 and 20 > 15.", Verbatim())]
     assert [(s.target, s.sign) for s in spans] == [("5", ""), ("10", "<"), ("20", ""), ("15", ">")]
     assert write_signs("5 10 और 20 15।", spans) == "5 <10 और 20 >15।"
+    assert write_signs("5 < 10 और 20 > 15।", spans) == "5 < 10 और 20 > 15।"  # not twice
     (rupees,) = [unsigned(s, lambda t: "₹" not in t) for s in find_spans("> ₹500", Verbatim())]
     assert (rupees.target, rupees.sign, rupees.written) == ("500", ">₹", ">₹500")

@@ -131,6 +131,7 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
             ],
         ),
         ("a->5, x=>6, x>7", [("number", "5"), ("number", "6"), ("number", "7")]),  # not arrows
+        ("Line<br/> 5 and <br /> 6", [("number", "5"), ("code", "<br />"), ("number", "6")]),
         ("No numbers, e.g. none.", []),
     ],
 )

@@ -52,7 +52,8 @@ DOCUMENTS = {
         # a Markdown code block is kept as written
         'Run this:\n```python\nprint("hello")\n```\nThen stop.\n  ~~~\nx = 1\n  ~~~ \nDone.',
         # a tab separates cells (a table's columns)
-        "id\ttext\tnote\n1\tThe train is late.\tIt will come soon.\n2\tGood night.\t\n3\t\t- Only.",
+        "id\ttext\tnote\n1\tThe train is late.\tIt will come soon.\n2\tGood night.\t\n3\t\t- Only."
+        "\n1.\tThe train is late.\tIt is cold.\n•\tMilk.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",

@@ -19,14 +19,16 @@ function beforeFinalMark(text, words, rules) {
 
 // --- links (verbatim.find_spans for links, links.carry_links) ---
 
+// verbatim._bracketed: an address with the angle brackets around it ("<a@b.in>")
+const bracketed = (text, a, b) =>
+  text[a - 1] === "<" && text[b] === ">" ? [a - 1, b + 1] : [a, b];
+
 /** The source's links and e-mail addresses as [start, end] spans, non-overlapping, in order
  * (find_spans with links only: the longer first, then the earlier). */
-// verbatim._bracketed: an address with the angle brackets around it ("<a@b.in>")
-const bracketed = (text, a, b) => (text[a - 1] === "<" && text[b] === ">" ? [a - 1, b + 1] : [a, b]);
-
 function linkSpans(text, rules) {
   const l = rules.links;
-  const found = [...text.matchAll(re(l.email))].map((m) => bracketed(text, m.index, m.index + m[0].length));
+  const found = [...text.matchAll(re(l.email))].map((m) =>
+    bracketed(text, m.index, m.index + m[0].length));
   for (const m of text.matchAll(re(l.url, "giu"))) {
     let url = m[0];
     while (url && l.url_trailing.includes(url[url.length - 1])) url = url.slice(0, -1);
@@ -45,7 +47,8 @@ function linkSpans(text, rules) {
 /** The links and e-mail addresses of `source` in order, a repeated one each time
  * (links.source_links). */
 export function sourceLinks(source, rules) {
-  return linkSpans(source, rules).map(([a, b]) => source.slice(a, b).replace(/^<(.*)>$/su, "$1"));
+  return linkSpans(source, rules).map(([a, b]) =>
+    source.slice(a, b).replace(/^<(.*)>$/su, "$1"));
 }
 
 /** `text` with each of the source's links as often as the source has it and no other

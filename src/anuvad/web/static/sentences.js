@@ -236,8 +236,12 @@ export function splitDocument(text, split) {
       offset += line.length + 1;
       return;
     }
-    // a tab separates cells (a table's columns), each split on its own
-    for (const cell of line.split("\t")) {
+    // a tab separates cells (a table's columns), each split on its own, after the line's list
+    // marker (a marker followed by a tab is one)
+    marker.lastIndex = 0;
+    const lead = marker.exec(line);
+    offset += lead ? lead[0].length : 0;
+    for (const cell of line.slice(lead ? lead[0].length : 0).split("\t")) {
       marker.lastIndex = 0;
       const m = marker.exec(cell);
       const skip = m ? m[0].length : 0;

@@ -70,8 +70,8 @@ export function needsRecasing(text, spec) {
   return words.length > spec.min_words && capitalised >= spec.title_share * words.length;
 }
 
-/** Every word in the casing the source vocabulary knows best (casing.recase). */
-// casing._BASE_LETTERS: Latin letters Unicode does not decompose, as the letters they are written as
+// casing._BASE_LETTERS: Latin letters Unicode does not decompose, as the letters they are
+// written as.
 const BASE_LETTERS = Object.fromEntries(
   [..."ŁłØøĐđıÆæŒœßÞþÐð"].map((c, i) =>
     [c, ["L", "l", "O", "o", "D", "d", "i", "AE", "ae", "OE", "oe", "ss", "Th", "th", "D", "d"][i]]),
@@ -80,7 +80,7 @@ const BASE_LETTERS = Object.fromEntries(
 /** casing.fold_unreadable: each letter the tokenizer cannot read as its base letter where it
  * reads that ("Škoda" → "Skoda"): the compatibility decomposition without combining marks. */
 export function foldUnreadable(text, encode, unkId) {
-  if (/^[\x00-\x7f]*$/.test(text)) return text;
+  if (/^[\x00-\x7f]*$/u.test(text) || !encode(text).includes(unkId)) return text;
   let out = "";
   for (const c of text) {
     if (c.codePointAt(0) < 128 || !/^\p{L}$/u.test(c) || !encode(c).includes(unkId)) {
@@ -93,6 +93,7 @@ export function foldUnreadable(text, encode, unkId) {
   return out;
 }
 
+/** Every word in the casing the source vocabulary knows best (casing.recase). */
 export function recase(text, encode, spec, unkId) {
   if (!needsRecasing(text, spec)) return text;
   WORD.lastIndex = 0;
