@@ -735,6 +735,33 @@ def test_documents_come_back_in_their_own_format(browser: Any, base_url: str) ->
     assert tags.findall(back) == tags.findall(html)  # the markup byte for byte
     assert "Open the window." in back and "code &amp; more" in back  # marked untranslatable
     assert "I am going" not in back  # the rest translated
+    # an edited text is no longer the document, nor what the pane translates (web review: the
+    # note and format html stayed, the old translation looked current)
+    page.fill("#source", "The train is late.")
+    assert page.is_hidden("#file-note") and page.is_visible("#stale-note")
+    page.close()
+
+
+def test_a_stream_that_breaks_off_says_how_far_it_came(browser: Any, base_url: str) -> None:
+    """Web review: a connection lost after 8 of 10 sentences left them under "Out of date: this
+    is the translation of an earlier request." and the previous run's timing line."""
+    page = open_page(browser, base_url)
+    translated(page)
+    assert "ms" in page.inner_text("#timing")
+
+    def cut(route: Any) -> None:  # the start and the first sentence, then the end of the body
+        lines = route.fetch().text().splitlines()
+        route.fulfill(
+            status=200, content_type="application/x-ndjson", body="\n".join(lines[:2]) + "\n"
+        )
+
+    page.route("**/translate/stream", cut)
+    page.fill("#source", "The train is late. It is cold. We will wait.")
+    page.click("#translate-button")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Broke off')")
+    assert page.inner_text("#status") == "Broke off: 1 of 3 sentences translated."
+    assert page.inner_text("#timing") == "" and page.is_hidden("#stale-note")
+    assert page.is_visible("#error") and page.is_enabled("#copy-button")
     page.close()
 
 

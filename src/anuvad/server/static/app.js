@@ -16,7 +16,7 @@ import { checkScript, selectModel } from "./direction.js";
 import { $, fillSelect, range } from "./dom.js";
 import { copyTranslation, downloadTranslation, openDocument, setDocument, updateCount } from "./files.js";
 import { drawHeatmap, showAttention } from "./heatmap.js";
-import { showError } from "./output.js";
+import { markStale, showError } from "./output.js";
 import { remember, remembered } from "./settings.js";
 import { currentModel, modelById, modelTitle, reverseOf, state } from "./state.js";
 import { decoding, stopTranslation, translate } from "./translate.js";
@@ -164,7 +164,9 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("source").addEventListener("input", () => {
     updateCount();
-    if (!$("source").value) setDocument(null);
+    // The text is no longer the opened document's, nor the one the pane translates.
+    if (state.file) setDocument(null);
+    if (state.result && !state.busy) markStale(true);
     clearTimeout(state.detectTimer);
     state.detectTimer = setTimeout(checkScript, AUTO_DELAY_MS);
     scheduleAutoTranslate();

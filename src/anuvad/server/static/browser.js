@@ -36,7 +36,9 @@ export function syncBrowserSwitch() {
   const on = inBrowser();
   for (const id of ["glossary", "keep", "digits", "file-input"]) $(id).disabled = on;
   $("glossary-field").classList.toggle("disabled", on);
+  $("file-input").closest("label")?.classList.toggle("disabled", on); // looks as it acts
   $("browser-note").hidden = !on;
+  if (!on) $("browser-status").textContent = ""; // "Ready: translating in this browser." no more
 }
 
 async function alreadyCached(model) {

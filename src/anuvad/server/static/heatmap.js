@@ -88,6 +88,8 @@ function svg(tag, attributes, text) {
 export function drawHeatmap() {
   const view = shown;
   if (!view) return;
+  $("readout").textContent = ""; // of the map drawn before: its tokens are not on this one
+  $("tooltip").hidden = true;
   const cosine = $("view-cosine").checked;
   $("layer").disabled = cosine;
   $("head").disabled = cosine;

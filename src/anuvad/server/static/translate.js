@@ -184,8 +184,14 @@ export async function translate({ auto = false } = {}) {
       if (arrived.done > 0 && $("detail").open) showAttention(Number($("sentence").value));
       return;
     }
-    setStatus("");
-    if (state.result) markStale(true);
+    $("timing").textContent = ""; // of the run before
+    if (arrived.done > 0) {
+      // what arrived is this text's, not an earlier one's (it was marked out of date)
+      setStatus(`Broke off: ${arrived.done} of ${plural(arrived.total, "sentence")} translated.`);
+    } else {
+      setStatus("");
+      if (state.result) markStale(true);
+    }
     // Text in the other language is refused (422) when the page names the model: say so with
     // the switch rather than the API's message.
     if (err.status === 422 && request.format === "text" && (await checkScript())) return;
