@@ -762,6 +762,11 @@ def test_a_stream_that_breaks_off_says_how_far_it_came(browser: Any, base_url: s
     assert page.inner_text("#status") == "Broke off: 1 of 3 sentences translated."
     assert page.inner_text("#timing") == "" and page.is_hidden("#stale-note")
     assert page.is_visible("#error") and page.is_enabled("#copy-button")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("#copy-button")  # copied as far as it came, and said so
+    page.wait_for_function("document.getElementById('copy-button').textContent !== 'Copy'")
+    assert page.inner_text("#copy-button") == "Copied part ✓"
+    assert "the rest was not" in page.inner_text("#status")
     page.close()
 
 

@@ -23,8 +23,14 @@ export async function copyTranslation() {
     copied = copyBySelection(text);
   }
   const button = $("copy-button");
-  button.textContent = copied ? "Copied ✓" : "Copy failed";
-  $("copy-status").textContent = copied ? "Translation copied." : "The browser refused to copy; select the text instead.";
+  // A stopped or broken-off translation is copied as far as it came, and said so.
+  const part = copied && !state.result.complete;
+  button.textContent = copied ? (part ? "Copied part ✓" : "Copied ✓") : "Copy failed";
+  $("copy-status").textContent = !copied
+    ? "The browser refused to copy; select the text instead."
+    : part ? "Copied what was translated; the rest of the text was not." : "Translation copied.";
+  const note = "Copied what was translated; the rest was not.";
+  if (part && !$("status").textContent.includes(note)) setStatus(`${$("status").textContent} ${note}`.trim());
   setTimeout(() => { button.textContent = "Copy"; }, 2000);
 }
 
