@@ -692,6 +692,16 @@ def test_translate_as_you_type_waits_for_a_pause_and_cancels_the_older_request(
     ]
     assert sent[0].failure is not None  # the older request was cancelled
     assert page.locator("#document .doc-sentence").count() == 2
+    # one Tab stop for the translation, the arrow keys between its sentences (web review: each
+    # sentence was a Tab stop before the controls)
+    tabbable = "s => s.map(e => e.tabIndex)"
+    assert page.eval_on_selector_all("#document .doc-sentence", tabbable) == [0, -1]
+    page.focus("#document .doc-sentence")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.index") == "1"
+    assert page.eval_on_selector_all("#document .doc-sentence", tabbable) == [-1, 0]
+    page.keyboard.press("Home")
+    assert page.evaluate("document.activeElement.dataset.index") == "0"
     page.close()
 
 

@@ -17,6 +17,7 @@ import { $, fillSelect, range } from "./dom.js";
 import { copyTranslation, downloadTranslation, openDocument, setDocument, updateCount } from "./files.js";
 import { drawHeatmap, showAttention } from "./heatmap.js";
 import { markStale, showError } from "./output.js";
+import { moveSentenceFocus } from "./render.js";
 import { remember, remembered } from "./settings.js";
 import { currentModel, modelById, modelTitle, reverseOf, state } from "./state.js";
 import { decoding, stopTranslation, translate } from "./translate.js";
@@ -120,6 +121,7 @@ document.addEventListener("DOMContentLoaded", () => {
       });
     }
   }
+  $("document").addEventListener("keydown", moveSentenceFocus);
   $("model-select").addEventListener("change", () => {
     selectModel($("model-select").value);
     rememberControls();

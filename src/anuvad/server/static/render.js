@@ -75,7 +75,9 @@ export function renderDocument(source, sentences, total) {
     const span = document.createElement("span");
     span.className = "doc-sentence";
     span.dataset.index = String(i);
-    span.tabIndex = 0;
+    // One Tab stop for the whole translation (the arrow keys move between its sentences:
+    // moveSentenceFocus): ten sentences were ten Tab stops before the controls.
+    span.tabIndex = box.querySelector(".doc-sentence") ? -1 : 0;
     span.title = s.short
       ? `likely wrong: much shorter than its source · ${s.source}`
       : s.likely_wrong ? `likely wrong (confidence ${percent(s.confidence)}) · ${s.source}` : s.source;
@@ -92,6 +94,20 @@ export function renderDocument(source, sentences, total) {
     add(source.slice(pos));
   }
   return shown;
+}
+
+// The arrow keys in the translation: the focus moves to the next or previous sentence (Home, End:
+// the first, the last), which becomes the pane's one Tab stop.
+export function moveSentenceFocus(event) {
+  const spans = [...$("document").querySelectorAll(".doc-sentence")];
+  const at = spans.indexOf(document.activeElement);
+  const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+  const to = event.key === "Home" ? 0 : event.key === "End" ? spans.length - 1 : at + (step ?? 0);
+  if (at < 0 || to === at || to < 0 || to >= spans.length || (!step && !["Home", "End"].includes(event.key))) return;
+  event.preventDefault();
+  spans[at].tabIndex = -1;
+  spans[to].tabIndex = 0;
+  spans[to].focus();
 }
 
 // An HTML document's translation: while it streams, the translated sentences of its text runs
