@@ -47,11 +47,13 @@ _AFTER_NUMBER = re.compile(r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?
 
 @dataclass(frozen=True)
 class Date:
-    """A date of a source sentence: ``text[start:end]``, and how the target writes it."""
+    """A date of a source sentence: ``text[start:end]``, and how the target writes it (and a
+    word written before it after the search: a time's part of the day, "रात ")."""
 
     start: int
     end: int
     target: str
+    before: str = ""
 
 
 @functools.lru_cache(maxsize=8)
@@ -82,14 +84,48 @@ def _month_number(name: str, lang: str) -> int:
     raise KeyError(name)
 
 
+# A time of day in English ("8 pm", "9am", "10:30 a.m."), written in Hindi with the part of
+# the day the hour falls in ("रात 8 बजे"): the model wrote "9म और 5प" for "9am and 5pm", and
+# "at 8 pm" as "८ मई को" (8 May). The search requires "8 बजे" and the part of the day goes
+# before it afterwards: required whole, greedy search wrote junk where it wanted the number
+# ("प्रधानमंत्री * * देश को संबोधित करेंगे रात 8 बजे।").
+_TIME = re.compile(
+    r"(?<![\w.:])(?P<hour>1[0-2]|0?[1-9])(?::(?P<minute>[0-5][0-9]))?\s?(?P<half>[ap])(?:\.m\.|m)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def _part_of_day(hour: int, afternoon: bool) -> str:
+    """Hindi's word for the part of the day an hour of a 12-hour clock falls in."""
+    if not afternoon:
+        return "सुबह" if 4 <= hour <= 11 else "रात"
+    return "दोपहर" if hour == 12 or hour <= 3 else "शाम" if hour <= 6 else "रात"
+
+
+def find_times(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
+    """The times of day of an English ``text`` with their Hindi form ("8 pm" → "रात 8 बजे",
+    "10:30 a.m." → "सुबह 10:30 बजे"); [] for other pairs."""
+    if src_lang != "en" or tgt_lang != "hi":
+        return []
+    found = []
+    for match in _TIME.finditer(text):
+        hour, minute = int(match.group("hour")), match.group("minute")
+        clock = str(hour) + (f":{minute}" if minute else "")
+        when = _part_of_day(hour, match.group("half").lower() == "p")
+        found.append(Date(match.start(), match.end(), f"{clock} बजे", f"{when} "))
+    return found
+
+
 def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     """The dates of ``text`` (a day and/or year next to a month name) with their target form
-    "day month year" (the parts the source has); [] when either language has no month names
-    here. In English the month must be written with a capital ("March 3") unless a year makes
-    it a date ("march 3, 2024"): "farmers will march 30 km", "you may 2 ..." are verbs."""
+    "day month year" (the parts the source has), and its times of day (:func:`find_times`);
+    [] when either language has no month names here. In English the month must be written with
+    a capital ("March 3") unless a year makes it a date ("march 3, 2024"): "farmers will march
+    30 km", "you may 2 ..." are verbs."""
     if src_lang not in MONTHS or tgt_lang not in MONTHS or src_lang == tgt_lang:
         return []
-    dates: list[Date] = []
+    dates: list[Date] = list(find_times(text, src_lang, tgt_lang))
     for pattern in _date_patterns(src_lang):
         for match in pattern.finditer(text):
             name = match.group("month").rstrip(".")
@@ -167,5 +203,6 @@ __all__ = [
     "Date",
     "find_amounts",
     "find_dates",
+    "find_times",
     "number_extent",
 ]

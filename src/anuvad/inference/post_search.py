@@ -77,6 +77,8 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
     for span in spans:
         if not span.sign or re.search(rf"{re.escape(span.sign)} ?{re.escape(span.target)}", text):
             continue  # written already ("< 10" as the model wrote it holds "<10")
+        if span.sign[:1].isalpha() and span.sign.strip() in text:
+            continue  # a time's part of the day the model wrote itself ("रात को 8 बजे")
         for match in re.finditer(re.escape(span.target), text):
             window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
             if not holds(window, span.target, span.boundary):

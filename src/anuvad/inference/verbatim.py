@@ -178,6 +178,9 @@ class Span:
         target: what the output must hold (a number in the chosen digits; else the span).
         boundary: where it must begin and end in the output (a number right after a letter
             is part of a code: ``CODE``).
+        sign: what goes before ``target`` after the search, which requires ``target`` alone:
+            a currency or comparison sign (:func:`anuvad.inference.post_search.unsigned`), a
+            time's part of the day ("रात " of "रात 8 बजे").
     """
 
     kind: Kind
@@ -264,9 +267,8 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             found.append(Span("number", a.start, a.end, target, Boundary.NUMBER))
         for d in find_dates(text, *verbatim.langs) if verbatim.langs else []:
             boundary = Boundary.NUMBER if d.target[-1].isdigit() else Boundary.WORD
-            found.append(
-                Span("date", d.start, d.end, to_digits(d.target, verbatim.digits), boundary)
-            )
+            target = to_digits(d.target, verbatim.digits)
+            found.append(Span("date", d.start, d.end, target, boundary, sign=d.before))
         for m in _PHONE.finditer(text):
             if m.group()[0] != "+" or sum(c.isdigit() for c in m.group()) >= 8:
                 target = to_digits(m.group(), verbatim.digits)

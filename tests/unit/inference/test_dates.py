@@ -65,3 +65,36 @@ def test_a_rupee_abbreviation_into_english_is_the_sign() -> None:
     assert [a.target for a in find_amounts("कीमत रु. 500-600 है", "hi", "en")] == ["₹500-600"]
     spans = find_spans(text, Verbatim(langs=("hi", "en")))
     assert [s.target for s in spans] == ["₹500", "₹1,200"]  # in the search's Latin digits
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("The PM speaks at 8 pm.", [("8 pm", "रात ", "8 बजे")]),
+        ("Call between 9am and 5pm.", [("9am", "सुबह ", "9 बजे"), ("5pm", "शाम ", "5 बजे")]),
+        ("At 10:30 a.m., 12 PM, 12 am and 3:15pm.", [
+            ("10:30 a.m.", "सुबह ", "10:30 बजे"), ("12 PM", "दोपहर ", "12 बजे"),
+            ("12 am", "रात ", "12 बजे"), ("3:15pm", "दोपहर ", "3:15 बजे"),
+        ]),
+        ("A.M. radio at 13 pm or 5 amps, I am here.", []),
+    ],
+)  # fmt: skip
+def test_a_time_of_day_is_written_with_its_part_of_the_day(
+    text: str, found: list[tuple[str, str, str]]
+) -> None:
+    """Web and CLI review: "9am and 5pm" came out "9म और 5प"; issue 40: "at 8 pm" as "८ मई को"."""
+    dates = find_dates(text, "en", "hi")
+    assert [(text[d.start : d.end], d.before, d.target) for d in dates] == found
+    assert find_dates("at 8 pm", "hi", "en") == []  # English into Hindi only
+
+
+def test_the_part_of_the_day_goes_before_its_time_after_the_search() -> None:
+    from anuvad.inference.post_search import write_signs
+    from anuvad.inference.verbatim import Verbatim, find_spans
+
+    spans = find_spans("He speaks at 8 pm.", Verbatim(langs=("en", "hi")))
+    assert [(s.kind, s.target, s.sign, s.written) for s in spans] == [
+        ("date", "8 बजे", "रात ", "रात 8 बजे")
+    ]
+    assert write_signs("वह 8 बजे बोलेंगे।", spans) == "वह रात 8 बजे बोलेंगे।"
+    assert write_signs("वह रात को 8 बजे बोलेंगे।", spans) == "वह रात को 8 बजे बोलेंगे।"
