@@ -269,7 +269,8 @@ class TranslateRequest(TermsAndSearch):
         le=MAX_BEAM_SIZE,
         description="candidates returned per sentence (and per text when it is one sentence); "
         "at most the beam size: a larger value returns every candidate the search keeps "
-        "(1 for greedy search)",
+        "(1 for greedy search); distinct texts only, so fewer when the search's candidates read "
+        "alike once copied numbers and punctuation are mended",
     )
     split_sentences: bool = Field(
         True,
