@@ -702,6 +702,10 @@ def test_translate_as_you_type_waits_for_a_pause_and_cancels_the_older_request(
     assert page.eval_on_selector_all("#document .doc-sentence", tabbable) == [-1, 0]
     page.keyboard.press("Home")
     assert page.evaluate("document.activeElement.dataset.index") == "0"
+    page.keyboard.press("Shift+ArrowRight")  # the browser's (selection), not a move
+    assert page.evaluate("document.activeElement.dataset.index") == "0"
+    page.click("#document .doc-sentence >> nth=1")  # a clicked sentence is the one Tab stop
+    assert page.eval_on_selector_all("#document .doc-sentence", tabbable) == [-1, 0]
     page.close()
 
 
@@ -776,7 +780,7 @@ def test_a_stream_that_breaks_off_says_how_far_it_came(browser: Any, base_url: s
     page.click("#copy-button")  # copied as far as it came, and said so
     page.wait_for_function("document.getElementById('copy-button').textContent !== 'Copy'")
     assert page.inner_text("#copy-button") == "Copied part ✓"
-    assert "the rest was not" in page.inner_text("#status")
+    assert "the rest of the text was not" in page.text_content("#copy-status")
     page.close()
 
 

@@ -90,17 +90,25 @@ def _month_number(name: str, lang: str) -> int:
 # before it afterwards: required whole, greedy search wrote junk where it wanted the number
 # ("प्रधानमंत्री * * देश को संबोधित करेंगे रात 8 बजे।").
 _TIME = re.compile(
-    r"(?<![\w.:])(?P<hour>1[0-2]|0?[1-9])(?::(?P<minute>[0-5][0-9]))?\s?(?P<half>[ap])(?:\.m\.|m)"
-    r"(?![A-Za-z])",
+    r"(?<![\w.:\-–])(?P<hour>1[0-2]|0?[1-9])(?::(?P<minute>[0-5][0-9]))?\s?"
+    r"(?P<half>[ap](?:\.m\.|m)|[AP](?:\.M\.|M))(?![A-Za-z])"
+)
+# "AM" and "PM" in capitals are a time after one of these words or in a shouted text ("at 8
+# PM", "AT 8 PM"), not in "the 3 PM candidates" (Prime Ministers); a range's second hour
+# ("10-11 am") is not taken alone (the range stays one number).
+_TIME_BEFORE = re.compile(
+    r"(?:at|by|from|to|till|until|before|after|around|about|between|and|or|since)\s+$",
     re.IGNORECASE,
 )
+PARTS_OF_DAY = ("सुबह", "दोपहर", "शाम", "रात")
 
 
 def _part_of_day(hour: int, afternoon: bool) -> str:
     """Hindi's word for the part of the day an hour of a 12-hour clock falls in."""
+    morning, noon, evening, night = PARTS_OF_DAY
     if not afternoon:
-        return "सुबह" if 4 <= hour <= 11 else "रात"
-    return "दोपहर" if hour == 12 or hour <= 3 else "शाम" if hour <= 6 else "रात"
+        return morning if 4 <= hour <= 11 else night
+    return noon if hour == 12 or hour <= 3 else evening if hour <= 7 else night
 
 
 def find_times(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
@@ -109,10 +117,15 @@ def find_times(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     if src_lang != "en" or tgt_lang != "hi":
         return []
     found = []
+    shouted = sum(c.isupper() for c in text) > sum(c.islower() for c in text)
     for match in _TIME.finditer(text):
+        if match.group("half").isupper() and not (
+            shouted or _TIME_BEFORE.search(text, 0, match.start())
+        ):
+            continue  # "the 3 PM candidates"
         hour, minute = int(match.group("hour")), match.group("minute")
         clock = str(hour) + (f":{minute}" if minute else "")
-        when = _part_of_day(hour, match.group("half").lower() == "p")
+        when = _part_of_day(hour, match.group("half")[0].lower() == "p")
         found.append(Date(match.start(), match.end(), f"{clock} बजे", f"{when} "))
     return found
 
@@ -200,6 +213,7 @@ __all__ = [
     "CURRENCY_SIGNS",
     "MONTHS",
     "NUMBER_SIGNS",
+    "PARTS_OF_DAY",
     "Date",
     "find_amounts",
     "find_dates",

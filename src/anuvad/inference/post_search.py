@@ -26,7 +26,7 @@ from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.carrying import write_symbols
-from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS
+from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS, PARTS_OF_DAY
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
 from anuvad.inference.translation import Translation, relocate_words
@@ -46,6 +46,10 @@ _RUPEES_BEFORE = re.compile(r"(?:\b(?:Rs|INR)\.?|रु\.?|रुपये)\s*$"
 _RUPEES_AFTER = re.compile(r"[\d.,]+\s*(?:rupees?|रुपये|रुपए)\b", re.IGNORECASE)
 _MARK_BEFORE = re.compile(rf"{UNK_SURFACE}\s*$")  # the model's unknown mark for a sign
 _COMPARISON = re.compile(r"[<>]=?")  # "<10", ">=18" (inference.dates.number_extent)
+# A part of the day right before a time the output holds (with "को" or "के" between).
+_PART_OF_DAY_BEFORE = re.compile(
+    rf"(?<![\w\u0900-\u097f])(?:{'|'.join(PARTS_OF_DAY)})(?:\s+(?:को|के))?\s*$"
+)
 _SIGNS = re.compile(f"[{re.escape(NUMBER_SIGNS)}]?[{re.escape(CURRENCY_SIGNS)}]?")
 
 
@@ -77,13 +81,13 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
     for span in spans:
         if not span.sign or re.search(rf"{re.escape(span.sign)} ?{re.escape(span.target)}", text):
             continue  # written already ("< 10" as the model wrote it holds "<10")
-        if span.sign[:1].isalpha() and span.sign.strip() in text:
-            continue  # a time's part of the day the model wrote itself ("रात को 8 बजे")
         for match in re.finditer(re.escape(span.target), text):
             window = text[max(0, match.start() - 1) : match.end() + 1]  # it and its neighbours
             if not holds(window, span.target, span.boundary):
                 continue
             head, tail = text[: match.start()], text[match.start() :]
+            if span.sign[:1].isalpha() and _PART_OF_DAY_BEFORE.search(head):
+                continue  # this time has its part of the day ("रात को 8 बजे", another time's)
             if "₹" in span.sign and (_RUPEES_BEFORE.search(head) or _RUPEES_AFTER.match(tail)):
                 break
             mark = _MARK_BEFORE.search(head)

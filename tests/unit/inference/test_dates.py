@@ -72,11 +72,14 @@ def test_a_rupee_abbreviation_into_english_is_the_sign() -> None:
     [
         ("The PM speaks at 8 pm.", [("8 pm", "रात ", "8 बजे")]),
         ("Call between 9am and 5pm.", [("9am", "सुबह ", "9 बजे"), ("5pm", "शाम ", "5 बजे")]),
-        ("At 10:30 a.m., 12 PM, 12 am and 3:15pm.", [
+        ("At 10:30 a.m., at 12 PM, 12 am and 3:15pm.", [
             ("10:30 a.m.", "सुबह ", "10:30 बजे"), ("12 PM", "दोपहर ", "12 बजे"),
             ("12 am", "रात ", "12 बजे"), ("3:15pm", "दोपहर ", "3:15 बजे"),
         ]),
         ("A.M. radio at 13 pm or 5 amps, I am here.", []),
+        # a range stays one number; capitals are a time after "at" or in a shouted text only
+        ("Open 10-11 am. The 3 PM candidates met. Chapter 2 Am I Dreaming", []),
+        ("AT 7 PM AND 8 PM", [("7 PM", "शाम ", "7 बजे"), ("8 PM", "रात ", "8 बजे")]),
     ],
 )  # fmt: skip
 def test_a_time_of_day_is_written_with_its_part_of_the_day(
@@ -98,3 +101,8 @@ def test_the_part_of_the_day_goes_before_its_time_after_the_search() -> None:
     ]
     assert write_signs("वह 8 बजे बोलेंगे।", spans) == "वह रात 8 बजे बोलेंगे।"
     assert write_signs("वह रात को 8 बजे बोलेंगे।", spans) == "वह रात को 8 बजे बोलेंगे।"
+    assert write_signs("वह शाम 8 बजे बोलेंगे।", spans) == "वह शाम 8 बजे बोलेंगे।"  # its own word
+    # a word that merely holds one ("गुजरात") is none; two times of one hour each get theirs
+    assert write_signs("गुजरात में 8 बजे।", spans) == "गुजरात में रात 8 बजे।"
+    both = find_spans("Open from 8 am to 8 pm.", Verbatim(langs=("en", "hi")))
+    assert write_signs("8 बजे से 8 बजे तक खुला।", both) == "सुबह 8 बजे से रात 8 बजे तक खुला।"

@@ -120,7 +120,7 @@ MENDS = {
         ("indianrail.gov.in को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
         ("indianrail.gov.in/tickets को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
         ("धन्यवाद . ", "Thank you."),  # a lone final "." and a final space (an n-best candidate)
-        ("आयोग (अंक 98765 43210 91) कीमत 1,499.50 है।", "Call +91 98765 43210. It is ₹1,499.50."),
+        ("आयोग (अंक 98765 43210 91) कीमत 1,499.50 है।", "Call +91 98765 43210. It is 1,499.50."),
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)

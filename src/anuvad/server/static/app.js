@@ -17,7 +17,7 @@ import { $, fillSelect, range } from "./dom.js";
 import { copyTranslation, downloadTranslation, openDocument, setDocument, updateCount } from "./files.js";
 import { drawHeatmap, showAttention } from "./heatmap.js";
 import { markStale, showError } from "./output.js";
-import { moveSentenceFocus } from "./render.js";
+import { keepSentenceFocus, moveSentenceFocus } from "./render.js";
 import { remember, remembered } from "./settings.js";
 import { currentModel, modelById, modelTitle, reverseOf, state } from "./state.js";
 import { decoding, stopTranslation, translate } from "./translate.js";
@@ -122,6 +122,7 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   }
   $("document").addEventListener("keydown", moveSentenceFocus);
+  $("document").addEventListener("focusin", keepSentenceFocus);
   $("model-select").addEventListener("change", () => {
     selectModel($("model-select").value);
     rememberControls();
@@ -168,7 +169,8 @@ document.addEventListener("DOMContentLoaded", () => {
     updateCount();
     // The text is no longer the opened document's, nor the one the pane translates.
     if (state.file) setDocument(null);
-    if (state.result && !state.busy) markStale(true);
+    if (state.busy) state.editedDuringRun = true; // marked once the run's result is shown
+    else if (state.result) markStale(true);
     clearTimeout(state.detectTimer);
     state.detectTimer = setTimeout(checkScript, AUTO_DELAY_MS);
     scheduleAutoTranslate();

@@ -85,6 +85,7 @@ export async function switchToBrowser(on) {
   $("browser-status").textContent = "Loading the model into this browser…";
   try {
     const t = await translator(model);
+    if (!$("browser-switch").checked) return false; // turned off while it loaded
     $("browser-status").textContent = t.warnings && t.warnings.length ? t.warnings[0] : "Ready: translating in this browser.";
     return true;
   } catch (err) {

@@ -29,8 +29,7 @@ export async function copyTranslation() {
   $("copy-status").textContent = !copied
     ? "The browser refused to copy; select the text instead."
     : part ? "Copied what was translated; the rest of the text was not." : "Translation copied.";
-  const note = "Copied what was translated; the rest was not.";
-  if (part && !$("status").textContent.includes(note)) setStatus(`${$("status").textContent} ${note}`.trim());
+
   setTimeout(() => { button.textContent = "Copy"; }, 2000);
 }
 

@@ -88,7 +88,8 @@ function svg(tag, attributes, text) {
 export function drawHeatmap() {
   const view = shown;
   if (!view) return;
-  $("readout").textContent = ""; // of the map drawn before: its tokens are not on this one
+  // The readout of the map drawn before names tokens not on this one: its instruction again.
+  $("readout").textContent = "Hover over (or tap) a cell to see its value.";
   $("tooltip").hidden = true;
   const cosine = $("view-cosine").checked;
   $("layer").disabled = cosine;

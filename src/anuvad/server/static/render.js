@@ -99,6 +99,7 @@ export function renderDocument(source, sentences, total) {
 // The arrow keys in the translation: the focus moves to the next or previous sentence (Home, End:
 // the first, the last), which becomes the pane's one Tab stop.
 export function moveSentenceFocus(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return; // the browser's
   const spans = [...$("document").querySelectorAll(".doc-sentence")];
   const at = spans.indexOf(document.activeElement);
   const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
@@ -108,6 +109,14 @@ export function moveSentenceFocus(event) {
   spans[at].tabIndex = -1;
   spans[to].tabIndex = 0;
   spans[to].focus();
+}
+
+// A sentence focused by a click or by the keys is the pane's one Tab stop.
+export function keepSentenceFocus(event) {
+  const span = event.target.closest(".doc-sentence");
+  if (!span) return;
+  for (const other of $("document").querySelectorAll(".doc-sentence")) other.tabIndex = -1;
+  span.tabIndex = 0;
 }
 
 // An HTML document's translation: while it streams, the translated sentences of its text runs

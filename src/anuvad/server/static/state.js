@@ -12,6 +12,7 @@ export const state = {
   attentionSeq: 0, // each /attention request's number: only the newest answer is drawn
   attentionOf: null, // the result whose attention the card shows
   busy: false,
+  editedDuringRun: false, // the text was edited while a translation ran
   controller: null, // aborts the translation in flight (Stop, Escape, a newer keystroke)
   nbestWanted: 4, // the n-best the reader chose (kept while greedy search hides it)
   file: null, // the document opened: { name, format: "text" | "html" }

@@ -201,6 +201,9 @@ export async function translate({ auto = false } = {}) {
     if (state.controller === controller) {
       state.controller = null;
       setBusy(false);
+      // The text was edited while this ran: what is shown is of the text before.
+      if (state.editedDuringRun && state.result) markStale(true);
+      state.editedDuringRun = false;
     }
   }
   if (state.result && state.result.inBrowser) return; // the attention view is the server's
