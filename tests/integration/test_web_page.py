@@ -1043,3 +1043,22 @@ def test_names_in_devanagari_go_to_translate_and_the_answer_is_shown(
     page.select_option("#model-select", "tiny_hien")  # Hindi→English: no names box
     assert not page.is_visible("#names-label")
     page.close()
+
+
+def test_typing_into_the_example_text_replaces_it(browser: Any, base_url: str) -> None:
+    """Web review: the box comes with "The weather is nice today."; a click and a paste added
+    to it, and the example was translated too."""
+    page = open_page(browser, base_url)
+    assert page.input_value("#source") == SENTENCE
+    page.click("#source")
+    page.wait_for_function(
+        "(() => { const b = document.getElementById('source');"
+        " return b.selectionStart === 0 && b.selectionEnd === b.value.length; })()"
+    )
+    page.keyboard.type("I am going home.")
+    assert page.input_value("#source") == "I am going home."
+    page.click("#source")  # once only: a later click places the caret as usual
+    page.keyboard.press("End")
+    page.keyboard.type(" Now.")
+    assert page.input_value("#source") == "I am going home. Now."
+    page.close()

@@ -175,6 +175,12 @@ document.addEventListener("DOMContentLoaded", () => {
     state.detectTimer = setTimeout(checkScript, AUTO_DELAY_MS);
     scheduleAutoTranslate();
   });
+  // The example text is selected when the box is first entered: typing or pasting replaces it
+  // (a paste was added to it, and the example translated too).
+  $("source").addEventListener("focus", () => {
+    const box = $("source");
+    if (box.value === box.defaultValue) setTimeout(() => box.select(), 0); // after the click's caret
+  }, { once: true });
   $("source").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
