@@ -647,3 +647,24 @@ def test_html_tags_in_a_plain_text_input_get_a_hint(
     assert len(found.out.splitlines()) == 2
     assert main([*args, "--input", str(tmp_path / "page.txt"), "--format", "text"]) == 0
     assert "HTML tag" not in capsys.readouterr().err  # asked for text: no hint
+
+
+def test_the_output_keeps_the_inputs_byte_order_mark_and_unended_last_line(
+    tiny_enhi_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CLI review: a UTF-8 byte order mark was dropped in text mode (kept for HTML and SRT),
+    and a last line without a newline got one."""
+    args = ["translate", "--model", str(tiny_enhi_model), "--device", "cpu", "--no-progress"]
+    for raw, starts, ends in (
+        (b"\xef\xbb\xbfThe sky is blue.\r\nI am going home.", "\ufeff", False),
+        (b"The sky is blue.\nI am going home.\n", "", True),
+    ):
+        (tmp_path / "in.txt").write_bytes(raw)
+        assert (
+            main([*args, "--input", str(tmp_path / "in.txt"), "--output", str(tmp_path / "o")]) == 0
+        )
+        out = (tmp_path / "o").read_bytes().decode("utf-8")
+        assert out.startswith(starts) and not out[len(starts) :].startswith("\ufeff")
+        assert out.endswith("\n") is ends and out.count("\n") == (2 if ends else 1)
+        assert main([*args, "--input", str(tmp_path / "in.txt")]) == 0  # stdout alike
+        assert capsys.readouterr().out.replace("\r\n", "\n") == out.replace("\r\n", "\n")

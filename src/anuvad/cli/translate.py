@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from anuvad.atomic import write_atomic
 from anuvad.cli.html_file import (
     html_hint,
-    html_usage_error,
     is_html,
     translate_html_file,
     write_output,
@@ -32,7 +31,6 @@ from anuvad.cli.input_checks import (
     refuse_long_words,
     refuse_unsplit,
     refuse_wrong_script,
-    unwritable,
     warn_kept,
     warn_short,
 )
@@ -47,7 +45,6 @@ from anuvad.cli.model_choice import choose_model
 from anuvad.cli.office_file import (
     copy_unchanged,
     is_office_input,
-    office_usage_error,
     read_office_input,
     translate_office_file,
 )
@@ -63,6 +60,8 @@ from anuvad.cli.options import (
     read_glossary,
     read_verbatim,
 )
+from anuvad.cli.translate_checks import usage_error
+from anuvad.data.text_files import InputText
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -153,34 +152,6 @@ def _render(
     return list(zip(texts, views, strict=True))
 
 
-def _usage_error(args: argparse.Namespace) -> str | None:
-    """What is wrong with the options taken together (None: nothing)."""
-    if problem := html_usage_error(args) or office_usage_error(args):
-        return problem
-    if args.scores and args.nbest > 1:
-        return "--scores writes one JSON object per line; use --nbest 1"
-    if args.split_sentences and (args.nbest > 1 or args.attention):
-        return (
-            "--split-sentences gives one translation per line, assembled from its sentences; "
-            "--nbest and --attention need one sentence per line (drop --split-sentences)"
-        )
-    if args.chunk_lines < 1:
-        return f"--chunk-lines must be at least 1, got {args.chunk_lines}"
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not args.input:
-        return "under torchrun every worker reads the input: give it as --input FILE, not on stdin"
-    for option, path, replaced in (
-        ("--output", args.output, True),  # write_atomic
-        ("--attention", args.attention, False),  # written in place
-    ):
-        if path and (problem := unwritable(Path(path), replaced)):
-            return f"{option} {path}: {problem}"
-        if path and args.input and Path(path).resolve() == Path(args.input).resolve():
-            return (
-                f"{option} {path}: is the --input file (the source would be lost); write elsewhere"
-            )
-    return None
-
-
 def _whole_because(args: argparse.Namespace) -> str:
     """The option that makes lines be translated whole, as the user wrote it."""
     if args.split_sentences is False:
@@ -198,7 +169,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
 
     if args.output == "-":  # as --input -: the standard stream, not a file named "-"
         args.output = None
-    problem = _usage_error(args)
+    problem = usage_error(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -208,10 +179,11 @@ def cmd_translate(args: argparse.Namespace) -> int:
     html = office is None and is_html(args)
     document: str | OfficeDocument | Subtitles | None = office
     if office is not None:
-        lines, newline = office.texts(), "\n"
+        lines = office.texts()
+        source = InputText(lines, "\n")
     else:
         source = read_input(args.input, whole=html)
-        lines, newline = source.lines, source.newline
+        lines = source.lines
         if not html and args.format == "auto" and (hint := html_hint(lines)):
             print(f"anuvad: {hint}", file=sys.stderr)
         if html:
@@ -235,7 +207,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with torch_threads_restored():
-        return _translate(args, lines, choice.model, threads, newline, document)
+        return _translate(args, lines, choice.model, threads, source, document)
 
 
 def _translate(
@@ -243,12 +215,13 @@ def _translate(
     lines: list[str],
     model: str,
     threads: int,
-    newline: str,
+    layout: InputText,
     document: str | OfficeDocument | Subtitles | None = None,
 ) -> int:
     """:func:`cmd_translate` once the input is read and the model and threads are chosen; the
-    output lines end as the input's (``newline``: a file saved on Windows stays CRLF); an HTML
-    ``document`` (whose text runs are ``lines``) is written whole."""
+    output is laid out as the input (``layout``: a file saved on Windows stays CRLF, a byte
+    order mark and a last line without a newline stay so); an HTML ``document`` (whose text
+    runs are ``lines``) is written whole."""
     from tqdm import tqdm
 
     from anuvad.distributed import shutdown_distributed
@@ -304,7 +277,12 @@ def _translate(
             chunk_size=args.chunk_lines,
         ):
             for text, view in finished.results:
-                ended = text.replace("\n", newline)
+                if not args.scores:  # as the input: its byte order mark, its last line's end
+                    if not texts and layout.bom:
+                        text = "\ufeff" + text
+                    if len(texts) == len(lines) - 1 and not layout.final_newline:
+                        text = text.removesuffix("\n")
+                ended = text.replace("\n", layout.newline)
                 texts.append(ended)
                 views.append(view)
                 if not args.output:  # a Windows console's text stream adds its own \r

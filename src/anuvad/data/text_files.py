@@ -81,6 +81,8 @@ class InputText:
     lines: list[str]
     newline: str  # "\r\n" where most lines end so (a file saved on Windows), else "\n"
     text: str = ""  # the whole text as written (with ``whole``), byte for byte once encoded
+    bom: bool = False  # it began with UTF-8's byte order mark (line 1 is read without it)
+    final_newline: bool = True  # its last line ended with a newline
 
 
 def read_input_lines(path: str | Path | None) -> list[str]:
@@ -118,7 +120,13 @@ def read_input(path: str | Path | None, whole: bool = False) -> InputText:
         offset += len(chunk) + 1
     crlf = sum(1 for chunk in chunks if chunk.endswith(b"\r"))
     newline = "\r\n" if chunks and 2 * crlf > len(chunks) else "\n"
-    return InputText(lines, newline, raw.decode("utf-8") if whole else "")  # each line checked
+    return InputText(  # each line checked: the whole text decodes
+        lines,
+        newline,
+        raw.decode("utf-8") if whole else "",
+        bom=raw.startswith(codecs.BOM_UTF8),
+        final_newline=not raw or raw.endswith(b"\n"),
+    )
 
 
 def input_bytes(path: Path, wanted: str) -> bytes:
