@@ -17,15 +17,12 @@ from collections.abc import Callable, Sequence
 
 from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_ID, UNK_SURFACE, Tokenizer
-from anuvad.inference.final_mark import before_final_mark
+from anuvad.inference.final_mark import SPACE_BEFORE_MARK, SPACES, before_final_mark
 from anuvad.inference.symbols import free_run, is_symbol, symbol_runs
 from anuvad.inference.translation import Translation, relocate_words
-from anuvad.inference.verbatim import Verbatim, per_text_policies
+from anuvad.inference.verbatim import Verbatim, per_text_policies, to_digits
 
-_SPACES = re.compile(r"[ \t]{2,}")
-_SPACE_BEFORE_MARK = re.compile(r" +(?=[।.!?,])")  # where a mark stood before punctuation
 _NUMBER_BEFORE = re.compile(r"(?<![\d.,])(\d+) $")  # the whole number before "½" in "2 ½"
-_DEVANAGARI_DIGITS = str.maketrans("०१२३४५६७८९", "0123456789")
 # Categories of the characters carried when the target vocabulary cannot spell them: symbols
 # (math, modifiers, currency, other: "×", "≥", "€", "°"), private use, numbers that are not
 # digits ("½", "Ⅳ") and other punctuation ("§", "¶", "•", "′"); "|", "।" and "॥" are dandas,
@@ -138,8 +135,8 @@ def carry_symbols(
             text += part
         for run in set(taken):
             text = _fold_compatible(text, run, spellable)
-        text = _SPACES.sub(" ", text).strip()
-        text = _SPACE_BEFORE_MARK.sub("", text)
+        text = SPACES.sub(" ", text).strip()
+        text = SPACE_BEFORE_MARK.sub("", text)
     leading: list[str] = []
     for a, b in missing:
         run = source[a:b]
@@ -195,10 +192,10 @@ def _after_its_number(text: str, source: str, a: int, run: str) -> str:
     """``text`` with ``run`` (a fraction, "½") after the one copy of the whole number it follows
     in the source ("Add 2 ½ cups" → "… 2 ½ कप …", in either script's digits); ``text`` as it
     was when ``run`` is no fraction, follows no number, or the number is not there once."""
-    number = _NUMBER_BEFORE.search(source.translate(_DEVANAGARI_DIGITS), 0, a)
+    number = _NUMBER_BEFORE.search(to_digits(source, "latin"), 0, a)
     if unicodedata.category(run[0]) != "No" or number is None:
         return text
-    latin = text.translate(_DEVANAGARI_DIGITS)  # the same length: positions hold
+    latin = to_digits(text, "latin")  # the same length: positions hold
     copies = list(re.finditer(rf"(?<![\d.,]){number.group(1)}(?![\d.,]?\d)", latin))
     if len(copies) != 1:
         return text
@@ -216,7 +213,7 @@ def _next_to_its_word(text: str, source: str, a: int, b: int) -> str:
         if word is None:
             continue
         pattern = rf"(?<![^\W_]){re.escape(word.group())}(?![^\W_])"
-        copies = list(re.finditer(pattern, text.translate(_DEVANAGARI_DIGITS)))
+        copies = list(re.finditer(pattern, to_digits(text, "latin")))
         if len(copies) == 1:  # a whole word, once ("2" is not in "1024")
             at = copies[0].end() if after_it else copies[0].start()
             return text[:at] + run + text[at:]

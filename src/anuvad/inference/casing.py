@@ -16,6 +16,7 @@ model's memory of how words are written.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -75,17 +76,24 @@ _BASE_LETTERS = dict(
 )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=8192)
+def _unreadable(tokenizer: Tokenizer, char: str) -> bool:
+    """Whether ``tokenizer`` reads ``char`` as its unknown piece (asked once per letter: every
+    sentence of a Hindi text is non-ASCII)."""
+    return UNK_ID in tokenizer.encode(char)
+
+
 def fold_unreadable(text: str, tokenizer: Tokenizer) -> str:
     """``text`` with each letter ``tokenizer`` cannot read written as its base letter where the
     tokenizer reads that ("Škoda" → "Skoda", "Ça va" → "Ca va": the model read "⁇koda" and wrote
     "⁇ डा"); a letter whose base it cannot read either stays. The base is the letter's
     compatibility decomposition without its combining marks, or for the Latin letters Unicode
     does not decompose ("Ł", "ø", "ß") the letters they are written as (:data:`_BASE_LETTERS`)."""
-    if text.isascii() or UNK_ID not in tokenizer.encode(text):
-        return text  # nothing unreadable: one encoding, not one per letter
+    if text.isascii():
+        return text
     folded = []
     for char in text:
-        if char.isascii() or not char.isalpha() or UNK_ID not in tokenizer.encode(char):
+        if char.isascii() or not char.isalpha() or not _unreadable(tokenizer, char):
             folded.append(char)
             continue
         decomposed = unicodedata.normalize("NFKD", char)

@@ -9,6 +9,8 @@ import re
 from collections.abc import Sequence
 
 FINAL = re.compile(r"[\s।.!?|\"'”’)\]]*$")  # a sentence's final marks and closing quotes
+SPACES = re.compile(r"[ \t]{2,}")  # where a repair took a word out between two spaces
+SPACE_BEFORE_MARK = re.compile(r" +(?=[।.!?,])")  # where a mark stood before punctuation
 
 
 def before_final_mark(text: str, words: Sequence[str]) -> str:
@@ -19,4 +21,4 @@ def before_final_mark(text: str, words: Sequence[str]) -> str:
     return " ".join(p for p in [text[:cut].rstrip(), *words] if p) + text[cut:].lstrip()
 
 
-__all__ = ["FINAL", "before_final_mark"]
+__all__ = ["FINAL", "SPACES", "SPACE_BEFORE_MARK", "before_final_mark"]

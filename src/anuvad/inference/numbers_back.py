@@ -23,17 +23,14 @@ from collections.abc import Sequence
 
 from anuvad.inference.final_mark import before_final_mark
 from anuvad.inference.translation import Translation
-from anuvad.inference.verbatim import Verbatim, find_spans, to_digits
+from anuvad.inference.verbatim import PHONE, Verbatim, find_spans, to_digits
 
 # A telephone number written in groups, one number with its "+" and spaces ("+91 98765 43210":
 # the page wrote "(अंक 98765 43210 … 91)"; verbatim's telephone rule); else digits (any script)
 # with separators only between digits, as the torch engine requires them (glued to letters
 # too: "5km", "G20", "1990s", "जी20"). A currency sign stays the model's: taken with the number,
 # "5 डॉलर" for "$5" became "$5 डॉलर".
-_NUMBER = re.compile(
-    r"(?<![\w.,+-])(?:\+\d{1,3}(?:[ -]\d{2,5}){1,4}|\d{5} \d{5})(?![\w.,]?\d)"
-    r"|(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*"
-)
+_NUMBER = re.compile(PHONE.pattern + r"|(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 _EMPTY = re.compile(r"\(\s*\)|\[\s*\]")  # brackets a removed number leaves empty
 _BEFORE_MARK = re.compile(r" +(?=[।.!?,;:)\]]+)")  # and before a closing bracket
 _LINKS = Verbatim(numbers=False, codes=False)

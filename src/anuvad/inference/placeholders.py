@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from anuvad.inference.final_mark import SPACE_BEFORE_MARK, SPACES
 from anuvad.inference.translation import Candidate
 from anuvad.inference.verbatim import Span, Verbatim, find_spans, to_digits
 
@@ -53,8 +54,6 @@ _SPELLED = {
     "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन")),
     "X": (("x", "ex"), ("एक्स", "ऐक्स")),
 }
-_SPACES = re.compile(r"[ \t]{2,}")
-_SPACE_BEFORE_MARK = re.compile(r" +(?=[।.,!?])")
 
 
 @dataclass(frozen=True)
@@ -127,7 +126,7 @@ def reveal(output: str, hidden: Hidden) -> str:
         if output and not source_words & set(latin):  # its letter spelled out as a word too
             words = "|".join(spelled)  # (before the addresses are back: never inside one)
             output = re.sub(rf"(?<![\w\u0900-\u097f])(?:{words})(?![\w\u0900-\u097f])", "", output)
-            output = _SPACE_BEFORE_MARK.sub("", _SPACES.sub(" ", output)).strip()
+            output = SPACE_BEFORE_MARK.sub("", SPACES.sub(" ", output)).strip()
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
         found = re.search(_whole(name), output)
         if found is None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from anuvad.inference.final_mark import FINAL
 from anuvad.inference.links import carry_links, source_links
 from anuvad.inference.sentences import ABBREVIATIONS
 from anuvad.inference.translation import Candidate
@@ -85,9 +86,6 @@ _MARK_THEN = re.compile(
     r"|(?<![\w.])(?P<word>[a-z]{3,}|[\u0900-\u097f]+)(?P<stop>\.)(?=\s+\S)"
 )
 
-# The marks and closing quotes or brackets that end a text.
-_ENDING = re.compile(r"[\s.।?!\"'”’)\]]*$")
-
 
 def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
     """``text`` with what follows its last sentence-final mark put before the mark when that is
@@ -103,7 +101,7 @@ def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:
         return text
     last = marks[-1]
     tail = text[last.end() :].strip()
-    end = _ENDING.search(tail)
+    end = FINAL.search(tail)  # its own final marks and closing quotes
     core = tail[: end.start()] if end is not None else tail
     rest = core
     for phrase in sorted(set(phrases), key=len, reverse=True):

@@ -101,7 +101,7 @@ _NUMBER = re.compile(r"(?<!\d)(?<!\d[.,:/])\d+(?:[.,:/-]\d+)*")
 # (they came out as "C + 98765 43210 … 91"). With "+", eight digits or more; without, a mobile
 # number's two groups of five or a number beginning with its area code's 0 (not a list of
 # years or scores: "1947 1950 1962").
-_PHONE = re.compile(
+PHONE = re.compile(
     r"(?<![\w.,+-])(?:\+\d{1,3}(?:[ -]\d{2,5}){1,4}|\d{5} \d{5}|0\d{2,4}(?: \d{3,4}){1,2})"
     r"(?![\w.,]?\d)"
 )
@@ -269,7 +269,7 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             boundary = Boundary.NUMBER if d.target[-1].isdigit() else Boundary.WORD
             target = to_digits(d.target, verbatim.digits)
             found.append(Span("date", d.start, d.end, target, boundary, sign=d.before))
-        for m in _PHONE.finditer(text):
+        for m in PHONE.finditer(text):
             if m.group()[0] != "+" or sum(c.isdigit() for c in m.group()) >= 8:
                 target = to_digits(m.group(), verbatim.digits)
                 found.append(Span("number", m.start(), m.end(), target, Boundary.NUMBER))
