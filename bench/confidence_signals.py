@@ -25,7 +25,9 @@ The candidates, each computed from the source and the output alone:
   reverse features without what the source's own predictability adds;
 * ``greedy_chrf``: the output's sentence chrF++ (/100) against the model's own greedy
   translation of the source (a beam output far from greedy is one the model hesitated over;
-  a greedy output scores 1);
+  a greedy output scores 1); ``greedy_mean_score``, ``greedy_log_len_vs_output`` and
+  ``greedy_log_len_vs_source``: the greedy translation's mean log-probability and its length in
+  pieces against the served output's and the source's;
 * ``rarity_*``: how rare the pieces are, from the SentencePiece models' own piece scores (unigram
   log-probabilities in the tokenizer's training text): the source's and the output's mean and
   lowest (rare words are the ones a small model gets wrong);
@@ -58,6 +60,7 @@ confidence within each held-out dev set and of a 5-fold cross-validation on the 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -129,8 +132,17 @@ def agreement_features(
 ) -> list[dict[str, float]]:
     """``greedy_chrf`` of each row and, with ``reverse``, its ``roundtrip_chrf``."""
     outputs, sources = [r.output for r in rows], [r.source for r in rows]
-    greedy = [t.text for t in translator.translate(sources, translator.settings(beam_size=1))]
+    settings = translator.settings(beam_size=1)
+    greedy_translations = translator.translate(sources, settings)
+    greedy = [t.text for t in greedy_translations]
     found = [{"greedy_chrf": c / 100.0} for c in sentence_chrf(outputs, greedy)]
+    for row, r, t in zip(found, rows, greedy_translations, strict=True):
+        pieces = max(1, len(t.token_ids))
+        output_pieces = max(1, len(translator.tgt_tokenizer.encode(r.output)))
+        source_pieces = max(1, len(translator.encode([r.source])[0]))
+        row["greedy_log_len_vs_output"] = math.log(pieces / output_pieces)
+        row["greedy_log_len_vs_source"] = math.log(pieces / source_pieces)
+        row["greedy_mean_score"] = t.score / pieces
     if reverse is not None:
         back = [t.text for t in reverse.translate(outputs, reverse.settings(beam_size=1))]
         for row, c in zip(found, sentence_chrf(back, sources), strict=True):
