@@ -6,10 +6,12 @@ and at beam size 1."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from anuvad.inference.currency import NAMES
 from anuvad.inference.glossary import Glossary, used_in
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim
@@ -54,3 +56,33 @@ def test_numbers_and_links_are_carried_through(translator: Translator, beam: int
         assert [c.target for c in result.copied] == targets
         assert all(c.required and c.present for c in result.copied), (result.text, result.copied)
         assert all(result.text.count(target) == 1 for target in targets), result.text
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_an_amount_keeps_its_one_currency(translator: Translator, beam: int) -> None:
+    """ "USD 25" came out "अमरीकी 25" (American 25), "EUR 30 a night" as "30 बजे" (30 o'clock),
+    "INR 500" as "500 में", "€30" as "€30 डॉलर" and "£40" as "£40 रुपये" (a second currency):
+    a code is read and copied as its sign, and an amount names one currency."""
+    texts = [
+        "The ticket costs USD 25.",
+        "The ticket costs 25 USD.",
+        "The hotel charges EUR 30 a night.",
+        "The hotel charges €30 a night.",
+        "He paid £40 for the book.",
+        "The fee is INR 500.",
+    ]
+    settings = translator.settings(beam_size=beam, nbest=beam)
+    results = translator.translate(texts, settings, verbatim=Verbatim())
+    signs = {"$25": "$", "€30": "€", "£40": "£", "₹500": "₹"}
+    for result, amount in zip(results, ["$25", "$25", "€30", "€30", "£40", "₹500"], strict=True):
+        (copied,) = result.copied
+        # with its sign, or its number and the currency's own word ("500 रुपये")
+        words = NAMES[signs[amount]]
+        assert copied.present and copied.target in (amount, *(f"{amount[1:]} {w}" for w in words))
+        assert result.text.count(copied.target) == 1, result.text
+        assert "USD" not in result.text and "EUR" not in result.text and "INR" not in result.text
+        others = {w for sign, names in NAMES.items() if sign != signs[amount] for w in names}
+        for candidate in result.nbest if beam > 1 else []:  # greedy writes junk around "€30"
+            assert not others & set(re.findall(r"[^\s।.,']+", candidate.text)), candidate.text
+    assert results[0].read == "The ticket costs $25." and results[3].read == ""
+    assert results[5].read == "The fee is Rs 500."

@@ -1,8 +1,8 @@
 """Month names next to a number, and what the number's sign or unit is, for copied numbers.
 
 Also: a number's per cent or degree sign after it ("5.4%", "-5 °C") and its plus or minus sign
-(:func:`number_extent`), and Hindi's rupee abbreviation before an amount, written as "₹" in
-another language (:func:`find_amounts`: "रु. 500" → "₹500").
+(:func:`number_extent`); an amount whose currency is named otherwise is
+:mod:`anuvad.inference.currency`'s.
 
 A small model keeps the digits the search requires but drops what belongs to them: "₹80" came
 out as "80", "5.4%" as "5.4", and "12 June 2024" as "12 2024" (issue 40 item 3). So a number is
@@ -154,27 +154,6 @@ def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     return sorted(dates, key=lambda d: d.start)
 
 
-# Hindi's abbreviations of the rupee before an amount ("रु. 500", "रू 20"): into another
-# language the amount is written with the sign ("₹500"; "उसने रु. 500 दिए।" came out "He gave a
-# 500 offer.", the rupees lost).
-_AMOUNT = re.compile(r"[0-9\u0966-\u096f]+(?:[.,:/-][0-9\u0966-\u096f]+)*")
-_RUPEE_WORD = re.compile(r"(?<![\w\u0900-\u097f])(?:रु|रू)\.?\s*(?=[0-9\u0966-\u096f])")
-
-
-def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
-    """The amounts of ``text`` written with a Hindi abbreviation of the rupee, each with its
-    target form (the sign and the digits: "रु. 1,500" → "₹1,500"); [] unless Hindi goes into
-    another language."""
-    if src_lang != "hi" or tgt_lang == "hi":
-        return []
-    found = []
-    for match in _RUPEE_WORD.finditer(text):
-        number = _AMOUNT.match(text, match.end())
-        if number is not None:  # a range too ("रु. 500-600")
-            found.append(Date(match.start(), number.end(), "₹" + number.group()))
-    return found
-
-
 def _signs(text: str, at: int) -> bool:
     """Whether the "+" or "-" at ``text[at]`` is a number's sign: nothing of a word touches it
     ("धारा-370", "COVID-19": a vowel sign is a word's too) and no number comes before it across
@@ -215,7 +194,6 @@ __all__ = [
     "NUMBER_SIGNS",
     "PARTS_OF_DAY",
     "Date",
-    "find_amounts",
     "find_dates",
     "find_times",
     "number_extent",

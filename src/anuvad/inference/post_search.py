@@ -26,6 +26,7 @@ from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.carrying import write_symbols
+from anuvad.inference.currency import RUPEES_BEFORE, named_after, write_currencies
 from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS, PARTS_OF_DAY
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
@@ -41,9 +42,6 @@ from anuvad.inference.verbatim import (
     to_digits,
 )
 
-# The rupee in words right before or after a number ("Rs. 500", "INR 500", "500 rupees").
-_RUPEES_BEFORE = re.compile(r"(?:\b(?:Rs|INR)\.?|रु\.?|रुपये)\s*$", re.IGNORECASE)
-_RUPEES_AFTER = re.compile(r"[\d.,]+\s*(?:rupees?|रुपये|रुपए)\b", re.IGNORECASE)
 _MARK_BEFORE = re.compile(rf"{UNK_SURFACE}\s*$")  # the model's unknown mark for a sign
 _COMPARISON = re.compile(r"[<>]=?")  # "<10", ">=18" (inference.dates.number_extent)
 # A part of the day right before a time the output holds (with "को" or "के" between).
@@ -76,8 +74,8 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
     """``text`` with each signed span's sign put back before the first bare occurrence of its
     number (:func:`unsigned`), in the place of the unknown mark the model wrote for it right
     before the number ("Pay ₹500 now." came out " ⁇  ₹500 अब तक।", now "₹500 अब तक।") or of the
-    plus or minus the model wrote ("-5" with an unspellable "−": "−5", not "-−5"); no rupee
-    sign where the model wrote the currency in words ("Rs. 500", "500 rupees")."""
+    plus or minus the model wrote ("-5" with an unspellable "−": "−5", not "-−5"); no currency
+    sign where the model wrote the currency in words ("Rs. 500", "500 rupees", "30 यूरो")."""
     for span in spans:
         if not span.sign or re.search(rf"{re.escape(span.sign)} ?{re.escape(span.target)}", text):
             continue  # written already ("< 10" as the model wrote it holds "<10")
@@ -88,7 +86,8 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
             head, tail = text[: match.start()], text[match.start() :]
             if span.sign[:1].isalpha() and _PART_OF_DAY_BEFORE.search(head):
                 continue  # this time has its part of the day ("रात को 8 बजे", another time's)
-            if "₹" in span.sign and (_RUPEES_BEFORE.search(head) or _RUPEES_AFTER.match(tail)):
+            currency = next((c for c in span.sign if c in CURRENCY_SIGNS), "")
+            if (currency == "₹" and RUPEES_BEFORE.search(head)) or named_after(tail, currency):
                 break
             mark = _MARK_BEFORE.search(head)
             if mark is not None:  # the mark the model wrote for the sign goes
@@ -187,13 +186,18 @@ def finish(
     """What both engines do last to a call's results, in place: the chosen digits
     (:func:`write_digits`; into a language written in Devanagari only: an English translation
     keeps Latin digits), the symbols the target vocabulary cannot spell (with ``spellable``:
-    :func:`write_symbols`), n-best lists of distinct texts after the repairs, and the length
-    check (:func:`anuvad.inference.length_check.flag_short`)."""
+    :func:`write_symbols`), one currency for each amount
+    (:func:`anuvad.inference.currency.write_currencies`), n-best lists of distinct texts after
+    the repairs, and the length check (:func:`anuvad.inference.length_check.flag_short`)."""
     if verbatim is not None:
         if SCRIPTS.get(tgt_lang) is SCRIPTS["hi"]:  # Devanagari digits in Devanagari text only
             write_digits(results, verbatim)
         if spellable is not None:
             write_symbols(results, verbatim, spellable, (src_lang, tgt_lang))
+        write_currencies(
+            [r for r, p in zip(results, per_text_policies(verbatim, len(results)), strict=True)
+             if p is not None and p.numbers]
+        )  # fmt: skip
         for result in results:
             result.nbest = distinct(result.nbest, len(result.nbest))
     flag_short(results, src_lang, tgt_lang)

@@ -19,13 +19,14 @@ beam instead scored lower in twice the time, so beam size 1 stays greedy search.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from anuvad.decoding.boundaries import Boundary, is_digit
 from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.errors import DataError
+from anuvad.inference.currency import read_codes
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.language import foreign_script
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
@@ -93,8 +94,11 @@ def requirements(
         return Requirements(tuple(terms), texts=tuple(e.target for e in entries))
     taken = glossary.match_spans(text) if glossary else []
     found = sorted([*find_spans(text, verbatim, taken), *named], key=lambda s: s.start)
+    tgt_lang = verbatim.langs[1] if verbatim.langs else ""
     spans = [unsigned(span, encoder.spellable) for span in found]
     hidden = hide(text, spans, encoder.spellable)
+    read = read_codes(hidden.text, tgt_lang) if tgt_lang else hidden.text
+    hidden = replace(hidden, text=read)  # "USD 25" read as "$25" (inference.currency)
     placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
     kept = [
         encoder.term(placeholder[span.start])
@@ -120,7 +124,7 @@ def requirements(
         spelled=tuple(k is not None for k in kept),
         # A term may be written once (it is required once), a span once per occurrence.
         digits_from=(*terms, *spelled) if digits_only else None,
-        hidden=hidden if hidden.names or hidden.only_addresses else None,
+        hidden=hidden if hidden.names or hidden.only_addresses or read != text else None,
         texts=(
             *(e.target for e in entries),
             *(t for span in spans for t in (span.target, span.written)),

@@ -76,7 +76,8 @@ from anuvad.decoding.terms import RequiredPhrase
 from anuvad.errors import ConfigError
 from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
 from anuvad.inference.codes import CODE
-from anuvad.inference.dates import find_amounts, find_dates, number_extent
+from anuvad.inference.currency import find_amounts
+from anuvad.inference.dates import find_dates, number_extent
 from anuvad.inference.identifiers import find_identifiers
 from anuvad.inference.target_script import target_script_runs
 from anuvad.inference.translation import CopiedSpan

@@ -17,7 +17,10 @@ runs, not written twice:
   engines do;
 * **numbers** (:mod:`anuvad.inference.numbers_back`): the number pattern and the clean-up
   patterns. The page's search cannot be constrained, so numbers are put back after it, as the
-  server does for its CTranslate2 engine.
+  server does for its CTranslate2 engine;
+* **currency** (:mod:`anuvad.inference.currency`): an amount with a currency code read with
+  its sign ("USD 25" as "$25"), one currency for each amount ("€30 डॉलर" → "€30", "$699 डॉलर"
+  → "699 डॉलर").
 
 The algorithms around the patterns are JavaScript (``sentences.js``, ``document.js``);
 tests/unit/web checks them equal to the Python functions on WMT24 paragraphs and crafted cases.
@@ -30,6 +33,7 @@ from typing import Any
 from anuvad.data.cleaning import SCRIPTS
 from anuvad.inference import (
     addresses,
+    currency,
     documents,
     final_mark,
     language,
@@ -137,6 +141,19 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "junk_run": js_pattern(links._JUNK_RUN.pattern),
             "linkish_trailing": js_pattern(links._TRAILING.pattern),
             "space_before_end": js_pattern(links._SPACE_BEFORE_END.pattern),
+        },
+        "currency": {
+            "signs_codes": currency.codes_as_signs(tgt_lang),
+            "code_before": js_pattern(currency._CODE_BEFORE.pattern),
+            "code_after": js_pattern(currency._CODE_AFTER.pattern),
+            "amount": js_pattern(currency._AMOUNT.pattern),
+            "letter_at": js_pattern(currency._LETTER_AT.pattern),
+            "glued": js_pattern(currency._GLUED.pattern),
+            "read": currency.READ,
+            "signed": js_pattern(currency._SIGNED.pattern),  # case-insensitive (the "i" flag)
+            "names": {
+                sign: [n.casefold() for n in names] for sign, names in currency.NAMES.items()
+            },
         },
         "numbers": {
             "number": js_pattern(numbers_back._NUMBER.pattern),

@@ -241,3 +241,40 @@ def test_the_pages_placeholders_are_the_servers() -> None:
     assert found["back"] == [reveal("x", h) if h.only_addresses else None for h in expected]
     assert found["back"][-1] == "12:30"
     assert expected[1].text == "Flight Z1 and Z2: see Z3, then Z4."
+
+
+CURRENCY_TEXTS = [
+    "Tickets cost USD 25, 40 EUR or US$12.50; the fee is INR 1,500 and GBP 3-4 JPY 900.",
+    "COVID-19 USD, USD25X, the USDA report of 2024, 25 USDT, v1.5 EUR, 30 € and USD 7.",
+    "होटल में €30 डॉलर खर्च हुए, £40 रुपये, $25 Dollars, $5 मिलियन डॉलर, 30 डॉलर, €30 यूरोपीय।",
+    "$ $25 और £2.8बर्ग, ₹ 80 रुपए प्रति किलो, -$5 और $10-15 डॉलर।",
+    "It costs ₹1,500 rupees or USD 2 dollars 🎉 and EUR 3.",
+]
+
+
+@pytest.mark.parametrize(("src", "tgt"), [("en", "hi"), ("hi", "en")])
+def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
+    """An amount with a currency code is read with its sign into Hindi ("USD 25" as "$25"), and
+    an amount names one currency, as inference.currency does."""
+    from anuvad.inference.currency import read_codes, write_currency
+
+    script = (
+        f"import * as doc from {json.dumps(DOCUMENT_JS.as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { rules, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(JSON.stringify({\n"
+        "  read: texts.map((t) => doc.readCodes(t, rules)),\n"
+        "  written: texts.map((t) => doc.writeCurrency(t, rules)),\n"
+        "}));\n"
+    )
+    request = {"rules": text_rules(src, tgt), "texts": CURRENCY_TEXTS}
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script], input=json.dumps(request),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    found = json.loads(done.stdout)
+    assert found["read"] == [read_codes(t, tgt) for t in CURRENCY_TEXTS]
+    assert found["written"] == [write_currency(t) for t in CURRENCY_TEXTS]
+    if tgt == "hi":
+        assert found["read"][0].startswith("Tickets cost $25, €40 or $12.50; the fee is Rs 1,500")
+    assert found["written"][2].startswith("होटल में €30 खर्च हुए, £40, 25 Dollars, 5 मिलियन डॉलर,")

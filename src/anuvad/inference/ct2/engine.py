@@ -42,6 +42,7 @@ from anuvad.inference.ct2.folder import (
     resolve_ct2_device,
 )
 from anuvad.inference.ct2.search import CT2Search
+from anuvad.inference.currency import read_codes
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
@@ -267,15 +268,22 @@ class CT2Translator:
             reveal_candidates(found, [hidden[i] for i in indices])
             return punctuate_candidates(found, [texts[i] for i in indices], tgt_lang)
 
+        # "USD 25" is read as "$25" (inference.currency), as the torch engine reads it.
+        read = [
+            read_codes(text, tgt_lang) if policy is not None and policy.numbers else text
+            for text, policy in zip(texts, policies or [None] * len(texts), strict=True)
+        ]
         results = translate_encoded(
             texts,
-            self._encode(texts),
+            self._encode(read),
             d,
             search,
             progress,
             engine_splits_tokens=True,
             stop=stop,
         )
+        for result, seen in zip(results, read, strict=True):
+            result.read = seen if seen != result.source else ""
         if policies is not None:
             put_numbers_back(results, policies)
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, self.spellable)

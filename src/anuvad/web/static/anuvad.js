@@ -7,7 +7,7 @@
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { foldUnreadable, normalizer, recase } from "./text.js";
-import { assemble, hideAddresses, mend, revealAlone, splitDocument } from "./document.js";
+import { assemble, hideAddresses, mend, readCodes, revealAlone, splitDocument } from "./document.js";
 
 export { AbortError };
 
@@ -284,7 +284,11 @@ export class Translator {
 async function translateText(translator, text, options) {
   const rules = translator.settings.text;
   const segments = splitDocument(text, rules.split);
-  const found = await translator.translate(segments.map((s) => s.text), options);
+  // An amount with a currency code is read with its sign ("USD 25" as "$25"), as the server reads it.
+  const found = await translator.translate(segments.map((s) => readCodes(s.text, rules)), options);
+  found.forEach((r, i) => {
+    r.source = segments[i].text;
+  });
   // The model reads addresses as written here (as the server's CTranslate2 engine: a search that
   // cannot require a placeholder wrote it as a Hindi word); a sentence of addresses alone comes
   // back as written (placeholders.reveal).

@@ -215,6 +215,63 @@ export function carryNumbers(text, numbers, rules) {
   return lost.length ? beforeFinalMark(out, lost, rules) : out;
 }
 
+// --- currency (currency.read_codes, currency.write_currency) ---
+
+/** The amounts of text with a currency code right before or after them, by start
+ * (currency._code_amounts). */
+function codeAmounts(text, rules) {
+  const c = rules.currency;
+  const at = (pattern, i) => {
+    const r = re(pattern, "uy");
+    r.lastIndex = i;
+    return r.exec(text);
+  };
+  const found = [];
+  for (const m of text.matchAll(re(c.code_before))) {
+    const number = at(c.amount, m.index + m[0].length);
+    if (number && !at(c.letter_at, number.index + number[0].length)) {
+      found.push({ start: m.index, end: number.index + number[0].length, code: m[1], amount: number[0] });
+    }
+  }
+  for (const number of text.matchAll(re(c.amount))) {
+    const end = number.index + number[0].length;
+    const code = at(c.code_after, end);
+    const glued = number.index > 0 && at(c.glued, number.index - 1);
+    if (code && !glued && !found.some((a) => a.end === end)) {
+      found.push({ start: number.index, end: end + code[0].length, code: code[1], amount: number[0] });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** text as the model reads it: an amount with a currency code as the code's sign ("USD 25" →
+ * "$25") into a language not written in Latin letters (currency.read_codes). */
+export function readCodes(text, rules) {
+  const c = rules.currency;
+  if (!c.signs_codes) return text;
+  let out = "";
+  let pos = 0;
+  for (const a of codeAmounts(text, rules)) {
+    if (!Object.hasOwn(c.read, a.code)) continue;
+    out += text.slice(pos, a.start) + c.read[a.code] + a.amount;
+    pos = a.end;
+  }
+  return out + text.slice(pos);
+}
+
+/** text with one currency for each amount written with its sign: a currency word after it goes
+ * where it names another currency ("€30 डॉलर" → "€30"), the sign where it names the same
+ * ("$699 डॉलर" → "699 डॉलर") (currency.write_currency). */
+export function writeCurrency(text, rules) {
+  const c = rules.currency;
+  return text.replace(re(c.signed, "giu"), (...args) => {
+    const m = args[args.length - 1];
+    const scale = m.scale || "";
+    if (m.word && c.names[m.sign].includes(m.word.toLowerCase())) return `${m.amount}${scale} ${m.word}`;
+    return m.word || m.extra ? `${m.sign}${m.amount}${scale}` : args[0];
+  });
+}
+
 function count(text, c) {
   return text.split(c).length - 1;
 }
@@ -259,8 +316,8 @@ export function punctuate(text, source, rules) {
 
 /** One translation of `source` mended as the server mends its CTranslate2 engine's: punctuation
  * and the source's links (each batch's candidates, punctuation.punctuate_candidates), then the
- * source's numbers put back. */
+ * source's numbers put back, and one currency for each amount. */
 export function mend(text, source, rules) {
   const linked = carryLinks(punctuate(text, source, rules), source, sourceLinks(source, rules), rules);
-  return carryNumbers(linked, sourceNumbers(source, rules), rules);
+  return writeCurrency(carryNumbers(linked, sourceNumbers(source, rules), rules), rules);
 }
