@@ -58,11 +58,18 @@ def main() -> None:
         return [r.text for r in found]
 
     arms = {"with": {beam: outputs(beam) for beam in (1, 4)}}
-    # The other arm: codes read as written, only the rupee named after an amount, no clean-up.
-    named = currency.named_after
+    # The other arm, as at 045d0c9: codes read as written, no clean-up, and only the rupee
+    # named right before or right after an amount keeps "₹" from being written back.
+    rupees_before = re.compile(r"(?:\b(?:Rs|INR)\.?|रु\.?|रुपये)\s*$", re.IGNORECASE)
+    rupees_after = re.compile(r"[\d.,]+\s*(?:rupees?|रुपये|रुपए)\b", re.IGNORECASE)
+    baseline = {
+        "named_before": lambda head, sign: sign == "₹" and bool(rupees_before.search(head)),
+        "named_after": lambda tail, sign: sign == "₹" and bool(rupees_after.match(tail)),
+        "write_currencies": lambda results: None,
+    }
+    for name, function in baseline.items():
+        setattr(post_search, name, function)
     setattr(currency, "codes_as_signs", lambda tgt_lang: False)  # noqa: B010
-    setattr(post_search, "write_currencies", lambda results: None)  # noqa: B010
-    setattr(post_search, "named_after", lambda tail, sign: sign == "₹" and named(tail, sign))  # noqa: B010
     arms["without"] = {beam: outputs(beam) for beam in (1, 4)}
     print(f"{len(texts)} dev sentences with an amount")
     for name in ("without", "with"):

@@ -342,3 +342,23 @@ def test_addresses_are_read_as_written_and_a_sentence_of_them_alone_comes_back(
     assert seen == texts
     assert [c.text for c in results[1].nbest] == [texts[1]]
     assert results[0].text.count("www.example.org") == 1
+
+
+def test_an_amount_with_a_code_is_read_with_its_sign_as_the_torch_engine_reads_it(
+    tiny_enhi_model: Path, ct2_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into Hindi "USD 25" is read as "$25" (inference.currency), by both engines alike, and
+    only where numbers are copied."""
+    engine = CT2Translator(ct2_folder, device="cpu")
+    seen = encoded_texts(monkeypatch, engine, "_encode")
+    texts = ["The ticket costs USD 25.", "The fee is 500 INR."]
+    results = engine.translate(texts, engine.settings(beam_size=2), verbatim=Verbatim())
+    assert seen == ["The ticket costs $25.", "The fee is Rs 500."]
+    assert [r.read for r in results] == seen
+    assert [c.target for r in results for c in r.copied][:1] == ["$25"]
+    torch_engine = Translator.from_file(tiny_enhi_model, device="cpu")
+    torch_results = torch_engine.translate(texts, torch_engine.settings(), verbatim=Verbatim())
+    assert [r.read for r in torch_results] == seen
+    seen.clear()
+    engine.translate(texts, engine.settings(beam_size=2), verbatim=Verbatim(numbers=False))
+    assert seen == texts

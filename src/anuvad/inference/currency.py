@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from anuvad.data.cleaning import SCRIPTS
-from anuvad.inference.dates import Date
+from anuvad.inference.dates import CURRENCY_SIGNS, Date
 from anuvad.inference.translation import CopiedSpan, Translation, relocate_words
 
 # A code's sign; "US$" is the dollar's own code-and-sign, written "$".
@@ -45,61 +45,87 @@ READ: dict[str, str] = {"USD": "$", "US$": "$", "EUR": "€", "GBP": "£", "INR"
 # The words each currency is named by, in the languages anuvad's models write.
 NAMES: dict[str, tuple[str, ...]] = {
     "$": ("डॉलर", "डालर", "dollars", "dollar", "USD"),
-    "₹": ("रुपये", "रुपए", "रुपया", "रुपयों", "rupees", "rupee", "Rs.", "Rs", "INR"),
+    "₹": ("रुपये", "रुपए", "रुपया", "रुपयों", "रु", "रू", "rupees", "rupee", "Rs", "INR"),
     "€": ("यूरो", "euros", "euro", "EUR"),
     "£": ("पाउंड", "पौंड", "pounds", "pound", "GBP"),
     "¥": ("येन", "yen", "JPY"),
 }
-CURRENCY_WORDS: tuple[str, ...] = tuple(word for names in NAMES.values() for word in names)
 _FOLDED = {sign: {name.casefold() for name in names} for sign, names in NAMES.items()}
+# The scale words between an amount and its currency ("2 बिलियन डॉलर", "$2 billion").
+_SCALES = "|".join(
+    (
+        "मिलियन", "बिलियन", "ट्रिलियन", "करोड़", "लाख", "हज़ार", "हजार", "अरब", "खरब",
+        "million", "billion", "trillion", "thousand", "crore", "lakh",
+    )
+)  # fmt: skip
 
+_SIGN = f"[{re.escape(CURRENCY_SIGNS)}]"
 _DIGIT = r"[0-9\u0966-\u096f]"
-_AMOUNT = re.compile(rf"{_DIGIT}+(?:[.,:/-]{_DIGIT}+)*")
 _LETTER = r"\w\u0900-\u0963\u0966-\u097f"  # a Devanagari vowel sign is not \w; a danda is no letter
+_SPACE = r"[ \u00a0]{0,2}"  # as typed: none, one or two, a no-break space
 # Hindi's abbreviations of the rupee before an amount ("रु. 500", "रू 20"): into another
 # language the amount is written with the sign ("₹500"; "उसने रु. 500 दिए।" came out "He gave a
 # 500 offer.", the rupees lost).
 _RUPEE_WORD = re.compile(rf"(?<![{_LETTER}])(?:रु|रू)\.?\s*(?={_DIGIT})")
-_LETTER_AT = re.compile(rf"[{_LETTER}]")
-_GLUED = re.compile(rf"[{_LETTER}.:/-]")
+_RUPEE_AMOUNT = re.compile(rf"{_DIGIT}+(?:[.,:/-]{_DIGIT}+)*")  # a range too ("रु. 500-600")
+# An amount beside a code: "25", "1,500.50", a range "3-4"; not a date, a time or a version
+# ("5/10/2024", "10:30", "v1.5"), nor a year before a code ("2015 USD terms").
 _CODE = "|".join(re.escape(code) for code in sorted(CODES, key=len, reverse=True))
-_CODE_BEFORE = re.compile(rf"(?<![{_LETTER}$])({_CODE}) ?(?={_DIGIT})")
-_CODE_AFTER = re.compile(rf" ?({_CODE})(?![{_LETTER}])")
-_WORDS = "|".join(re.escape(word) for word in CURRENCY_WORDS)
-# The scale words between an amount and its currency ("2 बिलियन डॉलर", "$2 billion").
-SCALES: tuple[str, ...] = (
-    "मिलियन", "बिलियन", "ट्रिलियन", "करोड़", "लाख", "हज़ार", "हजार", "अरब", "खरब",
-    "million", "billion", "trillion", "thousand", "crore", "lakh",
-)  # fmt: skip
-_SCALES = "|".join(re.escape(word) for word in SCALES)
-# An amount written with its sign (a stray sign before it: "$ $25"), its scale word and a
-# currency word after them ("$2 बिलियन डॉलर", "€30 डॉलर"): not one glued to letters ("£2.8बर्ग").
+_CODE_AMOUNT = rf"{_DIGIT}+(?:[.,]{_DIGIT}+)*(?:[–-]{_DIGIT}+(?:[.,]{_DIGIT}+)*)?"
+_AMOUNT_END = rf"(?![{_LETTER}]|[.,:/–-]?{_DIGIT})"
+_CODE_BEFORE = re.compile(rf"(?<![{_LETTER}$/])({_CODE}){_SPACE}({_CODE_AMOUNT}){_AMOUNT_END}")
+_CODE_AFTER = re.compile(
+    rf"(?<![{_LETTER}.,:/–-])({_CODE_AMOUNT}){_SPACE}({_CODE})(?![{_LETTER}/])"
+)
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
+_WORDS = "|".join(re.escape(name) for names in NAMES.values() for name in names)
+# An amount written with its sign (a stray sign before it: "$ $25"; not "US$5", whose sign
+# belongs to a word), its scale word and a currency word after them ("$2 बिलियन डॉलर", "€30
+# डॉलर"): not one glued to letters ("£2.8बर्ग"), nor a word's first part ("yen-denominated")
+# or the next amount's code ("$20 Rs. 500").
 _SIGNED = re.compile(
-    rf"(?P<extra>(?:[₹$€£¥] ?)*?)(?P<sign>[₹$€£¥]) ?"
+    rf"(?<![{_LETTER}])(?P<extra>(?:{_SIGN} ?)*?)(?P<sign>{_SIGN}) ?"
     rf"(?P<amount>{_DIGIT}+(?:[.,–-]{_DIGIT}+)*)(?![{_LETTER}]|[.,–-]?{_DIGIT})"
-    rf"(?P<scale>\s+(?:{_SCALES})(?![{_LETTER}]))?(?:\s+(?P<word>{_WORDS})(?![{_LETTER}]))?",
+    rf"(?P<scale>\s+(?:{_SCALES})(?![{_LETTER}-]))?"
+    rf"(?:\s+(?P<word>{_WORDS})(?![{_LETTER}-])(?!\.?{_SPACE}{_DIGIT}))?",
     re.IGNORECASE,
 )
-# The rupee named in words right before an amount ("Rs. 500", "INR 500", "रु. 500").
-RUPEES_BEFORE = re.compile(r"(?:\b(?:Rs|INR)\.?|रु\.?|रुपये)\s*$", re.IGNORECASE)
+
+
+@functools.cache
+def _names(sign: str) -> str:
+    """The alternation of ``sign``'s currency names, as a pattern."""
+    return "|".join(re.escape(name) for name in NAMES[sign])
 
 
 @functools.cache
 def _named_after(sign: str) -> re.Pattern[str]:
-    """An amount with ``sign``'s currency named in words after it in the same clause, with no
-    other number between ("500 rupees", "30 यूरो", "500 is Rs.")."""
-    names = "|".join(re.escape(name) for name in NAMES[sign])
+    """An amount with ``sign``'s currency named after it, at most two words between and no
+    comma, mark or number ("500 rupees", "30 यूरो", "500 is Rs.")."""
     return re.compile(
-        rf"{_DIGIT}+(?:[.,]{_DIGIT}+)*[^\d.!?।]*?(?<![{_LETTER}])(?:{names})(?![{_LETTER}])",
+        rf"{_DIGIT}+(?:[.,]{_DIGIT}+)*(?:[ \u00a0]+[^\s\d,;:.!?।]+){{0,2}}?[ \u00a0]+"
+        rf"(?:{_names(sign)})(?![{_LETTER}-])",
         re.IGNORECASE,
     )
 
 
+@functools.cache
+def _named_before(sign: str) -> re.Pattern[str]:
+    """``sign``'s currency named right before the end ("Rs. ", "INR ", "रु.", "JPY ")."""
+    return re.compile(rf"(?<![{_LETTER}])(?:{_names(sign)})\.?[ \u00a0]*$", re.IGNORECASE)
+
+
 def named_after(tail: str, sign: str) -> bool:
     """Whether ``tail``, which starts with an amount, names ``sign``'s currency in words after
-    it in the same clause ("500 rupees", "500 is Rs.": a model that moved the word; no other
-    number between)."""
+    it ("500 rupees", "500 is Rs.": a model that moved the word; at most two words between,
+    no comma, mark or other number)."""
     return sign in NAMES and _named_after(sign).match(tail) is not None
+
+
+def named_before(head: str, sign: str) -> bool:
+    """Whether ``head``, which ends right before an amount, names ``sign``'s currency at its
+    end ("Rs. ", "INR ", "रु. ", "JPY ")."""
+    return sign in NAMES and _named_before(sign).search(head) is not None
 
 
 def codes_as_signs(tgt_lang: str) -> bool:
@@ -116,8 +142,8 @@ def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     found = []
     if src_lang == "hi" and tgt_lang != "hi":
         for match in _RUPEE_WORD.finditer(text):
-            number = _AMOUNT.match(text, match.end())
-            if number is not None:  # a range too ("रु. 500-600")
+            number = _RUPEE_AMOUNT.match(text, match.end())
+            if number is not None:
                 found.append(Date(match.start(), number.end(), "₹" + number.group()))
     if codes_as_signs(tgt_lang):
         found += [Date(a.start, a.end, CODES[a.code] + a.amount) for a in _code_amounts(text)]
@@ -147,18 +173,19 @@ class _CodeAmount:
 
 
 def _code_amounts(text: str) -> list[_CodeAmount]:
-    """The amounts of ``text`` with a currency code right before or after them, by start."""
-    found = []
-    for match in _CODE_BEFORE.finditer(text):
-        number = _AMOUNT.match(text, match.end())
-        if number is not None and not _LETTER_AT.match(text, number.end()):  # not "USD25X"
-            found.append(_CodeAmount(match.start(), number.end(), match[1], number.group()))
-    for number in _AMOUNT.finditer(text):
-        code = _CODE_AFTER.match(text, number.end())
-        glued = number.start() and _GLUED.match(text, number.start() - 1)  # "COVID-19 USD"
-        if code is not None and not glued and not any(a.end == number.end() for a in found):
-            found.append(_CodeAmount(number.start(), code.end(), code[1], number.group()))
-    return sorted(found, key=lambda a: a.start)
+    """The amounts of ``text`` with a currency code right before or after them, by start; none
+    where two readings overlap ("25 USD 30 EUR": "USD 30" or "25 USD"? left as written)."""
+    found = [_CodeAmount(m.start(), m.end(), m[1], m[2]) for m in _CODE_BEFORE.finditer(text)]
+    found += [
+        _CodeAmount(m.start(), m.end(), m[2], m[1])
+        for m in _CODE_AFTER.finditer(text)
+        if not _YEAR.fullmatch(m[1])
+    ]
+    alone = [
+        a for a in found
+        if not any(b is not a and b.start < a.end and a.start < b.end for b in found)
+    ]  # fmt: skip
+    return sorted(alone, key=lambda a: a.start)
 
 
 def write_currency(text: str) -> str:
@@ -193,14 +220,15 @@ def write_currencies(results: Sequence[Translation]) -> None:
 def _as_written(copied: CopiedSpan, text: str) -> CopiedSpan:
     """``copied`` as ``text`` holds it where an amount's sign is a word there, after the
     amount and its scale ("$26,750" → "26,750 डॉलर", "$2" → "2 बिलियन डॉलर", "₹500" → "500
-    रुपये"); unchanged where ``text`` holds it as written or not at all."""
+    रुपये"); unchanged where ``text`` holds it as written or not at all ("1,699 डॉलर" does not
+    hold "$699")."""
     signed = _SIGNED.fullmatch(copied.target)
     if copied.kind != "number" or signed is None or _holds_sign(text, copied.target):
         return copied
-    names = "|".join(re.escape(name) for name in NAMES[signed["sign"]])
     amount = re.escape(signed["amount"])
     now = re.search(
-        rf"(?<![{_LETTER}]){amount}(?:\s+(?:{_SCALES}))?\s+(?:{names})(?![{_LETTER}])",
+        rf"(?<![{_LETTER}.,]){amount}(?:\s+(?:{_SCALES}))?\s+(?:{_names(signed['sign'])})"
+        rf"(?![{_LETTER}-])",
         text,
         re.IGNORECASE,
     )
@@ -214,14 +242,12 @@ def _holds_sign(text: str, target: str) -> bool:
 
 __all__ = [
     "CODES",
-    "CURRENCY_WORDS",
     "NAMES",
     "READ",
-    "RUPEES_BEFORE",
-    "SCALES",
     "codes_as_signs",
     "find_amounts",
     "named_after",
+    "named_before",
     "read_codes",
     "write_currencies",
     "write_currency",

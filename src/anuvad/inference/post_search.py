@@ -26,7 +26,7 @@ from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.carrying import write_symbols
-from anuvad.inference.currency import RUPEES_BEFORE, named_after, write_currencies
+from anuvad.inference.currency import named_after, named_before, write_currencies
 from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS, PARTS_OF_DAY
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
@@ -87,7 +87,7 @@ def write_signs(text: str, spans: Sequence[Span]) -> str:
             if span.sign[:1].isalpha() and _PART_OF_DAY_BEFORE.search(head):
                 continue  # this time has its part of the day ("रात को 8 बजे", another time's)
             currency = next((c for c in span.sign if c in CURRENCY_SIGNS), "")
-            if (currency == "₹" and RUPEES_BEFORE.search(head)) or named_after(tail, currency):
+            if named_before(head, currency) or named_after(tail, currency):
                 break
             mark = _MARK_BEFORE.search(head)
             if mark is not None:  # the mark the model wrote for the sign goes

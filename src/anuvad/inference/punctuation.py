@@ -15,7 +15,8 @@ quotation it never closes. Every candidate a search returns goes through :func:`
 * Any language: an unpaired straight double quote (an odd number of them) is closed at the
   end of the sentence, before its final punctuation, when the source quotes something, and
   removed otherwise (the source had no quotation to carry). Curly quotes are paired the same
-  way.
+  way. Single quotes and marks after the sentence's final mark, where the source has no single
+  quote, go ("… खर्च हो गया।'।'", an n-best candidate, is "… खर्च हो गया।").
 
 Then :func:`anuvad.inference.links.carry_links` gives the output each of the source's links
 exactly once and removes link-like text the source lacks. The candidates' word probabilities
@@ -46,6 +47,8 @@ _SOURCE_END = re.compile(r"(?:([,;:])|[^\s.!?।॥|…,;:\"'”’)\]])[\"'”�
 # An output's final full stop(s), and a comma, semicolon or colon before them, before any
 # closing quotes or brackets.
 _OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
+# Single quotes (and marks among them) after a sentence's final mark, at the end.
+_STRAY_QUOTES = re.compile(r"(?<=[।.!?])\s*['‘’](?:\s*['‘’।.!?])*\s*$")
 
 
 def punctuate(text: str, source: str, tgt_lang: str) -> str:
@@ -59,6 +62,8 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     unended = _SOURCE_END.search(source)
     if unended is not None:  # no full stop where the source has none
         text = _OUTPUT_STOP.sub(unended.group(1) or "", text)
+    if not any(q in source for q in "'‘’"):
+        text = _STRAY_QUOTES.sub("", text)
     text = _pair(text, source, '"', '"')
     return _pair(text, source, "“", "”")
 

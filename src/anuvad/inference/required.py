@@ -97,7 +97,7 @@ def requirements(
     tgt_lang = verbatim.langs[1] if verbatim.langs else ""
     spans = [unsigned(span, encoder.spellable) for span in found]
     hidden = hide(text, spans, encoder.spellable)
-    read = read_codes(hidden.text, tgt_lang) if tgt_lang else hidden.text
+    read = read_codes(hidden.text, tgt_lang) if verbatim.numbers else hidden.text
     hidden = replace(hidden, text=read)  # "USD 25" read as "$25" (inference.currency)
     placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
     kept = [

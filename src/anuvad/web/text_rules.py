@@ -129,6 +129,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "lone_pipe": js_pattern(punctuation._LONE_PIPE.pattern),
             "source_end": js_pattern(punctuation._SOURCE_END.pattern),
             "output_stop": js_pattern(punctuation._OUTPUT_STOP.pattern),
+            "stray_quotes": js_pattern(punctuation._STRAY_QUOTES.pattern),
             "trailing": js_pattern(punctuation._TRAILING.pattern),
             "final": js_pattern(final_mark.FINAL.pattern),
         },
@@ -146,9 +147,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "signs_codes": currency.codes_as_signs(tgt_lang),
             "code_before": js_pattern(currency._CODE_BEFORE.pattern),
             "code_after": js_pattern(currency._CODE_AFTER.pattern),
-            "amount": js_pattern(currency._AMOUNT.pattern),
-            "letter_at": js_pattern(currency._LETTER_AT.pattern),
-            "glued": js_pattern(currency._GLUED.pattern),
+            "year": "^(?:" + js_pattern(currency._YEAR.pattern) + ")$",
             "read": currency.READ,
             "signed": js_pattern(currency._SIGNED.pattern),  # case-insensitive (the "i" flag)
             "names": {

@@ -9,12 +9,13 @@ from anuvad.decoding.boundaries import Boundary
 from anuvad.inference.currency import (
     find_amounts,
     named_after,
+    named_before,
     read_codes,
     write_currencies,
     write_currency,
 )
 from anuvad.inference.post_search import write_signs
-from anuvad.inference.translation import CopiedSpan, Translation
+from anuvad.inference.translation import Candidate, CopiedSpan, Quality, Translation, WordScore
 from anuvad.inference.verbatim import Span, Verbatim, find_spans
 
 
@@ -33,7 +34,7 @@ def test_a_rupee_abbreviation_into_english_is_the_sign() -> None:
 
 def test_a_code_into_hindi_is_its_sign() -> None:
     """ "USD 25" came out "अमरीकी 25" (American 25), "EUR 30" as "30 बजे" (30 o'clock)."""
-    text = "Tickets cost USD 25, 40 EUR or US$12.50; the fee is INR 1,500 and GBP 3-4 JPY 900."
+    text = "Tickets cost USD 25, 40 EUR or US$12.50; the fee is INR 1,500 and GBP 3-4, JPY 900."
     found = [(text[a.start : a.end], a.target) for a in find_amounts(text, "en", "hi")]
     assert found == [
         ("USD 25", "$25"),
@@ -56,6 +57,12 @@ def test_a_code_into_hindi_is_its_sign() -> None:
         "the USDA report of 2024",  # not a currency code
         "He earned 25 USDT",  # another code
         "v1.5 EUR",  # a version, not an amount
+        "in 2015 USD terms",  # a year
+        "at 10:30 EUR",  # a time
+        "USD 5/10/2024",  # a date
+        "EUR/USD 1.08",  # an exchange rate's pair
+        "It was 25 USD 30 EUR.",  # "25 USD" or "USD 30"? left as written
+        "Pay 100 INR 200 later",
     ],
 )
 def test_what_is_not_an_amount_with_a_code(text: str) -> None:
@@ -64,8 +71,8 @@ def test_what_is_not_an_amount_with_a_code(text: str) -> None:
 
 
 def test_the_model_reads_a_code_as_a_sign_it_knows() -> None:
-    text = "It costs USD 25 or 25 USD, INR 500, EUR 30 and JPY 900."
-    assert read_codes(text, "hi") == "It costs $25 or $25, Rs 500, €30 and JPY 900."
+    text = "It costs USD 25 or 25 USD, INR 500, EUR 30 and JPY 900; GBP\u00a040, USD  7."
+    assert read_codes(text, "hi") == "It costs $25 or $25, Rs 500, €30 and JPY 900; £40, $7."
     assert read_codes(text, "en") == text and read_codes(text, "de") == text
 
 
@@ -84,6 +91,10 @@ def test_the_model_reads_a_code_as_a_sign_it_knows() -> None:
         ("30 डॉलर", "30 डॉलर"),
         ("£2.8बर्ग डॉलर", "£2.8बर्ग डॉलर"),  # glued to a word: not an amount
         ("€30 यूरोपीय संघ", "€30 यूरोपीय संघ"),  # a longer word, not the currency's
+        ("US$5 million dollars, A$25 dollars", "US$5 million dollars, A$25 dollars"),  # a word's
+        ("$10 billion yen-denominated bonds", "$10 billion yen-denominated bonds"),
+        ("₹50 dollar-denominated", "₹50 dollar-denominated"),
+        ("He paid $20 Rs. 500 later", "He paid $20 Rs. 500 later"),  # the next amount's code
     ],
 )
 def test_an_amount_names_one_currency(output: str, expected: str) -> None:
@@ -95,25 +106,25 @@ def test_a_copied_amount_is_reported_as_written() -> None:
     """The report names what the output holds: "$699" as "699 डॉलर" once the doubled sign
     goes, "₹500" (read "Rs 500") as "500 रुपये", present; an amount the output lacks stays
     missing, one it holds with its sign stays as it is."""
-    spans = [("$699", True), ("₹500", False), ("£7", False), ("€30", True)]
+    spans = [("$699", True), ("₹500", False), ("£7", False), ("€30", True), ("$99", False)]
     copied = [CopiedSpan("number", t, t, 0, 1, True, present) for t, present in spans]
-    result = Translation(
-        source="",
-        text="इसमें $699 डॉलर और 500 रुपये दिए, €30 भी।",
-        token_ids=[],
-        score=0.0,
-        finished=True,
-        nbest=[],
-        copied=copied,
-    )
+    text = "इसमें $699 डॉलर और 500 रुपये दिए, €30 भी, कुल 1,099 डॉलर।"
+    words = [WordScore("$699", 0.9, 6, 10), WordScore("डॉलर", 0.8, 11, 15)]
+    best = Candidate(text, [], -1.0, -1.0, True, quality=Quality([], words, {}))
+    result = Translation("", text, [], -1.0, True, [best], copied=copied)
     write_currencies([result])
-    assert result.text == "इसमें 699 डॉलर और 500 रुपये दिए, €30 भी।"
+    assert result.text == "इसमें 699 डॉलर और 500 रुपये दिए, €30 भी, कुल 1,099 डॉलर।"
+    assert result.nbest[0].text == result.text
     assert [(c.target, c.present) for c in result.copied] == [
         ("699 डॉलर", True),
         ("500 रुपये", True),
         ("£7", False),
         ("€30", True),
+        ("$99", False),  # "1,099 डॉलर" is another amount
     ]
+    # the word scores point at their words again; the removed sign's word is nowhere
+    assert [(w.start, w.end) for w in words] == [(-1, -1), (10, 14)]
+    assert result.text[10:14] == "डॉलर"
 
 
 def test_a_currency_named_later_in_the_clause() -> None:
@@ -122,7 +133,14 @@ def test_a_currency_named_later_in_the_clause() -> None:
     assert named_after("30 यूरो", "€") and not named_after("30 डॉलर", "€")
     assert not named_after("500 and 600 rupees", "₹")  # another amount's
     assert not named_after("500. Rs. 600 more", "₹")  # another sentence's
-    assert not named_after("500 rupeesh", "₹") and not named_after("500", "?")
+    assert not named_after("500 rupeesh", "₹")
+    assert not named_after("500 note is the most used rupee note", "₹")  # too far
+    assert not named_after("500 की फीस, बाकी रुपये बाद में", "₹")  # after a comma
+    assert named_before("कीमत JPY ", "¥") and named_before("Rs. ", "₹")
+    assert not named_before("कीमत ", "¥") and not named_before("MRS. ", "₹")
     span = Span("number", 5, 12, "500", Boundary.NUMBER, sign="₹")
     assert write_signs("The price 500 is Rs.", [span]) == "The price 500 is Rs."
     assert write_signs("The price is 500.", [span]) == "The price is ₹500."
+    assert write_signs("The 500 note is a rupee note.", [span]) == "The ₹500 note is a rupee note."
+    yen = Span("number", 5, 12, "900", Boundary.NUMBER, sign="¥")
+    assert write_signs("कीमत JPY 900 है।", [yen]) == "कीमत JPY 900 है।"  # named before it

@@ -25,6 +25,11 @@ from anuvad.inference.punctuation import punctuate
         (" लागत है. 5 ", "It costs 5 a unit", "लागत है. 5"),  # a final "▁" piece's space
         ("धन्यवाद .", "Thank you.", "धन्यवाद ।"),  # a lone final "." (an n-best candidate)
         ("3 . 5 है", "It is 3.5", "3 . 5 है"),  # not at the end: left alone
+        # single quotes after the final mark (n-best candidates) go unless the source quotes
+        ("होटल में €30 खर्च हो गया।'।'", "The hotel charges €30 a night.", "होटल में €30 खर्च हो गया।"),
+        ("वह आया।' ", "He came.", "वह आया।"),
+        ("उसने कहा 'रुको।'", "He said 'stop.'", "उसने कहा 'रुको।'"),
+        ("राम का 'घर' है।", "It is Ram's 'home'.", "राम का 'घर' है।"),
     ],
 )
 def test_hindi_punctuation_is_made_consistent(text: str, source: str, want: str) -> None:

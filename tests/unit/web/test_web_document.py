@@ -121,6 +121,10 @@ MENDS = {
         ("indianrail.gov.in/tickets को देखें।", "Visit indianrail.gov.in/tickets for bookings."),
         ("धन्यवाद . ", "Thank you."),  # a lone final "." and a final space (an n-best candidate)
         ("आयोग (अंक 98765 43210 91) कीमत 1,499.50 है।", "Call +91 98765 43210. It is 1,499.50."),
+        # single quotes after the final mark (n-best candidates), unless the source quotes
+        ("होटल में €30 खर्च हो गया।'।'", "The hotel charges €30 a night."),
+        ("होटल में €30 खर्च हो गया। ' ", "The hotel charges €30 a night."),
+        ("उसने कहा 'रुको।'", "He said 'stop.'"),
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)
@@ -244,11 +248,14 @@ def test_the_pages_placeholders_are_the_servers() -> None:
 
 
 CURRENCY_TEXTS = [
-    "Tickets cost USD 25, 40 EUR or US$12.50; the fee is INR 1,500 and GBP 3-4 JPY 900.",
+    "Tickets cost USD 25, 40 EUR or US$12.50; the fee is INR 1,500 and GBP 3-4, JPY 900.",
     "COVID-19 USD, USD25X, the USDA report of 2024, 25 USDT, v1.5 EUR, 30 € and USD 7.",
     "होटल में €30 डॉलर खर्च हुए, £40 रुपये, $25 Dollars, $5 मिलियन डॉलर, 30 डॉलर, €30 यूरोपीय।",
     "$ $25 और £2.8बर्ग, ₹ 80 रुपए प्रति किलो, -$5 और $10-15 डॉलर।",
     "It costs ₹1,500 rupees or USD 2 dollars 🎉 and EUR 3.",
+    # not amounts, or two readings of one (left as written)
+    "in 2015 USD terms at 10:30 EUR; USD 5/10/2024, EUR/USD 1.08, 25 USD 30 EUR, GBP\u00a040.",
+    "US$5 million dollars, $10 billion yen-denominated, He paid $20 Rs. 500, 1,699 डॉलर।",
 ]
 
 
@@ -277,4 +284,7 @@ def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
     assert found["written"] == [write_currency(t) for t in CURRENCY_TEXTS]
     if tgt == "hi":
         assert found["read"][0].startswith("Tickets cost $25, €40 or $12.50; the fee is Rs 1,500")
+        assert found["read"][5].endswith("25 USD 30 EUR, £40.")
+    else:  # a Latin-script language reads the codes as written
+        assert found["read"] == CURRENCY_TEXTS
     assert found["written"][2].startswith("होटल में €30 खर्च हुए, £40, 25 Dollars, 5 मिलियन डॉलर,")

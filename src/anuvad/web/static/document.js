@@ -217,31 +217,16 @@ export function carryNumbers(text, numbers, rules) {
 
 // --- currency (currency.read_codes, currency.write_currency) ---
 
-/** The amounts of text with a currency code right before or after them, by start
- * (currency._code_amounts). */
+/** The amounts of text with a currency code right before or after them, by start; none where
+ * two readings overlap (currency._code_amounts). */
 function codeAmounts(text, rules) {
   const c = rules.currency;
-  const at = (pattern, i) => {
-    const r = re(pattern, "uy");
-    r.lastIndex = i;
-    return r.exec(text);
-  };
-  const found = [];
-  for (const m of text.matchAll(re(c.code_before))) {
-    const number = at(c.amount, m.index + m[0].length);
-    if (number && !at(c.letter_at, number.index + number[0].length)) {
-      found.push({ start: m.index, end: number.index + number[0].length, code: m[1], amount: number[0] });
-    }
+  const found = [...text.matchAll(re(c.code_before))].map((m) => ({ start: m.index, end: m.index + m[0].length, code: m[1], amount: m[2] }));
+  for (const m of text.matchAll(re(c.code_after))) {
+    if (!re(c.year, "u").test(m[1])) found.push({ start: m.index, end: m.index + m[0].length, code: m[2], amount: m[1] });
   }
-  for (const number of text.matchAll(re(c.amount))) {
-    const end = number.index + number[0].length;
-    const code = at(c.code_after, end);
-    const glued = number.index > 0 && at(c.glued, number.index - 1);
-    if (code && !glued && !found.some((a) => a.end === end)) {
-      found.push({ start: number.index, end: end + code[0].length, code: code[1], amount: number[0] });
-    }
-  }
-  return found.sort((a, b) => a.start - b.start);
+  const alone = found.filter((a) => !found.some((b) => b !== a && b.start < a.end && a.start < b.end));
+  return alone.sort((a, b) => a.start - b.start);
 }
 
 /** text as the model reads it: an amount with a currency code as the code's sign ("USD 25" →
@@ -252,7 +237,7 @@ export function readCodes(text, rules) {
   let out = "";
   let pos = 0;
   for (const a of codeAmounts(text, rules)) {
-    if (!Object.hasOwn(c.read, a.code)) continue;
+    if (!Object.prototype.hasOwnProperty.call(c.read, a.code)) continue;
     out += text.slice(pos, a.start) + c.read[a.code] + a.amount;
     pos = a.end;
   }
@@ -310,6 +295,7 @@ export function punctuate(text, source, rules) {
   }
   const unended = re(p.source_end, "u").exec(source);
   if (unended) text = text.replace(re(p.output_stop, "u"), unended[1] || "");
+  if (![..."'‘’"].some((q) => source.includes(q))) text = text.replace(re(p.stray_quotes, "u"), "");
   text = pair(text, source, '"', '"', rules);
   return pair(text, source, "“", "”", rules);
 }
