@@ -61,7 +61,7 @@ _RULE = re.compile(
 # Rs., Prof., Kumari, samvat, page, serial number, number, Mr., Shri, late, AD / BC, district;
 # and a few Latin ones Hindi text writes).
 RULE_ABBREVIATIONS = (
-    "डॉ", "रु", "प्रो", "कु", "सं", "पृ", "क्र", "नं", "मि", "श्री", "स्व", "ई", "पू", "जि",
+    "डॉ", "रु", "प्रो", "कु", "सं", "पृ", "क्र", "नं", "मि", "श्री", "स्व", "ई", "पू", "जि", "पं",
     "Dr", "Mr", "Mrs", "Ms", "Prof", "Rs", "No", "St",
 )  # fmt: skip
 # Every word whose full stop ends no sentence, in lower case: the rule's, Indian English's
@@ -76,10 +76,14 @@ ABBREVIATIONS = frozenset(
     | {"ext", "nos", "art", "para", "viz"}
 )
 # The text before a rule match ends with one of them and its full stop (in any case; after a
-# space, a bracket, a quote or another abbreviation's stop: "ई.पू."). Read in the 16 characters
-# before the match only: the search from the text's start made long texts quadratic.
+# space, a bracket, a quote or another abbreviation's stop: "ई.पू."), or with a Devanagari
+# initialism, two or more short groups each with its stop ("यू.पी.", "बी.ए.", "आई.ए.एस.": "यू.पी.
+# में चुनाव हैं।" was cut after "यू.पी." and came out "iPhone There are elections."). Read in the
+# 16 characters before the match only: the search from the text's start made long texts
+# quadratic.
 _RULE_ABBREVIATION = re.compile(
-    r"(?:^|[\s(\"'“‘.])(?:" + "|".join(map(re.escape, RULE_ABBREVIATIONS)) + r")\.$",
+    r"(?:^|[\s(\"'“‘.])(?:" + "|".join(map(re.escape, RULE_ABBREVIATIONS)) + r")\.$"
+    r"|(?:^|[\s(\"'“‘])(?:[\u0900-\u0963\u0970-\u097f]{1,3}\.){2,}$",
     re.IGNORECASE,
 )
 _ABBREVIATION_WINDOW = 16

@@ -228,6 +228,10 @@ def test_english_that_quotes_hindi_stays_english_and_one_sentence_checks_count_k
 def test_no_sentence_ends_inside_a_link_a_verse_number_or_a_dotted_abbreviation() -> None:
     for whole in ("देखें https://example.com/search?q=test यहाँ।", "यह 500 ई.पू. में हुआ।"):
         assert [s.text for s in split_document(whole, "hi")] == [whole]
+    # Devanagari initialisms and "पं." ("यू.पी. में चुनाव हैं।" was cut after "यू.पी.")
+    for whole in ("यू.पी. में चुनाव हैं।", "वह बी.ए. पास है।", "वह आई.ए.एस. अधिकारी है।"):
+        assert [s.text for s in split_document(whole, "hi")] == [whole]
+    assert len(split_document("पं. नेहरू पहले प्रधानमंत्री थे। वह घर गया. फिर आया.", "hi")) == 3
     assert [s.text for s in split_document("श्लोक ॥१॥ दूसरा ॥२॥", "hi")] == [
         "श्लोक ॥१॥", "दूसरा ॥२॥",
     ]  # fmt: skip

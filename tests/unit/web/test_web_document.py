@@ -67,6 +67,7 @@ DOCUMENTS = {
         "कृपया https://www.irctc.co.in/nget पर जाएँ। मेरा ईमेल RAM@EXAMPLE.COM है। OK. "
         "@user33 वाह! मेरा phone-cover खराब है। #DCU #MLS\nदेखें https://example.com/s?q=t यहाँ।"
         " श्लोक ॥१॥ दूसरा ॥२॥ यह 500 ई.पू. में हुआ। dr. sharma आए।",
+        "यू.पी. में चुनाव हैं। वह बी.ए. पास है. वह आई.ए.एस. अधिकारी है। पं. नेहरू आए. फिर गए.",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.
