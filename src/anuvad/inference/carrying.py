@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from anuvad.data.cleaning import SCRIPTS
 from anuvad.data.tokenizer import UNK_ID, UNK_SURFACE, Tokenizer
+from anuvad.inference.dates import CURRENCY_SIGNS
 from anuvad.inference.final_mark import SPACE_BEFORE_MARK, SPACES, before_final_mark
 from anuvad.inference.symbols import free_run, is_symbol, symbol_runs
 from anuvad.inference.translation import Translation, relocate_words
@@ -29,6 +30,9 @@ _NUMBER_BEFORE = re.compile(r"(?<![\d.,])(\d+) $")  # the whole number before "�
 # which the punctuation rules handle.
 _CARRIED_CATEGORIES = ("Sm", "Sk", "Sc", "So", "Co", "No", "Nl", "Po")
 _DANDAS = "|।॥"
+# A currency sign right before a number ("₹2", "₹ 500"): copied with the number or written back
+# before it, not carried (carried, "₹" went before "2" where the model wrote "Rs 2 crore").
+_SIGN_OF_NUMBER = re.compile(rf"[{re.escape(CURRENCY_SIGNS)}][ \u00a0]?[0-9\u0966-\u096f]")
 _WORD_BEFORE = re.compile(r"[^\W_]+$")
 _WORD_AFTER = re.compile(r"[^\W_]+")
 
@@ -233,6 +237,8 @@ def write_symbols(
         if policy is None or not policy.symbols:
             continue
         runs = carried_runs(result.source, spellable, languages)  # once for all candidates
+        if policy.numbers:  # a number's currency sign is the number's (post_search.write_signs)
+            runs = [(a, b) for a, b in runs if not _SIGN_OF_NUMBER.match(result.source, a)]
         if not runs:
             continue
         for candidate in result.nbest:

@@ -10,7 +10,8 @@ came out "टिकट लागत अमरीकी 25।" (American 25), "EU
   "₹500" in another language, and into a language not written in Latin letters an amount with
   a currency code before or after it ("USD 25", "25 USD", "US$25", "EUR 30", "INR 500") is
   copied as the code's sign and the amount ("$25", "€30", "₹500"), and the model reads it so
-  (:func:`read_codes`: "$25", "Rs 500");
+  (:func:`read_amounts`: "$25", "Rs 500"; "₹", which the models' source vocabularies lack, as
+  "Rs " or "रु. ");
 * :func:`named_after`: no sign is written back before an amount whose currency the model named
   in words after it (``post_search.write_signs``: "500 rupees", "30 यूरो"; Hindi news writes
   amounts about as often with words as with signs);
@@ -42,6 +43,9 @@ CODES: dict[str, str] = {"USD": "$", "US$": "$", "EUR": "€", "GBP": "£", "INR
 # How the model reads a code before its amount: a sign its English vocabulary knows, the rupee
 # as "Rs" ("₹" and "¥" are unknown to it: "JPY" is read as written).
 READ: dict[str, str] = {"USD": "$", "US$": "$", "EUR": "€", "GBP": "£", "INR": "Rs "}
+# How the model reads "₹" before an amount, by source language: as the language writes the rupee
+# before an amount in words.
+RUPEE_READ: dict[str, str] = {"en": "Rs ", "hi": "रु. "}
 # The words each currency is named by, in the languages anuvad's models write.
 NAMES: dict[str, tuple[str, ...]] = {
     "$": ("डॉलर", "डालर", "dollars", "dollar", "USD"),
@@ -67,6 +71,7 @@ _SPACE = r"[ \u00a0]{0,2}"  # as typed: none, one or two, a no-break space
 # language the amount is written with the sign ("₹500"; "उसने रु. 500 दिए।" came out "He gave a
 # 500 offer.", the rupees lost).
 _RUPEE_WORD = re.compile(rf"(?<![{_LETTER}])(?:रु|रू)\.?\s*(?={_DIGIT})")
+_RUPEE_SIGN = re.compile(rf"(?<![{_LETTER}])₹[ \u00a0]?(?={_DIGIT})")
 _RUPEE_AMOUNT = re.compile(rf"{_DIGIT}+(?:[.,:/-]{_DIGIT}+)*")  # a range too ("रु. 500-600")
 # An amount beside a code: "25", "1,500.50", a range "3-4"; not a date, a time or a version
 # ("5/10/2024", "10:30", "v1.5"), nor a year before a code ("2015 USD terms").
@@ -150,18 +155,22 @@ def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     return sorted(found, key=lambda a: a.start)
 
 
-def read_codes(text: str, tgt_lang: str) -> str:
+def read_amounts(text: str, src_lang: str, tgt_lang: str) -> str:
     """``text`` as the model reads it: into a language not written in Latin letters, each
     amount with a currency code written as :data:`READ` says ("USD 25", "25 USD" → "$25",
-    "INR 500" → "Rs 500"; the model had read the code as a word: "American", "o'clock")."""
-    if not codes_as_signs(tgt_lang):
-        return text
-    pieces, position = [], 0
-    for a in _code_amounts(text):
-        if a.code in READ:
-            pieces += [text[position : a.start], READ[a.code] + a.amount]
-            position = a.end
-    return "".join([*pieces, text[position:]])
+    "INR 500" → "Rs 500"; the model had read the code as a word: "American", "o'clock"); and
+    in any pair "₹", which neither shipped source vocabulary knows, as :data:`RUPEE_READ` says
+    ("₹500" → "Rs 500", Hindi "रु. 500": "उसने ₹500 दिए।" came out "He went on ₹500.", and
+    "सरकार ने ₹2 करोड़ दिए।" as "… Rs ₹2 crore.")."""
+    if codes_as_signs(tgt_lang):
+        pieces, position = [], 0
+        for a in _code_amounts(text):
+            if a.code in READ:
+                pieces += [text[position : a.start], READ[a.code] + a.amount]
+                position = a.end
+        text = "".join([*pieces, text[position:]])
+    word = RUPEE_READ.get(src_lang)
+    return text if word is None else _RUPEE_SIGN.sub(word, text)
 
 
 @dataclass(frozen=True)
@@ -219,19 +228,16 @@ def write_currencies(results: Sequence[Translation]) -> None:
 
 def _as_written(copied: CopiedSpan, text: str) -> CopiedSpan:
     """``copied`` as ``text`` holds it where an amount's sign is a word there, after the
-    amount and its scale ("$26,750" → "26,750 डॉलर", "$2" → "2 बिलियन डॉलर", "₹500" → "500
-    रुपये"); unchanged where ``text`` holds it as written or not at all ("1,699 डॉलर" does not
-    hold "$699")."""
+    amount and its scale or before the amount ("$26,750" → "26,750 डॉलर", "$2" → "2 बिलियन
+    डॉलर", "₹500" → "500 रुपये", "₹2" → "Rs 2"); unchanged where ``text`` holds it as written
+    or not at all ("1,699 डॉलर" does not hold "$699")."""
     signed = _SIGNED.fullmatch(copied.target)
     if copied.kind != "number" or signed is None or _holds_sign(text, copied.target):
         return copied
-    amount = re.escape(signed["amount"])
-    now = re.search(
-        rf"(?<![{_LETTER}.,]){amount}(?:\s+(?:{_SCALES}))?\s+(?:{_names(signed['sign'])})"
-        rf"(?![{_LETTER}-])",
-        text,
-        re.IGNORECASE,
-    )
+    amount, names = re.escape(signed["amount"]), _names(signed["sign"])
+    after = rf"(?<![{_LETTER}.,]){amount}(?:\s+(?:{_SCALES}))?\s+(?:{names})(?![{_LETTER}-])"
+    before = rf"(?<![{_LETTER}])(?:{names})\.?[ \u00a0]?{amount}(?![{_LETTER}]|[.,]?{_DIGIT})"
+    now = re.search(after, text, re.IGNORECASE) or re.search(before, text, re.IGNORECASE)
     return copied if now is None else replace(copied, target=now.group(), present=True)
 
 
@@ -244,11 +250,12 @@ __all__ = [
     "CODES",
     "NAMES",
     "READ",
+    "RUPEE_READ",
     "codes_as_signs",
     "find_amounts",
     "named_after",
     "named_before",
-    "read_codes",
+    "read_amounts",
     "write_currencies",
     "write_currency",
 ]

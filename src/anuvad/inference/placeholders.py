@@ -63,7 +63,7 @@ class Hidden:
     Attributes:
         text: the sentence with each address replaced by its placeholder, and each amount
             with a currency code as the model reads it ("USD 25" as "$25":
-            :func:`anuvad.inference.currency.read_codes`).
+            :func:`anuvad.inference.currency.read_amounts`).
         names: the placeholders, in order ("Z1", "Z2", …).
         addresses: what each placeholder stands for: the address as written (a glossary
             term written in another script than the target's: its translation, "SC").

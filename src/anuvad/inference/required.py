@@ -26,7 +26,7 @@ from anuvad.decoding.constraints import AllOf, OutputConstraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.errors import DataError
-from anuvad.inference.currency import read_codes
+from anuvad.inference.currency import read_amounts
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.language import foreign_script
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
@@ -94,10 +94,10 @@ def requirements(
         return Requirements(tuple(terms), texts=tuple(e.target for e in entries))
     taken = glossary.match_spans(text) if glossary else []
     found = sorted([*find_spans(text, verbatim, taken), *named], key=lambda s: s.start)
-    tgt_lang = verbatim.langs[1] if verbatim.langs else ""
     spans = [unsigned(span, encoder.spellable) for span in found]
     hidden = hide(text, spans, encoder.spellable)
-    read = read_codes(hidden.text, tgt_lang) if verbatim.numbers else hidden.text
+    langs = verbatim.langs or ("", "")
+    read = read_amounts(hidden.text, *langs) if verbatim.numbers else hidden.text
     hidden = replace(hidden, text=read)  # "USD 25" read as "$25" (inference.currency)
     placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
     kept = [

@@ -19,7 +19,8 @@ runs, not written twice:
   patterns. The page's search cannot be constrained, so numbers are put back after it, as the
   server does for its CTranslate2 engine;
 * **currency** (:mod:`anuvad.inference.currency`): an amount with a currency code read with
-  its sign ("USD 25" as "$25"), one currency for each amount ("€30 डॉलर" → "€30", "$699 डॉलर"
+  its sign ("USD 25" as "$25") and "₹" as the source language writes the rupee, one currency
+  for each amount ("€30 डॉलर" → "€30", "$699 डॉलर"
   → "699 डॉलर").
 
 The algorithms around the patterns are JavaScript (``sentences.js``, ``document.js``);
@@ -149,6 +150,8 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "code_after": js_pattern(currency._CODE_AFTER.pattern),
             "year": "^(?:" + js_pattern(currency._YEAR.pattern) + ")$",
             "read": currency.READ,
+            "rupee_sign": js_pattern(currency._RUPEE_SIGN.pattern),
+            "rupee_read": currency.RUPEE_READ.get(src_lang),
             "signed": js_pattern(currency._SIGNED.pattern),  # case-insensitive (the "i" flag)
             "names": {
                 sign: [n.casefold() for n in names] for sign, names in currency.NAMES.items()

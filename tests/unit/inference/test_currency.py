@@ -10,7 +10,7 @@ from anuvad.inference.currency import (
     find_amounts,
     named_after,
     named_before,
-    read_codes,
+    read_amounts,
     write_currencies,
     write_currency,
 )
@@ -67,13 +67,23 @@ def test_a_code_into_hindi_is_its_sign() -> None:
 )
 def test_what_is_not_an_amount_with_a_code(text: str) -> None:
     assert find_amounts(text, "en", "hi") == []
-    assert read_codes(text, "hi") == text
+    assert read_amounts(text, "en", "hi") == text
 
 
 def test_the_model_reads_a_code_as_a_sign_it_knows() -> None:
     text = "It costs USD 25 or 25 USD, INR 500, EUR 30 and JPY 900; GBP\u00a040, USD  7."
-    assert read_codes(text, "hi") == "It costs $25 or $25, Rs 500, €30 and JPY 900; £40, $7."
-    assert read_codes(text, "en") == text and read_codes(text, "de") == text
+    assert (
+        read_amounts(text, "en", "hi") == "It costs $25 or $25, Rs 500, €30 and JPY 900; £40, $7."
+    )
+    assert read_amounts(text, "en", "de") == text
+
+
+def test_the_rupee_sign_no_source_vocabulary_knows_is_read_as_a_word() -> None:
+    """ "उसने ₹500 दिए।" came out "He went on ₹500." (the model read "⁇500"); "रु. 500" it
+    translates."""
+    assert read_amounts("उसने ₹500 दिए, ₹ 2 करोड़ भी।", "hi", "en") == "उसने रु. 500 दिए, रु. 2 करोड़ भी।"
+    assert read_amounts("Pay ₹80 or -₹5, not ₹x.", "en", "hi") == "Pay Rs 80 or -Rs 5, not ₹x."
+    assert read_amounts("Pay ₹80.", "de", "en") == "Pay ₹80."  # no word known for it
 
 
 @pytest.mark.parametrize(
@@ -107,13 +117,14 @@ def test_a_copied_amount_is_reported_as_written() -> None:
     goes, "₹500" (read "Rs 500") as "500 रुपये", present; an amount the output lacks stays
     missing, one it holds with its sign stays as it is."""
     spans = [("$699", True), ("₹500", False), ("£7", False), ("€30", True), ("$99", False)]
+    spans += [("₹2", False)]
     copied = [CopiedSpan("number", t, t, 0, 1, True, present) for t, present in spans]
-    text = "इसमें $699 डॉलर और 500 रुपये दिए, €30 भी, कुल 1,099 डॉलर।"
+    text = "इसमें $699 डॉलर और 500 रुपये दिए, €30 भी, कुल 1,099 डॉलर, Rs. 2 करोड़।"
     words = [WordScore("$699", 0.9, 6, 10), WordScore("डॉलर", 0.8, 11, 15)]
     best = Candidate(text, [], -1.0, -1.0, True, quality=Quality([], words, {}))
     result = Translation("", text, [], -1.0, True, [best], copied=copied)
     write_currencies([result])
-    assert result.text == "इसमें 699 डॉलर और 500 रुपये दिए, €30 भी, कुल 1,099 डॉलर।"
+    assert result.text == "इसमें 699 डॉलर और 500 रुपये दिए, €30 भी, कुल 1,099 डॉलर, Rs. 2 करोड़।"
     assert result.nbest[0].text == result.text
     assert [(c.target, c.present) for c in result.copied] == [
         ("699 डॉलर", True),
@@ -121,6 +132,7 @@ def test_a_copied_amount_is_reported_as_written() -> None:
         ("£7", False),
         ("€30", True),
         ("$99", False),  # "1,099 डॉलर" is another amount
+        ("Rs. 2", True),  # named before it
     ]
     # the word scores point at their words again; the removed sign's word is nowhere
     assert [(w.start, w.end) for w in words] == [(-1, -1), (10, 14)]

@@ -109,3 +109,20 @@ def test_a_comparison_is_required_bare_and_written_back_before_its_number() -> N
     assert write_signs("5 < 10 और 20 > 15।", spans) == "5 < 10 और 20 > 15।"  # not twice
     (rupees,) = [unsigned(s, lambda t: "₹" not in t) for s in find_spans("> ₹500", Verbatim())]
     assert (rupees.target, rupees.sign, rupees.written) == ("500", ">₹", ">₹500")
+
+
+def test_a_numbers_currency_sign_is_not_carried_where_numbers_are_copied() -> None:
+    """ "सरकार ने ₹2 करोड़ दिए।" came out "… Rs ₹2 crore.": the number's sign is write_signs'
+    (none beside "Rs"), not carried as a symbol; without numbers copied it is still carried."""
+    from anuvad.inference.carrying import write_symbols
+    from anuvad.inference.translation import Translation
+
+    def lacks_rupee(text: str) -> bool:
+        return "₹" not in text
+
+    for numbers, expected in ((True, "The government gave Rs 2 crore."), (False, "₹")):
+        result = Translation(
+            "सरकार ने ₹2 करोड़ दिए।", "The government gave Rs 2 crore.", [], -1.0, True, []
+        )
+        write_symbols([result], Verbatim(numbers=numbers), lacks_rupee, ("hi", "en"))
+        assert expected in result.text and result.text.count("₹") == (0 if numbers else 1)

@@ -264,14 +264,14 @@ CURRENCY_TEXTS = [
 def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
     """An amount with a currency code is read with its sign into Hindi ("USD 25" as "$25"), and
     an amount names one currency, as inference.currency does."""
-    from anuvad.inference.currency import read_codes, write_currency
+    from anuvad.inference.currency import read_amounts, write_currency
 
     script = (
         f"import * as doc from {json.dumps(DOCUMENT_JS.as_uri())};\n"
         "import { readFileSync } from 'node:fs';\n"
         "const { rules, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
         "process.stdout.write(JSON.stringify({\n"
-        "  read: texts.map((t) => doc.readCodes(t, rules)),\n"
+        "  read: texts.map((t) => doc.readAmounts(t, rules)),\n"
         "  written: texts.map((t) => doc.writeCurrency(t, rules)),\n"
         "}));\n"
     )
@@ -281,11 +281,11 @@ def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
         capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
     found = json.loads(done.stdout)
-    assert found["read"] == [read_codes(t, tgt) for t in CURRENCY_TEXTS]
+    assert found["read"] == [read_amounts(t, src, tgt) for t in CURRENCY_TEXTS]
     assert found["written"] == [write_currency(t) for t in CURRENCY_TEXTS]
     if tgt == "hi":
         assert found["read"][0].startswith("Tickets cost $25, €40 or $12.50; the fee is Rs 1,500")
         assert found["read"][5].endswith("25 USD 30 EUR, £40.")
-    else:  # a Latin-script language reads the codes as written
-        assert found["read"] == CURRENCY_TEXTS
+    else:  # a Latin-script language reads the codes as written, "₹" as "रु."
+        assert found["read"][4] == "It costs रु. 1,500 rupees or USD 2 dollars 🎉 and EUR 3."
     assert found["written"][2].startswith("होटल में €30 खर्च हुए, £40, 25 Dollars, 5 मिलियन डॉलर,")

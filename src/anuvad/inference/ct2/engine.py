@@ -42,7 +42,7 @@ from anuvad.inference.ct2.folder import (
     resolve_ct2_device,
 )
 from anuvad.inference.ct2.search import CT2Search
-from anuvad.inference.currency import read_codes
+from anuvad.inference.currency import read_amounts
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
@@ -270,7 +270,9 @@ class CT2Translator:
 
         # "USD 25" is read as "$25" (inference.currency), as the torch engine reads it.
         read = [
-            read_codes(text, tgt_lang) if policy is not None and policy.numbers else text
+            read_amounts(text, data.src_lang, tgt_lang)
+            if policy is not None and policy.numbers
+            else text
             for text, policy in zip(texts, policies or [None] * len(texts), strict=True)
         ]
         results = translate_encoded(

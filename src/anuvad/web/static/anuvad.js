@@ -7,7 +7,7 @@
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { foldUnreadable, normalizer, recase } from "./text.js";
-import { assemble, hideAddresses, mend, readCodes, revealAlone, splitDocument } from "./document.js";
+import { assemble, hideAddresses, mend, readAmounts, revealAlone, splitDocument } from "./document.js";
 
 export { AbortError };
 
@@ -284,8 +284,8 @@ export class Translator {
 async function translateText(translator, text, options) {
   const rules = translator.settings.text;
   const segments = splitDocument(text, rules.split);
-  // An amount with a currency code is read with its sign ("USD 25" as "$25"), as the server reads it.
-  const found = await translator.translate(segments.map((s) => readCodes(s.text, rules)), options);
+  // Amounts are read as the server reads them ("USD 25" as "$25", "₹500" as "Rs 500").
+  const found = await translator.translate(segments.map((s) => readAmounts(s.text, rules)), options);
   found.forEach((r, i) => {
     r.source = segments[i].text;
   });

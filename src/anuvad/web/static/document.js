@@ -215,7 +215,7 @@ export function carryNumbers(text, numbers, rules) {
   return lost.length ? beforeFinalMark(out, lost, rules) : out;
 }
 
-// --- currency (currency.read_codes, currency.write_currency) ---
+// --- currency (currency.read_amounts, currency.write_currency) ---
 
 /** The amounts of text with a currency code right before or after them, by start; none where
  * two readings overlap (currency._code_amounts). */
@@ -230,18 +230,21 @@ function codeAmounts(text, rules) {
 }
 
 /** text as the model reads it: an amount with a currency code as the code's sign ("USD 25" →
- * "$25") into a language not written in Latin letters (currency.read_codes). */
-export function readCodes(text, rules) {
+ * "$25") into a language not written in Latin letters, and "₹" as the source language writes
+ * the rupee ("Rs 500", "रु. 500") (currency.read_amounts). */
+export function readAmounts(text, rules) {
   const c = rules.currency;
-  if (!c.signs_codes) return text;
-  let out = "";
-  let pos = 0;
-  for (const a of codeAmounts(text, rules)) {
-    if (!Object.prototype.hasOwnProperty.call(c.read, a.code)) continue;
-    out += text.slice(pos, a.start) + c.read[a.code] + a.amount;
-    pos = a.end;
+  if (c.signs_codes) {
+    let out = "";
+    let pos = 0;
+    for (const a of codeAmounts(text, rules)) {
+      if (!Object.prototype.hasOwnProperty.call(c.read, a.code)) continue;
+      out += text.slice(pos, a.start) + c.read[a.code] + a.amount;
+      pos = a.end;
+    }
+    text = out + text.slice(pos);
   }
-  return out + text.slice(pos);
+  return c.rupee_read === null ? text : text.replace(re(c.rupee_sign), () => c.rupee_read);
 }
 
 /** text with one currency for each amount written with its sign: a currency word after it goes
