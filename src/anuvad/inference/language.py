@@ -1,8 +1,11 @@
 """Which of the served languages a text is written in, from its script (issue 34).
 
-English and Hindi never share a script, so the script decides: the share of a text's letters in
-each candidate language's script (:data:`anuvad.data.cleaning.SCRIPTS`) is that language's
-confidence. Languages written in the same script (English and German) cannot be told apart this
+English and Hindi never share a script, so the script decides: the share of a text's words
+written in each candidate language's script (:data:`anuvad.data.cleaning.SCRIPTS`; a word is
+in the script most of its letters and marks are in) is that language's confidence. Words, not
+letters: Hindi typed with English words in it ("कल meeting है।", "Boss ने कहा कि report कल तक
+submit करो।") has more Latin letters than Devanagari ones, and was kept as written as "not
+Hindi". Languages written in the same script (English and German) cannot be told apart this
 way; they share the confidence and the first candidate wins, which :func:`detect` says by
 returning every candidate with its share.
 
@@ -20,13 +23,14 @@ is English).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anuvad.data.cleaning import SCRIPTS, script_ratio
 from anuvad.inference.addresses import without_addresses
 
-# A text is in a language's script when at least this share of its letters is; below it the
+# A text is in a language's script when at least this share of its words is; below it the
 # model would mostly see pieces it was not trained on.
 SCRIPT_SHARE = 0.5
 
@@ -75,27 +79,39 @@ def _plain(word: str) -> bool:
     return bool(_PLAIN.fullmatch(core)) and core.islower()
 
 
+def script_share(text: str, lang: str) -> float:
+    """The share of ``text``'s words (those with letters or marks) written in ``lang``'s
+    script: a word is in the script most of its letters and marks are in (a tie counts); 1.0
+    without such words or a known script."""
+    words = [[c for c in word if unicodedata.category(c)[0] in "LM"] for word in text.split()]
+    words = [word for word in words if word]
+    if lang not in SCRIPTS or not words:
+        return 1.0
+    inside = sum(2 * script_ratio("".join(word), lang) >= 1 for word in words)
+    return inside / len(words)
+
+
 def detect(text: str, languages: Sequence[str]) -> list[Detection]:
-    """The ``languages`` (codes such as "en", "hi") ranked by the share of ``text``'s letters
-    in their scripts (:func:`language_letters`), best first (ties keep the given order). A
-    text without letters gives every language confidence 0; a language of unknown script
-    gets 0."""
+    """The ``languages`` (codes such as "en", "hi") ranked by the share of ``text``'s words
+    in their scripts (:func:`language_letters`, :func:`script_share`), best first (ties keep
+    the given order). A text without letters gives every language confidence 0; a language of
+    unknown script gets 0."""
     text = language_letters(text)
     letters = sum(char.isalpha() for char in text)
     found = [
-        Detection(lang, script_ratio(text, lang) if letters and lang in SCRIPTS else 0.0)
+        Detection(lang, script_share(text, lang) if letters and lang in SCRIPTS else 0.0)
         for lang in dict.fromkeys(languages)
     ]
     return sorted(found, key=lambda d: -d.confidence)
 
 
 def wrong_script(text: str, language: str) -> bool:
-    """Whether ``text`` is mostly written in another script than ``language``'s (False for a
-    text without letters or a language of unknown script)."""
+    """Whether most of ``text``'s words are written in another script than ``language``'s
+    (False for a text without letters or a language of unknown script)."""
     if language not in SCRIPTS or not any(char.isalpha() for char in text):
         return False
     letters = language_letters(text)
-    return any(c.isalpha() for c in letters) and script_ratio(letters, language) < SCRIPT_SHARE
+    return any(c.isalpha() for c in letters) and script_share(letters, language) < SCRIPT_SHARE
 
 
 def foreign_script(phrase: str, lang: str) -> bool:
@@ -114,5 +130,6 @@ __all__ = [
     "detect",
     "foreign_script",
     "language_letters",
+    "script_share",
     "wrong_script",
 ]

@@ -42,6 +42,13 @@ def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
         ("I met राम today.", "en", False),  # English with a Hindi name stays English
         ("@user33 वाह!", "hi", False),  # a mention is no English word
         ("Narendra Modi", "hi", True),  # Latin alone is Latin
+        # Hindi typed with English words: more Latin letters, more Hindi words (newcomer
+        # review: kept as written, "not in the model's source language")
+        ("कल meeting है।", "hi", False),
+        ("Boss ने कहा कि report कल तक submit करो।", "hi", False),
+        ("मेरा laptop slow चल रहा है।", "hi", False),
+        ("Please send the report by कल evening.", "hi", True),
+        ("Please send the report by कल evening.", "en", False),
     ],
 )
 def test_a_text_mostly_in_another_script_is_caught(text: str, language: str, wrong: bool) -> None:

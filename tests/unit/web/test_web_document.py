@@ -68,6 +68,8 @@ DOCUMENTS = {
         "@user33 वाह! मेरा phone-cover खराब है। #DCU #MLS\nदेखें https://example.com/s?q=t यहाँ।"
         " श्लोक ॥१॥ दूसरा ॥२॥ यह 500 ई.पू. में हुआ। dr. sharma आए।",
         "यू.पी. में चुनाव हैं। वह बी.ए. पास है. वह आई.ए.एस. अधिकारी है। पं. नेहरू आए. फिर गए.",
+        # Hindi typed with English words is Hindi; an English sentence in it is kept as written
+        "कल meeting है। Boss ने कहा कि report कल तक submit करो। Please send it by evening.",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.

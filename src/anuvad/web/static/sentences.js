@@ -212,13 +212,16 @@ function languageLetters(text, split) {
   return kept.some((w) => [...w].some(isAlpha)) ? kept.join(" ") : text;
 }
 
-/** language.wrong_script: the letters are mostly in another script than the source's. */
+/** language.wrong_script: most words are in another script than the source's (a word is in
+ * the script most of its letters and marks are in: language.script_share). */
 function wrongScript(text, split) {
   if (!split.script || ![...text].some(isAlpha)) return false;
-  const letters = [...languageLetters(text, split)].filter((c) => /^[\p{L}\p{M}]$/u.test(c));
-  if (!letters.some(isAlpha)) return false;
-  const inside = letters.filter((c) => inRanges(c, split.script)).length;
-  return inside / letters.length < split.script_share;
+  const kept = languageLetters(text, split);
+  if (![...kept].some(isAlpha)) return false;
+  const words = kept.split(/\s+/u).map((w) => [...w].filter((c) => /^[\p{L}\p{M}]$/u.test(c))).filter((l) => l.length);
+  if (!words.length) return false;
+  const inside = words.filter((l) => 2 * l.filter((c) => inRanges(c, split.script)).length >= l.length).length;
+  return inside / words.length < split.script_share;
 }
 
 /** The sentences of a text, each {start, end, text, line} (documents.split_document, without
