@@ -143,7 +143,8 @@ def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     """The amounts of ``text`` whose currency the target language writes otherwise, each with
     its target form (the sign and the digits): with Hindi's abbreviation of the rupee into
     another language ("रु. 1,500" → "₹1,500"), and with a currency code into a language not
-    written in Latin letters ("USD 25", "25 USD" → "$25"). Sorted by start."""
+    written in Latin letters ("USD 25", "25 USD" → "$25") or, from one, as written ("USD 20":
+    "टिकट USD 20 का है।" came out "ticket USD is 20."). Sorted by start."""
     found = []
     if src_lang == "hi" and tgt_lang != "hi":
         for match in _RUPEE_WORD.finditer(text):
@@ -152,6 +153,11 @@ def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
                 found.append(Date(match.start(), number.end(), "₹" + number.group()))
     if codes_as_signs(tgt_lang):
         found += [Date(a.start, a.end, CODES[a.code] + a.amount) for a in _code_amounts(text)]
+    elif codes_as_signs(src_lang):  # into Latin letters from another script: as written
+        found += [
+            Date(a.start, a.end, " ".join(text[a.start : a.end].split()))
+            for a in _code_amounts(text)
+        ]
     return sorted(found, key=lambda a: a.start)
 
 

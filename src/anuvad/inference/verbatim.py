@@ -282,7 +282,12 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             target = target.replace("℃", "°C").replace("℉", "°F")  # as the vocabulary reads it
             found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
     if verbatim.target_script and verbatim.langs:  # "Samsung" in Hindi, "नमस्ते" in English
-        held = [*taken, *((s.start, s.end) for s in found if s.kind != "number")]
+        # A number's own letters are its ("45°C", "USD 20"), not a name of their own; a number
+        # inside a run is the run's ("Galaxy S24").
+        held = [
+            *taken,
+            *((s.start, s.end) for s in found if s.kind != "number" or _has_letter(text, s)),
+        ]
         for first, last in target_script_runs(text, *verbatim.langs, skip=held):
             found.append(Span("name", first, last, text[first:last], Boundary.WORD))
     if verbatim.codes:  # "AI302", "SAVE50", "XK47Q9": after the runs, which may hold them
@@ -303,6 +308,11 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
         occupied.append((span.start, span.end))
         chosen.append(span)
     return sorted(chosen, key=lambda s: s.start)
+
+
+def _has_letter(text: str, span: Span) -> bool:
+    """Whether the source text of ``span`` holds a letter ("45°C", "USD 20")."""
+    return any(c.isalpha() for c in text[span.start : span.end])
 
 
 class PhraseEncoder:

@@ -156,3 +156,13 @@ def test_a_currency_named_later_in_the_clause() -> None:
     assert write_signs("The 500 note is a rupee note.", [span]) == "The ₹500 note is a rupee note."
     yen = Span("number", 5, 12, "900", Boundary.NUMBER, sign="¥")
     assert write_signs("कीमत JPY 900 है।", [yen]) == "कीमत JPY 900 है।"  # named before it
+
+
+def test_from_hindi_into_english_a_code_and_its_amount_are_copied_as_written() -> None:
+    """ "टिकट USD 20 का है।" came out "ticket USD is 20.": the code was a name of its own."""
+    text = "टिकट USD 20 का है, वापसी 15\u00a0EUR।"
+    found = [(text[a.start : a.end], a.target) for a in find_amounts(text, "hi", "en")]
+    assert found == [("USD 20", "USD 20"), ("15\u00a0EUR", "15 EUR")]
+    spans = find_spans(text, Verbatim(langs=("hi", "en")))
+    assert [(s.kind, s.target) for s in spans] == [("number", "USD 20"), ("number", "15 EUR")]
+    assert find_amounts(text, "en", "de") == []  # Latin to Latin: the model's to translate

@@ -468,3 +468,13 @@ def test_write_symbols_puts_the_emoji_in_the_mark_and_moves_the_word_offsets() -
         ("है।", "है।"),
     ]
     assert [w.start for w in words] == [0, 8, 13]  # moved by the longer run
+
+
+def test_a_numbers_own_letters_are_not_a_name_of_their_own() -> None:
+    """ "तापमान 45°C तक पहुँच गया।" copied "C" as a name and came out "… 45 degree Fahrenheit.
+    1 to 48 degree Celsius C."; a number inside a Latin run stays the run's."""
+    policy = Verbatim(langs=("hi", "en"))
+    spans = find_spans("तापमान 45°C तक पहुँच गया।", policy)
+    assert [(s.kind, s.target) for s in spans] == [("number", "45°C")]
+    spans = find_spans("मैंने Samsung Galaxy S24 Ultra खरीदा।", policy)
+    assert [(s.kind, s.target) for s in spans] == [("name", "Samsung Galaxy S24 Ultra")]
