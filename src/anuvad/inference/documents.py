@@ -231,10 +231,36 @@ def left_as_written(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
     return parts
 
 
+# A source part that ends no sentence: in a comma, semicolon or colon, or a letter or mark (a
+# long sentence cut for the model before a conjunction or at a space).
+_ENDS_NO_SENTENCE = re.compile(r"(?:[,;:،]|[^\W\d_]|[\u0900-\u0963])[\"'”’)\]]*$")
+# English words that are never names, which the model capitalises at a part's start.
+_FUNCTION_WORDS = frozenset((
+    "but", "and", "or", "so", "then", "the", "a", "an", "this", "that", "these", "those", "it",
+    "its", "he", "his", "she", "her", "they", "their", "we", "our", "you", "your", "which",
+    "who", "whom", "whose", "when", "where", "while", "because", "if", "as", "in", "on", "at",
+    "for", "with", "from", "to", "of", "by", "after", "before", "however", "although", "though",
+    "since", "until", "there", "here", "also", "even", "still", "yet", "not", "no", "all",
+    "some", "many", "most",
+))  # fmt: skip
+
+
+def _continues(translation: str) -> str:
+    """``translation`` of a part that continues a sentence, its first word in lower case where
+    it is a function word the model capitalised ("But 5000 I …" → "but 5000 I …")."""
+    first = translation.split(" ", 1)[0]
+    if first.istitle() and first.lower() in _FUNCTION_WORDS:
+        return first.lower() + translation[len(first) :]
+    return translation
+
+
 def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]) -> str:
     """Put ``translations`` in the places of ``segments`` in ``text``; everything between the
     segments (spaces, newlines, blank lines) is kept, and two sentences the source wrote
-    with nothing between them ("came.Sita went.") get a space.
+    with nothing between them ("came.Sita went.") get a space. The translation of a part that
+    continues the sentence before it on its line (a long sentence cut for the model: the part
+    before it ends in a comma or a word) does not begin with a capitalised function word ("…
+    in Delhi, But 5000 I …" → "… in Delhi, but 5000 I …").
 
     Raises:
         ValueError: different numbers of segments and translations.
@@ -243,7 +269,10 @@ def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]
         raise ValueError(f"{len(segments)} segments but {len(translations)} translations")
     out, pos = [], 0
     for i, (segment, translation) in enumerate(zip(segments, translations, strict=True)):
-        out.append(text[pos : segment.start] or (" " if i and translation else ""))
+        between = text[pos : segment.start]
+        if i and "\n" not in between and _ENDS_NO_SENTENCE.search(segments[i - 1].text):
+            translation = _continues(translation)
+        out.append(between or (" " if i and translation else ""))
         out.append(translation)
         pos = segment.end
     out.append(text[pos:])

@@ -408,3 +408,32 @@ def test_a_markdown_code_block_is_kept_as_written() -> None:
     ).replace("Done.", "C")
     unclosed = "```\ncode line.\nmore code."  # an unclosed block runs to the end
     assert split_document(unclosed, "en") == []
+
+
+def test_a_part_that_continues_its_sentence_does_not_begin_with_a_capitalised_word() -> None:
+    """A long Hindi sentence cut for the model at a comma came back "… in Delhi, But 5000 I
+    don't have tickets …"; a name, "I" and a new sentence keep their capitals."""
+    from anuvad.inference.documents import Segment, assemble
+
+    def segments(text: str, parts: list[str]) -> list[Segment]:
+        found, pos = [], 0
+        for part in parts:
+            start = text.index(part, pos)
+            found.append(Segment(start, start + len(part), part, text.count("\n", 0, start)))
+            pos = start + len(part)
+        return found
+
+    text = "वह दिल्ली हवाई अड्डे पर था, लेकिन टिकट नहीं था, राम भी नहीं आया। अगला वाक्य।\nनई पंक्ति"
+    parts = [
+        "वह दिल्ली हवाई अड्डे पर था,",
+        "लेकिन टिकट नहीं था,",
+        "राम भी नहीं आया।",
+        "अगला वाक्य।",
+        "नई पंक्ति",
+    ]
+    outputs = ["He was at the Delhi airport,", "But there was no ticket,", "Ram did not come.",
+               "The next sentence.", "A new line"]  # fmt: skip
+    assert assemble(text, segments(text, parts), outputs) == (
+        "He was at the Delhi airport, but there was no ticket, Ram did not come. "
+        "The next sentence.\nA new line"
+    )
