@@ -9,7 +9,8 @@ chrF++ 36.46 → 39.73 (``bench/target_script.py``; docs/benchmarks.md, "Address
 placeholders").
 
 A run is words of the target's letters (a word may begin with "@" or "#" and hold digits and
-".&'’_-" inside: "@user", "S24", "U.S.", "AT&T"), one space or more between them; it ends at a
+".&'’_-" inside: "@user", "S24", "U.S.", "AT&T"), one space or more between them, or a lone
+"&" ("A & B कंपनी" came out "A B company", "Johnson & Johnson" is one run); it ends at a
 full stop that ends a sentence ("Hello world. Bye" is two runs), and a final stop is the
 sentence's unless its word is an abbreviation or initials ("Twitter." → "Twitter", "Mr." and
 "U.S." whole). Digits and the dandas are no letters ("I paid ५०० rupees." holds no run).
@@ -47,7 +48,7 @@ def _run_pattern(lang: str) -> re.Pattern[str]:
             spans.append([code, code])
     letters = "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in spans)
     word = f"[@#]?[{letters}][{letters}0-9{re.escape(_INNER)}]*"
-    return re.compile(rf"(?<![\w@#{letters}]){word}(?:[ ]+{word})*")
+    return re.compile(rf"(?<![\w@#{letters}]){word}(?:[ ]+(?:&[ ]+)?{word})*")
 
 
 def _own_stop(word: str) -> bool:

@@ -233,6 +233,13 @@ def test_words_already_in_the_target_script_are_copied_as_marked_names_are() -> 
         ("Rs. 500 और Dr. शर्मा", ("hi", "en"), ["Rs.", "Dr."]),
         ("Hello world. Bye", ("hi", "en"), ["Hello world", "Bye"]),  # two sentences
         ("@user और #tag", ("hi", "en"), ["@user", "#tag"]),
+        # a lone "&" joins ("A & B कंपनी" came out "A B company"), a "&" at an edge does not
+        (
+            "A & B कंपनी और Johnson & Johnson, AT&T",
+            ("hi", "en"),
+            ["A & B", "Johnson & Johnson", "AT&T"],
+        ),
+        ("Tom & और & Jerry", ("hi", "en"), ["Tom", "Jerry"]),
     ],
 )
 def test_a_run_is_words_of_the_target_letters_up_to_a_sentence_end(
