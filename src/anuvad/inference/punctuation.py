@@ -16,7 +16,11 @@ quotation it never closes. Every candidate a search returns goes through :func:`
   end of the sentence, before its final punctuation, when the source quotes something, and
   removed otherwise (the source had no quotation to carry). Curly quotes are paired the same
   way. Single quotes and marks after the sentence's final mark, where the source has no single
-  quote, go ("… खर्च हो गया।'।'", an n-best candidate, is "… खर्च हो गया।").
+  quote, go ("… खर्च हो गया।'।'", an n-best candidate, is "… खर्च हो गया।"). Where the source
+  quotes with curly quotes and the output with straight ones, the output's are made curly
+  ("उसने कहा: “कल आना”" came out 'He said: "…"').
+* Any language: a source that ends in a run of "?" and "!" ("???", "?!") ends its translation
+  with the same run (the model wrote one "?").
 
 Then :func:`anuvad.inference.links.carry_links` gives the output each of the source's links
 exactly once and removes link-like text the source lacks. The candidates' word probabilities
@@ -47,6 +51,9 @@ _SOURCE_END = re.compile(r"(?:([,;:])|[^\s.!?।॥|…,;:\"'”’)\]])[\"'”�
 # An output's final full stop(s), and a comma, semicolon or colon before them, before any
 # closing quotes or brackets.
 _OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
+# A source's final run of two or more "?" and "!" ("???", "?!"), and an output's final marks.
+_SOURCE_MARKS = re.compile(r"([?!][?!]+)[\"'”’)\]]*\s*$")
+_OUTPUT_MARKS = re.compile(r"[?!.।]+(?=[\"'”’)\]]*\s*$)")
 # Single quotes (and marks among them) after a sentence's final mark, at the end.
 _STRAY_QUOTES = re.compile(r"(?<=[।.!?])\s*['‘’](?:\s*['‘’।.!?])*\s*$")
 
@@ -64,7 +71,13 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
         text = _OUTPUT_STOP.sub(unended.group(1) or "", text)
     if not any(q in source for q in "'‘’"):
         text = _STRAY_QUOTES.sub("", text)
-    text = _pair(text, source, '"', '"')
+    marks = _SOURCE_MARKS.search(source)
+    if marks is not None:  # "तुम कहाँ जा रहे हो???" came out "Where are you going?"
+        text = _OUTPUT_MARKS.sub(marks.group(1), text, count=1)
+    text = _pair(text, source.replace("“", '"').replace("”", '"'), '"', '"')  # either quotes
+    if "“" in source and '"' not in source and "“" not in text and '"' in text:
+        curly = iter("“”" * text.count('"'))  # the source's curly quotes, in pairs
+        text = re.sub('"', lambda _: next(curly), text)
     return _pair(text, source, "“", "”")
 
 

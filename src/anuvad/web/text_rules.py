@@ -131,6 +131,8 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "source_end": js_pattern(punctuation._SOURCE_END.pattern),
             "output_stop": js_pattern(punctuation._OUTPUT_STOP.pattern),
             "stray_quotes": js_pattern(punctuation._STRAY_QUOTES.pattern),
+            "source_marks": js_pattern(punctuation._SOURCE_MARKS.pattern),
+            "output_marks": js_pattern(punctuation._OUTPUT_MARKS.pattern),
             "trailing": js_pattern(punctuation._TRAILING.pattern),
             "final": js_pattern(final_mark.FINAL.pattern),
         },

@@ -30,6 +30,13 @@ from anuvad.inference.punctuation import punctuate
         ("वह आया।' ", "He came.", "वह आया।"),
         ("उसने कहा 'रुको।'", "He said 'stop.'", "उसने कहा 'रुको।'"),
         ("राम का 'घर' है।", "It is Ram's 'home'.", "राम का 'घर' है।"),
+        # the source's run of "?" and "!" ends the translation too
+        ("तुम कहाँ जा रहे हो।", "Where are you going???", "तुम कहाँ जा रहे हो???"),
+        ("क्या!", "What?!", "क्या?!"),
+        ("क्या", "What??", "क्या"),  # no final mark to replace
+        # curly quotes in the source, straight ones in the output: curly
+        ('उसने कहा: "कल आना"', "He said: “Come tomorrow”", "उसने कहा: “कल आना”"),
+        ('उसने कहा: "कल आना', "He said: “Come tomorrow”", "उसने कहा: “कल आना”"),
     ],
 )
 def test_hindi_punctuation_is_made_consistent(text: str, source: str, want: str) -> None:

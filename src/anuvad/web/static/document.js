@@ -299,7 +299,13 @@ export function punctuate(text, source, rules) {
   const unended = re(p.source_end, "u").exec(source);
   if (unended) text = text.replace(re(p.output_stop, "u"), unended[1] || "");
   if (![..."'‘’"].some((q) => source.includes(q))) text = text.replace(re(p.stray_quotes, "u"), "");
-  text = pair(text, source, '"', '"', rules);
+  const marks = re(p.source_marks, "u").exec(source);
+  if (marks) text = text.replace(re(p.output_marks, "u"), () => marks[1]);
+  text = pair(text, source.replace(/[“”]/gu, '"'), '"', '"', rules);
+  if (source.includes("“") && !source.includes('"') && !text.includes("“") && text.includes('"')) {
+    let k = 0;
+    text = text.replace(/"/gu, () => (k++ % 2 === 0 ? "“" : "”"));
+  }
   return pair(text, source, "“", "”", rules);
 }
 
