@@ -129,8 +129,6 @@ MENDS = {
         ("होटल में €30 खर्च हो गया। ' ", "The hotel charges €30 a night."),
         ("उसने कहा 'रुको।'", "He said 'stop.'"),
         ("तुम कहाँ जा रहे हो।", "Where are you going???"),
-        ('उसने कहा: "कल आना', "He said: “Come tomorrow”"),
-        ('उसने कहा: "कल आना" और "जाओ".', "He said: “Come” and “go”."),
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)

@@ -301,11 +301,7 @@ export function punctuate(text, source, rules) {
   if (![..."'‘’"].some((q) => source.includes(q))) text = text.replace(re(p.stray_quotes, "u"), "");
   const marks = re(p.source_marks, "u").exec(source);
   if (marks) text = text.replace(re(p.output_marks, "u"), () => marks[1]);
-  text = pair(text, source.replace(/[“”]/gu, '"'), '"', '"', rules);
-  if (source.includes("“") && !source.includes('"') && !text.includes("“") && text.includes('"')) {
-    let k = 0;
-    text = text.replace(/"/gu, () => (k++ % 2 === 0 ? "“" : "”"));
-  }
+  text = pair(text, source, '"', '"', rules);
   return pair(text, source, "“", "”", rules);
 }
 
