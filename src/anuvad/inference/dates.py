@@ -42,7 +42,10 @@ NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 # end): "5 < 10 and 20 > 15." came out "10 और 20 15 5।", the meaning lost.
 # Not after a word, a quote or "/" ("x>5", "<b> 5", '<a href="x"> 5', "<br/> 5": a tag's end).
 _COMPARISON = re.compile(r"(?<![\w<>=\-/\"'])[<>]=?$")
-_AFTER_NUMBER = re.compile(r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]")
+_AFTER_NUMBER = re.compile(
+    r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]"
+    r"|'[0-9]{1,2}(?:\.[0-9]+)?\"(?![A-Za-z0-9])"  # feet and inches: 5'8"
+)
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,8 @@ def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     range or a code, "10-15", "COVID-19"), a comparison before those ("< 10", ">= 18"), and the
     per cent or degree sign right after it
     ("5.4%", "5.4 %", "30°C", "-5 °C", "100 ℃": "It was -5 °C at night." came out "… -5 बजे
-    था।")."""
+    था।"), or the inches of a height in feet ("5'8\"": "He is 5'8\" tall." came out "… 5 8
+    …")."""
     before = text[:start].rstrip(" ")
     if before and before[-1] in CURRENCY_SIGNS and start - len(before) <= 1:
         start = len(before) - 1

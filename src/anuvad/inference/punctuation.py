@@ -55,6 +55,10 @@ _OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
 # A source's final run of two or more "?" and "!" ("???", "?!"), and an output's final marks.
 _SOURCE_MARKS = re.compile(r"([?!][?!]+)[\"'”’)\]]*\s*$")
 _OUTPUT_MARKS = re.compile(r"[?!.।]+(?=[\"'”’)\]]*\s*$)")
+# A height in feet and inches (5'8"), whose inch mark is no quotation mark, and what stands
+# for that mark while quotes are paired.
+_HEIGHT = re.compile(r"(?<![0-9])[0-9]{1,2}'[0-9]{1,2}(?:\.[0-9]+)?\"")
+_INCH = "\ue000"
 # Single quotes (and marks among them) after a sentence's final mark, at the end.
 _STRAY_QUOTES = re.compile(r"(?<=[।.!?])\s*['‘’](?:\s*['‘’।.!?])*\s*$")
 
@@ -75,7 +79,8 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     marks = _SOURCE_MARKS.search(source)
     if marks is not None:  # "तुम कहाँ जा रहे हो???" came out "Where are you going?"
         text = _OUTPUT_MARKS.sub(marks.group(1), text, count=1)
-    text = _pair(text, source, '"', '"')
+    inches = _HEIGHT.sub(lambda m: m.group()[:-1] + _INCH, text)  # 5'8": no quotation mark
+    text = _pair(inches, _HEIGHT.sub("", source), '"', '"').replace(_INCH, '"')
     return _pair(text, source, "“", "”")
 
 

@@ -49,6 +49,11 @@ def test_a_number_takes_its_currency_or_per_cent_sign() -> None:
     runs = [m.span() for m in re.finditer(r"\d+", degrees)]
     got = [degrees[slice(*number_extent(degrees, a, b))] for a, b in runs]
     assert got == ["30°C", "-5 °F", "45°", "5"]
+    # a height's inches ("He is 5'8\" tall." came out "वह 5 8 लंबा है।"); not a quote's mark
+    heights = "He is 5'8\" tall, 6'11.5\" wide and 7'8\"x."
+    runs = [m.span() for m in re.finditer(r"(?<![\d'.])\d+", heights)]
+    got = [heights[slice(*number_extent(heights, a, b))] for a, b in runs]
+    assert got == ["5'8\"", "6'11.5\"", "7"]
 
 
 @pytest.mark.parametrize(

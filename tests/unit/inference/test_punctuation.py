@@ -34,6 +34,9 @@ from anuvad.inference.punctuation import punctuate
         ("तुम कहाँ जा रहे हो।", "Where are you going???", "तुम कहाँ जा रहे हो???"),
         ("क्या!", "What?!", "क्या?!"),
         ("क्या", "What??", "क्या"),  # no final mark to replace
+        # an inch mark is no quotation mark
+        ("वह 5'8\" लंबा है।", "He is 5'8\" tall.", "वह 5'8\" लंबा है।"),
+        ('उसने कहा "वह 5\'8" है।', 'He said "he is 5\'8" tall".', 'उसने कहा "वह 5\'8" है"।'),
         # each language its own quotation marks (NTREX-128: curly in Hindi, straight in English)
         ('उसने कहा: "कल आना"', "He said: “Come tomorrow”", 'उसने कहा: "कल आना"'),
     ],

@@ -129,6 +129,8 @@ MENDS = {
         ("होटल में €30 खर्च हो गया। ' ", "The hotel charges €30 a night."),
         ("उसने कहा 'रुको।'", "He said 'stop.'"),
         ("तुम कहाँ जा रहे हो।", "Where are you going???"),
+        ("वह 5'8\" लंबा है।", "He is 5'8\" tall."),
+        ('उसने कहा "वह 5\'8" है।', 'He said "he is 5\'8" tall".'),
     ],
     "en": [
         (  # a run of address fragments before the link (newcomer review)

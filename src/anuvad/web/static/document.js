@@ -301,7 +301,9 @@ export function punctuate(text, source, rules) {
   if (![..."'‘’"].some((q) => source.includes(q))) text = text.replace(re(p.stray_quotes, "u"), "");
   const marks = re(p.source_marks, "u").exec(source);
   if (marks) text = text.replace(re(p.output_marks, "u"), () => marks[1]);
-  text = pair(text, source, '"', '"', rules);
+  // 5'8": the inch mark is no quotation mark (a private-use character stands for it meanwhile)
+  const inches = text.replace(re(p.height), (m) => m.slice(0, -1) + "\ue000");
+  text = pair(inches, source.replace(re(p.height), ""), '"', '"', rules).replace(/\ue000/gu, '"');
   return pair(text, source, "“", "”", rules);
 }
 
