@@ -22,6 +22,9 @@ quotation it never closes. Every candidate a search returns goes through :func:`
   that spans sentences leaves one mark in each, so an unpaired one is not closed either).
 * Any language: a source that ends in a run of "?" and "!" ("???", "?!") ends its translation
   with the same run (the model wrote one "?").
+* Any language: a symbol standing alone ("*", "$", "#") that the source does not have goes
+  ("* ग्रुप पंडित और …" for "Conservative sites such as Gateway Pundit …"); 9 of NTREX-128's
+  1,997 English→Hindi outputs had one (greedy and beam 4 together).
 
 Then :func:`anuvad.inference.links.carry_links` gives the output each of the source's links
 exactly once and removes link-like text the source lacks. The candidates' word probabilities
@@ -55,6 +58,9 @@ _OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
 # A source's final run of two or more "?" and "!" ("???", "?!"), and an output's final marks.
 _SOURCE_MARKS = re.compile(r"([?!][?!]+)[\"'”’)\]]*\s*$")
 _OUTPUT_MARKS = re.compile(r"[?!.।]+(?=[\"'”’)\]]*\s*$)")
+# A run of symbols standing alone between spaces ("*", "$ $$"): gone where the source has none
+# of them (greedy search, kept from a number it wanted, wrote "… और  $. , , जो …").
+_LONE_SYMBOLS = re.compile(r"(?<!\S)[*#@^~_=+<>\[\]{}\\$€£¥₹]+(?=[\s,.;:!?।]|$)")
 # A height in feet and inches (5'8"), whose inch mark is no quotation mark, and what stands
 # for that mark while quotes are paired.
 _HEIGHT = re.compile(r"(?<![0-9])[0-9]{1,2}'[0-9]{1,2}(?:\.[0-9]+)?\"")
@@ -67,7 +73,7 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     """``text`` (a translation of ``source`` into ``tgt_lang``) with consistent sentence-final
     punctuation and paired quotation marks (see the module docstring), without the spaces a
     final "▁" piece leaves at its end ("… ₹5 ")."""
-    text = text.strip()
+    text = _without_lone_symbols(text.strip(), source)
     if tgt_lang in DANDA_LANGUAGES:
         text = _FINAL_STOP.sub(DANDA, text)
         text = _LONE_PIPE.sub(" " + DANDA, text)
@@ -82,6 +88,19 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     inches = _HEIGHT.sub(lambda m: m.group()[:-1] + _INCH, text)  # 5'8": no quotation mark
     text = _pair(inches, _HEIGHT.sub("", source), '"', '"').replace(_INCH, '"')
     return _pair(text, source, "“", "”")
+
+
+def _without_lone_symbols(text: str, source: str) -> str:
+    """``text`` without each symbol run standing alone that ``source`` has none of, with a
+    space beside it ("* ग्रुप पंडित …"); as it was where nothing else would be left."""
+    out = text
+    for lone in reversed(list(_LONE_SYMBOLS.finditer(text))):
+        a, b = lone.span()
+        between_numbers = text[max(0, a - 2) : a][:1].isdigit() and text[b + 1 : b + 2].isdigit()
+        if not set(lone.group()) & set(source) and not between_numbers:  # "5 * 3" stays
+            a, b = (a - 1, b) if a and out[a - 1] == " " else (a, b + (out[b : b + 1] == " "))
+            out = out[:a] + out[b:]
+    return out if any(c.isalnum() for c in out) else text
 
 
 def punctuate_candidates(

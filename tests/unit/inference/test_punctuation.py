@@ -34,6 +34,12 @@ from anuvad.inference.punctuation import punctuate
         ("तुम कहाँ जा रहे हो।", "Where are you going???", "तुम कहाँ जा रहे हो???"),
         ("क्या!", "What?!", "क्या?!"),
         ("क्या", "What??", "क्या"),  # no final mark to replace
+        # a symbol standing alone that the source lacks goes, with a space
+        ("* ग्रुप पंडित और लाल राज्य।", "Gateway Pundit and RedState.", "ग्रुप पंडित और लाल राज्य।"),
+        ("प्रारंभिक * * शुरुआती 3.6 $.", "initial 3.6.", "प्रारंभिक शुरुआती 3.6।"),
+        ("कीमत $5 है * ।", "It costs $5 *.", "कीमत $5 है * ।"),  # the source has them
+        ("यह 5 * 3 है।", "It is 5 x 3.", "यह 5 * 3 है।"),  # between numbers: arithmetic
+        ("*", "Yes.", "*"),  # nothing else would be left
         # an inch mark is no quotation mark
         ("वह 5'8\" लंबा है।", "He is 5'8\" tall.", "वह 5'8\" लंबा है।"),
         ('उसने कहा "वह 5\'8" है।', 'He said "he is 5\'8" tall".', 'उसने कहा "वह 5\'8" है"।'),

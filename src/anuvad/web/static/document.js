@@ -289,10 +289,26 @@ function pair(text, source, opening, closing, rules) {
   return drop(text, text.lastIndexOf(opening));
 }
 
+/** text without each symbol run standing alone that source has none of, with a space beside it
+ * (punctuation._without_lone_symbols). */
+function withoutLoneSymbols(text, source, p) {
+  let out = text;
+  for (const m of [...text.matchAll(re(p.lone_symbols))].reverse()) {
+    let a = m.index;
+    let b = a + m[0].length;
+    const digit = (c) => /^[0-9]$/u.test(c || "");
+    if ([...m[0]].some((c) => source.includes(c)) || (a >= 2 && digit(text[a - 2]) && digit(text[b + 1]))) continue;
+    if (a && out[a - 1] === " ") a -= 1;
+    else if (out[b] === " ") b += 1;
+    out = out.slice(0, a) + out.slice(b);
+  }
+  return /[\p{L}\p{N}]/u.test(out) ? out : text;
+}
+
 /** Consistent final punctuation and paired quotes (punctuation.punctuate). */
 export function punctuate(text, source, rules) {
   const p = rules.punctuation;
-  text = text.trim(); // a final "▁" piece's space
+  text = withoutLoneSymbols(text.trim(), source, p); // trim: a final "▁" piece's space
   if (p.danda) {
     text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), ` ${p.danda_char}`);
   }
