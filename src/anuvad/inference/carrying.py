@@ -32,7 +32,9 @@ _CARRIED_CATEGORIES = ("Sm", "Sk", "Sc", "So", "Co", "No", "Nl", "Po")
 _DANDAS = "|।॥"
 # A currency sign right before a number ("₹2", "₹ 500"): copied with the number or written back
 # before it, not carried (carried, "₹" went before "2" where the model wrote "Rs 2 crore").
-_SIGN_OF_NUMBER = re.compile(rf"[{re.escape(CURRENCY_SIGNS)}][ \u00a0]?[0-9\u0966-\u096f]")
+_SIGN_OF_NUMBER = re.compile(
+    rf"[{re.escape(CURRENCY_SIGNS)}] ?[0-9\u0966-\u096f]"
+)  # number_extent's
 _WORD_BEFORE = re.compile(r"[^\W_]+$")
 _WORD_AFTER = re.compile(r"[^\W_]+")
 

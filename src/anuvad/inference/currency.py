@@ -71,7 +71,7 @@ _SPACE = r"[ \u00a0]{0,2}"  # as typed: none, one or two, a no-break space
 # language the amount is written with the sign ("₹500"; "उसने रु. 500 दिए।" came out "He gave a
 # 500 offer.", the rupees lost).
 _RUPEE_WORD = re.compile(rf"(?<![{_LETTER}])(?:रु|रू)\.?\s*(?={_DIGIT})")
-_RUPEE_SIGN = re.compile(rf"(?<![{_LETTER}])₹[ \u00a0]?(?={_DIGIT})")
+_RUPEE_SIGN = re.compile(rf"(?<![{_LETTER}])₹ ?(?={_DIGIT})")  # as dates.number_extent reads it
 _RUPEE_AMOUNT = re.compile(rf"{_DIGIT}+(?:[.,:/-]{_DIGIT}+)*")  # a range too ("रु. 500-600")
 # An amount beside a code: "25", "1,500.50", a range "3-4"; not a date, a time or a version
 # ("5/10/2024", "10:30", "v1.5"), nor a year before a code ("2015 USD terms").

@@ -245,22 +245,28 @@ _FUNCTION_WORDS = frozenset((
 ))  # fmt: skip
 
 
+_FIRST_WORD = re.compile(r"[A-Z][a-z]*(?![\w&'’-])")
+
+
 def _continues(translation: str) -> str:
     """``translation`` of a part that continues a sentence, its first word in lower case where
-    it is a function word the model capitalised ("But 5000 I …" → "but 5000 I …")."""
-    first = translation.split(" ", 1)[0]
-    if first.istitle() and first.lower() in _FUNCTION_WORDS:
-        return first.lower() + translation[len(first) :]
-    return translation
+    it is a function word the model capitalised ("But 5000 I …" → "but 5000 I …", "However,
+    …" → "however, …"; not "A & B", a name)."""
+    first = _FIRST_WORD.match(translation)
+    if first is None or first.group().lower() not in _FUNCTION_WORDS:
+        return translation
+    if translation[first.end() : first.end() + 2] == " &":
+        return translation
+    return first.group().lower() + translation[first.end() :]
 
 
 def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]) -> str:
     """Put ``translations`` in the places of ``segments`` in ``text``; everything between the
     segments (spaces, newlines, blank lines) is kept, and two sentences the source wrote
     with nothing between them ("came.Sita went.") get a space. The translation of a part that
-    continues the sentence before it on its line (a long sentence cut for the model: the part
-    before it ends in a comma or a word) does not begin with a capitalised function word ("…
-    in Delhi, But 5000 I …" → "… in Delhi, but 5000 I …").
+    continues the sentence before it (a long sentence cut for the model: only spaces between
+    them, and the part before ends in a comma or a word) does not begin with a capitalised
+    function word ("… in Delhi, But 5000 I …" → "… in Delhi, but 5000 I …").
 
     Raises:
         ValueError: different numbers of segments and translations.
@@ -269,8 +275,8 @@ def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]
         raise ValueError(f"{len(segments)} segments but {len(translations)} translations")
     out, pos = [], 0
     for i, (segment, translation) in enumerate(zip(segments, translations, strict=True)):
-        between = text[pos : segment.start]
-        if i and "\n" not in between and _ENDS_NO_SENTENCE.search(segments[i - 1].text):
+        between = text[pos : segment.start]  # spaces alone: not a tab's cell, a kept sentence
+        if i and between.strip(" ") == "" and _ENDS_NO_SENTENCE.search(segments[i - 1].text):
             translation = _continues(translation)
         out.append(between or (" " if i and translation else ""))
         out.append(translation)

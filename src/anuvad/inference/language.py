@@ -83,12 +83,10 @@ def script_share(text: str, lang: str) -> float:
     """The share of ``text``'s words (those with letters or marks) written in ``lang``'s
     script: a word is in the script most of its letters and marks are in (a tie counts); 1.0
     without such words or a known script."""
-    words = [[c for c in word if unicodedata.category(c)[0] in "LM"] for word in text.split()]
-    words = [word for word in words if word]
+    words = [w for w in text.split() if any(unicodedata.category(c)[0] in "LM" for c in w)]
     if lang not in SCRIPTS or not words:
         return 1.0
-    inside = sum(2 * script_ratio("".join(word), lang) >= 1 for word in words)
-    return inside / len(words)
+    return sum(2 * script_ratio(word, lang) >= 1 for word in words) / len(words)
 
 
 def detect(text: str, languages: Sequence[str]) -> list[Detection]:

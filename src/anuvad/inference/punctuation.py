@@ -18,13 +18,13 @@ quotation it never closes. Every candidate a search returns goes through :func:`
   way. Single quotes and marks after the sentence's final mark, where the source has no single
   quote, go ("… खर्च हो गया।'।'", an n-best candidate, is "… खर्च हो गया।"). Each language
   keeps its own quotation marks: NTREX-128's Hindi quotes with curly marks, its English with
-  straight ones (made curly like the source's, Hindi→English lost 0.05 chrF++ there; a quote
-  that spans sentences leaves one mark in each, so an unpaired one is not closed either).
-* Any language: a source that ends in a run of "?" and "!" ("???", "?!") ends its translation
-  with the same run (the model wrote one "?").
+  straight ones (made curly like the source's, Hindi→English lost 0.05 chrF++ there). The
+  inch mark of a height (5'8") is no quotation mark.
+* Any language: a source that ends in a run of "?" and "!" ("???", "?!"; not inside a quote
+  or bracket) ends its translation with the same run (the model wrote one "?").
 * Any language: a symbol standing alone ("*", "$", "#") that the source does not have goes
-  ("* ग्रुप पंडित और …" for "Conservative sites such as Gateway Pundit …"); 9 of NTREX-128's
-  1,997 English→Hindi outputs had one (greedy and beam 4 together).
+  ("* ग्रुप पंडित और …" for "Conservative sites such as Gateway Pundit …"): 4 of NTREX-128's
+  1,997 English→Hindi outputs at beam 4 and 10 Hindi→English ones had one.
 
 Then :func:`anuvad.inference.links.carry_links` gives the output each of the source's links
 exactly once and removes link-like text the source lacks. The candidates' word probabilities
@@ -56,14 +56,18 @@ _SOURCE_END = re.compile(r"(?:([,;:])|[^\s.!?।॥|…,;:\"'”’)\]])[\"'”�
 # closing quotes or brackets.
 _OUTPUT_STOP = re.compile(r"\s*[,;:]?\s*[।.|]+(?=[\"'”’)\]]*\s*$)")
 # A source's final run of two or more "?" and "!" ("???", "?!"), and an output's final marks.
-_SOURCE_MARKS = re.compile(r"([?!][?!]+)[\"'”’)\]]*\s*$")
-_OUTPUT_MARKS = re.compile(r"[?!.।]+(?=[\"'”’)\]]*\s*$)")
-# A run of symbols standing alone between spaces ("*", "$ $$"): gone where the source has none
-# of them (greedy search, kept from a number it wanted, wrote "… और  $. , , जो …").
-_LONE_SYMBOLS = re.compile(r"(?<!\S)[*#@^~_=+<>\[\]{}\\$€£¥₹]+(?=[\s,.;:!?।]|$)")
+_SOURCE_MARKS = re.compile(r"([?!][?!]+)\s*$")  # at the very end: not a quote's or bracket's
+_OUTPUT_MARKS = re.compile(r"[?!.।]+(?=\s*$)")
+# A run of symbols standing alone, a word of its own before a space, a mark or the end ("*",
+# "$."): gone where the source has none of them (greedy search, kept from a number it wanted,
+# wrote "… और  $. , , जो …"); not a currency sign before a number ("$ 25") nor an operator
+# ("x = 5", "a + b": not in the set).
+_LONE_SYMBOLS = re.compile(
+    r"(?<!\S)[*#@^~_\[\]{}\\$€£¥₹]+(?=[\s,.;:!?।]|$)(?! ?[0-9\u0966-\u096f])"
+)
 # A height in feet and inches (5'8"), whose inch mark is no quotation mark, and what stands
 # for that mark while quotes are paired.
-_HEIGHT = re.compile(r"(?<![0-9])[0-9]{1,2}'[0-9]{1,2}(?:\.[0-9]+)?\"")
+_HEIGHT = re.compile(r"(?<![0-9])[0-9]+'[0-9]{1,2}(?:\.[0-9]+)?\"")
 _INCH = "\ue000"
 # Single quotes (and marks among them) after a sentence's final mark, at the end.
 _STRAY_QUOTES = re.compile(r"(?<=[।.!?])\s*['‘’](?:\s*['‘’।.!?])*\s*$")
@@ -91,13 +95,15 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
 
 
 def _without_lone_symbols(text: str, source: str) -> str:
-    """``text`` without each symbol run standing alone that ``source`` has none of, with a
-    space beside it ("* ग्रुप पंडित …"); as it was where nothing else would be left."""
+    """``text`` without each symbol run standing alone (:data:`_LONE_SYMBOLS`) that ``source``
+    has none of, with a space beside it ("* ग्रुप पंडित …"); a run between two numbers stays
+    ("5 * 3"), and ``text`` stays as it was where nothing else would be left."""
     out = text
     for lone in reversed(list(_LONE_SYMBOLS.finditer(text))):
         a, b = lone.span()
-        between_numbers = text[max(0, a - 2) : a][:1].isdigit() and text[b + 1 : b + 2].isdigit()
-        if not set(lone.group()) & set(source) and not between_numbers:  # "5 * 3" stays
+        before, after = text[a - 2 : a - 1] if a >= 2 else "", text[b + 1 : b + 2]
+        between_numbers = before.isdecimal() and after.isdecimal()
+        if not set(lone.group()) & set(source) and not between_numbers:
             a, b = (a - 1, b) if a and out[a - 1] == " " else (a, b + (out[b : b + 1] == " "))
             out = out[:a] + out[b:]
     return out if any(c.isalnum() for c in out) else text

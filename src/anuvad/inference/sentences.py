@@ -75,15 +75,23 @@ ABBREVIATIONS = frozenset(
     | {"estd", "jr", "sr", "vs", "etc", "co", "ltd", "inc", "fig", "figs", "sec", "vol", "tel"}
     | {"ext", "nos", "art", "para", "viz"}
 )
+# A Devanagari syllable as written: a consonant with the consonants joined to it by a virama,
+# or a vowel, then its signs ("डब्ल्यू" is two: "ड", "ब्ल्यू").
+_CONSONANT = r"[\u0915-\u0939\u0958-\u095f\u0979-\u097f]"
+_AKSHARA = (
+    rf"(?:{_CONSONANT}(?:\u094d{_CONSONANT})*|[\u0904-\u0914\u0960\u0961\u0972-\u0977])"
+    r"[\u0900-\u0903\u093a-\u094c\u094e\u094f\u0955-\u0957\u0962\u0963]*"
+)
 # The text before a rule match ends with one of them and its full stop (in any case; after a
 # space, a bracket, a quote or another abbreviation's stop: "ई.पू."), or with a Devanagari
-# initialism, two or more short groups each with its stop ("यू.पी.", "बी.ए.", "आई.ए.एस.": "यू.पी.
+# initialism, two or more groups of one or two syllables, each with its stop ("यू.पी.", "बी.ए.",
+# "आई.ए.एस.", "डब्ल्यू.एच.ओ.": "यू.पी.
 # में चुनाव हैं।" was cut after "यू.पी." and came out "iPhone There are elections."). Read in the
 # 16 characters before the match only: the search from the text's start made long texts
 # quadratic.
 _RULE_ABBREVIATION = re.compile(
     r"(?:^|[\s(\"'“‘.])(?:" + "|".join(map(re.escape, RULE_ABBREVIATIONS)) + r")\.$"
-    r"|(?:^|[\s(\"'“‘])(?:[\u0900-\u0963\u0970-\u097f]{1,3}\.){2,}$",
+    rf"|(?:^|[\s(\"'“‘])(?:(?:{_AKSHARA}){{1,2}}\.){{2,}}$",
     re.IGNORECASE,
 )
 _ABBREVIATION_WINDOW = 16

@@ -134,6 +134,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "source_marks": js_pattern(punctuation._SOURCE_MARKS.pattern),
             "output_marks": js_pattern(punctuation._OUTPUT_MARKS.pattern),
             "height": js_pattern(punctuation._HEIGHT.pattern),
+            "inch": punctuation._INCH,
             "lone_symbols": js_pattern(punctuation._LONE_SYMBOLS.pattern),
             "trailing": js_pattern(punctuation._TRAILING.pattern),
             "final": js_pattern(final_mark.FINAL.pattern),

@@ -229,7 +229,8 @@ def test_no_sentence_ends_inside_a_link_a_verse_number_or_a_dotted_abbreviation(
     for whole in ("देखें https://example.com/search?q=test यहाँ।", "यह 500 ई.पू. में हुआ।"):
         assert [s.text for s in split_document(whole, "hi")] == [whole]
     # Devanagari initialisms and "पं." ("यू.पी. में चुनाव हैं।" was cut after "यू.पी.")
-    for whole in ("यू.पी. में चुनाव हैं।", "वह बी.ए. पास है।", "वह आई.ए.एस. अधिकारी है।"):
+    initialisms = ("यू.पी. में चुनाव हैं।", "वह बी.ए. पास है।", "वह आई.ए.एस. अधिकारी है।")
+    for whole in (*initialisms, "डब्ल्यू.एच.ओ. ने चेतावनी दी।", "उसका आई.क्यू. बहुत अच्छा है।"):
         assert [s.text for s in split_document(whole, "hi")] == [whole]
     assert len(split_document("पं. नेहरू पहले प्रधानमंत्री थे। वह घर गया. फिर आया.", "hi")) == 3
     assert [s.text for s in split_document("श्लोक ॥१॥ दूसरा ॥२॥", "hi")] == [
@@ -436,4 +437,11 @@ def test_a_part_that_continues_its_sentence_does_not_begin_with_a_capitalised_wo
     assert assemble(text, segments(text, parts), outputs) == (
         "He was at the Delhi airport, but there was no ticket, Ram did not come. "
         "The next sentence.\nA new line"
+    )
+    # "However," and "A & B" (a name); a table's next cell is no continuation
+    text = "वह आया, फिर भी वह गया, ए एंड बी ने कहा\tस्थान\tदिल्ली में"
+    parts = ["वह आया,", "फिर भी वह गया,", "ए एंड बी ने कहा", "स्थान", "दिल्ली में"]
+    outputs = ["He came,", "However, he left,", "A & B said", "Place", "In Delhi"]
+    assert assemble(text, segments(text, parts), outputs) == (
+        "He came, however, he left, A & B said\tPlace\tIn Delhi"
     )

@@ -40,6 +40,13 @@ from anuvad.inference.punctuation import punctuate
         ("कीमत $5 है * ।", "It costs $5 *.", "कीमत $5 है * ।"),  # the source has them
         ("यह 5 * 3 है।", "It is 5 x 3.", "यह 5 * 3 है।"),  # between numbers: arithmetic
         ("*", "Yes.", "*"),  # nothing else would be left
+        ("५ * ३ = १५", "5 x 3 = 15", "५ * ३ = १५"),  # between numbers in any script
+        ("कीमत $ 25 है।", "It costs USD 25.", "कीमत $ 25 है।"),  # a currency sign before a number
+        ("x = 5 और a + b", "x is 5 and a plus b", "x = 5 और a + b"),  # operators are no junk
+        # a run of "?" inside a quote or bracket is the quote's
+        ("वह आया (क्यों?)।", "He came (why??).", "वह आया (क्यों?)।"),
+        ('उसने पूछा, "क्या?"।', 'He asked, "What??"', 'उसने पूछा, "क्या?"।'),
+        ("वह 150'6\" ऊंचा है।", "It is 150'6\" high.", "वह 150'6\" ऊंचा है।"),  # three-digit feet
         # an inch mark is no quotation mark
         ("वह 5'8\" लंबा है।", "He is 5'8\" tall.", "वह 5'8\" लंबा है।"),
         ('उसने कहा "वह 5\'8" है।', 'He said "he is 5\'8" tall".', 'उसने कहा "वह 5\'8" है"।'),

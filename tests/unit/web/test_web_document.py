@@ -68,6 +68,7 @@ DOCUMENTS = {
         "@user33 वाह! मेरा phone-cover खराब है। #DCU #MLS\nदेखें https://example.com/s?q=t यहाँ।"
         " श्लोक ॥१॥ दूसरा ॥२॥ यह 500 ई.पू. में हुआ। dr. sharma आए।",
         "यू.पी. में चुनाव हैं। वह बी.ए. पास है. वह आई.ए.एस. अधिकारी है। पं. नेहरू आए. फिर गए.",
+        "डब्ल्यू.एच.ओ. ने चेतावनी दी। उसका आई.क्यू. बहुत अच्छा है।",
         # Hindi typed with English words is Hindi; an English sentence in it is kept as written
         "कल meeting है। Boss ने कहा कि report कल तक submit करो। Please send it by evening.",
     ],
@@ -134,6 +135,10 @@ MENDS = {
         ("प्रारंभिक * * शुरुआती 3.6 $.", "initial 3.6."),
         ("यह 5 * 3 है।", "It is 5 x 3."),
         ("*", "Yes."),
+        ("५ * ३ = १५", "5 x 3 = 15"),
+        ("कीमत $ 25 है।", "It costs USD 25."),
+        ("वह आया (क्यों?)।", "He came (why??)."),
+        ("वह 150'6\" ऊंचा है।", "It is 150'6\" high."),
         ('उसने कहा "वह 5\'8" है।', 'He said "he is 5\'8" tall".'),
     ],
     "en": [

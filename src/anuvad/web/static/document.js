@@ -296,7 +296,7 @@ function withoutLoneSymbols(text, source, p) {
   for (const m of [...text.matchAll(re(p.lone_symbols))].reverse()) {
     let a = m.index;
     let b = a + m[0].length;
-    const digit = (c) => /^[0-9]$/u.test(c || "");
+    const digit = (c) => /^\p{Nd}$/u.test(c || "");
     if ([...m[0]].some((c) => source.includes(c)) || (a >= 2 && digit(text[a - 2]) && digit(text[b + 1]))) continue;
     if (a && out[a - 1] === " ") a -= 1;
     else if (out[b] === " ") b += 1;
@@ -318,8 +318,8 @@ export function punctuate(text, source, rules) {
   const marks = re(p.source_marks, "u").exec(source);
   if (marks) text = text.replace(re(p.output_marks, "u"), () => marks[1]);
   // 5'8": the inch mark is no quotation mark (a private-use character stands for it meanwhile)
-  const inches = text.replace(re(p.height), (m) => m.slice(0, -1) + "\ue000");
-  text = pair(inches, source.replace(re(p.height), ""), '"', '"', rules).replace(/\ue000/gu, '"');
+  const inches = text.replace(re(p.height), (m) => m.slice(0, -1) + p.inch);
+  text = pair(inches, source.replace(re(p.height), ""), '"', '"', rules).replaceAll(p.inch, '"');
   return pair(text, source, "“", "”", rules);
 }
 

@@ -272,7 +272,8 @@ export function splitDocument(text, split) {
   return segments;
 }
 
-/** Translations put in the places of their segments (documents.assemble). */
+/** Translations put in the places of their segments (documents.assemble; the page cuts no
+ * sentence into parts, so no part's first word is lowered as there). */
 export function assemble(text, segments, translations) {
   let out = "";
   let pos = 0;
