@@ -127,7 +127,9 @@ def translate_html_file(args: argparse.Namespace, job: TranslationJob, document:
         warn_kept(line - 1, translated)
     engine = job.translator
     inline = [unit.block is not None for unit in units]
-    placed = unit_translations(inline, documents, lambda r: word_alignment(engine.attention_of(r)))
+    placed = unit_translations(
+        inline, documents, lambda r: word_alignment(engine.attention_of(r), r.read)
+    )
     tgt_lang = engine.model_file.config.data.tgt_lang
     out = translate_html(document, lambda given: placed, tgt_lang)
     write_output(args, (BOM if bom or declares_other_charset(document) else "") + out)

@@ -103,7 +103,7 @@ def translate_office_file(
         return
     engine = job.translator  # inline formatting placed by the model's alignment
     align = unit_translations(
-        document.inline(), documents, lambda r: word_alignment(engine.attention_of(r))
+        document.inline(), documents, lambda r: word_alignment(engine.attention_of(r), r.read)
     )
     write_atomic(Path(args.output), document.translated(align))
 

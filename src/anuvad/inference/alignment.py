@@ -21,6 +21,7 @@ joined or split a word), there is no alignment, and the caller falls back to wor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from anuvad.inference.translation import AttentionView
 
@@ -50,12 +51,14 @@ def piece_words(pieces: Sequence[str]) -> list[int]:
     return words
 
 
-def word_alignment(view: AttentionView) -> list[int] | None:
+def word_alignment(view: AttentionView, read: str = "") -> list[int] | None:
     """For each word of ``view.text``, the index of the word of ``view.source`` it attends to
-    most; None when the pieces' words are not the texts' words."""
+    most; None when the pieces' words are not the texts' words. ``read``: the source as the
+    model read it where that differs (:attr:`Translation.read`: "USD 25" read as "$25", an
+    address as "Z1"), whose words are mapped back to the source's (:func:`read_words`)."""
     src_words = piece_words(view.src_tokens)
     tgt_words = piece_words(view.tgt_tokens)
-    n_src, n_tgt = len(view.source.split()), len(view.text.split())
+    n_src, n_tgt = len((read or view.source).split()), len(view.text.split())
     if max(src_words, default=-1) + 1 != n_src or max(tgt_words, default=-1) + 1 != n_tgt:
         return None
     if n_tgt == 0 or n_src == 0:
@@ -71,7 +74,27 @@ def word_alignment(view: AttentionView) -> list[int] | None:
                 for s, weight in enumerate(row[: len(src_words)]):
                     if src_words[s] >= 0:
                         mass[tw][src_words[s]] += weight
-    return [max(range(n_src), key=row.__getitem__) for row in mass]
+    found = [max(range(n_src), key=row.__getitem__) for row in mass]
+    if not read:
+        return found
+    back = read_words(read, view.source)
+    return [back[word] for word in found]
+
+
+def read_words(read: str, source: str) -> list[int]:
+    """For each word of ``read`` (a sentence as the model read it), the word of ``source`` (the
+    sentence as given) it stands for: the same words in the same order match one to one, and
+    the words of a rewritten stretch ("$25" for "USD 25", "Rs 500" for "₹500", "Z1" for an
+    address) go to the words of the stretch they replace, in order, the last taking the rest."""
+    read_list, source_list = read.split(), source.split()
+    back = [0] * len(read_list)
+    blocks = SequenceMatcher(None, read_list, source_list, autojunk=False).get_opcodes()
+    for _tag, i1, i2, j1, j2 in blocks:
+        for k in range(i1, i2):
+            back[k] = (
+                min(j1 + (k - i1), j2 - 1) if j2 > j1 else max(0, min(j1, len(source_list) - 1))
+            )
+    return back
 
 
 def _layer_indices(count: int) -> list[int]:
@@ -87,4 +110,4 @@ def diagonal(n_src: int, n_tgt: int) -> list[int]:
     return [min(n_src - 1, (2 * j + 1) * n_src // (2 * n_tgt)) for j in range(n_tgt)]
 
 
-__all__ = ["LAYERS", "diagonal", "piece_words", "word_alignment"]
+__all__ = ["LAYERS", "diagonal", "piece_words", "read_words", "word_alignment"]

@@ -44,7 +44,7 @@ def _align(
     found: list[list[int] | None] = []
     for i in chunk:
         try:
-            found.append(word_alignment(engine.attention_of(results[i])))
+            found.append(word_alignment(engine.attention_of(results[i]), results[i].read))
         except Exception:  # a sentence not aligned is placed in word order
             logger.exception("no word alignment for sentence %d", i)
             found.append(None)

@@ -47,3 +47,27 @@ def test_word_order_spreads_target_words_over_the_source() -> None:
     assert diagonal(4, 2) == [1, 3]
     assert diagonal(2, 5) == [0, 0, 1, 1, 1]
     assert diagonal(0, 2) == [0, 0]
+
+
+def test_words_the_model_read_otherwise_go_back_to_the_sources_words() -> None:
+    """ "The ticket costs <b>USD 25</b> in <i>Delhi</i>." was read "… costs $25 in Delhi.": one
+    word fewer, so there was no alignment and the bold and italic went by word order ("<b>टिकट
+    </b> <i>$25</i>"); the read words now go back to the source's."""
+    from anuvad.inference.alignment import read_words
+
+    assert read_words("costs $25 in Delhi", "costs USD 25 in Delhi") == [0, 1, 3, 4]
+    assert read_words("paid Rs 500 now", "paid ₹500 now") == [0, 1, 1, 2]
+    assert read_words("mail Z1 today", "mail a@b.in today") == [0, 1, 2]
+    assert read_words("a b", "a b") == [0, 1] and read_words("extra a", "a") == [0, 0]
+    src = ["▁The", "▁ticket", "▁costs", "▁$", "25", "▁in", "▁Delhi", "</s>"]
+    tgt = ["▁दिल्ली", "▁में", "▁टिकट", "▁$", "25", "</s>"]
+    rows: list[list[float]] = [
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],  # दिल्ली: Delhi
+        [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],  # में: in
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # टिकट: ticket
+        [0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0],  # $25: $25, read for "USD 25"
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+    ]
+    view = _view("The ticket costs USD 25 in Delhi.", "दिल्ली में टिकट $25", src, tgt, rows)
+    assert word_alignment(view) is None  # the read words are not the source's
+    assert word_alignment(view, "The ticket costs $25 in Delhi.") == [6, 5, 1, 3]  # "$25": USD
