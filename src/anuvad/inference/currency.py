@@ -133,10 +133,10 @@ def named_before(head: str, sign: str) -> bool:
     return sign in NAMES and _named_before(sign).search(head) is not None
 
 
-def codes_as_signs(tgt_lang: str) -> bool:
-    """Whether an amount's currency code is read and copied as its sign into ``tgt_lang`` (a
-    language not written in Latin letters)."""
-    return SCRIPTS.get(tgt_lang) not in (None, SCRIPTS["en"])
+def non_latin(lang: str) -> bool:
+    """Whether ``lang`` is written in letters other than Latin (of a known script): into it an
+    amount's currency code is read and copied as its sign, from it copied as written."""
+    return SCRIPTS.get(lang) not in (None, SCRIPTS["en"])
 
 
 def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
@@ -151,9 +151,9 @@ def find_amounts(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
             number = _RUPEE_AMOUNT.match(text, match.end())
             if number is not None:
                 found.append(Date(match.start(), number.end(), "₹" + number.group()))
-    if codes_as_signs(tgt_lang):
+    if non_latin(tgt_lang):
         found += [Date(a.start, a.end, CODES[a.code] + a.amount) for a in _code_amounts(text)]
-    elif codes_as_signs(src_lang):  # into Latin letters from another script: as written
+    elif non_latin(src_lang):  # into Latin letters from another script: as written
         found += [
             Date(a.start, a.end, " ".join(text[a.start : a.end].split()))
             for a in _code_amounts(text)
@@ -168,7 +168,7 @@ def read_amounts(text: str, src_lang: str, tgt_lang: str) -> str:
     in any pair "₹", which neither shipped source vocabulary knows, as :data:`RUPEE_READ` says
     ("₹500" → "Rs 500", Hindi "रु. 500": "उसने ₹500 दिए।" came out "He went on ₹500.", and
     "सरकार ने ₹2 करोड़ दिए।" as "… Rs ₹2 crore.")."""
-    if codes_as_signs(tgt_lang):
+    if non_latin(tgt_lang):
         pieces, position = [], 0
         for a in _code_amounts(text):
             if a.code in READ:
@@ -257,10 +257,10 @@ __all__ = [
     "NAMES",
     "READ",
     "RUPEE_READ",
-    "codes_as_signs",
     "find_amounts",
     "named_after",
     "named_before",
+    "non_latin",
     "read_amounts",
     "write_currencies",
     "write_currency",

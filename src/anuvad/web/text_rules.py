@@ -150,7 +150,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "space_before_end": js_pattern(links._SPACE_BEFORE_END.pattern),
         },
         "currency": {
-            "signs_codes": currency.codes_as_signs(tgt_lang),
+            "signs_codes": currency.non_latin(tgt_lang),
             "code_before": js_pattern(currency._CODE_BEFORE.pattern),
             "code_after": js_pattern(currency._CODE_AFTER.pattern),
             "year": "^(?:" + js_pattern(currency._YEAR.pattern) + ")$",
