@@ -7,7 +7,10 @@ digit of the source is inside a required phrase:
 
 * forbids every target piece with a digit unless it continues one of those phrases from where
   the row is (a KMP automaton per phrase), and a phrase only as many times as it is given (as
-  often as the source has it: "2024 को 2024" is not a translation of one "2024");
+  often as the source has it: "2024 को 2024" is not a translation of one "2024"); a phrase
+  counts as written once the piece after it does not glue on (the phrase's boundary, as
+  :mod:`anuvad.decoding.terms` decides it): "101" passes through "1", which the source's "floor
+  1" may still write;
 * once a number is begun (a digit, or a separator right after one) and no phrase is complete,
   allows only the pieces that continue it: "85" cannot stop at "8", "1,200" not at "1,";
 * after a number and a joining piece ("-", "/", ".") begins no other number: "85-1-5-385" is
@@ -25,7 +28,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from anuvad.decoding.boundaries import BoundaryTable
+from anuvad.decoding.boundaries import Boundary, BoundaryTable
 from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 from anuvad.decoding.terms import RequiredPhrase, failure_table, next_partial
 
@@ -34,8 +37,10 @@ NEG_INF = float("-inf")
 
 class _SourceDigitRows(ConstraintRows):
     """Per row, its sentence's distinct phrases (None: unrestricted) and how often each may be
-    written, the matched prefix of each, how often each was written, and whether the row is
-    inside a number no phrase completes yet (``open``)."""
+    written, the matched prefix of each, how often each was written (counting one that just
+    ended and waits for its boundary, ``pending``: 1 right after it, 2 after a separator, as
+    :class:`anuvad.decoding.terms.TermConstraint`'s rows), and whether the row is inside a
+    number no phrase completes yet (``open``)."""
 
     def __init__(
         self,
@@ -49,6 +54,7 @@ class _SourceDigitRows(ConstraintRows):
         self.tables = [None if p is None else tuple(failure_table(q) for q in p) for p in phrases]
         self.partial = [None if p is None else (0,) * len(p) for p in phrases]
         self.written = [None if p is None else (0,) * len(p) for p in phrases]
+        self.pending = [None if p is None else (0,) * len(p) for p in phrases]
         self.open = [False] * len(phrases)
         self.joined = [False] * len(phrases)  # the last pieces: a digit, then a joiner
         self.last_digit = [False] * len(phrases)
@@ -99,16 +105,30 @@ class _SourceDigitRows(ConstraintRows):
         self.keep(rows)
         for i, token in enumerate(tokens):
             phrases, tables, partial = self.phrases[i], self.tables[i], self.partial[i]
-            written = self.written[i]
-            if phrases is None or tables is None or partial is None or written is None:
+            written, pending = self.written[i], self.pending[i]
+            if (
+                phrases is None
+                or tables is None
+                or partial is None
+                or written is None
+                or pending is None
+            ):
                 continue
+            written, pending = self._confirm(phrases, written, pending, token)
             after = tuple(
                 next_partial(p, kmp, kmp[q] if q == len(p.tokens) else q, token)
                 for p, kmp, q in zip(phrases, tables, partial, strict=True)
             )
+            if self.last_digit[i] and bool(self.table.joiners[token]):
+                # "-" after a digit goes on with that number: it begins none ("011-2345")
+                after = tuple(0 if q == 1 else q for q in after)
             ended = [q == len(p.tokens) for p, q in zip(phrases, after, strict=True)]
             complete = any(ended)
             self.written[i] = tuple(n + e for n, e in zip(written, ended, strict=True))
+            self.pending[i] = tuple(
+                1 if e and p.boundary is not Boundary.NONE else w
+                for p, e, w in zip(phrases, ended, pending, strict=True)
+            )
             digit = bool(self.table.digits[token])
             joiner = bool(self.table.joiners[token])
             self.partial[i] = after
@@ -116,12 +136,34 @@ class _SourceDigitRows(ConstraintRows):
             self.joined[i] = joiner and self.last_digit[i]
             self.last_digit[i] = digit
 
+    def _confirm(
+        self,
+        phrases: tuple[RequiredPhrase, ...],
+        written: tuple[int, ...],
+        pending: tuple[int, ...],
+        token: int,
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The counts and waits after ``token`` for the phrases that just ended: one it glues
+        onto ("1" + "01") was not written after all; one it passes (a separator) waits on."""
+        counts, waits = list(written), list(pending)
+        for j, phrase in enumerate(phrases):
+            if not waits[j]:
+                continue
+            if bool(self.table.glue[phrase.boundary][token]):
+                counts[j], waits[j] = counts[j] - 1, 0
+            elif bool(self.table.passing[phrase.boundary][token]):
+                waits[j] = 2
+            else:
+                waits[j] = 0
+        return tuple(counts), tuple(waits)
+
     def keep(self, rows: Sequence[int]) -> None:
         self.phrases = [self.phrases[r] for r in rows]
         self.allowed = [self.allowed[r] for r in rows]
         self.tables = [self.tables[r] for r in rows]
         self.partial = [self.partial[r] for r in rows]
         self.written = [self.written[r] for r in rows]
+        self.pending = [self.pending[r] for r in rows]
         self.open = [self.open[r] for r in rows]
         self.joined = [self.joined[r] for r in rows]
         self.last_digit = [self.last_digit[r] for r in rows]

@@ -42,6 +42,7 @@ from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 
 NEG_INF = float("-inf")
 Phrase = tuple[int, ...]
+_NUMERIC = (Boundary.NUMBER, Boundary.CODE)
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ class _RowState:
     met: tuple[bool, ...]
     partial: tuple[int, ...]
     pending: tuple[int, ...]
+    after_digit: bool = False  # the last token holds a digit
 
     @classmethod
     def empty(cls, count: int) -> _RowState:
@@ -131,6 +133,9 @@ class _RowState:
 
     def after(self, terms: _Phrases, token: int, table: BoundaryTable | None) -> _RowState:
         met, partial, pending = list(self.met), list(self.partial), list(self.pending)
+        # "-" or "/" right after a digit joins the number before it ("2345" of "011-2345"):
+        # it begins no number here, as :func:`holds` reads the text.
+        joined = table is not None and self.after_digit and bool(table.joiners[token])
         for j, phrase in enumerate(terms.phrases):
             if pending[j]:
                 assert table is not None  # only a bounded phrase waits
@@ -148,13 +153,16 @@ class _RowState:
             if met[j]:
                 continue
             partial[j] = next_partial(phrase, terms.tables[j], partial[j], token)
+            if joined and partial[j] == 1 and phrase.boundary in _NUMERIC:
+                partial[j] = 0
             if partial[j] == len(phrase.tokens):
                 partial[j] = 0
                 if phrase.boundary is Boundary.NONE:
                     met[j] = True
                 else:
                     pending[j] = 1
-        return _RowState(tuple(met), tuple(partial), tuple(pending))
+        digit = table is not None and bool(table.digits[token])
+        return _RowState(tuple(met), tuple(partial), tuple(pending), digit)
 
     def done(self) -> tuple[bool, ...]:
         """Per phrase, written (met, or pending: EOS and most tokens would confirm it)."""

@@ -9,7 +9,7 @@ out as "80", "5.4%" as "5.4", and "12 June 2024" as "12 2024" (issue 40 item 3).
 copied with its currency sign or per cent sign (:func:`number_extent`), and a date, a number
 next to a month name, is copied whole with the month written in the target language
 (:func:`find_dates`: "12 June 2024" → "12 जून 2024", "June 12, 2024" → "12 जून 2024", "मार्च
-2023" → "March 2023").
+2023" → "March 2023", a range of days "10–15 June" → "10-15 जून").
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ def _date_patterns(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     names = "|".join(re.escape(n) for n in sorted(full, key=len, reverse=True))
     abbreviations = "|".join(re.escape(n) for n in sorted(short, key=len, reverse=True))
     month = rf"(?P<month>{names}|(?:{abbreviations})\.?)" if short else rf"(?P<month>{names})"
-    day = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+    ordinal = r"(?:st|nd|rd|th)?"
+    # a range of days ("10-15 June", "June 10–15, 2024") is one date: the model kept one end
+    day = rf"(?P<day>\d{{1,2}}){ordinal}(?:\s?[-–]\s?(?P<last>\d{{1,2}}){ordinal})?"
     year = r"(?P<year>\d{4})"
     flags = re.IGNORECASE if lang == "en" else 0
     return (
@@ -152,7 +154,10 @@ def find_dates(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
             if src_lang == "en" and not (name[:1].isupper() and not name.isupper()) and not year:
                 continue  # "will march 30 km", "MAY 2" without a year: a verb, not a month
             month = MONTHS[tgt_lang][_month_number(name, src_lang)][0]
-            parts = (groups.get("day"), month, year)
+            day = groups.get("day")
+            if day and groups.get("last"):
+                day = f"{day}-{groups['last']}"  # a plain hyphen: "3 -7" read as minus seven
+            parts = (day, month, year)
             dates.append(Date(match.start(), match.end(), " ".join(p for p in parts if p)))
     return sorted(dates, key=lambda d: d.start)
 

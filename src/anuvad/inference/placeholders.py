@@ -51,8 +51,9 @@ _LETTERS = {"url": "Z", "email": "Z", "code": "X", "name": "X"}
 # Per letter: the source's words that may be translated so (then nothing is removed), and the
 # spellings removed.
 _SPELLED = {
-    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन")),
-    "X": (("x", "ex"), ("एक्स", "ऐक्स")),
+    # the letter alone too ("फ़ाइल ज़ notes.txt", "X.,,घघंटा"), nukta decomposed and precomposed
+    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन", "ज़", "\u095b", "Z")),
+    "X": (("x", "ex"), ("एक्स", "ऐक्स", "X")),
 }
 
 

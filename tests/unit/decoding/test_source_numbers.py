@@ -13,6 +13,7 @@ import torch
 from test_search import SOURCES
 from test_terms import PIECES, TABLE, bounded_phrases, held_whole
 
+from anuvad.decoding.boundaries import Boundary
 from anuvad.decoding.constraints import AllOf, search_constraint
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
@@ -139,3 +140,35 @@ def test_inside_a_number_after_a_joiner_only_that_number_goes_on() -> None:
         rows.advance([0], [token])
     mask = rows.mask()[0]
     assert mask[5] == 0.0 and mask[6] == float("-inf")
+
+
+def start_rows(phrases: Sequence[RequiredPhrase], tokens: Sequence[int]) -> torch.Tensor:
+    """The mask of one restricted row after ``tokens``."""
+    rows = SourceDigitsOnly([list(phrases)], TABLE).start(
+        torch.zeros((1, 2), dtype=torch.bool), [20]
+    )
+    for token in tokens:
+        rows.advance([0], [token])
+    return rows.mask()[0]
+
+
+def test_a_number_inside_a_longer_one_is_not_written_by_it() -> None:
+    """ "1" and "121" given (as "floor 1" and "Room 101"): writing "▁121" passes through "▁1",
+    which must not count as the "1": after it the "1" may still be written, once; "▁1 ▁121"
+    writes both, and then no third "1"; a separator passes ("▁1." then "▁": the "1" is written)."""
+    one = RequiredPhrase((4, 5), Boundary.NUMBER, TABLE.number_starts)  # ▁ 1
+    long = RequiredPhrase((4, 5, 6, 5), Boundary.NUMBER, TABLE.number_starts)  # ▁ 1 2 1
+    assert start_rows([one, long], (4, 5, 6, 5, 4))[5] == 0.0  # "▁121 ▁" then "1"
+    assert start_rows([one, long], (4, 5, 7, 4))[5] == 0.0  # "▁1 ▁a ▁": the "121" may start
+    written = start_rows([one, long], (4, 5, 6, 5, 4, 5, 7, 4))  # "▁121 ▁1 ▁a ▁"
+    assert written[5] == float("-inf") and written[6] == float("-inf")
+    assert start_rows([one], (4, 5, 9, 4))[5] == float("-inf")  # "▁1. ▁": the "1" is written
+
+
+def test_a_hyphen_after_a_digit_begins_no_number_it_writes() -> None:
+    """ "12" and "2-12" given: writing "▁2-12" does not write the "12" (it is the tail of the
+    longer number), so "12" may still be written once after it."""
+    twelve = RequiredPhrase((4, 5, 6), Boundary.NUMBER, TABLE.number_starts)  # ▁ 1 2
+    joined = RequiredPhrase((4, 6, 13, 5, 6), Boundary.NUMBER, TABLE.number_starts)  # ▁ 2 - 1 2
+    assert start_rows([twelve, joined], (4, 6, 13, 5, 6, 7, 4))[5] == 0.0
+    assert start_rows([twelve, joined], (4, 6, 13, 5, 6, 7, 4, 5, 6, 7, 4))[5] == float("-inf")

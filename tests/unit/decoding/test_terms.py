@@ -17,7 +17,7 @@ from anuvad.data.batching import collate_source
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
 from anuvad.decoding.beam_allocation import allocate_beams
-from anuvad.decoding.boundaries import Boundary, BoundaryTable
+from anuvad.decoding.boundaries import Boundary, BoundaryTable, holds
 from anuvad.decoding.constraints import search_constraint
 from anuvad.decoding.search import Hypothesis
 from anuvad.decoding.terms import (
@@ -374,3 +374,19 @@ def test_greedy_search_ends_by_writing_what_it_misses_where_it_would_have_ended(
         assert hypothesis.finished and out[: len(ended)] == ended, (ended, phrase, out)
         assert len(out) <= len(ended) + len(phrase), (ended, phrase, out)
     assert checked  # some sentence's own output ended without its phrase
+
+
+def test_a_number_after_a_digit_and_a_hyphen_is_part_of_that_number() -> None:
+    """ "12" and "2-12" given (as "2345" and "011-2345-6789"): the "12" the hyphen seems to
+    begin in "▁2-12" is the phone number's tail, not the "12" (as :func:`holds` reads the
+    text), so the row still misses it; after a word start, "▁-12" is a "12" (a minus sign)."""
+    twelve = RequiredPhrase((4, 5, 6), Boundary.NUMBER, TABLE.number_starts)  # ▁ 1 2
+    joined = RequiredPhrase((4, 6, 13, 5, 6), Boundary.NUMBER, TABLE.number_starts)  # ▁ 2 - 1 2
+    assert holds("2-12 a", "2-12", Boundary.NUMBER) and not holds("2-12 a", "12", Boundary.NUMBER)
+    for tokens, twelve_done in (((4, 6, 13, 5, 6, 7), False), ((4, 13, 5, 6, 7), True)):
+        rows = TermConstraint([[twelve, joined]], len(PIECES), TABLE).start(
+            torch.zeros((1, 3), dtype=torch.bool), [20]
+        )
+        for token in tokens:
+            rows.advance([0], [token])
+        assert rows.states[0].done()[0] is twelve_done, tokens

@@ -24,6 +24,10 @@ from anuvad.inference.dates import find_dates, number_extent
         ("THOUSANDS MARCH 30 KM", []),
         ("It was 3 March.", [("3 March", "3 मार्च")]),  # the full stop is the sentence's
         ("march 3, 2024 was hot", [("march 3, 2024", "3 मार्च 2024")]),  # a year: a date
+        # a range of days is one date (the model kept one end), written with a plain hyphen
+        ("It runs from 10-15 June.", [("10-15 June", "10-15 जून")]),
+        ("It runs June 10 – 15, 2024.", [("June 10 – 15, 2024", "10-15 जून 2024")]),
+        ("Open 3–7th March", [("3–7th March", "3-7 मार्च")]),
     ],
 )
 def test_a_number_next_to_a_month_is_a_date_in_the_targets_words(
@@ -36,6 +40,7 @@ def test_hindi_dates_are_written_in_english_and_unknown_pairs_have_none() -> Non
     text = "12 जून 2024 को और मार्च 2023 में"
     assert [d.target for d in find_dates(text, "hi", "en")] == ["12 June 2024", "March 2023"]
     assert [d.target for d in find_dates("१२ जून २०२४ को", "hi", "en")] == ["१२ June २०२४"]
+    assert [d.target for d in find_dates("मेला 3-7 मार्च तक", "hi", "en")] == ["3-7 March"]
     assert find_dates("12 June 2024", "en", "de") == [] and find_dates("12 June", "en", "en") == []
 
 

@@ -306,6 +306,10 @@ def test_an_address_takes_its_angle_brackets_and_a_spelled_placeholder_letter_go
     assert hidden.text == "Write to Z1 today." and hidden.addresses == ("<info@example.com>",)
     assert reveal("आज जेड Z1 के लिए लिखें।", hidden) == "आज <info@example.com> के लिए लिखें।"
     assert reveal("Z1 ज़ीड, ज़ी को लिखें।", hidden) == "<info@example.com>, को लिखें।"
+    # the letter alone, nukta decomposed or precomposed, or in Latin ("फ़ाइल ज़ notes.txt")
+    for alone in ("ज\u093c", "\u095b", "Z"):
+        assert reveal(f"आज {alone} Z1 को लिखें।", hidden) == "आज <info@example.com> को लिखें।"
+    assert reveal("आज ज़मीन Z1 पर।", hidden) == "आज ज़मीन <info@example.com> पर।"  # a word
     # a source that has the word keeps its translation ("Zee News" is "ज़ी न्यूज़")
     news = "Watch Zee News at zeenews.com today."
     shown = hide(news, find_spans(news, Verbatim()), lambda _: True)
