@@ -97,6 +97,19 @@ _SIGNED = re.compile(
 )
 
 
+# A currency named right before its own sign, which says it again ("R. ₹500": the model's
+# transliteration of "रु." before the required "₹500"; "Rs ₹500", "USD $25"): the name goes.
+_ECHOES = {sign: (*names, "R") if sign == "₹" else names for sign, names in NAMES.items()}
+_ECHOED = re.compile(
+    "|".join(
+        rf"(?<![{_LETTER}])(?:{'|'.join(re.escape(n) for n in names)})"
+        rf"\.?[ \u00a0]*(?={re.escape(sign)} ?{_DIGIT})"
+        for sign, names in _ECHOES.items()
+    ),
+    re.IGNORECASE,
+)
+
+
 @functools.cache
 def _names(sign: str) -> str:
     """The alternation of ``sign``'s currency names, as a pattern."""
@@ -207,7 +220,8 @@ def write_currency(text: str) -> str:
     """``text`` with one currency for each amount written with its sign: a currency word right
     after it (and its scale word) goes where it names another currency ("€30 डॉलर" → "€30",
     "$25 rupees" → "$25"), the sign where it names the same ("$699 डॉलर" → "699 डॉलर", "$5
-    मिलियन डॉलर" → "5 मिलियन डॉलर"); a stray sign before it goes ("$ $25" → "$25")."""
+    मिलियन डॉलर" → "5 मिलियन डॉलर"); a stray sign before it goes ("$ $25" → "$25"), and so does
+    its currency's name right before it ("R. ₹500", "Rs ₹500" → "₹500")."""
 
     def written(m: re.Match[str]) -> str:
         scale, word = m["scale"] or "", m["word"]
@@ -215,7 +229,7 @@ def write_currency(text: str) -> str:
             return f"{m['amount']}{scale} {word}"
         return f"{m['sign']}{m['amount']}{scale}" if word or m["extra"] else m[0]
 
-    return _SIGNED.sub(written, text)
+    return _SIGNED.sub(written, _ECHOED.sub("", text))
 
 
 def write_currencies(results: Sequence[Translation]) -> None:

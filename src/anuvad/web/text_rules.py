@@ -158,6 +158,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "rupee_sign": js_pattern(currency._RUPEE_SIGN.pattern),
             "rupee_read": currency.RUPEE_READ.get(src_lang),
             "signed": js_pattern(currency._SIGNED.pattern),  # case-insensitive (the "i" flag)
+            "echoed": js_pattern(currency._ECHOED.pattern),  # case-insensitive too
             "names": {
                 sign: [n.casefold() for n in names] for sign, names in currency.NAMES.items()
             },

@@ -105,6 +105,10 @@ def test_the_rupee_sign_no_source_vocabulary_knows_is_read_as_a_word() -> None:
         ("$10 billion yen-denominated bonds", "$10 billion yen-denominated bonds"),
         ("₹50 dollar-denominated", "₹50 dollar-denominated"),
         ("He paid $20 Rs. 500 later", "He paid $20 Rs. 500 later"),  # the next amount's code
+        # its own currency named right before the sign ("रु. 500 दिए।" came out "R. ₹500.")
+        ("R. ₹500 and Rs ₹200, INR₹5", "₹500 and ₹200, ₹5"),
+        ("USD $25 and रु. ₹500", "$25 and ₹500"),
+        ("Dr. ₹5, OR ₹5, Rs. $5", "Dr. ₹5, OR ₹5, Rs. $5"),  # other words, another currency
     ],
 )
 def test_an_amount_names_one_currency(output: str, expected: str) -> None:

@@ -271,6 +271,7 @@ CURRENCY_TEXTS = [
     # not amounts, or two readings of one (left as written)
     "in 2015 USD terms at 10:30 EUR; USD 5/10/2024, EUR/USD 1.08, 25 USD 30 EUR, GBP\u00a040.",
     "US$5 million dollars, $10 billion yen-denominated, He paid $20 Rs. 500, 1,699 डॉलर।",
+    "R. ₹500 and Rs ₹200, INR₹5, USD $25, रु. ₹500; Dr. ₹5, OR ₹5, Rs. $5.",
 ]
 
 

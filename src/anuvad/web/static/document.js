@@ -249,10 +249,11 @@ export function readAmounts(text, rules) {
 
 /** text with one currency for each amount written with its sign: a currency word after it goes
  * where it names another currency ("€30 डॉलर" → "€30"), the sign where it names the same
- * ("$699 डॉलर" → "699 डॉलर") (currency.write_currency). */
+ * ("$699 डॉलर" → "699 डॉलर"), its own name right before the sign goes ("R. ₹500" → "₹500")
+ * (currency.write_currency). */
 export function writeCurrency(text, rules) {
   const c = rules.currency;
-  return text.replace(re(c.signed, "giu"), (...args) => {
+  return text.replace(re(c.echoed, "giu"), "").replace(re(c.signed, "giu"), (...args) => {
     const m = args[args.length - 1];
     const scale = m.scale || "";
     if (m.word && c.names[m.sign].includes(m.word.toLowerCase())) return `${m.amount}${scale} ${m.word}`;
