@@ -41,7 +41,10 @@ NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 # A comparison right before a number ("< 10", ">= 18"; not an arrow "->", "=>", or a tag's
 # end): "5 < 10 and 20 > 15." came out "10 और 20 15 5।", the meaning lost.
 # Not after a word, a quote or "/" ("x>5", "<b> 5", '<a href="x"> 5', "<br/> 5": a tag's end).
-_COMPARISON = re.compile(r"(?<![\w<>=\-/\"'])[<>]=?$")
+# An operator or section sign before a number belongs to it too ("≥ 5", "5 × 3", "§ 12": "The
+# room is 5 × 3 metres." came out "कमरा 5 3 मीटर है।"), not after a letter; it keeps its space.
+OPERATORS = "≤≥≠≈±×÷§"
+_COMPARISON = re.compile(rf"(?:(?<![\w<>=\-/\"'])[<>]=?|(?<![^\W\d])[{OPERATORS}])$")
 _AFTER_NUMBER = re.compile(
     r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]"
     r"|'[0-9]{1,2}(?:\.[0-9]+)?\"(?![A-Za-z0-9])"  # feet and inches: 5'8"
@@ -175,7 +178,8 @@ def _signs(text: str, at: int) -> bool:
 def number_extent(text: str, start: int, end: int) -> tuple[int, int]:
     """The number ``text[start:end]`` with the currency sign right before it ("₹80", "₹ 80"),
     the plus or minus sign right before that ("-5", "−3.5", "+2%", "-₹80": not the hyphen of a
-    range or a code, "10-15", "COVID-19"), a comparison before those ("< 10", ">= 18"), and the
+    range or a code, "10-15", "COVID-19"), a comparison or operator before those ("< 10", ">= 18",
+    "× 3", "§ 12"), and the
     per cent or degree sign right after it
     ("5.4%", "5.4 %", "30°C", "-5 °C", "100 ℃": "It was -5 °C at night." came out "… -5 बजे
     था।"), or the inches of a height in feet ("5'8\"": "He is 5'8\" tall." came out "… 5 8
@@ -201,6 +205,7 @@ __all__ = [
     "CURRENCY_SIGNS",
     "MONTHS",
     "NUMBER_SIGNS",
+    "OPERATORS",
     "PARTS_OF_DAY",
     "Date",
     "find_dates",

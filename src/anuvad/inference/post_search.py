@@ -27,7 +27,7 @@ from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.carrying import write_symbols
 from anuvad.inference.currency import named_after, named_before, write_currencies
-from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS, PARTS_OF_DAY
+from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS, OPERATORS, PARTS_OF_DAY
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
 from anuvad.inference.translation import Translation, relocate_words
@@ -43,7 +43,8 @@ from anuvad.inference.verbatim import (
 )
 
 _MARK_BEFORE = re.compile(rf"{UNK_SURFACE}\s*$")  # the model's unknown mark for a sign
-_COMPARISON = re.compile(r"[<>]=?")  # "<10", ">=18" (inference.dates.number_extent)
+# "<10", ">=18", "× 3", "§ 12" (inference.dates.number_extent)
+_COMPARISON = re.compile(rf"(?:[<>]=?|[{OPERATORS}] ?)")
 # A part of the day right before a time the output holds (with "को" or "के" between).
 _PART_OF_DAY_BEFORE = re.compile(
     rf"(?<![\w\u0900-\u097f])(?:{'|'.join(PARTS_OF_DAY)})(?:\s+(?:को|के))?\s*$"

@@ -77,7 +77,7 @@ from anuvad.errors import ConfigError
 from anuvad.inference.addresses import EMAIL, FILE, URL, URL_TRAILING
 from anuvad.inference.codes import CODE
 from anuvad.inference.currency import find_amounts
-from anuvad.inference.dates import find_dates, number_extent
+from anuvad.inference.dates import OPERATORS, find_dates, number_extent
 from anuvad.inference.identifiers import find_identifiers
 from anuvad.inference.target_script import target_script_runs
 from anuvad.inference.translation import CopiedSpan
@@ -279,6 +279,8 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             boundary = Boundary.CODE if glued else Boundary.NUMBER
             start, end = number_extent(text, m.start(), m.end())
             target = "".join(text[start:end].split())  # "₹ 80" → "₹80"
+            if text[start] in OPERATORS and text[start + 1 : start + 2].isspace():
+                target = f"{target[0]} {target[1:]}"  # "× 3", "§ 12" as written
             target = target.replace("℃", "°C").replace("℉", "°F")  # as the vocabulary reads it
             found.append(Span("number", start, end, to_digits(target, verbatim.digits), boundary))
     if verbatim.target_script and verbatim.langs:  # "Samsung" in Hindi, "नमस्ते" in English

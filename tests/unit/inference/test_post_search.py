@@ -107,6 +107,9 @@ def test_a_comparison_is_required_bare_and_written_back_before_its_number() -> N
     assert [(s.target, s.sign) for s in spans] == [("5", ""), ("10", "<"), ("20", ""), ("15", ">")]
     assert write_signs("5 10 और 20 15।", spans) == "5 <10 और 20 >15।"
     assert write_signs("5 < 10 और 20 > 15।", spans) == "5 < 10 और 20 > 15।"  # not twice
+    spans = [unsigned(s, lambda t: True) for s in find_spans("It is 5 × 3, § 12.", Verbatim())]
+    assert [(s.target, s.sign) for s in spans] == [("5", ""), ("3", "× "), ("12", "§ ")]
+    assert write_signs("यह 5 3, 12 है।", spans) == "यह 5 × 3, § 12 है।"
     (rupees,) = [unsigned(s, lambda t: "₹" not in t) for s in find_spans("> ₹500", Verbatim())]
     assert (rupees.target, rupees.sign, rupees.written) == ("500", ">₹", ">₹500")
 

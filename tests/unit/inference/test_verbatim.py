@@ -131,6 +131,19 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
             ],
         ),
         ("a->5, x=>6, x>7", [("number", "5"), ("number", "6"), ("number", "7")]),  # not arrows
+        (  # an operator or section sign keeps its space ("कमरा 5 3 मीटर है।" lost the "×")
+            "5 × 3 m, 5×3, ≥ 40°C, § 12, ± 2, A≥5",
+            [
+                ("number", "5"),
+                ("number", "× 3"),
+                ("number", "5"),
+                ("number", "×3"),
+                ("number", "≥ 40°C"),
+                ("number", "§ 12"),
+                ("number", "± 2"),
+                ("number", "5"),  # after a letter: a formula's, not the number's
+            ],
+        ),
         ("Line<br/> 5 and <br /> 6", [("number", "5"), ("code", "<br />"), ("number", "6")]),
         ("No numbers, e.g. none.", []),
     ],
