@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from anuvad.errors import InputTooLongError
+from anuvad.inference.cells import cell_spans
 from anuvad.inference.language import wrong_script
 from anuvad.inference.sentences import locate, sentence_splitter
 from anuvad.inference.symbols import without_edge_symbols
@@ -140,7 +141,8 @@ def split_document(
     """Cut ``text`` into sentences, each with its place in the text.
 
     Every line is split on its own (a newline always ends a sentence), and every cell of a line
-    between tabs (a table's columns: "1<TAB>The train is late.<TAB>It will come soon."); blank
+    (a table's columns: "1<TAB>The train is late.<TAB>It will come soon.", "Home | Contact":
+    :mod:`anuvad.inference.cells`); blank
     lines and a Markdown code block (from a line opening with three backticks or tildes to the
     next such line) give no segment; a list marker at the start of a line or cell ("- ",
     "1. ", "(a) ", "## "), symbols before or after a sentence (emoji:
@@ -176,11 +178,12 @@ def split_document(
             fenced = fenced != fence
             offset += len(line) + 1
             continue
-        # A tab separates cells ("1<TAB>The train is late."), after the line's list marker
+        # Cells (a tab, a table's pipes: inference.cells), after the line's list marker
         # ("1.<TAB>The train is late.": a marker followed by a tab is one).
         lead = _LIST_MARKER.match(line)
-        offset += lead.end() if lead else 0
-        for cell in line[lead.end() if lead else 0 :].split("\t"):
+        rest = lead.end() if lead else 0
+        for first, last in cell_spans(line[rest:], lang):
+            cell, base = line[rest + first : rest + last], offset + rest + first
             marker = _LIST_MARKER.match(cell)
             skip = marker.end() if marker else 0
             body = cell[skip:]
@@ -193,9 +196,9 @@ def split_document(
                     start, end = without_edge_symbols(cell, start, end)  # symbols: layout
                     if start == end or (not other_scripts and wrong_script(cell[start:end], lang)):
                         continue
-                    segment = Segment(offset + start, offset + end, cell[start:end], number)
+                    segment = Segment(base + start, base + end, cell[start:end], number)
                     segments.extend(fit_segment(segment, fits, lang) if fits else [segment])
-            offset += len(cell) + 1
+        offset += len(line) + 1
     check = must_fit or fits
     for segment in segments:
         if check is not None and not check(segment.text):

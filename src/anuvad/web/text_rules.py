@@ -34,6 +34,7 @@ from typing import Any
 from anuvad.data.cleaning import SCRIPTS
 from anuvad.inference import (
     addresses,
+    cells,
     currency,
     documents,
     final_mark,
@@ -92,6 +93,13 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
     prefixes = sentences.moses_prefixes(src_lang)
     split: dict[str, Any] = {
         "list_marker": js_pattern(documents._LIST_MARKER.pattern),
+        # what separates a line's cells (cells.cell_separator): a table row's, else this language's
+        "table_row": js_pattern(cells.TABLE_ROW.pattern),
+        "table_rule": js_pattern(cells.TABLE_RULE.pattern),
+        "row_cells": js_pattern(cells.ROW_CELLS.pattern),
+        "cells": js_pattern(
+            (cells.TAB_CELLS if cells.pipe_is_danda(src_lang) else cells.SPACED_PIPE_CELLS).pattern
+        ),
         "symbol": symbols.JS_SYMBOL,
         "glue": symbols.JS_GLUE,
         "emoji": symbols.JS_EMOJI,

@@ -54,6 +54,9 @@ DOCUMENTS = {
         # a tab separates cells (a table's columns)
         "id\ttext\tnote\n1\tThe train is late.\tIt will come soon.\n2\tGood night.\t\n3\t\t- Only."
         "\n1.\tThe train is late.\tIt is cold.\n•\tMilk.",
+        # so does a pipe between spaces and in a Markdown table row (inference.cells)
+        "Home | About Us | Contact\nPrice: ₹500 | Size: M\n| City | Population |\n|---|---|\n"
+        "| Delhi | 3.2 crore |\n- a|b and a |b stay. | Lead pipe.",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
@@ -71,6 +74,8 @@ DOCUMENTS = {
         "डब्ल्यू.एच.ओ. ने चेतावनी दी। उसका आई.क्यू. बहुत अच्छा है।",
         # Hindi typed with English words is Hindi; an English sentence in it is kept as written
         "कल meeting है। Boss ने कहा कि report कल तक submit करो। Please send it by evening.",
+        # "|" is the danda outside a table row (inference.cells)
+        "आज मौसम अच्छा है | हम पार्क जाएंगे |\n| शहर | आबादी |\nहोम | संपर्क",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.

@@ -239,12 +239,14 @@ export function splitDocument(text, split) {
       offset += line.length + 1;
       return;
     }
-    // a tab separates cells (a table's columns), each split on its own, after the line's list
-    // marker (a marker followed by a tab is one)
+    // cells (a tab, a table's pipes: cells.cell_spans), each split on its own, after the line's
+    // list marker (a marker followed by a tab is one)
     marker.lastIndex = 0;
     const lead = marker.exec(line);
-    offset += lead ? lead[0].length : 0;
-    for (const cell of line.slice(lead ? lead[0].length : 0).split("\t")) {
+    const rest = lead ? lead[0].length : 0;
+    for (const [first, last] of cellSpans(line.slice(rest), split)) {
+      const cell = line.slice(rest + first, rest + last);
+      const base = offset + rest + first;
       marker.lastIndex = 0;
       const m = marker.exec(cell);
       const skip = m ? m[0].length : 0;
@@ -263,13 +265,29 @@ export function splitDocument(text, split) {
           while (a < b && (units[a] || isSpace(cell[a]))) a++;
           while (b > a && (units[b - 1] || isSpace(cell[b - 1]))) b--;
           if (a === b || wrongScript(cell.slice(a, b), split)) continue; // layout, as written
-          segments.push({ start: offset + a, end: offset + b, text: cell.slice(a, b), line: number });
+          segments.push({ start: base + a, end: base + b, text: cell.slice(a, b), line: number });
         }
       }
-      offset += cell.length + 1;
     }
+    offset += line.length + 1;
   });
   return segments;
+}
+
+/** [start, end] of each cell of a line (cells.cell_spans): a table row's pipes, a tab, or a
+ * pipe between spaces where the language does not type it for the danda; none in a table's rule. */
+function cellSpans(line, split) {
+  if (re(split.table_rule, "u").test(line)) return [];
+  const row = re(split.table_row, "u").test(line);
+  const separator = re(row ? split.row_cells : split.cells, "gu");
+  const spans = [];
+  let start = 0;
+  for (const m of line.matchAll(separator)) {
+    spans.push([start, m.index]);
+    start = m.index + m[0].length;
+  }
+  spans.push([start, line.length]);
+  return spans;
 }
 
 /** Translations put in the places of their segments (documents.assemble; the page cuts no
