@@ -136,6 +136,8 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "danda_char": punctuation.DANDA,
             "final_stop": js_pattern(punctuation._FINAL_STOP.pattern),
             "lone_pipe": js_pattern(punctuation._LONE_PIPE.pattern),
+            "space_before_danda": js_pattern(punctuation._SPACE_BEFORE_DANDA.pattern),
+            "danda_run": js_pattern(punctuation._DANDA_RUN.pattern),
             "source_end": js_pattern(punctuation._SOURCE_END.pattern),
             "output_stop": js_pattern(punctuation._OUTPUT_STOP.pattern),
             "stray_quotes": js_pattern(punctuation._STRAY_QUOTES.pattern),

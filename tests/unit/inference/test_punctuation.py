@@ -13,18 +13,24 @@ from anuvad.inference.punctuation import punctuate
         ("कप्तान ने 85 रन बनाए.", "The captain scored 85 runs.", "कप्तान ने 85 रन बनाए।"),
         ("वर्ष 2024.", "In 2024.", "वर्ष 2024।"),
         ("वह आया|", "He came.", "वह आया।"),
-        ("वह आया |", "He came.", "वह आया ।"),
-        ("हाँ | नहीं", "Yes. No", "हाँ । नहीं"),
+        ("वह आया |", "He came.", "वह आया।"),
+        ("हाँ | नहीं", "Yes. No", "हाँ। नहीं"),
         ("देखें www.nic.in पर 3.5 किलो।", "See www.nic.in for 3.5 kg.", "देखें www.nic.in पर 3.5 किलो।"),
         ('उसने कहा, "मैं आऊँगा."', 'He said, "I will come."', 'उसने कहा, "मैं आऊँगा।"'),
         ("क्या वह आया?", "Did he come?", "क्या वह आया?"),
         ('उसने कहा "मैं आऊँगा।', 'He said "I will come."', 'उसने कहा "मैं आऊँगा"।'),
         ('ट्रेन " देर से है।', "The train is late.", "ट्रेन देर से है।"),
         ("“ट्रेन देर से है।", "“The train is late.”", "“ट्रेन देर से है”।"),
-        ("ट्रेन देर से है” ।", "The train is late.", "ट्रेन देर से है ।"),
+        ("ट्रेन देर से है” ।", "The train is late.", "ट्रेन देर से है।"),
         (" लागत है. 5 ", "It costs 5 a unit", "लागत है. 5"),  # a final "▁" piece's space
-        ("धन्यवाद .", "Thank you.", "धन्यवाद ।"),  # a lone final "." (an n-best candidate)
+        ("धन्यवाद .", "Thank you.", "धन्यवाद।"),  # a lone final "." (an n-best candidate)
         ("3 . 5 है", "It is 3.5", "3 . 5 है"),  # not at the end: left alone
+        # one danda at the end, none after a space (n-best candidates: "आएगा।।", "है ।")
+        ("यह आएगा।।", "It will come.", "यह आएगा।"),
+        ("यह आएगा।.", "It will come.", "यह आएगा।"),
+        ("यह आएगा .।", "It will come.", "यह आएगा।"),
+        ("होती है ।", "It is.", "होती है।"),
+        ("राम आया ।सीता गई ।", "Ram came. Sita went.", "राम आया।सीता गई।"),
         # single quotes after the final mark (n-best candidates) go unless the source quotes
         ("होटल में €30 खर्च हो गया।'।'", "The hotel charges €30 a night.", "होटल में €30 खर्च हो गया।"),
         ("वह आया।' ", "He came.", "वह आया।"),
@@ -37,7 +43,7 @@ from anuvad.inference.punctuation import punctuate
         # a symbol standing alone that the source lacks goes, with a space
         ("* ग्रुप पंडित और लाल राज्य।", "Gateway Pundit and RedState.", "ग्रुप पंडित और लाल राज्य।"),
         ("प्रारंभिक * * शुरुआती 3.6 $.", "initial 3.6.", "प्रारंभिक शुरुआती 3.6।"),
-        ("कीमत $5 है * ।", "It costs $5 *.", "कीमत $5 है * ।"),  # the source has them
+        ("कीमत $5 है * ।", "It costs $5 *.", "कीमत $5 है *।"),  # the source has them
         ("यह 5 * 3 है।", "It is 5 x 3.", "यह 5 * 3 है।"),  # between numbers: arithmetic
         ("*", "Yes.", "*"),  # nothing else would be left
         ("५ * ३ = १५", "5 x 3 = 15", "५ * ३ = १५"),  # between numbers in any script

@@ -113,6 +113,8 @@ MENDS = {
             "See https://en.wikipedia.org/wiki/Delhi_(city).",
         ),
         ("बुक करें", "Book at irctc.co.in today."),
+        ("यह आएगा।.", "It will come."),  # one danda, no space before it
+        ("होती है । फिर ।।", "It is. Then."),
         # A link the source repeats: as often as there (one written, one lost, one extra).
         ("help@ex.com और को भेजें", "Send it to help@ex.com and copy help@ex.com."),
         ("www.ex.org www.ex.org www.ex.org देखें", "See www.ex.org and www.ex.org."),

@@ -311,7 +311,8 @@ export function punctuate(text, source, rules) {
   const p = rules.punctuation;
   text = withoutLoneSymbols(text.trim(), source, p); // trim: a final "▁" piece's space
   if (p.danda) {
-    text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), ` ${p.danda_char}`);
+    text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), p.danda_char);
+    text = text.replace(re(p.danda_run), p.danda_char).replace(re(p.space_before_danda), "");
   }
   const unended = re(p.source_end, "u").exec(source);
   if (unended) text = text.replace(re(p.output_stop, "u"), unended[1] || "");
