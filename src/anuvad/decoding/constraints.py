@@ -9,7 +9,8 @@ well-formed-tree constraint (:mod:`anuvad.parsing.constraint`) plugs in through 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 import torch
 from torch import Tensor
@@ -169,6 +170,61 @@ class AllOf(OutputConstraint):
 
     def start(self, src_pad_mask: Tensor, limits: Sequence[int]) -> ConstraintRows:
         return _AllRows([c.start(src_pad_mask, limits) for c in self.constraints])
+
+
+def admits(constraint: OutputConstraint, tokens: Sequence[int], limit: int, ended: bool) -> bool:
+    """Whether a search of one sentence under ``constraint`` (built for that one sentence),
+    with an output limit of ``limit`` tokens, could have written ``tokens``: each allowed
+    where it came and, where the output ``ended``, EOS after them."""
+    rows = constraint.start(torch.zeros((1, 1), dtype=torch.bool), [limit])
+    for token in tokens:
+        if bool(torch.isinf(rows.mask()[0, token])):
+            return False
+        rows.advance([0], [token])
+    return not ended or not bool(torch.isinf(rows.mask()[0, EOS_ID]))
+
+
+class _Written(Protocol):
+    @property
+    def token_ids(self) -> list[int]: ...
+    @property
+    def finished(self) -> bool: ...
+
+
+W = TypeVar("W", bound=_Written)
+
+
+def free_first(
+    sources: list[list[int]],
+    constraint_for: Callable[[list[int]], OutputConstraint | None],
+    run: Callable[[list[list[int]], OutputConstraint | None], list[list[W]]],
+    limits: Sequence[int],
+    checked: int,
+) -> list[list[W]]:
+    """Outputs per source: every source searched without its constraint first, and again under
+    it only where one of its first ``checked`` free outputs could not have been written under it
+    (:func:`admits`): a constraint that a free output already meets changes nothing.
+
+    Args:
+        sources: the batch's source ids.
+        constraint_for: the constraint of the sources at these indices (None: they have none).
+        run: searches some sources under a constraint (None: freely).
+        limits: each source's output limit in tokens.
+        checked: how many of each source's outputs must meet it (the n-best returned).
+    """
+    found = run(sources, None)
+    redo = []
+    for j, outputs in enumerate(found):
+        alone = constraint_for([j])
+        if alone is not None and not all(
+            admits(alone, o.token_ids, limits[j], o.finished) for o in outputs[:checked]
+        ):
+            redo.append(j)
+    if redo:
+        again = run([sources[j] for j in redo], constraint_for(redo))
+        for j, outputs in zip(redo, again, strict=True):
+            found[j] = outputs
+    return found
 
 
 def search_constraint(

@@ -23,9 +23,9 @@ from anuvad.data.language_tokens import resolve_pair
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.constraints import OutputConstraint, search_constraint
+from anuvad.decoding.constraints import OutputConstraint, free_first, search_constraint
 from anuvad.decoding.greedy import greedy_search
-from anuvad.decoding.search import BetweenSteps, Hypothesis
+from anuvad.decoding.search import BetweenSteps, Hypothesis, output_limits
 from anuvad.device import resolve_device
 from anuvad.errors import ConfigError
 from anuvad.evaluation.confidence_model import ConfidenceModel
@@ -38,7 +38,7 @@ from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_word
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import close_candidates, punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
-from anuvad.inference.required import Requirements, batch_requirements, phrase_constraint
+from anuvad.inference.required import Requirements, batch_requirements, constraint_of
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
     UNSPELLABLE_SPAN,
@@ -51,6 +51,7 @@ from anuvad.model.transformer import count_parameters
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")
+Found = list[list[Candidate]]  # candidates per source, best first
 R = TypeVar("R")
 
 
@@ -259,29 +260,32 @@ class Translator:
         # What each output must hold, as text (greedy search may write it after the final mark).
         wanted = [own.texts for own in required or [Requirements()] * len(texts)]
 
-        def search(
-            sources: list[list[int]], d: DecodeConfig, indices: list[int]
-        ) -> list[list[Candidate]]:
-            terms = None
-            if required is not None:
-                batch = [required[i] for i in indices]
-                terms = phrase_constraint(batch, self.phrase_encoder, vocab_size)
-            combined = search_constraint(
-                d.no_repeat_ngram_size, vocab_size, constraint, terms, self.may_run
-            )
-            originals, own = [texts[i] for i in indices], [hidden[i] for i in indices]
-            if not quality:
-                found = reveal_candidates(self._search(sources, d, use_cache, combined, stop), own)
-                if d.beam_size == 1:
-                    close_candidates(found, [wanted[i] for i in indices])
-                return punctuate_candidates(found, originals, tgt_lang)
+        def search(sources: list[list[int]], d: DecodeConfig, indices: list[int]) -> Found:
             # The beam's other hypotheses are a confidence signal: the search keeps them anyway.
-            wide = d.with_overrides(nbest=d.beam_size) if d.nbest < d.beam_size else d
-            candidates = self._search(sources, wide, use_cache, combined, stop, signals=True)
+            wide = d.with_overrides(nbest=d.beam_size) if quality and d.nbest < d.beam_size else d
+
+            def run(chosen: list[list[int]], terms: OutputConstraint | None) -> Found:
+                combined = search_constraint(
+                    d.no_repeat_ngram_size, vocab_size, constraint, terms, self.may_run
+                )
+                return self._search(chosen, wide, use_cache, combined, stop, signals=quality)
+
+            if required is None:
+                candidates = run(sources, None)
+            else:  # free first; under the phrases where the free candidates lack them
+                limits = output_limits(
+                    self.model, collate_source(sources)[1], d, len(self.tgt_prefix)
+                )
+                batch = [required[i] for i in indices]
+                of = constraint_of(batch, self.phrase_encoder, vocab_size)
+                candidates = free_first(sources, of, run, limits, d.nbest)
+            originals, own = [texts[i] for i in indices], [hidden[i] for i in indices]
             found = reveal_candidates(candidates, own)
             if d.beam_size == 1:
                 close_candidates(found, [wanted[i] for i in indices])
             punctuate_candidates(found, originals, tgt_lang)
+            if not quality:
+                return found
             assess_best(self, [texts[i] for i in indices], sources, candidates)
             reveal_words(candidates, own)
             return [c[: d.nbest] for c in candidates]

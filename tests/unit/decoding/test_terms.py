@@ -390,3 +390,47 @@ def test_a_number_after_a_digit_and_a_hyphen_is_part_of_that_number() -> None:
         for token in tokens:
             rows.advance([0], [token])
         assert rows.states[0].done()[0] is twelve_done, tokens
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_free_first_keeps_a_free_output_that_meets_its_phrases_and_searches_the_rest_again(
+    k: int,
+) -> None:
+    """A sentence whose free outputs already hold its phrases keeps them (dynamic beam
+    allocation would have moved its phrases forward); the others come out exactly as the
+    constrained search alone writes them."""
+    from anuvad.decoding.constraints import admits, free_first
+    from anuvad.decoding.search import max_output_lengths
+
+    model = random_model(3, len(PIECES))
+    free = search_outputs(model, SOURCES, k, None, max_len=(1.0, 6))
+    drawn = bounded_phrases(random.Random(k))
+    # even sentences require a piece their first free output holds, odd ones random phrases
+    phrases = [
+        [RequiredPhrase((outputs[0].token_ids[0],))] if i % 2 == 0 else drawn[i]
+        for i, outputs in enumerate(free)
+    ]
+    limits = max_output_lengths(collate_source(SOURCES)[1], 1.0, 6).tolist()
+
+    def constraint_for(chosen: list[int]) -> TermConstraint | None:
+        given = [phrases[j] for j in chosen]
+        return TermConstraint(given, len(PIECES), TABLE) if any(given) else None
+
+    def run(chosen: list[list[int]], terms: Any) -> list[list[Hypothesis]]:
+        return search_outputs(model, chosen, k, terms, max_len=(1.0, 6))
+
+    found = free_first(SOURCES, constraint_for, run, limits, k)
+    kept = redone = 0
+    for j, outputs in enumerate(found):
+        tokens = [o.token_ids for o in outputs]
+        alone = constraint_for([j])
+        met = alone is None or all(
+            admits(alone, o.token_ids, limits[j], o.finished) for o in free[j][:k]
+        )
+        expected = free[j] if met else run([SOURCES[j]], alone)[0]
+        assert tokens == [o.token_ids for o in expected], j
+        kept += met and alone is not None
+        redone += not met
+        if met:  # a kept free output holds its phrases as the constrained search's would
+            assert all(held_whole(t, p) for t in tokens[:k] for p in phrases[j]), j
+    assert kept and redone  # both ways taken
