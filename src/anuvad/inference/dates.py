@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from anuvad.decoding.boundaries import is_word_char
@@ -119,9 +120,47 @@ def _part_of_day(hour: int, afternoon: bool) -> str:
     return noon if hour == 12 or hour <= 3 else evening if hour <= 7 else night
 
 
+# A Hindi time of day with its part of the day ("सुबह १०:३० बजे", "रात को 8 बजे"): into English
+# the clock with "am" or "pm" ("… will be 10:30 pm on morning." for "सुबह १०:३० बजे").
+_HINDI_TIME = re.compile(
+    rf"(?<![\w\u0900-\u097f])(?P<part>{'|'.join(PARTS_OF_DAY)})(?:\s+(?:को|के))?\s+"
+    r"(?P<hour>[0-9०-९]{1,2})(?::(?P<minute>[0-5०-५][0-9०-९]))?\s+बजे(?![\w\u0900-\u097f])"
+)
+
+
+def _hindi_time(match: re.Match[str]) -> Date | None:
+    """A Hindi time of day in English ("सुबह 10:30 बजे" → "10:30 am", "रात 2 बजे" → "2 am");
+    None for an hour a 12-hour clock lacks."""
+    hour = int("".join(str(unicodedata.digit(c)) for c in match["hour"]))
+    if not 1 <= hour <= 12:
+        return None
+    morning, noon, _, night = PARTS_OF_DAY
+    part = match["part"]
+    late = part != morning and not (
+        (part == noon and 9 <= hour <= 11) or (part == night and (hour == 12 or hour <= 5))
+    )
+    minute = "".join(str(unicodedata.digit(c)) for c in match["minute"] or "")
+    clock = f"{hour}:{minute}" if minute else str(hour)
+    return Date(match.start(), match.end(), f"{clock} {'pm' if late else 'am'}")
+
+
+def read_times(text: str, src_lang: str, tgt_lang: str) -> str:
+    """``text`` as the model reads it where its times are required (:func:`find_times`): a
+    Hindi time into English without its part of the day ("सुबह १०:३० बजे" → "१०:३० बजे"),
+    which the required "10:30 am" says (read, it came out "… 10:30 am on morning.")."""
+    if src_lang != "hi" or tgt_lang != "en":
+        return text
+    return _HINDI_TIME.sub(
+        lambda m: m[0][m.start("hour") - m.start() :] if _hindi_time(m) else m[0], text
+    )
+
+
 def find_times(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
     """The times of day of an English ``text`` with their Hindi form ("8 pm" → "रात 8 बजे",
-    "10:30 a.m." → "सुबह 10:30 बजे"); [] for other pairs."""
+    "10:30 a.m." → "सुबह 10:30 बजे"), and of a Hindi one with their English form ("सुबह
+    10:30 बजे" → "10:30 am"); [] for other pairs."""
+    if src_lang == "hi" and tgt_lang == "en":
+        return [t for t in map(_hindi_time, _HINDI_TIME.finditer(text)) if t is not None]
     if src_lang != "en" or tgt_lang != "hi":
         return []
     found = []
@@ -211,4 +250,5 @@ __all__ = [
     "find_dates",
     "find_times",
     "number_extent",
+    "read_times",
 ]

@@ -36,6 +36,7 @@ from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.errors import DataError
 from anuvad.inference.currency import read_amounts
+from anuvad.inference.dates import read_times
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.language import foreign_script
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
@@ -107,7 +108,9 @@ def requirements(
     hidden = hide(text, spans, encoder.spellable)
     langs = verbatim.langs or ("", "")
     read = read_amounts(hidden.text, *langs) if verbatim.numbers else hidden.text
-    hidden = replace(hidden, text=read)  # "USD 25" read as "$25" (inference.currency)
+    read = read_times(read, *langs) if verbatim.numbers else read
+    # "USD 25" read as "$25" (inference.currency), "सुबह 10 बजे" as "10 बजे" (inference.dates)
+    hidden = replace(hidden, text=read)
     placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
     kept = [
         encoder.term(placeholder[span.start])

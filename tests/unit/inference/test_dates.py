@@ -100,3 +100,27 @@ def test_the_part_of_the_day_goes_before_its_time_after_the_search() -> None:
     assert write_signs("गुजरात में 8 बजे।", spans) == "गुजरात में रात 8 बजे।"
     both = find_spans("Open from 8 am to 8 pm.", Verbatim(langs=("en", "hi")))
     assert write_signs("8 बजे से 8 बजे तक खुला।", both) == "सुबह 8 बजे से रात 8 बजे तक खुला।"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("बैठक सुबह १०:३० बजे होगी।", [("सुबह १०:३० बजे", "10:30 am")]),
+        ("रात 2 बजे, रात को 9 बजे", [("रात 2 बजे", "2 am"), ("रात को 9 बजे", "9 pm")]),
+        ("दोपहर 12 बजे, दोपहर 11 बजे, शाम 6:15 बजे", [
+            ("दोपहर 12 बजे", "12 pm"), ("दोपहर 11 बजे", "11 am"), ("शाम 6:15 बजे", "6:15 pm"),
+        ]),
+        ("कल 10 बजे, सुबह 14 बजे, गुजरात 8 बजे", []),  # no part of the day; no such hour
+    ],
+)  # fmt: skip
+def test_a_hindi_time_of_day_is_written_with_am_or_pm(
+    text: str, found: list[tuple[str, str]]
+) -> None:
+    """CLI review: "सुबह १०:३० बजे" came out "10:30 pm on morning"; the model reads the time
+    without its part of the day, which the required "10:30 am" says."""
+    from anuvad.inference.dates import read_times
+
+    assert [(text[d.start : d.end], d.target) for d in find_dates(text, "hi", "en")] == found
+    read = read_times(text, "hi", "en")
+    assert read == text if not found else all(t[0].split()[0] not in read for t in found)
+    assert read_times(text, "hi", "de") == text
