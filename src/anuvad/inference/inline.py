@@ -74,7 +74,7 @@ class Block:
         """Whether an element sits inside a word, so that words cannot carry it: between two
         letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a mark without letters
         stuck to a word ("Paris<sup>[1]</sup>"). A link before a full stop ("<a>Delhi</a>.")
-        is not glued."""
+        is not glued, nor an amount ("Pay <b>₹499</b>.": the sentence was cut before it)."""
         spans: dict[int, list[int]] = {}  # element -> [first, last] character inside it
         for i, stack in enumerate(self.stacks):
             for element in stack:
@@ -82,10 +82,12 @@ class Block:
         text = self.text
         for start, last in spans.values():
             letters = any(c.isalpha() for c in text[start : last + 1])
-            for left, right in ((start - 1, start), (last, last + 1)):
+            for left, right, outside in ((start - 1, start, start - 1), (last, last + 1, last + 1)):
                 if left < 0 or right >= len(text) or text[left].isspace() or text[right].isspace():
                     continue
-                if not letters or (text[left].isalnum() and text[right].isalnum()):
+                if (not letters and text[outside].isalnum()) or (
+                    text[left].isalnum() and text[right].isalnum()
+                ):
                     return True
         return False
 
@@ -188,6 +190,7 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
     if alignment is None or len(alignment) != len(words):
         alignment = diagonal(len(source), len(words))
     stacks = [_word_stack(block, *source[min(i, len(source) - 1)]) for i in alignment]
+    _pin_copies(block, source, [w.group() for w in words], stacks)
     _one_stretch(stacks, block.chains, strays=block.loose_text)
     if not block.loose_text:
         _inside_a_run(stacks, set(block.stacks))
@@ -205,6 +208,40 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
     if position < len(sentence.text):
         units.append((sentence.text[position:], () if block.loose_text else stacks[-1]))
     return units
+
+
+def _pin_copies(
+    block: Block, source: list[tuple[int, int]], words: list[str], stacks: list[Stack]
+) -> None:
+    """In place: a translation word that copies a source word (an address, a number, a name)
+    takes that word's elements, and an element whose every word is copied holds nothing else
+    ("<a href=mailto:…>info@tours.in</a>" came out "<a …>info@tours.in के</a> लिए लिखिए।")."""
+    own: dict[str, Stack] = {}
+    for a, b in source:
+        core = _core(block.text[a:b])
+        if core:
+            own.setdefault(core, _word_stack(block, a, b))
+    cores = [_core(word) for word in words]
+    for j, core in enumerate(cores):
+        if core in own:
+            stacks[j] = own[core]
+    copied = set(cores)
+    inside: dict[int, bool] = {}  # element -> whether every source word in it is copied
+    for a, b in source:
+        for element in _word_stack(block, a, b):
+            inside[element] = inside.get(element, True) and _core(block.text[a:b]) in copied
+    for j, core in enumerate(cores):
+        if core in own:
+            continue
+        for depth, element in enumerate(stacks[j]):
+            if inside.get(element):
+                stacks[j] = stacks[j][:depth]
+                break
+
+
+def _core(word: str) -> str:
+    """A word without the punctuation at its edges."""
+    return _EDGES.fullmatch(word).group(2)  # type: ignore[union-attr]
 
 
 # Punctuation at a word's edges: in HTML it stands outside an element that ends or begins at

@@ -144,6 +144,17 @@ def test_an_inline_element_follows_the_word_it_was_around() -> None:
     assert out == '<li>अभी <a href="/r"><em>पूरी</em> रिपोर्ट</a> पढ़ें</li>'
 
 
+def test_a_copied_word_keeps_its_element_and_the_element_holds_nothing_else() -> None:
+    """CLI review: "Write to <a href="mailto:…">info@tours.in</a>." came back with "के" inside
+    the link (aligned to the address); a number in bold keeps its bold wherever it goes."""
+    page = '<p>Write to <a href="mailto:info@tours.in">info@tours.in</a>.</p>'
+    out = translate_html(page, lambda t: _placed(t, "info@tours.in के लिए लिखिए।", [2, 2, 0, 0]))
+    assert out == '<p><a href="mailto:info@tours.in">info@tours.in</a> के लिए लिखिए।</p>'
+    bold = "<p>It costs <b>500</b> today.</p>"  # the 500 aligned to "today" by the attention
+    out = translate_html(bold, lambda t: _placed(t, "आज इसकी कीमत 500 है।", [3, 0, 1, 3, 1]))
+    assert out == "<p>आज इसकी कीमत <b>500</b> है।</p>"
+
+
 def test_words_of_one_element_that_came_back_apart_stay_one_stretch() -> None:
     page = "<p>It was a <b>very hot</b> day</p>"
     # "बहुत गरम दिन था" with "दिन" wrongly aligned between: the bold still covers one stretch
@@ -264,6 +275,10 @@ def test_a_space_before_a_unit_a_glued_element_and_punctuation_stay_as_written()
         "Hello",
         "world x",
     ]
+    # an amount before a full stop is no mark glued to a word: the sentence stays one unit
+    # ("<p>Pay <b>₹499</b>.</p>" gave the model "Pay" alone and kept the English full stop)
+    assert html_texts("<p>Pay <b>₹499</b>.</p>") == ["Pay ₹499."]
+    assert len(html_texts("<p>Paris<sup>[1]</sup> is big.</p>")) > 1  # a mark on a word: runs
 
 
 def test_a_quoted_attribute_value_may_hold_a_closing_angle_bracket() -> None:
