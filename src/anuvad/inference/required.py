@@ -30,8 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.boundaries import Boundary, is_digit
-from anuvad.decoding.constraints import AllOf, OutputConstraint
+from anuvad.decoding.constraints import AllOf, OutputConstraint, W, free_first
 from anuvad.decoding.source_numbers import SourceDigitsOnly
 from anuvad.decoding.terms import RequiredPhrase, TermConstraint
 from anuvad.errors import DataError
@@ -195,8 +196,33 @@ def phrase_constraint(
     return AllOf([terms, digits])  # the terms first: they decide where both leave nothing
 
 
-def constraint_of(
-    batch: Sequence[Requirements], encoder: PhraseEncoder, vocab_size: int
-) -> Callable[[list[int]], OutputConstraint | None]:
-    """The :func:`phrase_constraint` of the sentences of ``batch`` at some indices."""
-    return lambda chosen: phrase_constraint([batch[j] for j in chosen], encoder, vocab_size)
+def search_with_phrases(
+    sources: list[list[int]],
+    batch: Sequence[Requirements],
+    run: Callable[[list[list[int]], OutputConstraint | None], list[list[W]]],
+    encoder: PhraseEncoder,
+    vocab_size: int,
+    limits: Sequence[int],
+    settings: DecodeConfig,
+) -> list[list[W]]:
+    """Outputs per source of ``batch``, each holding its phrases: beam search free first
+    (:func:`~anuvad.decoding.constraints.free_first`, the module docstring), greedy search
+    under the phrases at once (where its free output holds them, every token it took was
+    allowed, so it writes the same; searching freely first cost 1.2x the time for nothing).
+
+    Args:
+        sources: the batch's source ids.
+        batch: what each sentence's output must contain.
+        run: searches some sources under a constraint (None: freely).
+        encoder: the target vocabulary's phrases.
+        vocab_size: the target vocabulary size.
+        limits: each sentence's output limit in tokens.
+        settings: the search's settings (beam size, n-best).
+    """
+
+    def constraint_for(chosen: list[int]) -> OutputConstraint | None:
+        return phrase_constraint([batch[j] for j in chosen], encoder, vocab_size)
+
+    if settings.beam_size == 1:
+        return run(sources, constraint_for(list(range(len(sources)))))
+    return free_first(sources, constraint_for, run, limits, settings.nbest)

@@ -23,7 +23,7 @@ from anuvad.data.language_tokens import resolve_pair
 from anuvad.data.tokenizer import EOS_ID
 from anuvad.decode_config import DecodeConfig
 from anuvad.decoding.beam import beam_search
-from anuvad.decoding.constraints import OutputConstraint, free_first, search_constraint
+from anuvad.decoding.constraints import OutputConstraint, search_constraint
 from anuvad.decoding.greedy import greedy_search
 from anuvad.decoding.search import BetweenSteps, Hypothesis, output_limits
 from anuvad.device import resolve_device
@@ -38,7 +38,7 @@ from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_word
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import close_candidates, punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
-from anuvad.inference.required import Requirements, batch_requirements, constraint_of
+from anuvad.inference.required import Requirements, batch_requirements, search_with_phrases
 from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
 from anuvad.inference.verbatim import (
     UNSPELLABLE_SPAN,
@@ -272,13 +272,14 @@ class Translator:
 
             if required is None:
                 candidates = run(sources, None)
-            else:  # free first; under the phrases where the free candidates lack them
+            else:
                 limits = output_limits(
                     self.model, collate_source(sources)[1], d, len(self.tgt_prefix)
                 )
                 batch = [required[i] for i in indices]
-                of = constraint_of(batch, self.phrase_encoder, vocab_size)
-                candidates = free_first(sources, of, run, limits, d.nbest)
+                candidates = search_with_phrases(
+                    sources, batch, run, self.phrase_encoder, vocab_size, limits, d
+                )
             originals, own = [texts[i] for i in indices], [hidden[i] for i in indices]
             found = reveal_candidates(candidates, own)
             if d.beam_size == 1:
