@@ -153,6 +153,13 @@ def test_the_input_language_picks_the_model_and_the_reverse_model_waits_for_scor
     assert main([*base, "--model", "hien"]) == 2  # English to the Hindi->English model
     out, err = capsys.readouterr()
     assert not out and "the input is mostly not in the script of 'hi'" in err
+    # judged by lines: short English lines and one Hindi line are English, that line kept
+    monkeypatch.setattr("sys.stdin", _stdin("Hi.\nOK.\nयह हिंदी बहुत लंबी पंक्ति है।\n"))
+    assert main([*base, "--model", "enhi"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[2] == "यह हिंदी बहुत लंबी पंक्ति है।" and "line 3" in err
+    monkeypatch.setattr("sys.stdin", _stdin("यह हिंदी है।\nवह आया।\nOK.\n"))
+    assert main([*base, "--model", "enhi"]) == 2  # most lines Hindi: the wrong model
 
 
 def test_threads_follow_the_free_cores_and_are_put_back(
