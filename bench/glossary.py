@@ -26,6 +26,7 @@ import torch
 from anuvad.evaluation.metrics import corpus_scores
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.translator import Translator
+from anuvad.inference.verbatim import Verbatim
 
 STOP = {
     "the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "is", "are", "was", "were",
@@ -65,6 +66,8 @@ def oracle_glossaries(
             if len(chosen) == per_sentence:
                 break
             wanted = hi in reference and hi not in output and hi not in used_hi
+            if any(en == e for e, _ in chosen):
+                continue  # one translation per term: a glossary refuses two
             if wanted and Glossary.from_pairs([(en, hi)]).matches(source):
                 chosen.append((en, hi))
                 used_hi.add(hi)
@@ -93,6 +96,10 @@ def main() -> None:
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument(
+        "--verbatim", action="store_true",
+        help="both runs under the served policy (numbers, links, names copied: Verbatim)",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -111,13 +118,18 @@ def main() -> None:
     settings = translator.settings(
         beam_size=args.beam_size, batch_size=args.batch_size, max_tokens=0
     )
+    data = translator.model_file.config.data
+    policy = Verbatim(langs=(data.src_lang, data.tgt_lang)) if args.verbatim else None
     translator.translate(sources[:32], settings)  # warm-up
     start = time.perf_counter()
-    plain = [t.text for t in translator.translate(sources, settings)]
+    plain = [t.text for t in translator.translate(sources, settings, verbatim=policy)]
     plain_s = time.perf_counter() - start
     glossaries = oracle_glossaries(sources, references, plain, entries, args.terms)
     start = time.perf_counter()
-    constrained = [t.text for t in translator.translate(sources, settings, glossary=glossaries)]
+    constrained = [
+        t.text
+        for t in translator.translate(sources, settings, glossary=glossaries, verbatim=policy)
+    ]
     constrained_s = time.perf_counter() - start
 
     with_terms = sum(g is not None for g in glossaries)

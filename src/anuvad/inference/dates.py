@@ -76,9 +76,10 @@ def _date_patterns(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     # a range of days ("10-15 June", "June 10–15, 2024") is one date: the model kept one end
     day = rf"(?P<day>\d{{1,2}}){ordinal}(?:\s?[-–]\s?(?P<last>\d{{1,2}}){ordinal})?"
     year = r"(?P<year>\d{4})"
+    of = r"(?:of\s+)?" if lang == "en" else ""  # "5th of June"
     flags = re.IGNORECASE if lang == "en" else 0
     return (
-        re.compile(rf"(?<![\w.,]){day}\s+{month}(?:,?\s+{year})?(?!\w)", flags),
+        re.compile(rf"(?<![\w.,]){day}\s+{of}{month}(?:,?\s+{year})?(?!\w)", flags),
         re.compile(
             rf"(?<![\w.]){month}\s+(?:{day}(?:,?\s+{year})?|(?P<lone>\d{{4}}))(?!\w|[.,]\d)",
             flags,

@@ -40,6 +40,7 @@ from anuvad.inference.currency import read_amounts
 from anuvad.inference.dates import read_times
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.language import foreign_script
+from anuvad.inference.ordinals import read_ordinals
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
 from anuvad.inference.post_search import unsigned
 from anuvad.inference.verbatim import (
@@ -109,8 +110,9 @@ def requirements(
     hidden = hide(text, spans, encoder.spellable)
     langs = verbatim.langs or ("", "")
     read = read_amounts(hidden.text, *langs) if verbatim.numbers else hidden.text
-    read = read_times(read, *langs) if verbatim.numbers else read
-    # "USD 25" read as "$25" (inference.currency), "सुबह 10 बजे" as "10 बजे" (inference.dates)
+    read = read_ordinals(read_times(read, *langs), langs[0]) if verbatim.numbers else read
+    # "USD 25" read as "$25" (inference.currency), "सुबह 10 बजे" as "10 बजे" (inference.dates),
+    # "2nd" as "second" (inference.ordinals)
     hidden = replace(hidden, text=read)
     placeholder = dict(zip(hidden.starts, hidden.names, strict=True))
     kept = [

@@ -41,6 +41,7 @@ from anuvad.inference import (
     language,
     links,
     numbers_back,
+    ordinals,
     punctuation,
     sentences,
     symbols,
@@ -175,6 +176,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         },
         "numbers": {
             "number": js_pattern(numbers_back._NUMBER.pattern),
+            "small_ordinal": js_pattern(ordinals.SMALL_ORDINAL.pattern),  # with the "i" flag
             "empty": js_pattern(numbers_back._EMPTY.pattern),
             "before_mark": js_pattern(numbers_back._BEFORE_MARK.pattern),
         },

@@ -28,6 +28,7 @@ from anuvad.inference.dates import find_dates, number_extent
         ("It runs from 10-15 June.", [("10-15 June", "10-15 जून")]),
         ("It runs June 10 – 15, 2024.", [("June 10 – 15, 2024", "10-15 जून 2024")]),
         ("Open 3–7th March", [("3–7th March", "3-7 मार्च")]),
+        ("On the 5th of June.", [("5th of June", "5 जून")]),
     ],
 )
 def test_a_number_next_to_a_month_is_a_date_in_the_targets_words(

@@ -113,6 +113,7 @@ MENDS = {
             "See https://en.wikipedia.org/wiki/Delhi_(city).",
         ),
         ("बुक करें", "Book at irctc.co.in today."),
+        ("वह पहले आई, 21वीं, 2 दिन।", "She came 1st, 21st, in 2nd place 2 days."),  # ordinals
         ("यह आएगा।.", "It will come."),  # one danda, no space before it
         ("होती है । फिर ।।", "It is. Then."),
         # A link the source repeats: as often as there (one written, one lost, one extra).

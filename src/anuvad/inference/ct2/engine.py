@@ -46,6 +46,7 @@ from anuvad.inference.currency import read_amounts
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.numbers_back import put_numbers_back
+from anuvad.inference.ordinals import read_ordinals
 from anuvad.inference.placeholders import Hidden, addresses_alone, reveal_candidates
 from anuvad.inference.post_search import finish, report_unrequired
 from anuvad.inference.punctuation import punctuate_candidates
@@ -268,9 +269,10 @@ class CT2Translator:
             reveal_candidates(found, [hidden[i] for i in indices])
             return punctuate_candidates(found, [texts[i] for i in indices], tgt_lang)
 
-        # "USD 25" is read as "$25" (inference.currency), as the torch engine reads it.
+        # "USD 25" is read as "$25" (inference.currency), "2nd" as "second" (inference.ordinals),
+        # as the torch engine reads them.
         read = [
-            read_amounts(text, data.src_lang, tgt_lang)
+            read_ordinals(read_amounts(text, data.src_lang, tgt_lang), data.src_lang)
             if policy is not None and policy.numbers
             else text
             for text, policy in zip(texts, policies or [None] * len(texts), strict=True)

@@ -172,7 +172,11 @@ const latin = (number) => number.replace(/\p{Nd}/gu, (d) => {
 
 function numbersOf(text, rules) {
   const links = linkSpans(text, rules);
-  return [...text.matchAll(re(rules.numbers.number))].filter((m) => !links.some(([a, b]) => a <= m.index && m.index < b));
+  const ordinal = re(rules.numbers.small_ordinal, "iuy"); // "2nd" is a word (ordinals.py)
+  const small = (m) => ((ordinal.lastIndex = m.index), ordinal.test(text));
+  return [...text.matchAll(re(rules.numbers.number))].filter(
+    (m) => !links.some(([a, b]) => a <= m.index && m.index < b) && !small(m),
+  );
 }
 
 /** The numbers of a source in Latin digits, in order (numbers_back.source_numbers). */
