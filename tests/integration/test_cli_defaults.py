@@ -159,7 +159,11 @@ def test_the_input_language_picks_the_model_and_the_reverse_model_waits_for_scor
     out, err = capsys.readouterr()
     assert out.splitlines()[2] == "यह हिंदी बहुत लंबी पंक्ति है।" and "line 3" in err
     monkeypatch.setattr("sys.stdin", _stdin("यह हिंदी है।\nवह आया।\nOK.\n"))
-    assert main([*base, "--model", "enhi"]) == 2  # most lines Hindi: the wrong model
+    assert main([*base, "--model", "enhi"]) == 2  # most lines and letters Hindi: the wrong model
+    capsys.readouterr()
+    heading = "Chapter 1\nIntroduction\n" + "यह एक लंबा हिंदी अनुच्छेद है जिसमें बहुत सारे शब्द हैं। " * 3
+    monkeypatch.setattr("sys.stdin", _stdin(heading + "\n"))
+    assert main([*base, "--model", "hien"]) == 0  # English headings over a Hindi paragraph
 
 
 def test_threads_follow_the_free_cores_and_are_put_back(

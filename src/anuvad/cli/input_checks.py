@@ -115,10 +115,11 @@ def refuse_long_words(
 
 def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], model: str) -> None:
     """Refuse input mostly in another script than the model reads (English sent to the
-    Hindi->English model), as the server does with a 422: the output would be nonsense. Judged
-    by lines (of the first 200 with letters, more than half in another script): a file of
-    short English lines and one long Hindi one is English with a line kept as written (by
-    letters, "Hi.", "OK." and "यह हिंदी है।" was refused whole).
+    Hindi->English model), as the server does with a 422: the output would be nonsense. Mostly
+    both by letters and by lines (of the first 200 with letters, more than half in another
+    script): short English lines and one long Hindi one are English with a line kept as
+    written ("Hi.", "OK." and "यह हिंदी है।" was refused whole, by letters), and a heading or
+    two in English over a long Hindi paragraph are Hindi.
 
     Raises:
         DataError: naming the model's source language and what to do.
@@ -128,7 +129,8 @@ def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], mod
 
     src_lang = translator.model_file.config.data.src_lang
     worded = [line for line in lines if any(c.isalpha() for c in line)][:200]
-    if 2 * sum(wrong_script(line, src_lang) for line in worded) > len(worded):
+    by_lines = 2 * sum(wrong_script(line, src_lang) for line in worded) > len(worded)
+    if by_lines and wrong_script("\n".join(worded), src_lang):
         raise DataError(
             f"the input is mostly not in the script of {src_lang!r}, the language {model} "
             "translates from; leave out --model to pick the shipped model of the input's "

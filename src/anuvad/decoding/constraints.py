@@ -173,9 +173,17 @@ class AllOf(OutputConstraint):
 
 
 def admits(constraint: OutputConstraint, tokens: Sequence[int], limit: int, ended: bool) -> bool:
-    """Whether a search of one sentence under ``constraint`` (built for that one sentence),
-    with an output limit of ``limit`` tokens, could have written ``tokens``: each allowed
-    where it came and, where the output ``ended``, EOS after them."""
+    """Whether a search of one sentence under ``constraint`` could have written ``tokens``.
+
+    Args:
+        constraint: the constraint, built for that one sentence.
+        tokens: an output's tokens (EOS not among them).
+        limit: the sentence's output limit in tokens.
+        ended: whether the output ended (then EOS must be allowed after its tokens).
+
+    Returns:
+        True when every token is allowed where it came (and EOS after them, if ``ended``).
+    """
     rows = constraint.start(torch.zeros((1, 1), dtype=torch.bool), [limit])
     for token in tokens:
         if bool(torch.isinf(rows.mask()[0, token])):
@@ -185,13 +193,15 @@ def admits(constraint: OutputConstraint, tokens: Sequence[int], limit: int, ende
 
 
 class _Written(Protocol):
+    """What a search wrote for one output: its tokens, and whether it ended."""
+
     @property
     def token_ids(self) -> list[int]: ...
     @property
     def finished(self) -> bool: ...
 
 
-W = TypeVar("W", bound=_Written)
+W = TypeVar("W", bound=_Written)  # a search's output (a Hypothesis, an engine's Candidate)
 
 
 def free_first(
@@ -211,6 +221,9 @@ def free_first(
         run: searches some sources under a constraint (None: freely).
         limits: each source's output limit in tokens.
         checked: how many of each source's outputs must meet it (the n-best returned).
+
+    Returns:
+        Per source, in order, the outputs of the free search or of the constrained one.
     """
     found = run(sources, None)
     redo = []

@@ -30,7 +30,7 @@ from torch import Tensor
 
 from anuvad.decoding.boundaries import Boundary, BoundaryTable
 from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
-from anuvad.decoding.terms import RequiredPhrase, failure_table, next_partial
+from anuvad.decoding.terms import NUMERIC, RequiredPhrase, failure_table, next_partial
 
 NEG_INF = float("-inf")
 
@@ -120,8 +120,12 @@ class _SourceDigitRows(ConstraintRows):
                 for p, kmp, q in zip(phrases, tables, partial, strict=True)
             )
             if self.last_digit[i] and bool(self.table.joiners[token]):
-                # "-" after a digit goes on with that number: it begins none ("011-2345")
-                after = tuple(0 if q == 1 else q for q in after)
+                # "-" after a digit goes on with that number: it begins none ("011-2345"), as
+                # in anuvad.decoding.terms
+                after = tuple(
+                    0 if q == 1 and p.boundary in NUMERIC else q
+                    for p, q in zip(phrases, after, strict=True)
+                )
             ended = [q == len(p.tokens) for p, q in zip(phrases, after, strict=True)]
             complete = any(ended)
             self.written[i] = tuple(n + e for n, e in zip(written, ended, strict=True))

@@ -18,7 +18,10 @@ phrase appears, whole:
   ``250`` + ``0``) is forbidden, unless it continues another phrase the row is part-way
   into (then the first one counts as missing again: "2024" may be written before "20").
   Until the next token shows its boundary a phrase is *pending*: it counts as written for
-  EOS and for the room left, since EOS and almost every token end it.
+  EOS and for the room left, since EOS and almost every token end it;
+* a number does not begin at a joiner ("-", "/") right after a digit: "2345" in
+  "011-2345-6789" is the telephone number's tail, as :func:`~anuvad.decoding.boundaries.holds`
+  reads the text.
 
 Beam search allocates its beams by progress through the phrases (dynamic beam allocation, Post
 & Vilar 2018; candidates that start or continue a phrase are always considered, as in Hu et al.
@@ -42,7 +45,7 @@ from anuvad.decoding.constraints import ConstraintRows, OutputConstraint
 
 NEG_INF = float("-inf")
 Phrase = tuple[int, ...]
-_NUMERIC = (Boundary.NUMBER, Boundary.CODE)
+NUMERIC = (Boundary.NUMBER, Boundary.CODE)  # the boundaries of numbers
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ class _RowState:
             if met[j]:
                 continue
             partial[j] = next_partial(phrase, terms.tables[j], partial[j], token)
-            if joined and partial[j] == 1 and phrase.boundary in _NUMERIC:
+            if joined and partial[j] == 1 and phrase.boundary in NUMERIC:
                 partial[j] = 0
             if partial[j] == len(phrase.tokens):
                 partial[j] = 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from anuvad.decoding.boundaries import is_word_char
@@ -43,9 +44,10 @@ NUMBER_SIGNS = "+-−"  # plus, hyphen-minus, minus
 # end): "5 < 10 and 20 > 15." came out "10 और 20 15 5।", the meaning lost.
 # Not after a word, a quote or "/" ("x>5", "<b> 5", '<a href="x"> 5', "<br/> 5": a tag's end).
 # An operator or section sign before a number belongs to it too ("≥ 5", "5 × 3", "§ 12": "The
-# room is 5 × 3 metres." came out "कमरा 5 3 मीटर है।"), not after a letter; it keeps its space.
+# room is 5 × 3 metres." came out "कमरा 5 3 मीटर है।") after a space or at the start (not
+# "1920×1080", one number as the report reads it); it keeps its space.
 OPERATORS = "≤≥≠≈±×÷§"
-_COMPARISON = re.compile(rf"(?:(?<![\w<>=\-/\"'])[<>]=?|(?<![^\W\d])[{OPERATORS}])$")
+_COMPARISON = re.compile(rf"(?:(?<![\w<>=\-/\"'])[<>]=?|(?<!\S)[{OPERATORS}])$")
 _AFTER_NUMBER = re.compile(
     r"%(?![-+#0-9.*(]*[sdifuxXeEgGc](?![A-Za-z]))|°[CF]?(?![A-Za-z])|[℃℉]"
     r"|'[0-9]{1,2}(?:\.[0-9]+)?\"(?![A-Za-z0-9])"  # feet and inches: 5'8"
@@ -85,6 +87,15 @@ def _date_patterns(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
             flags,
         ),
     )
+
+
+def date_spans(text: str, lang: str) -> list[tuple[int, int]]:
+    """(start, end) of every match of ``lang``'s date patterns in ``text`` (its month names
+    next to a day or year, whatever their case), in order; [] for a language without them."""
+    if lang not in MONTHS:
+        return []
+    found = [m.span() for pattern in _date_patterns(lang) for m in pattern.finditer(text)]
+    return sorted(found)
 
 
 def _month_number(name: str, lang: str) -> int:
@@ -145,15 +156,20 @@ def _hindi_time(match: re.Match[str]) -> Date | None:
     return Date(match.start(), match.end(), f"{clock} {'pm' if late else 'am'}")
 
 
-def read_times(text: str, src_lang: str, tgt_lang: str) -> str:
+def read_times(text: str, src_lang: str, tgt_lang: str, required: Collection[str]) -> str:
     """``text`` as the model reads it where its times are required (:func:`find_times`): a
-    Hindi time into English without its part of the day ("सुबह १०:३० बजे" → "१०:३० बजे"),
-    which the required "10:30 am" says (read, it came out "… 10:30 am on morning.")."""
+    Hindi time into English whose form is among ``required`` without its part of the day
+    ("सुबह १०:३० बजे" → "१०:३० बजे"), which the required "10:30 am" says (read, it came out
+    "… 10:30 am on morning.")."""
     if src_lang != "hi" or tgt_lang != "en":
         return text
-    return _HINDI_TIME.sub(
-        lambda m: m[0][m.start("hour") - m.start() :] if _hindi_time(m) else m[0], text
-    )
+
+    def read(match: re.Match[str]) -> str:
+        time = _hindi_time(match)
+        wanted = time is not None and time.target in required
+        return match[0][match.start("hour") - match.start() :] if wanted else match[0]
+
+    return _HINDI_TIME.sub(read, text)
 
 
 def find_times(text: str, src_lang: str, tgt_lang: str) -> list[Date]:
@@ -248,6 +264,7 @@ __all__ = [
     "OPERATORS",
     "PARTS_OF_DAY",
     "Date",
+    "date_spans",
     "find_dates",
     "find_times",
     "number_extent",

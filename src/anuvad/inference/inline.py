@@ -73,8 +73,10 @@ class Block:
     def glued(self) -> bool:
         """Whether an element sits inside a word, so that words cannot carry it: between two
         letters or digits ("H<sub>2</sub>O", "<b>Java</b>Script"), or a mark without letters
-        stuck to a word ("Paris<sup>[1]</sup>"). A link before a full stop ("<a>Delhi</a>.")
-        is not glued, nor an amount ("Pay <b>₹499</b>.": the sentence was cut before it)."""
+        stuck to a word or a mark ("Paris<sup>[1]</sup>", "big.<sup>[1]</sup>"). A link
+        before a full stop ("<a>Delhi</a>.") is not glued, nor an element without letters that
+        stands as a word of its own before punctuation ("Pay <b>₹499</b>.": the sentence was
+        cut before it)."""
         spans: dict[int, list[int]] = {}  # element -> [first, last] character inside it
         for i, stack in enumerate(self.stacks):
             for element in stack:
@@ -82,10 +84,13 @@ class Block:
         text = self.text
         for start, last in spans.values():
             letters = any(c.isalpha() for c in text[start : last + 1])
-            for left, right, outside in ((start - 1, start, start - 1), (last, last + 1, last + 1)):
+            # Without letters, a word of its own (after a space or at the start) may be
+            # followed by punctuation; touching anything on its left, it is a word's mark.
+            alone = start == 0 or text[start - 1].isspace()
+            for left, right in ((start - 1, start), (last, last + 1)):
                 if left < 0 or right >= len(text) or text[left].isspace() or text[right].isspace():
                     continue
-                if (not letters and text[outside].isalnum()) or (
+                if (not letters and (not alone or text[right].isalnum())) or (
                     text[left].isalnum() and text[right].isalnum()
                 ):
                     return True
@@ -213,23 +218,25 @@ def _placed(block: Block, sentence: PlacedSentence) -> list[tuple[str, Stack]]:
 def _pin_copies(
     block: Block, source: list[tuple[int, int]], words: list[str], stacks: list[Stack]
 ) -> None:
-    """In place: a translation word that copies a source word (an address, a number, a name)
-    takes that word's elements, and an element whose every word is copied holds nothing else
-    ("<a href=mailto:…>info@tours.in</a>" came out "<a …>info@tours.in के</a> लिए लिखिए।")."""
-    own: dict[str, Stack] = {}
-    for a, b in source:
-        core = _core(block.text[a:b])
-        if core:
-            own.setdefault(core, _word_stack(block, a, b))
+    """In place: a translation word that copies a source word (an address, a number, a name;
+    each written once on each side) takes that word's elements, and an element whose every
+    word is so copied holds nothing else ("<a href=mailto:…>info@tours.in</a>" came out "<a
+    …>info@tours.in के</a> लिए लिखिए।")."""
+    source_cores = [_core(block.text[a:b]) for a, b in source]
     cores = [_core(word) for word in words]
+    # a word written once on each side (twice, which copy is which is the alignment's to say)
+    own = {
+        core: _word_stack(block, *span)
+        for core, span in zip(source_cores, source, strict=True)
+        if core and source_cores.count(core) == 1 and cores.count(core) == 1
+    }
     for j, core in enumerate(cores):
         if core in own:
             stacks[j] = own[core]
-    copied = set(cores)
-    inside: dict[int, bool] = {}  # element -> whether every source word in it is copied
-    for a, b in source:
+    inside: dict[int, bool] = {}  # element -> whether every source word in it is pinned
+    for core, (a, b) in zip(source_cores, source, strict=True):
         for element in _word_stack(block, a, b):
-            inside[element] = inside.get(element, True) and _core(block.text[a:b]) in copied
+            inside[element] = inside.get(element, True) and core in own
     for j, core in enumerate(cores):
         if core in own:
             continue

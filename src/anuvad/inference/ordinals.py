@@ -12,23 +12,30 @@ from __future__ import annotations
 
 import re
 
-from anuvad.inference.dates import MONTHS
+from anuvad.inference.dates import date_spans
 
 WORDS = ("first", "second", "third", "fourth", "fifth",
          "sixth", "seventh", "eighth", "ninth", "tenth")  # fmt: skip
-_MONTH = "|".join(name for month in MONTHS["en"] for name in month)
-# A small ordinal standing alone ("1st", "10TH"; not "11th", "1stop", "A1st", "v1.2nd"), not a
-# date's day ("5th June", "5th of June": a date, inference.dates).
+# A small ordinal standing alone ("1st", "10TH"; not "11th", "1stop", "A1st", "v1.2nd").
 SMALL_ORDINAL = re.compile(
-    r"(?<![\w.,/-])(?:10|[1-9])(?:st|nd|rd|th)(?![A-Za-z0-9])"
-    rf"(?!\s+(?:of\s+)?(?:{_MONTH})(?![A-Za-z]))",
-    re.IGNORECASE,
+    r"(?<![\w.,/-])(?:10|[1-9])(?:st|nd|rd|th)(?![A-Za-z0-9])", re.IGNORECASE
 )
+
+
+def small_ordinals(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each small ordinal of ``text`` outside its dates (a date's day is the
+    date's: "5th of June", "June 1st, 2024", "5th-6th June")."""
+    dates = date_spans(text, "en")
+    return [
+        m.span()
+        for m in SMALL_ORDINAL.finditer(text)
+        if not any(a <= m.start() < b for a, b in dates)
+    ]
 
 
 def small_ordinal_at(text: str, start: int) -> bool:
     """Whether the number beginning at ``text[start]`` is a small ordinal's ("1st")."""
-    return SMALL_ORDINAL.match(text, start) is not None
+    return any(a == start for a, _ in small_ordinals(text))
 
 
 def read_ordinals(text: str, src_lang: str) -> str:
@@ -36,12 +43,12 @@ def read_ordinals(text: str, src_lang: str) -> str:
     case it was written ("1st" → "first", "2ND" → "SECOND"); other languages unchanged."""
     if src_lang != "en":
         return text
+    out, position = [], 0
+    for start, end in small_ordinals(text):
+        written = WORDS[int(text[start : end - 2]) - 1]
+        out += [text[position:start], written.upper() if text[end - 2 : end].isupper() else written]
+        position = end
+    return "".join([*out, text[position:]])
 
-    def word(match: re.Match[str]) -> str:
-        written = WORDS[int(re.match(r"\d+", match.group()).group()) - 1]  # type: ignore[union-attr]
-        return written.upper() if match.group()[-2:].isupper() else written
 
-    return SMALL_ORDINAL.sub(word, text)
-
-
-__all__ = ["SMALL_ORDINAL", "WORDS", "read_ordinals", "small_ordinal_at"]
+__all__ = ["SMALL_ORDINAL", "WORDS", "read_ordinals", "small_ordinal_at", "small_ordinals"]

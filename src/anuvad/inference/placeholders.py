@@ -51,9 +51,9 @@ _LETTERS = {"url": "Z", "email": "Z", "code": "X", "name": "X"}
 # Per letter: the source's words that may be translated so (then nothing is removed), and the
 # spellings removed.
 _SPELLED = {
-    # the letter alone too ("फ़ाइल ज़ notes.txt", "X.,,घघंटा"), nukta decomposed and precomposed
-    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन", "ज़", "\u095b", "Z")),
-    "X": (("x", "ex"), ("एक्स", "ऐक्स", "X")),
+    # the letter alone too ("फ़ाइल ज़ notes.txt"), nukta decomposed and precomposed
+    "Z": (("z", "zee", "zed"), ("जेड", "ज़ेड", "ज़ीड", "जीड", "ज़ी", "ज़ुन", "ज़", "\u095b")),
+    "X": (("x", "ex"), ("एक्स", "ऐक्स")),
 }
 
 
@@ -127,7 +127,12 @@ def reveal(output: str, hidden: Hidden) -> str:
     for letter in sorted({name[0] for name in hidden.names}):
         latin, spelled = _SPELLED[letter]
         if output and not source_words & set(latin):  # its letter spelled out as a word too
-            words = "|".join(spelled)  # (before the addresses are back: never inside one)
+            # (and the Latin letter alone in a Devanagari output: "X.,,घघंटा"; an English one
+            # may hold "Z plus security", "X-rays")
+            alone = (letter,) if _mostly_devanagari(output) else ()
+            words = "|".join(
+                (*spelled, *alone)
+            )  # (before the addresses are back: never inside one)
             output = re.sub(rf"(?<![\w\u0900-\u097f])(?:{words})(?![\w\u0900-\u097f])", "", output)
             output = SPACE_BEFORE_MARK.sub("", SPACES.sub(" ", output)).strip()
     for name, address in zip(hidden.names, hidden.addresses, strict=True):
@@ -137,6 +142,12 @@ def reveal(output: str, hidden: Hidden) -> str:
         head, tail = output[: found.start()], output[found.end() :]
         output = head + address + re.sub(" ?" + _whole(name), "", tail)
     return output
+
+
+def _mostly_devanagari(text: str) -> bool:
+    """Whether more of ``text``'s letters are Devanagari than Latin."""
+    devanagari = sum("\u0900" <= c <= "\u097f" for c in text)
+    return devanagari > sum(c.isascii() and c.isalpha() for c in text)
 
 
 def _latin_outside(hidden: Hidden) -> str:

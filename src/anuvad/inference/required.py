@@ -13,10 +13,10 @@ Each sentence is searched freely first (:func:`anuvad.decoding.constraints.free_
 its candidates already hold every phrase and write no digit the constraint would forbid, they
 are kept, and only the others are searched again under the constraint. Dynamic beam
 allocation favours hypotheses that write their phrases early, so a sentence whose free
-translation was right
-came back reordered around its numbers ("समूह ने 649 मिलियन लोगों का अनुमान लगाया है कि …"
-for "The group estimates … nearly 649 million people"): NTREX-128's 447 sentences with numbers
-scored chrF++ 31.2 constrained throughout against 32.0 unconstrained (docs/benchmarks.md).
+translation was right came back reordered around its numbers ("समूह ने 649 मिलियन लोगों का
+अनुमान लगाया है कि …" for "The group estimates … nearly 649 million people"): NTREX-128's 447
+sentences with numbers scored chrF++ 31.2 constrained throughout against 32.0 unconstrained
+(docs/benchmarks.md). Greedy search goes under its phrases at once (:func:`search_with_phrases`).
 
 Greedy search (beam size 1) gets the guarantee alone: it sees a missing phrase only when it
 wants to end, and then writes the phrase there and ends (it wrote on until the phrase fitted,
@@ -40,7 +40,7 @@ from anuvad.inference.currency import read_amounts
 from anuvad.inference.dates import read_times
 from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.language import foreign_script
-from anuvad.inference.ordinals import read_ordinals
+from anuvad.inference.ordinals import read_ordinals, small_ordinals
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
 from anuvad.inference.post_search import unsigned
 from anuvad.inference.verbatim import (
@@ -110,7 +110,8 @@ def requirements(
     hidden = hide(text, spans, encoder.spellable)
     langs = verbatim.langs or ("", "")
     read = read_amounts(hidden.text, *langs) if verbatim.numbers else hidden.text
-    read = read_ordinals(read_times(read, *langs), langs[0]) if verbatim.numbers else read
+    times = {s.target for s in spans if s.kind == "date"}  # only a required time loses its word
+    read = read_ordinals(read_times(read, *langs, times), langs[0]) if verbatim.numbers else read
     # "USD 25" read as "$25" (inference.currency), "सुबह 10 बजे" as "10 बजे" (inference.dates),
     # "2nd" as "second" (inference.ordinals)
     hidden = replace(hidden, text=read)
@@ -123,6 +124,7 @@ def requirements(
     ]
     spelled = [k for k in kept if k is not None]
     covered = taken + [(s.start, s.end) for s, k in zip(spans, kept, strict=True) if k]
+    covered += small_ordinals(text)  # "2nd": read as a word
     # A sentence with a phrase to hold writes no digit outside its phrases: greedy search,
     # writing on until a name fits, wrote "… के लिए को खुलेगा.2.3.1.12.2 में" around a sentence
     # without a digit ("Rohit Sharma and Virat Kohli will open the batting, said Rohit Sharma.").
@@ -220,6 +222,9 @@ def search_with_phrases(
         vocab_size: the target vocabulary size.
         limits: each sentence's output limit in tokens.
         settings: the search's settings (beam size, n-best).
+
+    Returns:
+        Per source, in order, its outputs (as ``run`` gives them).
     """
 
     def constraint_for(chosen: list[int]) -> OutputConstraint | None:

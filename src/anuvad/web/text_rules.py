@@ -36,6 +36,7 @@ from anuvad.inference import (
     addresses,
     cells,
     currency,
+    dates,
     documents,
     final_mark,
     language,
@@ -176,7 +177,12 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         },
         "numbers": {
             "number": js_pattern(numbers_back._NUMBER.pattern),
-            "small_ordinal": js_pattern(ordinals.SMALL_ORDINAL.pattern),  # with the "i" flag
+            # "2nd" is a word (ordinals.small_ordinals), outside a date (dates.date_spans):
+            # both case-insensitive (the "i" flag); read as words from English only
+            "small_ordinal": js_pattern(ordinals.SMALL_ORDINAL.pattern),
+            "dates": [js_pattern(p.pattern) for p in dates._date_patterns("en")],
+            "ordinal_words": list(ordinals.WORDS),
+            "read_ordinals": src_lang == "en",
             "empty": js_pattern(numbers_back._EMPTY.pattern),
             "before_mark": js_pattern(numbers_back._BEFORE_MARK.pattern),
         },

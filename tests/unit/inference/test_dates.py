@@ -122,6 +122,7 @@ def test_a_hindi_time_of_day_is_written_with_am_or_pm(
     from anuvad.inference.dates import read_times
 
     assert [(text[d.start : d.end], d.target) for d in find_dates(text, "hi", "en")] == found
-    read = read_times(text, "hi", "en")
+    read = read_times(text, "hi", "en", {target for _, target in found})
     assert read == text if not found else all(t[0].split()[0] not in read for t in found)
-    assert read_times(text, "hi", "de") == text
+    assert read_times(text, "hi", "de", {"10:30 am"}) == text
+    assert read_times(text, "hi", "en", ()) == text  # no time required (a term took it)

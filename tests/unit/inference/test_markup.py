@@ -153,6 +153,12 @@ def test_a_copied_word_keeps_its_element_and_the_element_holds_nothing_else() ->
     bold = "<p>It costs <b>500</b> today.</p>"  # the 500 aligned to "today" by the attention
     out = translate_html(bold, lambda t: _placed(t, "आज इसकी कीमत 500 है।", [3, 0, 1, 3, 1]))
     assert out == "<p>आज इसकी कीमत <b>500</b> है।</p>"
+    # a word written twice is the alignment's to place (review: "कमरा <b>101 कमरा 101</b>")
+    twice = "<p>Room <b>101</b> is next to room 101.</p>"
+    out = translate_html(
+        twice, lambda t: _placed(t, "कमरा 101 कमरा 101 के बगल में है।", [0, 1, 5, 6, 3, 4, 2])
+    )
+    assert out == "<p>कमरा <b>101</b> कमरा 101 के बगल में है।</p>"
 
 
 def test_words_of_one_element_that_came_back_apart_stay_one_stretch() -> None:
@@ -279,6 +285,7 @@ def test_a_space_before_a_unit_a_glued_element_and_punctuation_stay_as_written()
     # ("<p>Pay <b>₹499</b>.</p>" gave the model "Pay" alone and kept the English full stop)
     assert html_texts("<p>Pay <b>₹499</b>.</p>") == ["Pay ₹499."]
     assert len(html_texts("<p>Paris<sup>[1]</sup> is big.</p>")) > 1  # a mark on a word: runs
+    assert len(html_texts("<p>Paris is big.<sup>[1]</sup> It is old.</p>")) > 1  # on a mark
 
 
 def test_a_quoted_attribute_value_may_hold_a_closing_angle_bracket() -> None:

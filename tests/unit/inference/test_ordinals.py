@@ -17,6 +17,8 @@ from anuvad.inference.verbatim import Verbatim, find_spans
         ("THE 10TH DAY, the 4th, 5th", "THE TENTH DAY, the fourth, fifth"),
         ("11th, 1stop, v1.2nd, A1st, 1 st", "11th, 1stop, v1.2nd, A1st, 1 st"),  # none of them
         ("the 5th of June, 5th June, 5th Junebug", "the 5th of June, 5th June, fifth Junebug"),
+        # a date's day is the date's (review: "June first, 2024" with "1 जून 2024" required)
+        ("On June 1st, 2024, from 5th-6th June", "On June 1st, 2024, from 5th-6th June"),
     ],
 )
 def test_a_small_ordinal_is_read_as_its_word(text: str, read: str) -> None:
@@ -30,6 +32,7 @@ def test_a_small_ordinal_is_no_number_to_copy_and_a_larger_one_is() -> None:
     spans = [s.target for s in find_spans(text, Verbatim()) if s.kind == "number"]
     assert spans == ["21", "10", "1.2"]
     assert source_numbers(text) == ["21", "10", "1.2"]
+    assert source_numbers("On June 1st, 2024.") == ["1", "2024"]  # a date's day is copied
     # the CTranslate2 engine's repair neither adds a "1" nor takes the translated word's place
     output = "वह पहले आई, दूसरे दिन, कुल 21वीं, 10 दिनों में, v1.2।"
     assert carry_numbers(output, source_numbers(text)) == output

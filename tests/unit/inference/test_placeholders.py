@@ -310,6 +310,10 @@ def test_an_address_takes_its_angle_brackets_and_a_spelled_placeholder_letter_go
     for alone in ("ज\u093c", "\u095b", "Z"):
         assert reveal(f"आज {alone} Z1 को लिखें।", hidden) == "आज <info@example.com> को लिखें।"
     assert reveal("आज ज़मीन Z1 पर।", hidden) == "आज ज़मीन <info@example.com> पर।"  # a word
+    # an English output keeps a Latin "Z" or "X" of its own (review: "Z plus security")
+    assert reveal("Got Z plus security, see Z1", hidden) == (
+        "Got Z plus security, see <info@example.com>"
+    )
     # a source that has the word keeps its translation ("Zee News" is "ज़ी न्यूज़")
     news = "Watch Zee News at zeenews.com today."
     shown = hide(news, find_spans(news, Verbatim()), lambda _: True)

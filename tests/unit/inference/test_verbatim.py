@@ -137,7 +137,7 @@ def found(text: str, verbatim: Verbatim | None = None) -> list[tuple[str, str]]:
                 ("number", "5"),
                 ("number", "× 3"),
                 ("number", "5"),
-                ("number", "×3"),
+                ("number", "3"),  # glued: "1920×1080" is one thing, not a sign and a number
                 ("number", "≥ 40°C"),
                 ("number", "§ 12"),
                 ("number", "± 2"),

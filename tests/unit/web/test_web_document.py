@@ -280,6 +280,8 @@ CURRENCY_TEXTS = [
     "in 2015 USD terms at 10:30 EUR; USD 5/10/2024, EUR/USD 1.08, 25 USD 30 EUR, GBP\u00a040.",
     "US$5 million dollars, $10 billion yen-denominated, He paid $20 Rs. 500, 1,699 डॉलर।",
     "R. ₹500 and Rs ₹200, INR₹5, USD $25, रु. ₹500; Dr. ₹5, OR ₹5, Rs. $5.",
+    # small ordinals are read as words, outside dates (ordinals.read_ordinals)
+    "She came 1st, 2ND on June 1st, 2024, the 5th of June, 5th-6th June, 21st, 3rd floor.",
 ]
 
 
@@ -288,6 +290,7 @@ def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
     """An amount with a currency code is read with its sign into Hindi ("USD 25" as "$25"), and
     an amount names one currency, as inference.currency does."""
     from anuvad.inference.currency import read_amounts, write_currency
+    from anuvad.inference.ordinals import read_ordinals
 
     script = (
         f"import * as doc from {json.dumps(DOCUMENT_JS.as_uri())};\n"
@@ -296,6 +299,7 @@ def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
         "process.stdout.write(JSON.stringify({\n"
         "  read: texts.map((t) => doc.readAmounts(t, rules)),\n"
         "  written: texts.map((t) => doc.writeCurrency(t, rules)),\n"
+        "  ordinals: texts.map((t) => doc.readOrdinals(t, rules)),\n"
         "}));\n"
     )
     request = {"rules": text_rules(src, tgt), "texts": CURRENCY_TEXTS}
@@ -306,6 +310,8 @@ def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
     found = json.loads(done.stdout)
     assert found["read"] == [read_amounts(t, src, tgt) for t in CURRENCY_TEXTS]
     assert found["written"] == [write_currency(t) for t in CURRENCY_TEXTS]
+    assert found["ordinals"] == [read_ordinals(t, src) for t in CURRENCY_TEXTS]
+    assert found["ordinals"][-1].startswith("She came first, SECOND" if src == "en" else "She")
     if tgt == "hi":
         assert found["read"][0].startswith("Tickets cost $25, €40 or $12.50; the fee is Rs 1,500")
         assert found["read"][5].endswith("25 USD 30 EUR, £40.")

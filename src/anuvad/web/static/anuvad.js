@@ -7,7 +7,7 @@
 
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { foldUnreadable, normalizer, recase } from "./text.js";
-import { assemble, hideAddresses, mend, readAmounts, revealAlone, splitDocument } from "./document.js";
+import { assemble, hideAddresses, mend, readAmounts, readOrdinals, revealAlone, splitDocument } from "./document.js";
 
 export { AbortError };
 
@@ -284,8 +284,10 @@ export class Translator {
 async function translateText(translator, text, options) {
   const rules = translator.settings.text;
   const segments = splitDocument(text, rules.split);
-  // Amounts are read as the server reads them ("USD 25" as "$25", "₹500" as "Rs 500").
-  const found = await translator.translate(segments.map((s) => readAmounts(s.text, rules)), options);
+  // Amounts and ordinals are read as the server reads them ("USD 25" as "$25", "₹500" as
+  // "Rs 500", "2nd" as "second").
+  const read = segments.map((s) => readOrdinals(readAmounts(s.text, rules), rules));
+  const found = await translator.translate(read, options);
   found.forEach((r, i) => {
     r.source = segments[i].text;
   });

@@ -172,11 +172,31 @@ const latin = (number) => number.replace(/\p{Nd}/gu, (d) => {
 
 function numbersOf(text, rules) {
   const links = linkSpans(text, rules);
-  const ordinal = re(rules.numbers.small_ordinal, "iuy"); // "2nd" is a word (ordinals.py)
-  const small = (m) => ((ordinal.lastIndex = m.index), ordinal.test(text));
+  const ordinals = new Set(smallOrdinals(text, rules).map((m) => m.index)); // "2nd" is a word
   return [...text.matchAll(re(rules.numbers.number))].filter(
-    (m) => !links.some(([a, b]) => a <= m.index && m.index < b) && !small(m),
+    (m) => !links.some(([a, b]) => a <= m.index && m.index < b) && !ordinals.has(m.index),
   );
+}
+
+/** The small ordinals of a text ("1st" … "10th") outside its dates (ordinals.small_ordinals). */
+function smallOrdinals(text, rules) {
+  const dates = rules.numbers.dates.flatMap((p) => [...text.matchAll(re(p, "giu"))].map((m) => [m.index, m.index + m[0].length]));
+  return [...text.matchAll(re(rules.numbers.small_ordinal, "giu"))].filter((m) => !dates.some(([a, b]) => a <= m.index && m.index < b));
+}
+
+/** text as the model reads it: an English small ordinal as its word ("2nd" → "second", "2ND" →
+ * "SECOND") (ordinals.read_ordinals). */
+export function readOrdinals(text, rules) {
+  if (!rules.numbers.read_ordinals) return text;
+  let out = "";
+  let pos = 0;
+  for (const m of smallOrdinals(text, rules)) {
+    const word = rules.numbers.ordinal_words[Number(m[0].slice(0, -2)) - 1];
+    const upper = m[0].slice(-2) === m[0].slice(-2).toUpperCase();
+    out += text.slice(pos, m.index) + (upper ? word.toUpperCase() : word);
+    pos = m.index + m[0].length;
+  }
+  return out + text.slice(pos);
 }
 
 /** The numbers of a source in Latin digits, in order (numbers_back.source_numbers). */
