@@ -135,8 +135,8 @@ def punctuate_candidates(
 # abbreviation's ("No. 13", "Rs. 500", "Jan. 2024", "fig. 3", "डॉ. 5": ``ABBREVIATIONS``).
 _MARK_THEN = re.compile(
     r"(?P<mark>[।?!])(?=\s+\S)"
-    r"|(?<![\w.])(?P<word>[a-z]{3,}|[\u0900-\u097f]+)(?P<stop>\.)(?=\s+\S)"
-)
+    r"|(?<![\w.])(?P<word>[a-z]{3,}|[\u0900-\u097f]+) ?(?P<stop>\.)(?=\s+\S)"
+)  # (a full stop alone after a Devanagari word: "है . 13")
 
 
 def phrases_before_mark(text: str, phrases: Sequence[str]) -> str:

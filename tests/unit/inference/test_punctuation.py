@@ -118,6 +118,7 @@ def test_no_full_stop_where_the_source_ends_no_sentence(
         ("गया था. 13 लोग", ["13"], "गया था. 13 लोग"),  # words after it: not only phrases
         ("देखें www.a.in", ["www.a.in"], "देखें www.a.in"),  # no mark: as it was
         ("यह 3.5 है", ["3.5"], "यह 3.5 है"),  # a decimal point is no sentence's end
+        ("रूम 101 फर्श पर है . 1", ["101", "1"], "रूम 101 फर्श पर है 1."),  # a stop alone
     ],
 )
 def test_phrases_written_after_the_final_mark_go_before_it(
