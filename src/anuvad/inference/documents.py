@@ -23,6 +23,7 @@ from typing import Generic, Protocol, TypeVar
 from anuvad.errors import InputTooLongError
 from anuvad.inference.cells import cell_spans
 from anuvad.inference.language import wrong_script
+from anuvad.inference.markers import marker_digits, written_digits
 from anuvad.inference.sentences import locate, sentence_splitter
 from anuvad.inference.symbols import without_edge_symbols
 
@@ -263,24 +264,32 @@ def _continues(translation: str) -> str:
     return first.group().lower() + translation[first.end() :]
 
 
-def assemble(text: str, segments: Sequence[Segment], translations: Sequence[str]) -> str:
+def assemble(
+    text: str,
+    segments: Sequence[Segment],
+    translations: Sequence[str],
+    digits_from: Sequence[str] | None = None,
+) -> str:
     """Put ``translations`` in the places of ``segments`` in ``text``; everything between the
     segments (spaces, newlines, blank lines) is kept, and two sentences the source wrote
     with nothing between them ("came.Sita went.") get a space. The translation of a part that
     continues the sentence before it (a long sentence cut for the model: only spaces between
     them, and the part before ends in a comma or a word) does not begin with a capitalised
-    function word ("… in Delhi, But 5000 I …" → "… in Delhi, but 5000 I …").
+    function word ("… in Delhi, But 5000 I …" → "… in Delhi, but 5000 I …"). A numbered list
+    marker takes the digits the translations write (``digits_from``, default ``translations``:
+    :mod:`anuvad.inference.markers`).
 
     Raises:
         ValueError: different numbers of segments and translations.
     """
     if len(segments) != len(translations):
         raise ValueError(f"{len(segments)} segments but {len(translations)} translations")
-    out, pos = [], 0
+    out, pos, digits = [], 0, written_digits(translations if digits_from is None else digits_from)
     for i, (segment, translation) in enumerate(zip(segments, translations, strict=True)):
         between = text[pos : segment.start]  # spaces alone: not a tab's cell, a kept sentence
         if i and between.strip(" ") == "" and _ENDS_NO_SENTENCE.search(segments[i - 1].text):
             translation = _continues(translation)
+        between = marker_digits(between, digits)  # "१. " before an English item: "1. "
         out.append(between or (" " if i and translation else ""))
         out.append(translation)
         pos = segment.end
@@ -349,11 +358,11 @@ def assemble_documents(
     if len(results) != expected:
         raise ValueError(f"{expected} sentences but {len(results)} results")
     out: list[DocumentTranslation[ResultT]] = []
-    pos = 0
+    pos, every = 0, [r.text for r in results]  # list markers: the digits of all of them
     for document, plan in zip(documents, plans, strict=True):
         mine = list(results[pos : pos + len(plan)])
         pos += len(plan)
-        text = assemble(document, plan, [r.text for r in mine])
+        text = assemble(document, plan, [r.text for r in mine], every)
         out.append(DocumentTranslation(document, text, list(plan), mine))
     return out
 

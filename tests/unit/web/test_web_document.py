@@ -318,3 +318,38 @@ def test_the_pages_currency_rules_are_the_servers(src: str, tgt: str) -> None:
     else:  # a Latin-script language reads the codes as written, "₹" as "रु."
         assert found["read"][4] == "It costs रु. 1,500 rupees or USD 2 dollars 🎉 and EUR 3."
     assert found["written"][2].startswith("होटल में €30 खर्च हुए, £40, 25 Dollars, 5 मिलियन डॉलर,")
+
+
+def test_the_pages_list_markers_take_the_translations_digits_as_the_servers() -> None:
+    """documents.assemble and the page's assemble write a numbered list marker in the digits
+    of the translations (inference.markers)."""
+    from anuvad.inference.documents import assemble
+
+    cases = [
+        ("१. दूध खरीदें\n२. अंडे", ["milk purchases", "eggs"]),
+        ("Steps:\n1. Buy 2 kg rice.\n(2) Cook it.", ["स्टेपः", "२ किलो चावल।", "पकाओ।"]),
+        ("1. Buy rice.\n2. Cook it.", ["चावल खरीदो।", "पकाओ।"]),  # no digits: as written
+        ("Call 1. Now 2) go", ["कॉल १।", "अब २) जाओ"]),  # inside sentences: theirs
+    ]
+    plans = [split_document(text, "hi" if i == 0 else "en") for i, (text, _) in enumerate(cases)]
+    script = (
+        f"import * as doc from {json.dumps(DOCUMENT_JS.as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { cases } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(JSON.stringify(cases.map(([t, s, tr]) => doc.assemble(t, s, tr))));\n"
+    )
+    request = {
+        "cases": [
+            [text, [{"start": s.start, "end": s.end} for s in plan], translations]
+            for (text, translations), plan in zip(cases, plans, strict=True)
+        ]
+    }
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script], input=json.dumps(request),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    expected = [assemble(t, p, tr) for (t, tr), p in zip(cases, plans, strict=True)]
+    assert json.loads(done.stdout) == expected
+    assert expected[0] == "1. milk purchases\n2. eggs"
+    assert expected[1] == "स्टेपः\n१. २ किलो चावल।\n(२) पकाओ।"
+    assert expected[2] == "1. चावल खरीदो।\n2. पकाओ।"

@@ -295,10 +295,37 @@ function cellSpans(line, split) {
 export function assemble(text, segments, translations) {
   let out = "";
   let pos = 0;
+  const digits = writtenDigits(translations);
   segments.forEach((s, i) => {
-    // two sentences written with nothing between them get a space
-    out += (text.slice(pos, s.start) || (i && translations[i] ? " " : "")) + translations[i];
+    // two sentences written with nothing between them get a space; a list marker before one
+    // takes the translations' digits (markers.marker_digits)
+    const between = markerDigits(text.slice(pos, s.start), digits);
+    out += (between || (i && translations[i] ? " " : "")) + translations[i];
     pos = s.end;
   });
   return out + text.slice(pos);
+}
+
+const DEVANAGARI_DIGITS = "०१२३४५६७८९";
+
+/** The digits translations write: "devanagari", "latin" or null (markers.written_digits). */
+function writtenDigits(translations) {
+  const text = translations.join("");
+  const devanagari = [...text].some((c) => DEVANAGARI_DIGITS.includes(c));
+  const latin = /[0-9]/u.test(text);
+  if (devanagari && !latin) return "devanagari";
+  const latinLetters = [...text].filter((c) => /^[A-Za-z]$/u.test(c)).length;
+  const devanagariLetters = [...text].filter((c) => c >= "\u0900" && c <= "\u097f").length;
+  return latin || latinLetters > devanagariLetters ? "latin" : null;
+}
+
+/** The text before an item with its list marker's number in `digits` (markers.marker_digits). */
+function markerDigits(before, digits) {
+  const m = digits === null ? null : /(?:^|(?<=\s)|(?<=\())([0-9०-९]{1,3})(?=[.)]\s+$)/u.exec(before);
+  if (!m) return before;
+  const a = m.index;
+  const number = [...m[1]]
+    .map((c) => (digits === "devanagari" ? DEVANAGARI_DIGITS[Number(c)] ?? c : String(DEVANAGARI_DIGITS.indexOf(c) >= 0 ? DEVANAGARI_DIGITS.indexOf(c) : c)))
+    .join("");
+  return before.slice(0, a) + number + before.slice(a + m[1].length);
 }
