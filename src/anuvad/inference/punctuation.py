@@ -23,6 +23,8 @@ quotation it never closes. Every candidate a search returns goes through :func:`
   inch mark of a height (5'8") is no quotation mark.
 * Any language: a source that ends in a run of "?" and "!" ("???", "?!"; not inside a quote
   or bracket) ends its translation with the same run (the model wrote one "?").
+* A language whose sentences begin with a capital, from a source whose first letter has no
+  case: a first word in lower case gets its capital ("राम" → "ram" → "Ram").
 * Any language: a symbol standing alone ("*", "$", "#") that the source does not have goes
   ("* ग्रुप पंडित और …" for "Conservative sites such as Gateway Pundit …"): 4 of NTREX-128's
   1,997 English→Hindi outputs at beam 4 and 10 Hindi→English ones had one.
@@ -43,6 +45,11 @@ from anuvad.inference.sentences import ABBREVIATIONS
 from anuvad.inference.translation import Candidate
 
 DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
+# Languages whose sentences begin with a capital: a translation into one from a text whose
+# first letter has no case (Hindi) begins with one ("राम" came back "ram", a cell "गंगा" "ganga",
+# a heading "rain in Delhi"); a first word with capitals of its own stays ("iPhone").
+CAPITALISED = frozenset({"en", "de", "fr", "es"})
+_LOWER_START = re.compile(r"^([\"'“‘(\[¡¿]*)([a-z]+)(?![A-Za-z])")
 DANDA = "।"
 # A final "." or "|" after a letter, digit, mark (Devanagari vowel signs are marks) or "%", before
 # any closing quotes or brackets.
@@ -84,6 +91,8 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     punctuation and paired quotation marks (see the module docstring), without the spaces a
     final "▁" piece leaves at its end ("… ₹5 ")."""
     text = _without_lone_symbols(text.strip(), source)
+    if tgt_lang in CAPITALISED and _uncased_start(source):
+        text = _LOWER_START.sub(lambda m: m[1] + m[2].capitalize(), text, count=1)
     if tgt_lang in DANDA_LANGUAGES:
         text = _LONE_PIPE.sub(DANDA, _FINAL_STOP.sub(DANDA, text))
         text = _SPACE_BEFORE_DANDA.sub("", _DANDA_RUN.sub(DANDA, text))
@@ -98,6 +107,12 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     inches = _HEIGHT.sub(lambda m: m.group()[:-1] + _INCH, text)  # 5'8": no quotation mark
     text = _pair(inches, _HEIGHT.sub("", source), '"', '"').replace(_INCH, '"')
     return _pair(text, source, "“", "”")
+
+
+def _uncased_start(source: str) -> bool:
+    """Whether ``source``'s first letter has no case (a Devanagari letter)."""
+    first = next((c for c in source if c.isalpha()), "")
+    return bool(first) and first.upper() == first.lower()
 
 
 def _without_lone_symbols(text: str, source: str) -> str:

@@ -69,6 +69,25 @@ def test_other_languages_keep_their_full_stop_but_get_paired_quotes() -> None:
     assert punctuate('He said "yes.', 'उसने कहा "हाँ।', "en") == 'He said "yes".'
 
 
+@pytest.mark.parametrize(
+    ("text", "source", "want"),
+    [
+        ("ram", "राम", "Ram"),  # a word or cell in Hindi has no case to copy
+        ("rain in Delhi", "दिल्ली में बारिश", "Rain in Delhi"),
+        ('"yes," he said.', '"हाँ," उसने कहा।', '"Yes," he said.'),
+        ("iPhone is new.", "iPhone नया है।", "iPhone is new."),  # a source's own case
+        ("iPhone is new.", "यह iPhone नया है।", "iPhone is new."),  # capitals of its own
+        ("e-mail it.", "ईमेल करें।", "E-mail it."),
+        ("ram", "ram", "ram"),  # a cased source keeps the model's case
+    ],
+)
+def test_a_translation_from_an_uncased_script_begins_with_a_capital(
+    text: str, source: str, want: str
+) -> None:
+    """Second newcomer audit: "राम" came back "ram", a heading "rain in Delhi"."""
+    assert punctuate(text, source, "en") == want
+
+
 @pytest.mark.parametrize("text", ["", "।", "कुछ नहीं", '"उद्धरण" ठीक है।', "a.b"])
 def test_consistent_text_is_left_alone(text: str) -> None:
     assert punctuate(text, "Whatever it is.", "hi") == text

@@ -157,6 +157,8 @@ MENDS = {
         ),
         ("Write to a - b - c at care@x.in.", "a - b - c को care@x.in पर लिखें।"),
         ("He came at 8 pm.", "वह 8 बजे आया।"),
+        ("ram", "राम"),  # a first word in lower case from an uncased script: a capital
+        ('"yes," he said. iPhone', '"हाँ," उसने कहा।'),
         ("There were 25 trains and 7 buses.", "25 ट्रेनें थीं।"),
         ('She said "yes.', 'उसने "हाँ" कहा।'),
         ("Visit the site www.example.in.in.xx for 12 items.", "12 चीज़ों के लिए www.example.in देखें।"),

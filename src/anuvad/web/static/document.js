@@ -334,6 +334,11 @@ function withoutLoneSymbols(text, source, p) {
 export function punctuate(text, source, rules) {
   const p = rules.punctuation;
   text = withoutLoneSymbols(text.trim(), source, p); // trim: a final "▁" piece's space
+  const first = [...source].find((c) => /^\p{L}$/u.test(c)) || "";
+  if (p.capitalised && first && first.toUpperCase() === first.toLowerCase()) {
+    // a first word in lower case from a source whose first letter has no case: "ram" → "Ram"
+    text = text.replace(re(p.lower_start, "u"), (_, lead, word) => lead + word[0].toUpperCase() + word.slice(1));
+  }
   if (p.danda) {
     text = text.replace(re(p.final_stop), p.danda_char).replace(re(p.lone_pipe), p.danda_char);
     text = text.replace(re(p.danda_run), p.danda_char).replace(re(p.space_before_danda), "");
