@@ -24,7 +24,8 @@ quotation it never closes. Every candidate a search returns goes through :func:`
 * Any language: a source that ends in a run of "?" and "!" ("???", "?!"; not inside a quote
   or bracket) ends its translation with the same run (the model wrote one "?").
 * A language whose sentences begin with a capital, from a source whose first letter has no
-  case: a first word in lower case gets its capital ("राम" → "ram" → "Ram").
+  case: a first word in lower case gets its capital ("राम" → "ram" → "Ram"); a capital "X"
+  standing alone goes where the source has none ("(X RBI)" for "(RBI)").
 * Any language: a symbol standing alone ("*", "$", "#") that the source does not have goes
   ("* ग्रुप पंडित और …" for "Conservative sites such as Gateway Pundit …"): 4 of NTREX-128's
   1,997 English→Hindi outputs at beam 4 and 10 Hindi→English ones had one.
@@ -50,6 +51,10 @@ DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
 # a heading "rain in Delhi"); a first word with capitals of its own stays ("iPhone").
 CAPITALISED = frozenset({"en", "de", "fr", "es"})
 _LOWER_START = re.compile(r"^([\"'“‘(\[¡¿]*)([a-z]+)(?![A-Za-z])")
+# A capital "X" standing alone, which the model writes before an acronym it copies ("भारतीय
+# रिज़र्व बैंक (RBI)" → "(X RBI)"), where the source has no X of its own ("Malcolm X", "एक्स").
+_LONE_X = re.compile(r"(?<![\w\-.'’])X(?![\w\-'’])\s?")
+_SOURCE_X = re.compile(r"(?<![A-Za-z])[Xx](?![A-Za-z])|एक्स")
 DANDA = "।"
 # A final "." or "|" after a letter, digit, mark (Devanagari vowel signs are marks) or "%", before
 # any closing quotes or brackets.
@@ -91,6 +96,8 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     punctuation and paired quotation marks (see the module docstring), without the spaces a
     final "▁" piece leaves at its end ("… ₹5 ")."""
     text = _without_lone_symbols(text.strip(), source)
+    if tgt_lang in CAPITALISED and not _SOURCE_X.search(source):
+        text = _LONE_X.sub("", text)
     if tgt_lang in CAPITALISED and _uncased_start(source):
         text = _LOWER_START.sub(lambda m: m[1] + m[2].capitalize(), text, count=1)
     if tgt_lang in DANDA_LANGUAGES:

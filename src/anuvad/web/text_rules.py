@@ -137,6 +137,8 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "danda": tgt_lang in punctuation.DANDA_LANGUAGES,
             "capitalised": tgt_lang in punctuation.CAPITALISED,
             "lower_start": js_pattern(punctuation._LOWER_START.pattern),
+            "lone_x": js_pattern(punctuation._LONE_X.pattern),
+            "source_x": js_pattern(punctuation._SOURCE_X.pattern),
             "danda_char": punctuation.DANDA,
             "final_stop": js_pattern(punctuation._FINAL_STOP.pattern),
             "lone_pipe": js_pattern(punctuation._LONE_PIPE.pattern),

@@ -79,6 +79,10 @@ def test_other_languages_keep_their_full_stop_but_get_paired_quotes() -> None:
         ("iPhone is new.", "यह iPhone नया है।", "iPhone is new."),  # capitals of its own
         ("e-mail it.", "ईमेल करें।", "E-mail it."),
         ("ram", "ram", "ram"),  # a cased source keeps the model's case
+        # a lone "X" the source lacks goes (second audit: "(RBI)" came out "(X RBI)")
+        ("Indian Bank (X RBI) rose.", "भारतीय बैंक (RBI) बढ़ा।", "Indian Bank (RBI) rose."),
+        ("X-rays and Malcolm X.", "एक्स-रे और मैल्कम एक्स।", "X-rays and Malcolm X."),
+        ("Twitter X is new.", "Twitter X नया है।", "Twitter X is new."),
     ],
 )
 def test_a_translation_from_an_uncased_script_begins_with_a_capital(

@@ -334,6 +334,7 @@ function withoutLoneSymbols(text, source, p) {
 export function punctuate(text, source, rules) {
   const p = rules.punctuation;
   text = withoutLoneSymbols(text.trim(), source, p); // trim: a final "▁" piece's space
+  if (p.capitalised && !re(p.source_x, "u").test(source)) text = text.replace(re(p.lone_x), ""); // "(X RBI)"
   const first = [...source].find((c) => /^\p{L}$/u.test(c)) || "";
   if (p.capitalised && first && first.toUpperCase() === first.toLowerCase()) {
     // a first word in lower case from a source whose first letter has no case: "ram" → "Ram"
