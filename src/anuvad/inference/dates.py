@@ -156,6 +156,33 @@ def _hindi_time(match: re.Match[str]) -> Date | None:
     return Date(match.start(), match.end(), f"{clock} {'pm' if late else 'am'}")
 
 
+# A Hindi clock ("8 बजे", "९:३० बजे"), and an English half of the day after a number.
+_HINDI_CLOCK = re.compile(
+    r"(?<![\w.:])([0-9०-९]{1,2}(?:[:.][0-9०-९]{2})?)\s+बजे(?![\w\u0900-\u097f])"
+)
+_HALF = r"\s?(?:[ap]\.m(?=\.)|[ap]m(?![A-Za-z]))"
+
+
+def without_invented_halves(text: str, source: str) -> str:
+    """``text`` (English, translated from the Hindi ``source``) without "am" or "pm" after a
+    clock the source gives without its part of the day ("वह 8 बजे आएगा।" came out "He will come
+    at 8 pm."): the model guessed the half of the day."""
+    timed = [m.span() for m in _HINDI_TIME.finditer(source)]
+    bare = {
+        to_latin(m[1])
+        for m in _HINDI_CLOCK.finditer(source)
+        if not any(a <= m.start() < b for a, b in timed)
+    }
+    for clock in bare:
+        text = re.sub(rf"(?<![\d.:]){re.escape(clock)}{_HALF}", clock, text, flags=re.IGNORECASE)
+    return text
+
+
+def to_latin(number: str) -> str:
+    """``number`` in Latin digits."""
+    return "".join(str(unicodedata.digit(c)) if c.isdigit() else c for c in number)
+
+
 def read_times(text: str, src_lang: str, tgt_lang: str, required: Collection[str]) -> str:
     """``text`` as the model reads it where its times are required (:func:`find_times`): a
     Hindi time into English whose form is among ``required`` without its part of the day
@@ -269,4 +296,6 @@ __all__ = [
     "find_times",
     "number_extent",
     "read_times",
+    "to_latin",
+    "without_invented_halves",
 ]

@@ -18,6 +18,7 @@ phrases for the search; what the search cannot write is written here, after it:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -27,7 +28,13 @@ from anuvad.data.tokenizer import UNK_SURFACE
 from anuvad.decoding.boundaries import holds
 from anuvad.inference.carrying import write_symbols
 from anuvad.inference.currency import named_after, named_before, write_currencies
-from anuvad.inference.dates import CURRENCY_SIGNS, NUMBER_SIGNS, OPERATORS, PARTS_OF_DAY
+from anuvad.inference.dates import (
+    CURRENCY_SIGNS,
+    NUMBER_SIGNS,
+    OPERATORS,
+    PARTS_OF_DAY,
+    without_invented_halves,
+)
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
 from anuvad.inference.translation import Translation, relocate_words
@@ -177,6 +184,16 @@ def signed(result: Translation, spans: Sequence[Span]) -> None:
     result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
 
 
+def _rewrite(result: Translation, change: Callable[[str], str]) -> None:
+    """``change`` on ``result``'s text and candidates, in place; word scores follow the text."""
+    for candidate in result.nbest:
+        before = candidate.text
+        candidate.text = change(before)
+        if candidate.quality is not None and candidate.text != before:
+            relocate_words(candidate.quality.words, candidate.text)
+    result.text = result.nbest[0].text if result.nbest else change(result.text)
+
+
 def finish(
     results: Sequence[Translation],
     verbatim: Verbatim | Sequence[Verbatim | None] | None,
@@ -189,7 +206,12 @@ def finish(
     keeps Latin digits), the symbols the target vocabulary cannot spell (with ``spellable``:
     :func:`write_symbols`), one currency for each amount
     (:func:`anuvad.inference.currency.write_currencies`), n-best lists of distinct texts after
-    the repairs, and the length check (:func:`anuvad.inference.length_check.flag_short`)."""
+    the repairs, and the length check (:func:`anuvad.inference.length_check.flag_short`).
+    From Hindi into English, no half of the day the source does not give
+    (:func:`anuvad.inference.dates.without_invented_halves`)."""
+    if src_lang == "hi" and tgt_lang == "en":
+        for result in results:
+            _rewrite(result, functools.partial(without_invented_halves, source=result.source))
     if verbatim is not None:
         if SCRIPTS.get(tgt_lang) is SCRIPTS["hi"]:  # Devanagari digits in Devanagari text only
             write_digits(results, verbatim)

@@ -126,3 +126,22 @@ def test_a_hindi_time_of_day_is_written_with_am_or_pm(
     assert read == text if not found else all(t[0].split()[0] not in read for t in found)
     assert read_times(text, "hi", "de", {"10:30 am"}) == text
     assert read_times(text, "hi", "en", ()) == text  # no time required (a term took it)
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "want"),
+    [
+        ("He will come at 8 pm.", "वह 8 बजे आएगा।", "He will come at 8."),
+        ("He will come at 8 p.m.", "वह ८ बजे आएगा।", "He will come at 8."),
+        ("Starts at 7 PM, ends at 9.30 pm.", "7 बजे शुरू, 9.30 बजे खत्म।", "Starts at 7, ends at 9.30."),
+        ("He came at 10:30 am.", "वह सुबह 10:30 बजे आया।", "He came at 10:30 am."),  # given
+        ("At 18 pm and 8 pm", "8 बजे", "At 18 pm and 8"),  # only that clock
+    ],
+)
+def test_no_half_of_the_day_the_hindi_source_does_not_give(
+    text: str, source: str, want: str
+) -> None:
+    """Second newcomer audit: "वह 8 बजे आएगा।" came out "He will come at 8 pm."."""
+    from anuvad.inference.dates import without_invented_halves
+
+    assert without_invented_halves(text, source) == want
