@@ -72,11 +72,17 @@ def _latin_only(word: str) -> bool:
     return bool(letters) and all(_is_latin(c) for c in letters)
 
 
+# What code and markup wrap a word in ("{{user}}", "%(name)s", "<b>", "`make`", "$HOME").
+_CODE_EDGES = frozenset("{}<>%`$#@\\|~^*=")
+
+
 def _plain(word: str) -> bool:
-    """Whether ``word`` is a plain lower-case word ("phone", "it's"; not "Samsung", "@user33",
-    "S24")."""
+    """Whether ``word`` is a plain lower-case word of two letters or more ("phone", "it's"; not
+    "Samsung", "@user33", "S24", a list's "a)", a template's "{{user}}": "नमस्ते {{user}}!"
+    was read as English)."""
     core = _EDGES.sub("", word)
-    return bool(_PLAIN.fullmatch(core)) and core.islower()
+    plain = len(core) > 1 and bool(_PLAIN.fullmatch(core)) and core.islower()
+    return plain and not _CODE_EDGES & set(word.replace(core, "", 1))
 
 
 def script_share(text: str, lang: str) -> float:

@@ -49,6 +49,12 @@ def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
         ("मेरा laptop slow चल रहा है।", "hi", False),
         ("Please send the report by कल evening.", "hi", True),
         ("Please send the report by कल evening.", "en", False),
+        # a template's placeholder or a list's letter is no English word (second audit:
+        # "नमस्ते {{user}}!" went to English->Hindi and came back as written)
+        ("नमस्ते {{user}}!", "hi", False),
+        ("नमस्ते %(name)s, <b>स्वागत</b>", "hi", False),
+        ("a) दूध\nb) ब्रेड\nc) अंडे", "hi", False),
+        ("I am in a hurry {{user}}", "en", False),
     ],
 )
 def test_a_text_mostly_in_another_script_is_caught(text: str, language: str, wrong: bool) -> None:

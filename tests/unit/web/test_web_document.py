@@ -76,6 +76,8 @@ DOCUMENTS = {
         "कल meeting है। Boss ने कहा कि report कल तक submit करो। Please send it by evening.",
         # "|" is the danda outside a table row (inference.cells)
         "आज मौसम अच्छा है | हम पार्क जाएंगे |\n| शहर | आबादी |\nहोम | संपर्क",
+        # a template's placeholder or a list's letter is no English word (language._plain)
+        "नमस्ते {{user}}!\na) दूध\nb) ब्रेड",
     ],
 }
 # (output, source) pairs for the number and punctuation rules, into Hindi and into English.

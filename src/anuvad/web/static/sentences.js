@@ -205,7 +205,9 @@ function languageLetters(text, split) {
   const latinOnly = (w) => { const l = [...w].filter(isAlpha); return l.length > 0 && l.every((c) => inRanges(c, split.latin)); };
   const plain = (w) => {
     const core = w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
-    return /^\p{L}+(?:['’-]\p{L}+)*$/u.test(core) && core === core.toLowerCase() && core !== core.toUpperCase();
+    const edges = w.replace(core, "");
+    const word = [...core].length > 1 && /^\p{L}+(?:['’-]\p{L}+)*$/u.test(core);
+    return word && core === core.toLowerCase() && core !== core.toUpperCase() && ![...edges].some((c) => "{}<>%`$#@\\|~^*=".includes(c));
   };
   if (words.some((w) => latinOnly(w) && plain(w))) return text; // English words among them
   const kept = words.filter((w) => !latinOnly(w));
