@@ -10,7 +10,9 @@ line begun by a dash, "- Hi." / "- Hello.", or by a WebVTT voice ``<v Anna>``) h
 translated alone, in its place. Cues more than two seconds apart are never joined, nor a cue
 that is only a sound in brackets ("[LAUGHS]") with another. Tags that
 wrap a whole cue or each of its lines (``<i>...</i>``, a voice) are kept around the
-translation; tags inside a line are dropped (their words are translated); WebVTT's character
+translation; tags inside a line are dropped (their words are translated), and so is a tag
+that opens a line and closes inside it ("<c.yellow>सावधान</c> रहें।": kept, it lost its end
+tag); WebVTT's character
 escapes (``&amp;``) are read and written as such. WebVTT's header, notes, styles and regions
 are kept as written; an SRT cue missing the blank line before the next is split at the next
 timing line.
@@ -30,6 +32,7 @@ _STAMP = r"(?:(\d+):)?(\d{2}):(\d{2})[,.](\d{1,3})"
 _TIMING = re.compile(rf"^\s*{_STAMP}\s*-->\s*{_STAMP}")
 _TAG = re.compile(r"<[^>]*>")
 _EDGE_TAGS = re.compile(r"^((?:<[^/>][^>]*>)*)(.*?)((?:</[^>]*>)*)$", re.DOTALL)
+_VOICE = re.compile(r"(?:<v[\s.][^>]*>)?")  # a WebVTT voice opening a line: its speaker
 _DIALOGUE = re.compile(r"^\s*(?:[-–—]\s*(?=\D)|<v[\s.])")
 _ENDS = re.compile(r"""(?:[.!?।॥…]["'”’)\]]*|[♪:])$""")
 # A cue that is only a sound or a note in brackets ("[LAUGHS]", "(music)"): joined with the
@@ -85,6 +88,9 @@ def _plain(line: str) -> str:
 
 def _line(line: str, vtt: bool) -> _Line:
     before, middle, after = _EDGE_TAGS.match(line.strip()).groups()  # type: ignore[union-attr]
+    if "</" in middle:  # a tag opened at the start closes inside: it wraps a word, not the line
+        voice = _VOICE.match(before).group()  # type: ignore[union-attr]
+        before, middle = voice, before[len(voice) :] + middle  # ("<c.yellow>सावधान</c> रहें।")
     text = " ".join(_TAG.sub("", middle).split())
     return _Line(before, html.unescape(text) if vtt else text, after)
 

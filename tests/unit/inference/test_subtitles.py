@@ -156,6 +156,21 @@ def test_italics_per_line_voices_and_far_apart_cues() -> None:
     assert voices.translated(["नमस्ते।", "हाय।"]).endswith("<v Anna>नमस्ते।\n<v Bob>हाय।\n")
 
 
+def test_a_tag_that_closes_inside_a_line_wraps_no_translation() -> None:
+    """Second newcomer audit: "<c.yellow>सावधान</c> रहें।" came back "<c.yellow>Be careful.",
+    its "</c>" lost (players kept the rest of the file yellow); a voice stays."""
+    vtt = (
+        "WEBVTT\n\n00:01.000 --> 00:02.000\n<c.yellow>सावधान</c> रहें।\n\n"
+        "00:03.000 --> 00:04.000\n<v Anna><u>ध्यान दें:</u> ट्रेन लेट है।\n\n"
+        "00:05.000 --> 00:06.000\n<i>ट्रेन लेट है।</i>\n"
+    )
+    subs = read_subtitles(vtt, "c.vtt")
+    assert subs.texts() == ["सावधान रहें।", "ध्यान दें: ट्रेन लेट है।", "ट्रेन लेट है।"]
+    out = subs.translated(["Be careful.", "Note: the train is late.", "The train is late."])
+    assert "\nBe careful.\n" in out and "<c.yellow>" not in out
+    assert "<v Anna>Note: the train is late.\n" in out and "<i>The train is late.</i>" in out
+
+
 def test_a_sound_in_brackets_is_a_cue_of_its_own() -> None:
     """ "[LAUGHS]" / "RAVI: Where is the train?" was one sentence, translated with a name the
     source lacks; a cue that is only a bracketed sound neither joins nor is joined."""
