@@ -160,21 +160,28 @@ def _hindi_time(match: re.Match[str]) -> Date | None:
 _HINDI_CLOCK = re.compile(
     r"(?<![\w.:])([0-9०-९]{1,2}(?:[:.][0-9०-९]{2})?)\s+बजे(?![\w\u0900-\u097f])"
 )
-_HALF = r"\s?(?:[ap]\.m(?=\.)|[ap]m(?![A-Za-z]))"
+_HALF = r"\s?(?:[ap]\.m\.|[ap]m(?![A-Za-z]))"
+# Any word for a part of the day, the formal ones too: a source with one gives the half.
+_DAY_WORDS = re.compile(
+    rf"(?:{'|'.join(PARTS_OF_DAY)}|सायं|सांय|संध्या|अपराह्न|पूर्वाह्न|प्रातः|प्रात|सवेरे|भोर|रात्रि|मध्याह्न)"
+)
 
 
 def without_invented_halves(text: str, source: str) -> str:
     """``text`` (English, translated from the Hindi ``source``) without "am" or "pm" after a
-    clock the source gives without its part of the day ("वह 8 बजे आएगा।" came out "He will come
-    at 8 pm."): the model guessed the half of the day."""
-    timed = [m.span() for m in _HINDI_TIME.finditer(source)]
-    bare = {
-        to_latin(m[1])
-        for m in _HINDI_CLOCK.finditer(source)
-        if not any(a <= m.start() < b for a, b in timed)
-    }
-    for clock in bare:
-        text = re.sub(rf"(?<![\d.:]){re.escape(clock)}{_HALF}", clock, text, flags=re.IGNORECASE)
+    clock of the source, where the source names no part of the day anywhere ("वह 8 बजे आएगा।"
+    came out "He will come at 8 pm."): the model guessed the half of the day. A "p.m." that
+    ended the sentence leaves its full stop."""
+    if _DAY_WORDS.search(source):
+        return text
+    for clock in {to_latin(m[1]) for m in _HINDI_CLOCK.finditer(source)}:
+        pattern = rf"(?<![\d.:]){re.escape(clock)}{_HALF}"
+
+        def bare(match: re.Match[str], clock: str = clock, whole: str = text) -> str:
+            ended = match.group().endswith(".") and not whole[match.end() :].strip()
+            return clock + ("." if ended else "")
+
+        text = re.sub(pattern, bare, text, flags=re.IGNORECASE)
     return text
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from anuvad.data.cleaning import SCRIPTS, script_ratio
 from anuvad.inference.addresses import without_addresses
+from anuvad.inference.codes import CODE
 
 # A text is in a language's script when at least this share of its words is; below it the
 # model would mostly see pieces it was not trained on.
@@ -49,9 +50,10 @@ def _is_latin(char: str) -> bool:
 
 def language_letters(text: str) -> str:
     """The part of ``text`` whose letters tell its language (the module docstring): without
-    addresses, and, in a text with non-Latin letters and no plain lower-case Latin word,
+    addresses and format placeholders or tags written as text (:mod:`anuvad.inference.codes`),
+    and, in a text with non-Latin letters and no plain lower-case Latin word,
     without its Latin words; the text without addresses when nothing else would be left."""
-    text = without_addresses(text)
+    text = CODE.sub(" ", without_addresses(text))  # "{{ user }}", "%s", "<b>": no language's
     if text.isascii() or not any(c.isalpha() and not _is_latin(c) for c in text):
         return text
     words = text.split()

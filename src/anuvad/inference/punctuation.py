@@ -24,8 +24,9 @@ quotation it never closes. Every candidate a search returns goes through :func:`
 * Any language: a source that ends in a run of "?" and "!" ("???", "?!"; not inside a quote
   or bracket) ends its translation with the same run (the model wrote one "?").
 * A language whose sentences begin with a capital, from a source whose first letter has no
-  case: a first word in lower case gets its capital ("राम" → "ram" → "Ram"); a capital "X"
-  standing alone goes where the source has none ("(X RBI)" for "(RBI)").
+  case: a first word in lower case gets its capital ("राम" → "ram" → "Ram"; a sentence, heading
+  or cell, not a part of a long sentence cut at its clauses); a capital "X" standing alone
+  before an acronym goes where the source has none ("(X RBI)" for "(RBI)").
 * Any language: a symbol standing alone ("*", "$", "#") that the source does not have goes
   ("* ग्रुप पंडित और …" for "Conservative sites such as Gateway Pundit …"): 4 of NTREX-128's
   1,997 English→Hindi outputs at beam 4 and 10 Hindi→English ones had one.
@@ -51,9 +52,10 @@ DANDA_LANGUAGES = frozenset({"hi", "ne", "sa"})
 # a heading "rain in Delhi"); a first word with capitals of its own stays ("iPhone").
 CAPITALISED = frozenset({"en", "de", "fr", "es"})
 _LOWER_START = re.compile(r"^([\"'“‘(\[¡¿]*)([a-z]+)(?![A-Za-z])")
-# A capital "X" standing alone, which the model writes before an acronym it copies ("भारतीय
-# रिज़र्व बैंक (RBI)" → "(X RBI)"), where the source has no X of its own ("Malcolm X", "एक्स").
-_LONE_X = re.compile(r"(?<![\w\-.'’])X(?![\w\-'’])\s?")
+# A capital "X" standing alone before an acronym, which the model writes before one it copies
+# ("भारतीय रिज़र्व बैंक (RBI)" → "(X RBI)"), where the source has no X of its own ("Malcolm X",
+# "एक्स"); not a numeral or a sign ("Class X", "3 X 4").
+_LONE_X = re.compile(r"(?<![\w\-.'’])X (?=[A-Z]{2,}(?![a-z]))")
 _SOURCE_X = re.compile(r"(?<![A-Za-z])[Xx](?![A-Za-z])|एक्स")
 DANDA = "।"
 # A final "." or "|" after a letter, digit, mark (Devanagari vowel signs are marks) or "%", before
@@ -98,7 +100,7 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     text = _without_lone_symbols(text.strip(), source)
     if tgt_lang in CAPITALISED and not _SOURCE_X.search(source):
         text = _LONE_X.sub("", text)
-    if tgt_lang in CAPITALISED and _uncased_start(source):
+    if tgt_lang in CAPITALISED and _uncased_start(source) and _begins_sentence(source):
         text = _LOWER_START.sub(lambda m: m[1] + m[2].capitalize(), text, count=1)
     if tgt_lang in DANDA_LANGUAGES:
         text = _LONE_PIPE.sub(DANDA, _FINAL_STOP.sub(DANDA, text))
@@ -114,6 +116,13 @@ def punctuate(text: str, source: str, tgt_lang: str) -> str:
     inches = _HEIGHT.sub(lambda m: m.group()[:-1] + _INCH, text)  # 5'8": no quotation mark
     text = _pair(inches, _HEIGHT.sub("", source), '"', '"').replace(_INCH, '"')
     return _pair(text, source, "“", "”")
+
+
+def _begins_sentence(source: str) -> bool:
+    """Whether ``source`` is a sentence, a heading or a cell rather than the continuation of a
+    long sentence cut for the model (a clause of many words that ends without a final mark:
+    its translation's first word stays as the model wrote it)."""
+    return len(source.split()) <= 8 or bool(re.search(r"[।॥.?!][\"'”’)\]]*\s*$", source))
 
 
 def _uncased_start(source: str) -> bool:

@@ -32,7 +32,14 @@ _STAMP = r"(?:(\d+):)?(\d{2}):(\d{2})[,.](\d{1,3})"
 _TIMING = re.compile(rf"^\s*{_STAMP}\s*-->\s*{_STAMP}")
 _TAG = re.compile(r"<[^>]*>")
 _EDGE_TAGS = re.compile(r"^((?:<[^/>][^>]*>)*)(.*?)((?:</[^>]*>)*)$", re.DOTALL)
-_VOICE = re.compile(r"(?:<v[\s.][^>]*>)?")  # a WebVTT voice opening a line: its speaker
+
+
+def _name(tag: str) -> str:
+    """A tag's element name ("<c.yellow>", "</c>" → "c"; "<v Anna>" → "v")."""
+    found = re.match(r"</?([A-Za-z][A-Za-z0-9]*)", tag)
+    return found.group(1).lower() if found else ""
+
+
 _DIALOGUE = re.compile(r"^\s*(?:[-–—]\s*(?=\D)|<v[\s.])")
 _ENDS = re.compile(r"""(?:[.!?।॥…]["'”’)\]]*|[♪:])$""")
 # A cue that is only a sound or a note in brackets ("[LAUGHS]", "(music)"): joined with the
@@ -88,9 +95,12 @@ def _plain(line: str) -> str:
 
 def _line(line: str, vtt: bool) -> _Line:
     before, middle, after = _EDGE_TAGS.match(line.strip()).groups()  # type: ignore[union-attr]
-    if "</" in middle:  # a tag opened at the start closes inside: it wraps a word, not the line
-        voice = _VOICE.match(before).group()  # type: ignore[union-attr]
-        before, middle = voice, before[len(voice) :] + middle  # ("<c.yellow>सावधान</c> रहें।")
+    # A tag opened at the start that closes inside wraps a word, not the line: it goes with the
+    # inner tags ("<c.yellow>सावधान</c> रहें।"), and so does an end tag left without its start.
+    inside = [t for t in _TAG.findall(before) if f"</{_name(t)}" in middle and _name(t) != "v"]
+    before = "".join(t for t in _TAG.findall(before) if t not in inside)
+    opened = {_name(t) for t in _TAG.findall(before)}
+    after = "".join(t for t in _TAG.findall(after) if _name(t) in opened)
     text = " ".join(_TAG.sub("", middle).split())
     return _Line(before, html.unescape(text) if vtt else text, after)
 

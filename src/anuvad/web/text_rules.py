@@ -35,6 +35,7 @@ from anuvad.data.cleaning import SCRIPTS
 from anuvad.inference import (
     addresses,
     cells,
+    codes,
     currency,
     dates,
     documents,
@@ -113,6 +114,7 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         "email": js_pattern(addresses.EMAIL.pattern),
         "url": js_pattern(addresses.URL.pattern),  # case-insensitive (the "i" flag)
         "file": js_pattern(addresses.FILE.pattern),
+        "code": js_pattern(codes.CODE.pattern),  # format placeholders, tags: no language's
     }
     if prefixes is None:
         split |= {

@@ -136,6 +136,9 @@ def test_a_hindi_time_of_day_is_written_with_am_or_pm(
         ("Starts at 7 PM, ends at 9.30 pm.", "7 बजे शुरू, 9.30 बजे खत्म।", "Starts at 7, ends at 9.30."),
         ("He came at 10:30 am.", "वह सुबह 10:30 बजे आया।", "He came at 10:30 am."),  # given
         ("At 18 pm and 8 pm", "8 बजे", "At 18 pm and 8"),  # only that clock
+        ("At 8 p.m. tomorrow.", "वह कल 8 बजे आएगा।", "At 8 tomorrow."),  # review: "8. tomorrow"
+        ("At 7 pm.", "7 बजे शाम को", "At 7 pm."),  # a part of the day after the clock
+        ("At 7 pm.", "सायं 7 बजे", "At 7 pm."),  # a formal one
     ],
 )
 def test_no_half_of_the_day_the_hindi_source_does_not_give(

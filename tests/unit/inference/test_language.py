@@ -59,3 +59,12 @@ def test_a_mixed_text_gets_shares_and_no_letters_gets_nothing() -> None:
 )
 def test_a_text_mostly_in_another_script_is_caught(text: str, language: str, wrong: bool) -> None:
     assert wrong_script(text, language) is wrong
+
+
+@pytest.mark.parametrize(
+    "text", ["नमस्ते {{user}}!", "नमस्ते {{ user }}!", "नमस्ते %(name)s!", "a) दूध\nb) ब्रेड"]
+)
+def test_a_templates_placeholders_and_a_lists_letters_do_not_make_hindi_english(text: str) -> None:
+    """Second newcomer audit: "नमस्ते {{user}}!" was detected as English (a tie, English first),
+    went to English->Hindi and came back as written."""
+    assert detect(text, ["en", "hi"])[0].language == "hi"

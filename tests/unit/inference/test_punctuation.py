@@ -83,6 +83,14 @@ def test_other_languages_keep_their_full_stop_but_get_paired_quotes() -> None:
         ("Indian Bank (X RBI) rose.", "भारतीय बैंक (RBI) बढ़ा।", "Indian Bank (RBI) rose."),
         ("X-rays and Malcolm X.", "एक्स-रे और मैल्कम एक्स।", "X-rays and Malcolm X."),
         ("Twitter X is new.", "Twitter X नया है।", "Twitter X is new."),
+        ("He passed Class X.", "उसने दसवीं कक्षा पास की।", "He passed Class X."),  # a numeral
+        ("3 X 4 = 12", "3 गुणा 4 = 12", "3 X 4 = 12"),
+        # a part of a long sentence cut at its clauses keeps the model's first word
+        (
+            "rain fell in the hills",
+            "पहाड़ों में भारी बारिश हुई और नदियों में पानी का स्तर बढ़ गया,",
+            "rain fell in the hills",
+        ),
     ],
 )
 def test_a_translation_from_an_uncased_script_begins_with_a_capital(

@@ -162,13 +162,20 @@ def test_a_tag_that_closes_inside_a_line_wraps_no_translation() -> None:
     vtt = (
         "WEBVTT\n\n00:01.000 --> 00:02.000\n<c.yellow>सावधान</c> रहें।\n\n"
         "00:03.000 --> 00:04.000\n<v Anna><u>ध्यान दें:</u> ट्रेन लेट है।\n\n"
-        "00:05.000 --> 00:06.000\n<i>ट्रेन लेट है।</i>\n"
+        "00:05.000 --> 00:06.000\n<i>ट्रेन लेट है।</i>\n\n"
+        "00:07.000 --> 00:08.000\n<i>सावधान <b>रहें</b> अभी।</i>\n\n"  # italics stay whole
+        "00:09.000 --> 00:10.000\n<c.yellow>सावधान</c> <b>रहें।</b>\n"  # no end tag left alone
     )
     subs = read_subtitles(vtt, "c.vtt")
-    assert subs.texts() == ["सावधान रहें।", "ध्यान दें: ट्रेन लेट है।", "ट्रेन लेट है।"]
-    out = subs.translated(["Be careful.", "Note: the train is late.", "The train is late."])
+    assert subs.texts() == [
+        "सावधान रहें।", "ध्यान दें: ट्रेन लेट है।", "ट्रेन लेट है।", "सावधान रहें अभी।", "सावधान रहें।",
+    ]  # fmt: skip
+    out = subs.translated(
+        ["Be careful.", "Note: the train is late.", "The train is late.", "Careful now.", "Stop."]
+    )
     assert "\nBe careful.\n" in out and "<c.yellow>" not in out
     assert "<v Anna>Note: the train is late.\n" in out and "<i>The train is late.</i>" in out
+    assert "\n<i>Careful now.</i>\n" in out and out.endswith("\nStop.\n")
 
 
 def test_a_sound_in_brackets_is_a_cue_of_its_own() -> None:

@@ -162,6 +162,7 @@ MENDS = {
         ("ram", "राम"),  # a first word in lower case from an uncased script: a capital
         ('"yes," he said. iPhone', '"हाँ," उसने कहा।'),
         ("Indian Bank (X RBI) rose. X-rays", "भारतीय बैंक (RBI) बढ़ा।"),  # a lone "X" goes
+        ("rain fell, Class X", "पहाड़ों में भारी बारिश हुई और नदियों में पानी का स्तर बढ़ गया,"),
         ("There were 25 trains and 7 buses.", "25 ट्रेनें थीं।"),
         ('She said "yes.', 'उसने "हाँ" कहा।'),
         ("Visit the site www.example.in.in.xx for 12 items.", "12 चीज़ों के लिए www.example.in देखें।"),

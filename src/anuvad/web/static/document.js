@@ -336,7 +336,9 @@ export function punctuate(text, source, rules) {
   text = withoutLoneSymbols(text.trim(), source, p); // trim: a final "▁" piece's space
   if (p.capitalised && !re(p.source_x, "u").test(source)) text = text.replace(re(p.lone_x), ""); // "(X RBI)"
   const first = [...source].find((c) => /^\p{L}$/u.test(c)) || "";
-  if (p.capitalised && first && first.toUpperCase() === first.toLowerCase()) {
+  // a sentence, heading or cell, not a part of a long sentence cut at its clauses (_begins_sentence)
+  const begins = source.split(/\s+/u).filter((w) => w).length <= 8 || /[।॥.?!]["'”’)\]]*\s*$/u.test(source);
+  if (p.capitalised && begins && first && first.toUpperCase() === first.toLowerCase()) {
     // a first word in lower case from a source whose first letter has no case: "ram" → "Ram"
     text = text.replace(re(p.lower_start, "u"), (_, lead, word) => lead + word[0].toUpperCase() + word.slice(1));
   }

@@ -200,6 +200,7 @@ function languageLetters(text, split) {
   if (text.includes("@") || text.includes(".")) {
     text = text.replace(re(split.email), " ").replace(re(split.url, "giu"), " ").replace(re(split.file, "gu"), " ");
   }
+  text = text.replace(re(split.code), " "); // "{{ user }}", "%s", "<b>": no language's
   if (![...text].some((c) => isAlpha(c) && !inRanges(c, split.latin))) return text;
   const words = text.split(/\s+/u).filter((w) => w);
   const latinOnly = (w) => { const l = [...w].filter(isAlpha); return l.length > 0 && l.every((c) => inRanges(c, split.latin)); };
