@@ -181,6 +181,14 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
                 sign: [n.casefold() for n in names] for sign, names in currency.NAMES.items()
             },
         },
+        # From Hindi into English, no am/pm the source does not give (dates.without_invented_halves)
+        "halves": {
+            "clock": js_pattern(dates._HINDI_CLOCK.pattern),
+            "day_words": js_pattern(dates._DAY_WORDS.pattern),
+            "half": js_pattern(dates._HALF),  # case-insensitive (the "i" flag)
+        }
+        if (src_lang, tgt_lang) == ("hi", "en")
+        else None,
         "numbers": {
             "number": js_pattern(numbers_back._NUMBER.pattern),
             # "2nd" is a word (ordinals.small_ordinals), outside a date (dates.date_spans):

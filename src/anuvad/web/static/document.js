@@ -362,5 +362,22 @@ export function punctuate(text, source, rules) {
  * source's numbers put back, and one currency for each amount. */
 export function mend(text, source, rules) {
   const linked = carryLinks(punctuate(text, source, rules), source, sourceLinks(source, rules), rules);
-  return writeCurrency(carryNumbers(linked, sourceNumbers(source, rules), rules), rules);
+  const numbered = writeCurrency(carryNumbers(linked, sourceNumbers(source, rules), rules), rules);
+  return withoutInventedHalves(numbered, source, rules);
+}
+
+/** From Hindi into English, no "am" or "pm" after a clock where the source names no part of
+ * the day (dates.without_invented_halves). */
+function withoutInventedHalves(text, source, rules) {
+  const h = rules.halves;
+  if (!h || re(h.day_words, "u").test(source)) return text;
+  const clocks = new Set([...source.matchAll(re(h.clock))].map((m) => latin(m[1])));
+  for (const clock of clocks) {
+    const escaped = clock.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
+    text = text.replace(re(`(?<![\\d.:])${escaped}${h.half}`, "giu"), (m, offset, whole) => {
+      const ended = m.endsWith(".") && !whole.slice(offset + m.length).trim();
+      return clock + (ended ? "." : "");
+    });
+  }
+  return text;
 }
