@@ -222,7 +222,7 @@ def test_splitting_and_mending_equal_the_server(src: str, tgt: str) -> None:
     ]
     if (src, tgt) == ("hi", "en"):  # no half of the day the source does not give (post_search)
         expected_mended = [
-            without_invented_halves(m, s) for m, (_, s) in zip(expected_mended, mends)
+            without_invented_halves(m, s) for m, (_, s) in zip(expected_mended, mends, strict=True)
         ]
     assert found["mended"] == expected_mended
     assert any(f != t for f, (t, _) in zip(found["links"], mends, strict=True))  # links changed
