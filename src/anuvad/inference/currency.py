@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 from anuvad.data.cleaning import SCRIPTS
 from anuvad.inference.dates import CURRENCY_SIGNS, Date
-from anuvad.inference.translation import CopiedSpan, Translation, relocate_words
+from anuvad.inference.translation import CopiedSpan, Translation, rewrite
 
 # A code's sign; "US$" is the dollar's own code-and-sign, written "$".
 CODES: dict[str, str] = {"USD": "$", "US$": "$", "EUR": "€", "GBP": "£", "INR": "₹", "JPY": "¥"}
@@ -237,12 +237,7 @@ def write_currencies(results: Sequence[Translation]) -> None:
     scores point at their words again (a removed sign's word at -1), and a copied amount is
     reported as the text holds it ("$699" → "699 डॉलर", "₹500" → "500 रुपये")."""
     for result in results:
-        for candidate in result.nbest:
-            before = candidate.text
-            candidate.text = write_currency(before)
-            if candidate.quality is not None and candidate.text != before:
-                relocate_words(candidate.quality.words, candidate.text)
-        result.text = result.nbest[0].text if result.nbest else write_currency(result.text)
+        rewrite(result, write_currency)
         result.copied = [_as_written(copied, result.text) for copied in result.copied]
 
 

@@ -37,7 +37,7 @@ from anuvad.inference.dates import (
 )
 from anuvad.inference.frontend import distinct
 from anuvad.inference.length_check import flag_short
-from anuvad.inference.translation import Translation, relocate_words
+from anuvad.inference.translation import Translation, rewrite
 from anuvad.inference.verbatim import (
     NUMERIC_KINDS,
     Digits,
@@ -174,24 +174,8 @@ def report_unrequired(
 def signed(result: Translation, spans: Sequence[Span]) -> None:
     """:func:`write_signs` on ``result``'s text and candidates, in place. A sign is one
     character more: the word scores point at their words again."""
-    if not any(span.sign for span in spans):
-        return
-    for candidate in result.nbest:
-        before = candidate.text
-        candidate.text = write_signs(before, spans)
-        if candidate.quality is not None and candidate.text != before:
-            relocate_words(candidate.quality.words, candidate.text)
-    result.text = result.nbest[0].text if result.nbest else write_signs(result.text, spans)
-
-
-def _rewrite(result: Translation, change: Callable[[str], str]) -> None:
-    """``change`` on ``result``'s text and candidates, in place; word scores follow the text."""
-    for candidate in result.nbest:
-        before = candidate.text
-        candidate.text = change(before)
-        if candidate.quality is not None and candidate.text != before:
-            relocate_words(candidate.quality.words, candidate.text)
-    result.text = result.nbest[0].text if result.nbest else change(result.text)
+    if any(span.sign for span in spans):
+        rewrite(result, functools.partial(write_signs, spans=spans))
 
 
 def finish(
@@ -211,7 +195,7 @@ def finish(
     (:func:`anuvad.inference.dates.without_invented_halves`)."""
     if src_lang == "hi" and tgt_lang == "en":
         for result in results:
-            _rewrite(result, functools.partial(without_invented_halves, source=result.source))
+            rewrite(result, functools.partial(without_invented_halves, source=result.source))
     if verbatim is not None:
         if SCRIPTS.get(tgt_lang) is SCRIPTS["hi"]:  # Devanagari digits in Devanagari text only
             write_digits(results, verbatim)

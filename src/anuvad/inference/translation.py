@@ -6,7 +6,7 @@ these types, so the CLI and the server never know which engine translated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -194,3 +194,14 @@ def relocate_words(words: Sequence[WordScore], text: str) -> None:
             continue
         word.start, word.end = found, found + len(word.text)
         position = word.end
+
+
+def rewrite(result: Translation, change: Callable[[str], str]) -> None:
+    """``change`` (a repair of the text) on ``result``'s text and n-best candidates, in place;
+    each candidate's word scores point at their words again (:func:`relocate_words`)."""
+    for candidate in result.nbest:
+        before = candidate.text
+        candidate.text = change(before)
+        if candidate.quality is not None and candidate.text != before:
+            relocate_words(candidate.quality.words, candidate.text)
+    result.text = result.nbest[0].text if result.nbest else change(result.text)
