@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from anuvad.inference.final_mark import before_final_mark
-from anuvad.inference.ordinals import small_ordinal_at
+from anuvad.inference.ordinals import small_ordinals
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import PHONE, Verbatim, find_spans, to_digits
 
@@ -40,11 +40,12 @@ _LINKS = Verbatim(numbers=False, codes=False)
 def _numbers(text: str) -> list[re.Match[str]]:
     """The numbers of ``text`` outside its links and e-mail addresses ("page2" is an address's)."""
     links = [(s.start, s.end) for s in find_spans(text, _LINKS)]
+    ordinals = {start for start, _ in small_ordinals(text)}  # "2nd" is a word (inference.ordinals)
     return [
         m
         for m in _NUMBER.finditer(text)
-        if not any(a <= m.start() < b for a, b in links) and not small_ordinal_at(text, m.start())
-    ]  # "2nd" is a word (inference.ordinals)
+        if not any(a <= m.start() < b for a, b in links) and m.start() not in ordinals
+    ]
 
 
 def source_numbers(text: str) -> list[str]:

@@ -33,11 +33,6 @@ def small_ordinals(text: str) -> list[tuple[int, int]]:
     ]
 
 
-def small_ordinal_at(text: str, start: int) -> bool:
-    """Whether the number beginning at ``text[start]`` is a small ordinal's ("1st")."""
-    return any(a == start for a, _ in small_ordinals(text))
-
-
 def read_ordinals(text: str, src_lang: str) -> str:
     """``text`` as the model reads it: in English, each small ordinal as its word, in the
     case it was written ("1st" → "first", "2ND" → "SECOND"); other languages unchanged."""
@@ -51,4 +46,4 @@ def read_ordinals(text: str, src_lang: str) -> str:
     return "".join([*out, text[position:]])
 
 
-__all__ = ["SMALL_ORDINAL", "WORDS", "read_ordinals", "small_ordinal_at", "small_ordinals"]
+__all__ = ["SMALL_ORDINAL", "WORDS", "read_ordinals", "small_ordinals"]

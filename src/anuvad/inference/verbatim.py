@@ -79,7 +79,7 @@ from anuvad.inference.codes import CODE
 from anuvad.inference.currency import find_amounts
 from anuvad.inference.dates import OPERATORS, find_dates, number_extent
 from anuvad.inference.identifiers import find_identifiers
-from anuvad.inference.ordinals import small_ordinal_at
+from anuvad.inference.ordinals import small_ordinals
 from anuvad.inference.target_script import target_script_runs
 from anuvad.inference.translation import CopiedSpan
 
@@ -275,9 +275,10 @@ def find_spans(text: str, verbatim: Verbatim, taken: Sequence[tuple[int, int]] =
             if m.group()[0] != "+" or sum(c.isdigit() for c in m.group()) >= 8:
                 target = to_digits(m.group(), verbatim.digits)
                 found.append(Span("number", m.start(), m.end(), target, Boundary.NUMBER))
+        ordinals = {start for start, _ in small_ordinals(text)}  # "2nd": a word to translate
         for m in _NUMBER.finditer(text):
-            if small_ordinal_at(text, m.start()):
-                continue  # "2nd": a word the model translates (inference.ordinals)
+            if m.start() in ordinals:
+                continue
             glued = m.start() > 0 and text[m.start() - 1].isalpha()  # SS19, HER2: a code
             boundary = Boundary.CODE if glued else Boundary.NUMBER
             start, end = number_extent(text, m.start(), m.end())
