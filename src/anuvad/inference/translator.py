@@ -34,6 +34,7 @@ from anuvad.inference.carrying import readable_and_spelled
 from anuvad.inference.cpu import accelerate
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
+from anuvad.inference.number_words import read_sources, restore_sources
 from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
 from anuvad.inference.post_search import finish, signed
 from anuvad.inference.punctuation import close_candidates, punctuate_candidates
@@ -250,6 +251,8 @@ class Translator:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
         tgt_lang = self.model_file.config.data.tgt_lang
+        readings = read_sources(texts, verbatim, self.model_file.config.data.src_lang)
+        texts = [reading.text for reading in readings]  # "ढाई सौ" read as "250"
         required: list[Requirements] | None = None
         hidden: list[Hidden | None] = [None] * len(texts)  # addresses behind placeholders
         if glossary is not None or verbatim is not None:
@@ -303,6 +306,7 @@ class Translator:
                 )
         spellable = readable_and_spelled(self.src_tokenizer, self.phrase_encoder.spellable)
         finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
+        restore_sources(results, readings)
         return results
 
     @functools.cached_property

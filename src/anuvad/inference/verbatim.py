@@ -135,6 +135,8 @@ class Verbatim:
             any) is in one of them, the output may write no other digit (no number the source
             lacks: a small model invents them around the required ones;
             :mod:`anuvad.decoding.source_numbers`).
+        number_words: with ``numbers``, a Hindi number written in words is read as its
+            digits, which are then copied ("ढाई सौ" as "250": :mod:`anuvad.inference.number_words`).
         langs: the source and target languages (set by the engine, :func:`search_policies`):
             with both in :data:`anuvad.inference.dates.MONTHS`, a number next to a month name
             is copied as a date in the target's words ("12 June 2024" → "12 जून 2024").
@@ -152,6 +154,7 @@ class Verbatim:
     target_script: bool = True
     symbols: bool = True
     only_source_numbers: bool = True
+    number_words: bool = True
     langs: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:

@@ -45,6 +45,7 @@ from anuvad.inference.ct2.search import CT2Search
 from anuvad.inference.currency import read_amounts
 from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
+from anuvad.inference.number_words import read_sources, restore_sources
 from anuvad.inference.numbers_back import put_numbers_back
 from anuvad.inference.ordinals import read_ordinals
 from anuvad.inference.placeholders import Hidden, addresses_alone, reveal_candidates
@@ -252,6 +253,8 @@ class CT2Translator:
             )
         data = self.model_file.config.data
         tgt_lang = data.tgt_lang
+        readings = read_sources(texts, verbatim, data.src_lang)
+        texts = [reading.text for reading in readings]  # "ढाई सौ" read as "250"
         policies = None
         hidden: list[Hidden | None] = [None] * len(texts)  # for sentences of addresses alone
         if verbatim is not None:
@@ -293,6 +296,7 @@ class CT2Translator:
             report_unrequired(results, policies, UNCONSTRAINED_ENGINE, self.spellable)
         spellable = readable_and_spelled(self.src_tokenizer, self.spellable)
         finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
+        restore_sources(results, readings)
         return results
 
     def spellable(self, text: str) -> bool:
