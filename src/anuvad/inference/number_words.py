@@ -13,11 +13,14 @@ read as its digits (:func:`read_number_words`), and the copied numbers then carr
   सवा (+¼), साढ़े (+½) and पौने (−¼) ("डेढ़ घंटे" → "1.5 घंटे", "सवा सौ" → "125");
 - a number ending in लाख or करोड़ keeps the word, as Indian English does ("डेढ़ लाख" →
   "1.5 लाख", which the model writes "1.5 lakh");
-- a clock before बजे, small ones too ("साढ़े तीन बजे" → "3:30 बजे", "दस बजे" → "10 बजे").
+- a clock with a fraction before बजे ("साढ़े तीन बजे" → "3:30 बजे"; a whole hour stays in words:
+  "दस बजे" is "ten o'clock") and any hour before बजकर ("दो बजकर पच्चीस मिनट" → "2 बजकर 25 मिनट").
 
 Left as words: one to ten counting alone ("दो लड़के": the model says "two boys"), a multiplier
-with no count ("लाख कोशिशों", "हज़ारों"), अरब (also "Arab"), and a number joined to another by a
-hyphen ("दो-तीन सौ": a range whose halves read differently).
+with no count ("लाख कोशिशों", "हज़ारों"), अरब (also "Arab"), two numbers in a row, a range ("दो
+तीन सौ", "दो-तीन सौ", "बीस—पच्चीस": two to three hundred, whose halves read differently; "नौ दो
+ग्यारह"), a number beside digits ("2 लाख पचास हज़ार"), and the words of a glossary term or a
+kept name ("चार सौ बीस").
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
 
+from anuvad.inference.glossary import Glossary
 from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import Verbatim, per_text_policies
 
@@ -35,11 +39,12 @@ from anuvad.inference.verbatim import Verbatim, per_text_policies
 _COUNTS = (
     "एक", "दो", "तीन", "चार", "पांच", "छह छः छ छै", "सात", "आठ", "नौ", "दस",
     "ग्यारह", "बारह", "तेरह", "चौदह", "पंद्रह पन्द्रह", "सोलह", "सत्रह सत्तरह", "अठारह अट्ठारह",
-    "उन्नीस", "बीस", "इक्कीस", "बाईस", "तेईस", "चौबीस", "पच्चीस", "छब्बीस", "सत्ताईस",
+    "उन्नीस", "बीस", "इक्कीस", "बाईस बाइस", "तेईस तेइस", "चौबीस", "पच्चीस", "छब्बीस", "सत्ताईस",
     "अट्ठाईस अठ्ठाईस अठाईस", "उनतीस उन्तीस", "तीस", "इकतीस इकत्तीस", "बत्तीस",
     "तैंतीस तेंतीस", "चौंतीस चौतीस", "पैंतीस पैतीस", "छत्तीस", "सैंतीस सैतीस", "अड़तीस",
-    "उनतालीस उन्तालीस", "चालीस", "इकतालीस", "बयालीस बियालीस", "तैंतालीस तेंतालीस",
-    "चवालीस चौवालीस चौंतालीस", "पैंतालीस पैतालीस", "छियालीस", "सैंतालीस सैतालीस", "अड़तालीस",
+    "उनतालीस उन्तालीस उनतालिस", "चालीस चालिस", "इकतालीस इकतालिस", "बयालीस बियालीस बयालिस",
+    "तैंतालीस तेंतालीस तैंतालिस", "चवालीस चौवालीस चौंतालीस चवालिस", "पैंतालीस पैतालीस पैंतालिस",
+    "छियालीस छियालिस", "सैंतालीस सैतालीस सैंतालिस", "अड़तालीस अड़तालिस",
     "उनचास उन्चास", "पचास", "इक्यावन", "बावन", "तिरेपन तिरपन", "चौवन चव्वन", "पचपन", "छप्पन",
     "सत्तावन", "अट्ठावन अठावन", "उनसठ", "साठ", "इकसठ", "बासठ", "तिरसठ तिरेसठ", "चौंसठ चौसठ",
     "पैंसठ पैसठ", "छियासठ", "सड़सठ सरसठ", "अड़सठ", "उनहत्तर", "सत्तर", "इकहत्तर", "बहत्तर",
@@ -53,7 +58,7 @@ _HUNDRED = ("सौ",)
 _LARGE = {"हजार": 1000, "लाख": 100_000, "करोड": 10_000_000}  # keys (_key)
 _WHOLE = {"डेढ": Fraction(3, 2), "ढाई": Fraction(5, 2)}  # keys
 _SHIFT = {"सवा": Fraction(1, 4), "साढे": Fraction(1, 2), "पौने": Fraction(-1, 4)}  # keys
-_CLOCK = ("बजे", "बजकर")
+_CLOCK = ("बजे", "बजकर")  # a whole hour is read before the second only
 # Numbers that keep their word: what Indian English says ("1.5 lakh", "3 crore").
 _KEPT_WORD = 100_000
 
@@ -81,6 +86,7 @@ def _table() -> dict[str, tuple[Kind, Fraction]]:
 
 _WORDS = _table()
 _WORD = re.compile(r"[\u0900-\u0963\u0971-\u097f]+")
+_JOINERS = "-–—/"  # a range's halves ("दो-तीन", "बीस—पच्चीस", "दो/तीन")
 _GAP = re.compile(r"[ \u00a0]+")  # between the words of one number
 
 
@@ -131,6 +137,9 @@ def _parse(words: Sequence[tuple[Kind, Fraction]]) -> tuple[Fraction, int, bool,
             if kind == "shift" and value > 0 and following in ("hundred", "large"):
                 group, n, spelled = 1 + value, n + 1, True  # "सवा सौ": 1¼ hundred
                 continue
+            if kind == "large" and largest and value > largest:  # "दो हज़ार करोड़"
+                total, largest, last, n = total * value, int(value), value, n + 1
+                continue
             break
         if kind == "hundred" and not hundreds and group < 100:
             group, hundreds, n, spelled = group * 100, True, n + 1, True
@@ -144,6 +153,8 @@ def _parse(words: Sequence[tuple[Kind, Fraction]]) -> tuple[Fraction, int, bool,
             largest, n, spelled = largest or int(value), n + 1, True
             continue
         break
+    if total and group is not None and group.denominator != 1:
+        return Fraction(0), 0, False, 0  # a fraction after a multiplier: "दो हज़ार डेढ़"
     return total + (group or 0), n, spelled, largest
 
 
@@ -160,22 +171,42 @@ def _digits(value: Fraction) -> str:
     return ",".join([*pairs, tail])
 
 
-def _written(value: Fraction, largest: int, words: list[str], clock: bool) -> str | None:
-    """How a number of ``value`` is written for the model, or None to leave its words."""
+def _written(
+    value: Fraction, largest: int, words: list[str], clock: str
+) -> tuple[str, bool] | None:
+    """How a number of ``value`` is written for the model, and whether its last word stays
+    after it ("डेढ़ लाख": "1.5", "लाख" kept); None to leave its words."""
     if clock:
         hours, minutes = divmod(value * 60, 60)
-        if not minutes or not 1 <= hours <= 24 or minutes.denominator != 1:
-            return None  # a whole hour stays in words: "दस बजे" is "ten o'clock"
-        return f"{hours}:{int(minutes):02d}"
+        if not 1 <= hours <= 24 or minutes.denominator != 1 or (not minutes and clock == "बजे"):
+            return None  # a whole hour before बजे stays in words: "दस बजे" is "ten o'clock"
+        return (f"{hours}:{int(minutes):02d}" if minutes else str(hours)), False
     kept = value / largest if largest >= _KEPT_WORD else None
     if kept is not None and (kept * 100).denominator == 1:  # "1.5 लाख", "1.1 करोड़"
+        if _LARGE.get(_key(words[-1])) == largest:
+            return _digits(kept), True
         word = next(w for w in words if _LARGE.get(_key(w)) == largest)
-        return f"{_digits(kept)} {word}"
-    return _digits(value)
+        return f"{_digits(kept)} {word}", False
+    return _digits(value), False
 
 
-def read_number_words(text: str, src_lang: str) -> Reading:
-    """``text`` with each Hindi number in words as digits (see the module docstring); other
+def _beside_other(text: str, start: int, end: int, protected: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``text[start:end]`` is half of a range or beside digits ("दो-तीन सौ", "बीस—पच्चीस",
+    "दो/तीन", "2 पच्चीस"), or overlaps a ``protected`` span."""
+    edges = (text[start - 1 : start], text[end : end + 1])
+    before, after = text[:start].rstrip(" \u00a0")[-1:], text[end:].lstrip(" \u00a0")[:1]
+    return (
+        any(c and c in _JOINERS for c in edges)
+        or any(c.isdecimal() for c in (before, after))
+        or any(a < end and start < b for a, b in protected)
+    )
+
+
+def read_number_words(
+    text: str, src_lang: str, protected: Sequence[tuple[int, int]] = ()
+) -> Reading:
+    """``text`` with each Hindi number in words as digits (see the module docstring), but
+    where a number overlaps a ``protected`` span (a glossary term's, a kept name's); other
     languages' texts unchanged."""
     if src_lang != "hi":
         return Reading(text, text)
@@ -194,39 +225,53 @@ def read_number_words(text: str, src_lang: str) -> Reading:
             continue
         words = [w for _, _, w in found[i : run + 1] if w is not None]
         value, n, spelled, largest = _parse(words)
-        if not n:
-            i += 1
+        start, end = found[i][0], found[i + n - 1][1] if n else found[i][1]
+        if n < len(words) or not n or _beside_other(text, start, end, protected):
+            i = run + 1  # two numbers in a row ("दो तीन सौ"), or no number: left as words
             continue
-        start, end = found[i][0], found[i + n - 1][1]
-        following = _WORD.match(text, end + 1) if text[end : end + 1] == " " else None
-        clock = following is not None and following[0] in _CLOCK
-        hyphen = any(c in ("-", "–") for c in (text[start - 1 : start], text[end : end + 1]))
+        gap = _GAP.match(text, end)
+        following = _WORD.match(text, gap.end()) if gap else None
+        clock = following[0] if following is not None and following[0] in _CLOCK else ""
         big = spelled or (value > 10 and value % 10 != 0)  # the tens alone are known words
-        replacement = None
-        if not hyphen and (big or clock) and (value.denominator == 1 or spelled):
-            names = [text[a:b] for a, b, _ in found[i : i + n]]
-            replacement = _written(value, largest, names, clock)
-        if replacement is not None:
+        names = [text[a:b] for a, b, _ in found[i : i + n]]
+        written = _written(value, largest, names, clock) if big or clock else None
+        if written is not None:
+            replacement, word_kept = written
+            if word_kept:  # "डेढ़ लाख": "डेढ़" read as "1.5"
+                end = found[i + n - 2][1]
             out += [text[position:start], replacement]
             at = start + length
             edits.append((start, end, at, at + len(replacement)))
             length += len(replacement) - (end - start)
             position = end
-        i += n
+        i = run + 1
     return Reading(text, "".join([*out, text[position:]]), tuple(edits))
 
 
 def read_sources(
-    texts: Sequence[str], verbatim: Verbatim | Sequence[Verbatim | None] | None, src_lang: str
+    texts: Sequence[str],
+    verbatim: Verbatim | Sequence[Verbatim | None] | None,
+    src_lang: str,
+    glossary: Glossary | Sequence[Glossary | None] | None = None,
 ) -> list[Reading]:
     """Per text, :func:`read_number_words` where its policy copies numbers and reads their
-    words (:attr:`Verbatim.number_words`); the text as it is otherwise."""
-    return [
-        read_number_words(text, src_lang)
-        if policy and policy.numbers and policy.number_words
-        else Reading(text, text)
-        for text, policy in zip(texts, per_text_policies(verbatim, len(texts)), strict=True)
-    ]
+    words (:attr:`Verbatim.number_words`), its glossary's terms and its kept names left as
+    written; the text as it is otherwise."""
+    glossaries = (
+        [glossary] * len(texts) if glossary is None or isinstance(glossary, Glossary) else glossary
+    )
+    readings = []
+    for text, policy, own in zip(
+        texts, per_text_policies(verbatim, len(texts)), glossaries, strict=True
+    ):
+        if not (policy and policy.numbers and policy.number_words):
+            readings.append(Reading(text, text))
+            continue
+        protected = own.match_spans(text) if own else []
+        for name in policy.keep:
+            protected += [(m.start(), m.end()) for m in re.finditer(re.escape(name), text)]
+        readings.append(read_number_words(text, src_lang, protected))
+    return readings
 
 
 def restore_sources(results: Sequence[Translation], readings: Sequence[Reading]) -> None:

@@ -251,7 +251,7 @@ class Translator:
             raise ConfigError("; ".join(found))
         vocab_size = self.model_file.config.model.tgt_vocab_size
         tgt_lang = self.model_file.config.data.tgt_lang
-        readings = read_sources(texts, verbatim, self.model_file.config.data.src_lang)
+        readings = read_sources(texts, verbatim, self.model_file.config.data.src_lang, glossary)
         texts = [reading.text for reading in readings]  # "ढाई सौ" read as "250"
         required: list[Requirements] | None = None
         hidden: list[Hidden | None] = [None] * len(texts)  # addresses behind placeholders

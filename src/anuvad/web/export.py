@@ -60,8 +60,8 @@ HEADERS_FILE = """/*
   Cross-Origin-Embedder-Policy: require-corp
 """
 RUNTIME_FILES = (
-    "anuvad.js", "search.js", "text.js", "document.js", "sentences.js", "worker.js", "index.html",
-    "page.js",
+    "anuvad.js", "search.js", "text.js", "document.js", "sentences.js", "numbers.js", "worker.js",
+    "index.html", "page.js",
     "README.md",
 )  # fmt: skip
 # Checked at export time, per source language: short, and with the features the runtime must

@@ -21,9 +21,12 @@ runs, not written twice:
 * **currency** (:mod:`anuvad.inference.currency`): an amount with a currency code read with
   its sign ("USD 25" as "$25") and "₹" as the source language writes the rupee, one currency
   for each amount ("€30 डॉलर" → "€30", "$699 डॉलर"
-  → "699 डॉलर").
+  → "699 डॉलर");
+* **number words** (:mod:`anuvad.inference.number_words`): a Hindi number written in words read
+  as its digits ("ढाई सौ" as "250"): the words with their values.
 
-The algorithms around the patterns are JavaScript (``sentences.js``, ``document.js``);
+The algorithms around the patterns are JavaScript (``sentences.js``, ``document.js``,
+``numbers.js``);
 tests/unit/web checks them equal to the Python functions on WMT24 paragraphs and crafted cases.
 """
 
@@ -42,6 +45,7 @@ from anuvad.inference import (
     final_mark,
     language,
     links,
+    number_words,
     numbers_back,
     ordinals,
     punctuation,
@@ -197,9 +201,28 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
             "dates": [js_pattern(p.pattern) for p in dates._date_patterns("en")],
             "ordinal_words": list(ordinals.WORDS),
             "read_ordinals": src_lang == "en",
+            "number_words": _number_words() if src_lang == "hi" else None,
             "empty": js_pattern(numbers_back._EMPTY.pattern),
             "before_mark": js_pattern(numbers_back._BEFORE_MARK.pattern),
         },
+    }
+
+
+def _number_words() -> dict[str, Any]:
+    """numbers.js's rules: each word's kind and value (counts, wholes and shifts in quarters,
+    the multipliers as they are), the patterns of a word and of the gap inside a number."""
+    quarters = ("count", "whole", "shift")
+    return {
+        "words": {
+            word: [kind, int(value * 4) if kind in quarters else int(value)]
+            for word, (kind, value) in number_words._WORDS.items()
+        },
+        "large": number_words._LARGE,
+        "kept_word": number_words._KEPT_WORD,
+        "clock": list(number_words._CLOCK),
+        "joiners": number_words._JOINERS,
+        "word": js_pattern(number_words._WORD.pattern),
+        "gap": js_pattern(number_words._GAP.pattern),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 import torch
@@ -12,7 +13,7 @@ from anuvad.checkpoint import ModelFile
 from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
 from anuvad.data.tokenizer import EOS_ID, train_tokenizer
 from anuvad.decode_config import DecodeConfig
-from anuvad.inference.number_words import Reading, read_number_words, read_sources
+from anuvad.inference.number_words import read_number_words, read_sources
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim
 from anuvad.model.transformer import build_model
@@ -49,7 +50,14 @@ from conftest import encoded_texts
         ("पौने चार बजे", "3:45 बजे"),
         ("सवा छह बजे", "6:15 बजे"),
         ("ढाई बजे", "2:30 बजे"),
-        ("बारह बजकर पंद्रह मिनट", "बारह बजकर 15 मिनट"),
+        ("बारह बजकर पंद्रह मिनट", "12 बजकर 15 मिनट"),  # any hour before बजकर
+        ("दो बजकर पच्चीस मिनट", "2 बजकर 25 मिनट"),
+        ("साढ़े तीन\u00a0बजे", "3:30\u00a0बजे"),
+        ("साढ़े तीन  बजे", "3:30  बजे"),
+        ("दो हज़ार करोड़ रुपये", "2000 करोड़ रुपये"),
+        ("पच्चीस हज़ार करोड़", "25,000 करोड़"),
+        ("पच्चीस अरब डॉलर", "25 अरब डॉलर"),  # the count read, अरब left to the model
+        ("चालिस, बाइस और तेइस", "चालिस, 22 और 23"),
         ("बीस, पच्चीस या तीस", "बीस, 25 या तीस"),  # the tens alone stay words
         ("बीस हज़ार", "20,000"),
         # left in words: small counts alone, whole hours, a multiplier with no count, "Arab",
@@ -57,11 +65,18 @@ from conftest import encoded_texts
         ("एक लड़का और दो लड़कियाँ", "एक लड़का और दो लड़कियाँ"),
         ("सुबह दस बजे बैठक होगी।", "सुबह दस बजे बैठक होगी।"),
         ("लाख कोशिशों के बावजूद", "लाख कोशिशों के बावजूद"),
-        ("सात अरब देश", "सात अरब देश"),
         ("हज़ारों लोग और सैकड़ों बच्चे", "हज़ारों लोग और सैकड़ों बच्चे"),
         ("दो-तीन सौ लोग", "दो-तीन सौ लोग"),
         ("बीस-पच्चीस लोग", "बीस-पच्चीस लोग"),
         ("दो तीन दिन", "दो तीन दिन"),
+        ("दो तीन सौ लोग", "दो तीन सौ लोग"),
+        ("वह नौ दो ग्यारह हो गया", "वह नौ दो ग्यारह हो गया"),
+        ("उन्नीस बीस का फर्क", "उन्नीस बीस का फर्क"),
+        ("दो लाख तीन करोड़", "दो लाख तीन करोड़"),
+        ("दो हज़ार डेढ़", "दो हज़ार डेढ़"),
+        ("बीस—पच्चीस और दो/तीन सौ", "बीस—पच्चीस और दो/तीन सौ"),
+        ("2 लाख पचास हज़ार और २ पच्चीस", "2 लाख पचास हज़ार और २ पच्चीस"),
+        ("सात अरब और पच्चीस अरब देश", "सात अरब और 25 अरब देश"),
         ("सौभाग्य से", "सौभाग्य से"),
         ("पौने एक", "पौने एक"),
     ],
@@ -98,12 +113,32 @@ def test_each_replacement_maps_back_to_its_words_and_the_rest_shifts() -> None:
                 inside = any(c < end and start < d for _, _, c, d in reading.edits)
                 if not inside:
                     assert source[first:last] == reading.text[start:end]
+                else:  # over every replacement it touches, whole
+                    for a, b, c, d in reading.edits:
+                        if c < end and start < d:
+                            assert first <= a and b <= last
                 assert 0 <= first <= last <= len(source)
 
 
-def test_a_reading_without_replacements_is_the_identity() -> None:
-    reading = Reading("दो लड़के", "दो लड़के")
-    assert reading.original(0, 2) == (0, 2)
+def test_glossary_terms_and_kept_names_keep_their_number_words() -> None:
+    from anuvad.inference.glossary import Glossary, GlossaryEntry
+
+    text = "वह चार सौ बीस है, सोलह सिंगार किए, पच्चीस लोग आए।"
+    glossary = Glossary([GlossaryEntry("चार सौ बीस", "fraudster")])
+    (reading,) = read_sources([text], Verbatim(keep=("सोलह सिंगार",)), "hi", glossary)
+    assert reading.text == "वह चार सौ बीस है, सोलह सिंगार किए, 25 लोग आए।"
+    (plain,) = read_sources([text], Verbatim(), "hi")
+    assert plain.text == "वह 420 है, 16 सिंगार किए, 25 लोग आए।"
+
+
+def test_a_number_that_keeps_its_word_is_read_up_to_the_word() -> None:
+    """The copied "1.5" of "डेढ़ लाख" stands for "डेढ़" alone: "लाख" stays for the model."""
+    reading = read_number_words("सरकार ने डेढ़ लाख रुपये दिए।", "hi")
+    ((a, b, c, d),) = reading.edits
+    assert (reading.source[a:b], reading.text[c:d]) == ("डेढ़", "1.5")
+    reading = read_number_words("तीन लाख पचास हज़ार लोग", "hi")
+    ((a, b, c, d),) = reading.edits
+    assert (reading.source[a:b], reading.text[c:d]) == ("तीन लाख पचास हज़ार", "3.5 लाख")
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +190,23 @@ def test_without_copied_numbers_the_model_reads_the_words(
     seen = encoded_texts(monkeypatch, hindi_translator, "encode")
     (result,) = hindi_translator.translate(["उसने ढाई सौ किताबें लीं"])
     assert seen == ["उसने ढाई सौ किताबें लीं"] and result.read == ""
+
+
+def test_the_ctranslate2_engine_reads_digits_too_and_its_attention_follows(
+    hindi_translator: Translator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("ctranslate2")
+    from anuvad.inference.ct2.engine import CT2Translator
+    from anuvad.inference.ct2.export import export_ctranslate2
+
+    folder = export_ctranslate2(hindi_translator.model_file, tmp_path / "ct2")
+    engine = CT2Translator(folder, device="cpu")
+    seen = encoded_texts(monkeypatch, engine, "_encode")
+    text = "उसने ढाई सौ किताबें लीं"
+    (result,) = engine.translate([text], verbatim=Verbatim())
+    assert seen == ["उसने 250 किताबें लीं"]
+    assert (result.source, result.read) == (text, "उसने 250 किताबें लीं")
+    assert [(c.source, c.target) for c in result.copied] == [("ढाई सौ", "250")]
+    seen.clear()
+    view = engine.attention_of(result)  # over what the search read, shown with the source
+    assert seen == ["उसने 250 किताबें लीं"] and view.source == text

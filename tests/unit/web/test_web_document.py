@@ -366,3 +366,45 @@ def test_the_pages_list_markers_take_the_translations_digits_as_the_servers() ->
     assert expected[0] == "1. milk purchases\n2. eggs"
     assert expected[1] == "स्टेपः\n१. २ किलो चावल।\n(२) पकाओ।"
     assert expected[2] == "1. चावल खरीदो।\n2. पकाओ।"
+
+
+NUMBER_WORD_TEXTS = [
+    "उसने ढाई सौ किताबें खरीदीं। सरकार ने डेढ़ लाख रुपये की मदद दी।",
+    "कक्षा में पच्चीस बच्चे हैं, बीस लड़के और दो लड़कियाँ।",
+    "तीन लाख पचास हज़ार लोग, तीन लाख पचास हज़ार एक लोग, एक करोड़ दस लाख, सवा दो लाख।",
+    "पाँच सौ करोड़ रुपये, पांच सौ करोड रुपये, नौ सौ निन्यानवे, पच्चीस सौ, सवा सौ, पौने दो सौ।",
+    "वह साढ़े तीन बजे आएगा, पौने चार बजे, ढाई बजे, सुबह दस बजे, बारह बजकर पंद्रह मिनट।",
+    "दो-तीन सौ लोग, बीस-पच्चीस, दो तीन दिन, लाख कोशिशों, सात अरब देश, हज़ारों, पौने एक।",
+    "🎉 पच्चीस\u00a0हज़ार दर्शक 🎉 डेढ़ घंटे, सन दो हज़ार उन्नीस में; साढे सात, छः सौ, छह",
+    "Twenty five people and 25 लोग",
+    "दो तीन सौ लोग, नौ दो ग्यारह, दो लाख तीन करोड़, दो हज़ार डेढ़, दो हज़ार करोड़, पच्चीस हज़ार करोड़।",
+    "दो बजकर पच्चीस मिनट, साढ़े तीन\u00a0बजे, साढ़े तीन  बजे, 2 लाख पचास हज़ार, २ पच्चीस, चालिस बाइस।",
+    "बीस—पच्चीस और दो/तीन सौ, पच्चीस अरब डॉलर, तीन-चार",
+]
+
+
+@pytest.mark.parametrize("src", ["hi", "en"])
+def test_the_pages_number_words_are_the_servers(src: str) -> None:
+    """A Hindi number in words is read as its digits in the page (numbers.js) exactly as
+    inference.number_words reads it; other languages' texts as written."""
+    from anuvad.inference.number_words import read_number_words
+
+    numbers_js = DOCUMENT_JS.with_name("numbers.js")
+    script = (
+        f"import {{ readNumberWords }} from {json.dumps(numbers_js.as_uri())};\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const { rules, texts } = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(JSON.stringify(texts.map((t) => readNumberWords(t, rules))));\n"
+    )
+    request = {"rules": text_rules(src, "en" if src == "hi" else "hi"), "texts": NUMBER_WORD_TEXTS}
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script], input=json.dumps(request),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    found = json.loads(done.stdout)
+    assert found == [read_number_words(t, src).text for t in NUMBER_WORD_TEXTS]
+    if src == "hi":
+        assert found[0] == "उसने 250 किताबें खरीदीं। सरकार ने 1.5 लाख रुपये की मदद दी।"
+        assert found[2] == "3.5 लाख लोग, 3,50,001 लोग, 1.1 करोड़, 2.25 लाख।"
+    else:
+        assert found == NUMBER_WORD_TEXTS

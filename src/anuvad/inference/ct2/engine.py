@@ -318,7 +318,7 @@ class CT2Translator:
     def attention_of(self, result: Translation) -> AttentionView:
         """The attention view of a translation :meth:`translate` returned, by forced decoding
         of its tokens (CTranslate2 recomputes exactly the states the search saw)."""
-        src = self._encode([result.source])[0]
+        src = self._encode([result.read or result.source])[0]  # as the search read it
         tgt = result.token_ids + ([EOS_ID] if result.finished else [])
         rows: list[list[float]] = []
         forced = len(self.tgt_prefix)

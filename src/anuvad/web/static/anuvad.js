@@ -8,6 +8,7 @@
 import { AbortError, beamSearch, greedySearch, outputLimit } from "./search.js";
 import { foldUnreadable, normalizer, recase } from "./text.js";
 import { assemble, hideAddresses, mend, readAmounts, readOrdinals, revealAlone, splitDocument } from "./document.js";
+import { readNumberWords } from "./numbers.js";
 
 export { AbortError };
 
@@ -284,9 +285,11 @@ export class Translator {
 async function translateText(translator, text, options) {
   const rules = translator.settings.text;
   const segments = splitDocument(text, rules.split);
-  // Amounts and ordinals are read as the server reads them ("USD 25" as "$25", "₹500" as
-  // "Rs 500", "2nd" as "second").
-  const read = segments.map((s) => readOrdinals(readAmounts(s.text, rules), rules));
+  // Hindi numbers in words, then amounts and ordinals are read as the server reads them ("ढाई
+  // सौ" as "250", "USD 25" as "$25", "₹500" as "Rs 500", "2nd" as "second"); the numbers are
+  // put back from the first reading.
+  const numbered = segments.map((s) => readNumberWords(s.text, rules));
+  const read = numbered.map((t) => readOrdinals(readAmounts(t, rules), rules));
   const found = await translator.translate(read, options);
   found.forEach((r, i) => {
     r.source = segments[i].text;
@@ -300,7 +303,7 @@ async function translateText(translator, text, options) {
     r.text = revealAlone(hidden);
     for (const c of r.candidates) c.text = r.text;
   });
-  const mended = found.map((r) => mend(r.text, r.source, rules));
+  const mended = found.map((r, i) => mend(r.text, numbered[i], rules));
   return {
     text: assemble(text, segments, mended),
     // start, end: the sentence's place in `text` (UTF-16 code units, as String.slice counts).
