@@ -42,11 +42,14 @@ from anuvad.inference.glossary import UNSPELLABLE, Glossary
 from anuvad.inference.language import foreign_script
 from anuvad.inference.ordinals import read_ordinals, small_ordinals
 from anuvad.inference.placeholders import HIDDEN_KINDS, Hidden, hide
-from anuvad.inference.post_search import unsigned
+from anuvad.inference.post_search import signed, unsigned
+from anuvad.inference.translation import Translation
 from anuvad.inference.verbatim import (
+    UNSPELLABLE_SPAN,
     PhraseEncoder,
     Span,
     Verbatim,
+    copied_report,
     find_spans,
     per_text_policies,
 )
@@ -233,3 +236,13 @@ def search_with_phrases(
     if settings.beam_size == 1:
         return run(sources, constraint_for(list(range(len(sources)))))
     return free_first(sources, constraint_for, run, limits, settings.nbest)
+
+
+def report_copied(results: Sequence[Translation], required: Sequence[Requirements]) -> None:
+    """Each result's signs written back (:func:`~anuvad.inference.post_search.signed`) and its
+    ``copied``: what became of every span its source's requirements found, in place."""
+    for result, own in zip(results, required, strict=True):
+        signed(result, own.spans)
+        result.copied = copied_report(
+            own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
+        )

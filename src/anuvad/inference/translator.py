@@ -36,18 +36,17 @@ from anuvad.inference.frontend import encode_sources, translate_encoded
 from anuvad.inference.glossary import Glossary
 from anuvad.inference.number_words import read_sources, restore_sources
 from anuvad.inference.placeholders import Hidden, reveal_candidates, reveal_words
-from anuvad.inference.post_search import finish, signed
+from anuvad.inference.post_search import finish
 from anuvad.inference.punctuation import close_candidates, punctuate_candidates
 from anuvad.inference.quality import assess_best, load_confidence, use_reverse
-from anuvad.inference.required import Requirements, batch_requirements, search_with_phrases
-from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
-from anuvad.inference.verbatim import (
-    UNSPELLABLE_SPAN,
-    PhraseEncoder,
-    Verbatim,
-    copied_report,
-    search_policies,
+from anuvad.inference.required import (
+    Requirements,
+    batch_requirements,
+    report_copied,
+    search_with_phrases,
 )
+from anuvad.inference.translation import AttentionView, Candidate, Capabilities, Translation
+from anuvad.inference.verbatim import PhraseEncoder, Verbatim, search_policies
 from anuvad.model.transformer import count_parameters
 
 logger = logging.getLogger(__name__)
@@ -299,11 +298,7 @@ class Translator:
         for result, read in zip(results, seen, strict=True):
             result.read = read if read != result.source else ""
         if required is not None:
-            for result, own in zip(results, required, strict=True):
-                signed(result, own.spans)
-                result.copied = copied_report(
-                    own.spans, result.source, result.text, own.spelled, UNSPELLABLE_SPAN
-                )
+            report_copied(results, required)
         spellable = readable_and_spelled(self.src_tokenizer, self.phrase_encoder.spellable)
         finish(results, verbatim, self.model_file.config.data.src_lang, tgt_lang, spellable)
         restore_sources(results, readings)
