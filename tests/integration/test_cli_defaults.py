@@ -153,6 +153,15 @@ def test_the_input_language_picks_the_model_and_the_reverse_model_waits_for_scor
     assert main([*base, "--model", "hien"]) == 2  # English to the Hindi->English model
     out, err = capsys.readouterr()
     assert not out and "the input is mostly not in the script of 'hi'" in err
+    # Hindi in Latin letters: refused saying how to write it; one such line among others warned
+    monkeypatch.setattr("sys.stdin", _stdin("mera naam Ravi hai\naap kaise ho\n"))
+    assert main(base) == 2
+    out, err = capsys.readouterr()
+    assert not out and "the input looks like Hindi written in Latin letters" in err
+    monkeypatch.setattr("sys.stdin", _stdin("kya haal hai\nThe train is late.\nIt is cold.\n"))
+    assert main([*base, "--model", "enhi"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 3 and "warning: line 1: 'kya haal hai' looks like Hindi" in err
     # judged by lines: short English lines and one Hindi line are English, that line kept
     monkeypatch.setattr("sys.stdin", _stdin("Hi.\nOK.\nयह हिंदी बहुत लंबी पंक्ति है।\n"))
     assert main([*base, "--model", "enhi"]) == 0

@@ -134,3 +134,20 @@ def test_a_text_no_served_model_reads_is_refused(one_direction: TestClient) -> N
     # Mostly English with a Hindi word, numbers, symbols: translated.
     for text in (f"{ENGLISH} ({HINDI[:6]})", "85 + 139 = 224", ENGLISH):
         assert one_direction.post("/translate", json={"text": text}).status_code == 200, text
+
+
+def test_hindi_in_latin_letters_is_refused_saying_how_to_write_it(
+    client: TestClient, both: tuple[CountingTranslator, CountingTranslator]
+) -> None:
+    """Sent with no model, "mera naam Ravi hai" went to the English model as English."""
+    enhi, hien = both
+    enhi.calls.clear()
+    hien.calls.clear()
+    for model in (None, "tiny_enhi", "tiny_hien"):
+        body = {"text": ["The sky is blue.", "mera naam Ravi hai"], "model": model}
+        response = client.post("/translate", json=body)
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert error.startswith("text: text[1] looks like Hindi written in Latin letters")
+        assert "write it in Devanagari" in error
+    assert enhi.calls == [] and hien.calls == []

@@ -115,7 +115,9 @@ def refuse_long_words(
 
 def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], model: str) -> None:
     """Refuse input mostly in another script than the model reads (English sent to the
-    Hindi->English model), as the server does with a 422: the output would be nonsense. Mostly
+    Hindi->English model), or mostly Hindi in Latin letters (:mod:`anuvad.inference.romanized`;
+    a line of it among others is warned of), as the server does with a 422: the output would
+    be nonsense. Mostly
     both by letters and by lines (of the first 200 with letters, more than half in another
     script): short English lines and one long Hindi one are English with a line kept as
     written ("Hi.", "OK." and "यह हिंदी है।" was refused whole, by letters), and a heading or
@@ -126,9 +128,18 @@ def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], mod
     """
     from anuvad.errors import DataError
     from anuvad.inference.language import wrong_script
+    from anuvad.inference.romanized import ROMANIZED_FIX, romanized_hindi
 
     src_lang = translator.model_file.config.data.src_lang
     worded = [line for line in lines if any(c.isalpha() for c in line)][:200]
+    romanized = [i for i, line in enumerate(lines) if romanized_hindi(line)]
+    if romanized and 2 * len(romanized) > len(worded):
+        raise DataError(f"the input {ROMANIZED_FIX}")
+    for i in romanized:
+        print(
+            f"warning: line {i + 1}: {lines[i][:50]!r} {ROMANIZED_FIX}; translated as it is",
+            file=sys.stderr,
+        )
     by_lines = 2 * sum(wrong_script(line, src_lang) for line in worded) > len(worded)
     if by_lines and wrong_script("\n".join(worded), src_lang):
         raise DataError(

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anuvad.inference.language import SCRIPT_SHARE, Detection, detect, wrong_script
+from anuvad.inference.romanized import ROMANIZED_FIX, romanized_hindi
 from anuvad.server.errors import WrongLanguageError
 from anuvad.server.languages import SCRIPT_NAMES, language_name
 from anuvad.server.state import ServedModel, ServerState
@@ -66,9 +67,14 @@ def choose_model(
     Raises:
         UnknownModelError: ``model_id`` is not served.
         WrongLanguageError: a text is mostly in another script than the chosen model's source
-            language (422 naming the text, the language found and a model that takes it).
+            language (422 naming the text, the language found and a model that takes it), or
+            is Hindi in Latin letters (:mod:`anuvad.inference.romanized`).
     """
     model = state.pick(model_id)
+    for i, text in enumerate(texts):
+        if romanized_hindi(text):  # no model reads it: English nonsense, or refused as Latin
+            which = "the text" if len(texts) == 1 else f"text[{i}]"
+            raise WrongLanguageError(f"{which} {ROMANIZED_FIX}")
     found = detect_served(state, "\n".join(texts))
     if (
         model_id is None
