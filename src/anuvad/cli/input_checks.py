@@ -132,14 +132,16 @@ def refuse_wrong_script(translator: TranslationEngine, lines: Sequence[str], mod
 
     src_lang = translator.model_file.config.data.src_lang
     worded = [line for line in lines if any(c.isalpha() for c in line)][:200]
-    romanized = [i for i, line in enumerate(lines) if romanized_hindi(line)]
-    if romanized and 2 * len(romanized) > len(worded):
+    if 2 * sum(romanized_hindi(line) for line in worded) > len(worded):
         raise DataError(f"the input {ROMANIZED_FIX}")
-    for i in romanized:
+    romanized = [i for i, line in enumerate(lines) if romanized_hindi(line)]
+    for i in romanized[:5]:
         print(
             f"warning: line {i + 1}: {lines[i][:50]!r} {ROMANIZED_FIX}; translated as it is",
             file=sys.stderr,
         )
+    if len(romanized) > 5:
+        print(f"warning: {len(romanized) - 5} more such lines", file=sys.stderr)
     by_lines = 2 * sum(wrong_script(line, src_lang) for line in worded) > len(worded)
     if by_lines and wrong_script("\n".join(worded), src_lang):
         raise DataError(

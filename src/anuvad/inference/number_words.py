@@ -137,9 +137,9 @@ def _parse(words: Sequence[tuple[Kind, Fraction]]) -> tuple[Fraction, int, bool,
             if kind == "shift" and value > 0 and following in ("hundred", "large"):
                 group, n, spelled = 1 + value, n + 1, True  # "सवा सौ": 1¼ hundred
                 continue
-            if kind == "large" and largest and value > largest:  # "दो हज़ार करोड़"
+            if kind == "large" and largest == 1000 and value == 10**7:  # "दो हज़ार करोड़"
                 total, largest, last, n = total * value, int(value), value, n + 1
-                continue
+                continue  # (once: "लाख करोड़" stays words, as Indian English says "5 lakh crore")
             break
         if kind == "hundred" and not hundreds and group < 100:
             group, hundreds, n, spelled = group * 100, True, n + 1, True

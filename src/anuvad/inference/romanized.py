@@ -13,20 +13,29 @@ from __future__ import annotations
 import re
 
 # Common Hindi words as chats spell them in Latin letters, leaving out any that is also an
-# English word or name ("to", "main", "par", "do", "Kal", "Ji", "Han").
+# English word ("to", "main", "par", "do", "mere", "hum", "hue", "tum", "hun") or a common name
+# ("Kal", "Ji", "Han", "Lena", "Jana", "Abhi").
 _SPELLED = """
-    hai hain hoon hun mera meri mere tera teri tere aap aapka aapki aapke tum tumhara tumhari
-    tumhe tumhein hum humara hamara hamari mujhe mujhko tujhe usko unko isko kya kyu kyun kyon
-    kaise kaisa kaisi kahan kidhar idhar udhar kab kitna kitni kitne nahi nahin haan ki ke ko se
-    mein bhi toh yeh woh kuch bahut bohot accha acha achha theek thik abhi aaj ghar naam karo
-    karna karta karti karte kiya raha rahi rahe tha thi gaya gayi hoga hogi chahiye sakta sakti
-    sakte wala wali wale yaar matlab lekin aur bhai kaun kisne kisko liye saath baat pata samajh
-    dekho chalo jao aao khana paani pani subah shaam raat namaste namaskar dhanyavad dhanyawad
-    shukriya haal hua hui hue diya liya dena lena jana aana ek
+    hai hain hoon mera meri tera teri tere aap aapka aapki aapke tumhara tumhari tumhe tumhein
+    humara hamara hamari mujhe mujhko tujhe usko unko isko kya kyu kyun kyon kaise kaisa kaisi
+    kahan kidhar idhar udhar kab kitna kitni kitne nahi nahin haan ki ke ko se mein bhi toh yeh
+    woh kuch bahut bohot accha acha achha theek thik aaj ghar naam karo karna karta karti karte
+    kiya raha rahi rahe tha thi gayi hoga hogi chahiye sakta sakti sakte wala wali wale yaar
+    matlab lekin aur bhai kaun kisne kisko liye saath baat pata samajh dekho chalo jao aao khana
+    paani pani subah shaam raat namaste namaskar dhanyavad dhanyawad shukriya haal hua hui diya
+    liya ek
 """
 WORDS = frozenset(_SPELLED.split())
+# Of them, words only Hindi has at all (not names elsewhere: "Ko Samui", "Li Hui", "Mein"):
+# a text must hold one.
+_CORE = """
+    hai hain hoon kya kyun kyon kaise kaisa kaisi kahan nahi nahin mera meri mujhe mujhko tumhe
+    tumhara tumhari aap aapka aapki aapke chahiye raha rahi rahe hoga hogi theek thik accha acha
+    achha bahut bohot yaar kuch haan namaste dhanyavad dhanyawad shukriya haal kitna kitne kitni
+"""
+CORE = frozenset(_CORE.split())
 _WORD = re.compile(r"[A-Za-z]+")
-SHARE = 0.4  # of a text's words, at least two of them
+SHARE = 0.4  # of a text's Latin words
 ROMANIZED_FIX = (
     "looks like Hindi written in Latin letters (e.g. 'mera naam Ravi hai'); the models "
     "read Hindi in Devanagari only: write it in Devanagari (a phonetic keyboard, such as the "
@@ -36,13 +45,14 @@ ROMANIZED_FIX = (
 
 
 def romanized_hindi(text: str) -> bool:
-    """Whether ``text`` is Hindi in Latin letters: no Devanagari, and at least two words and
-    :data:`SHARE` of its Latin words common Hindi words (:data:`WORDS`)."""
+    """Whether ``text`` is Hindi in Latin letters: no Devanagari, at least three Latin words,
+    two of them and :data:`SHARE` of them common Hindi words (:data:`WORDS`), one only Hindi
+    has (:data:`CORE`: "hai", "kya", "nahi")."""
     if any("\u0900" <= c <= "\u097f" for c in text):
         return False
     words = [w.lower() for w in _WORD.findall(text)]
     hits = sum(w in WORDS for w in words)
-    return hits >= 2 and hits >= SHARE * len(words)
+    return len(words) >= 3 and hits >= max(2, SHARE * len(words)) and any(w in CORE for w in words)
 
 
-__all__ = ["ROMANIZED_FIX", "SHARE", "WORDS", "romanized_hindi"]
+__all__ = ["CORE", "ROMANIZED_FIX", "SHARE", "WORDS", "romanized_hindi"]

@@ -143,7 +143,8 @@ class Translation:
     names and whether each reached the output; ``short``: the output is much shorter than the
     pair's translations of such a source are, likely wrong
     (:mod:`anuvad.inference.length_check`); ``read``: the source as the model read it where
-    that differs (its addresses behind placeholders, :mod:`anuvad.inference.placeholders`;
+    that differs (its Hindi numbers in words as digits, :mod:`anuvad.inference.number_words`;
+    its addresses behind placeholders, :mod:`anuvad.inference.placeholders`;
     ``token_ids`` are its translation's), "" where it is ``source``."""
 
     source: str

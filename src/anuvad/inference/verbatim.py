@@ -31,18 +31,15 @@ search, which then guarantees it (together with the glossary's terms).
   the model's to translate (``12th`` → ``12वीं``, ``80 kg`` → ``80 किलो``); the number must not
   be glued to other digits (``250`` is not in ``2500``).
   The digits are written in the reader's script (:attr:`Verbatim.digits`; Latin by default, as
-  Hindi news mostly writes them). The search always writes Latin digits and the output's digits
-  are transliterated after it (:func:`in_latin`, :func:`write_digits`): forcing "८" into the
-  search changed the model's words around it ("at 8 pm" → "८ मई को", 8 May);
-* ``name``: every whole-word, case-sensitive occurrence of a string in :attr:`Verbatim.keep`
-  (names the user marks; a glossary entry whose translation is its own term does the same with
-  the glossary's matching rule), and every run of words the source already writes in the
-  target's script (:attr:`Verbatim.target_script`: "मैंने Samsung Galaxy S24 Ultra खरीदा।" →
-  "I bought Samsung Galaxy S24 Ultra."), and every identifier of letters and digits ("AI302",
-  "SAVE50": :mod:`anuvad.inference.identifiers`; with :attr:`Verbatim.codes`). Required as
-  written, such a name drew junk ("… S SMM
-  24 1000,0090 SAMTTA …"), left free it was rewritten ("aulpt 24"); behind a placeholder
-  (:mod:`anuvad.inference.placeholders`) it is copied.
+  Hindi news mostly writes them), after the search, which writes Latin ones (:func:`in_latin`,
+  :func:`write_digits`): a forced "८" changed the words around it ("at 8 pm" → "८ मई को");
+* ``name``: each whole-word, case-sensitive occurrence of a :attr:`Verbatim.keep` string (a
+  glossary entry translated as itself does the same), each run of words the source writes in
+  the target's script (:attr:`Verbatim.target_script`: "मैंने Samsung Galaxy S24 Ultra खरीदा।"
+  → "I bought Samsung Galaxy S24 Ultra."), each identifier of letters and digits ("AI302":
+  :mod:`anuvad.inference.identifiers`, with :attr:`Verbatim.codes`). Required as written it
+  drew junk ("… S SMM 24 1000,0090 SAMTTA …"), free it was rewritten ("aulpt 24"); behind a
+  placeholder (:mod:`anuvad.inference.placeholders`) it is copied.
 
 Where spans overlap, a glossary term wins over all (its translation covers the numbers in it),
 then a marked name (one inside a link is copied with the link), a link or a code, a number.
@@ -135,8 +132,8 @@ class Verbatim:
             any) is in one of them, the output may write no other digit (no number the source
             lacks: a small model invents them around the required ones;
             :mod:`anuvad.decoding.source_numbers`).
-        number_words: with ``numbers``, a Hindi number written in words is read as its
-            digits, which are then copied ("ढाई सौ" as "250": :mod:`anuvad.inference.number_words`).
+        number_words: with ``numbers``, a Hindi number in words is read as its digits, then
+            copied ("ढाई सौ" as "250": :mod:`anuvad.inference.number_words`).
         langs: the source and target languages (set by the engine, :func:`search_policies`):
             with both in :data:`anuvad.inference.dates.MONTHS`, a number next to a month name
             is copied as a date in the target's words ("12 June 2024" → "12 जून 2024").

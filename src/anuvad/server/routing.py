@@ -74,7 +74,8 @@ def choose_model(
     for i, text in enumerate(texts):
         if romanized_hindi(text):  # no model reads it: English nonsense, or refused as Latin
             which = "the text" if len(texts) == 1 else f"text[{i}]"
-            raise WrongLanguageError(f"{which} {ROMANIZED_FIX}")
+            alone = "" if len(texts) == 1 else "; send the other texts in a request of their own"
+            raise WrongLanguageError(f"{which} {ROMANIZED_FIX}{alone}")
     found = detect_served(state, "\n".join(texts))
     if (
         model_id is None

@@ -285,9 +285,8 @@ export class Translator {
 async function translateText(translator, text, options) {
   const rules = translator.settings.text;
   const segments = splitDocument(text, rules.split);
-  // Hindi numbers in words, then amounts and ordinals are read as the server reads them ("ढाई
-  // सौ" as "250", "USD 25" as "$25", "₹500" as "Rs 500", "2nd" as "second"); the numbers are
-  // put back from the first reading.
+  // Read as the server reads them: Hindi number words ("ढाई सौ" as "250", numbers put back from
+  // this reading), amounts and ordinals ("USD 25" as "$25", "₹500" as "Rs 500", "2nd" as "second").
   const numbered = segments.map((s) => readNumberWords(s.text, rules));
   const read = numbered.map((t) => readOrdinals(readAmounts(t, rules), rules));
   const found = await translator.translate(read, options);

@@ -46,7 +46,7 @@ function parse(words) {
         spelled = true;
         continue;
       }
-      if (kind === "large" && largest && value > largest) {
+      if (kind === "large" && largest === 1000 && value === 1e7) {
         total *= value; // "दो हज़ार करोड़"
         largest = last = value;
         n += 1;
@@ -111,15 +111,12 @@ function written(q, largest, names, clock, rules) {
   return [digits(q / 4), false];
 }
 
-const isDigit = (c) => c !== undefined && /\p{Nd}/u.test(c);
-
 /** Whether text.slice(start, end) is half of a range or beside digits ("दो-तीन सौ", "बीस—पच्चीस",
  * "दो/तीन", "2 पच्चीस"), or overlaps a protected [start, end] span (number_words._beside_other). */
 function besideOther(text, start, end, rules, protectedSpans) {
   const joined = [text[start - 1], text[end]].some((c) => c !== undefined && rules.joiners.includes(c));
-  const before = text.slice(0, start).replace(/[ \u00a0]+$/u, "").slice(-1);
-  const after = text.slice(end).replace(/^[ \u00a0]+/u, "").slice(0, 1);
-  return joined || isDigit(before || undefined) || isDigit(after || undefined) || protectedSpans.some(([a, b]) => a < end && start < b);
+  const digits = /\p{Nd}[ \u00a0]*$/u.test(text.slice(0, start)) || /^[ \u00a0]*\p{Nd}/u.test(text.slice(end));
+  return joined || digits || protectedSpans.some(([a, b]) => a < end && start < b);
 }
 
 /** text with each Hindi number in words as digits (number_words.read_number_words), but where a
