@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import torch
@@ -22,6 +23,9 @@ from anuvad.decoding.constraints import OutputConstraint
 from anuvad.decoding.greedy import greedy_search
 from anuvad.decoding.search import Hypothesis
 from anuvad.model.transformer import Transformer, build_model
+
+if TYPE_CHECKING:
+    from anuvad.inference.translator import Translator
 
 REPO = Path(__file__).resolve().parents[1]
 # The shared corpora sit beside the checkout (or wherever $ANUVAD_DATA points).
@@ -292,3 +296,34 @@ def tiny_config(tmp: Path, *overrides: str) -> ExperimentConfig:
     ]
     config = load_config(REPO / "configs" / "tiny.yaml", base)
     return reversal_config(config, tmp / "corpus", seed=3)
+
+
+def char_translator(
+    sources: list[str], targets: list[str], langs: tuple[str, str], beam_size: int, name: str
+) -> Translator:
+    """A random model over character vocabularies trained on ``sources`` and ``targets``,
+    translating ``langs`` (source, target), ending early (a bias towards EOS): outputs of at
+    most 12 pieces, searched with ``beam_size``."""
+    from torch import nn
+
+    from anuvad.checkpoint import ModelFile
+    from anuvad.config import TokenizerConfig
+    from anuvad.data.tokenizer import EOS_ID, train_tokenizer
+    from anuvad.inference.translator import Translator
+
+    char = TokenizerConfig(model_type="char")
+    src, tgt = train_tokenizer(sources, char, 200), train_tokenizer(targets, char, 200)
+    model_config = ModelConfig(
+        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=2, num_decoder_layers=2,
+        dropout=0.0, max_positions=128, src_vocab_size=src.vocab_size,
+        tgt_vocab_size=tgt.vocab_size,
+    )  # fmt: skip
+    config = ExperimentConfig(name=name, model=model_config)
+    config.decode = DecodeConfig(beam_size=beam_size, max_len_a=0.0, max_len_b=12)
+    config.data.src_lang, config.data.tgt_lang = langs
+    torch.manual_seed(5)
+    model = build_model(model_config).eval()
+    bias = torch.zeros(tgt.vocab_size)
+    bias[EOS_ID] = 3.0
+    model.output_bias = nn.Parameter(bias)
+    return Translator(ModelFile(model, config, src, tgt))

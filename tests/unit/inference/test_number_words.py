@@ -6,17 +6,10 @@ import random
 from pathlib import Path
 
 import pytest
-import torch
-from torch import nn
 
-from anuvad.checkpoint import ModelFile
-from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
-from anuvad.data.tokenizer import EOS_ID, train_tokenizer
-from anuvad.decode_config import DecodeConfig
 from anuvad.inference.number_words import read_number_words, read_sources
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim
-from anuvad.model.transformer import build_model
 from conftest import encoded_texts
 
 
@@ -146,25 +139,15 @@ def test_a_number_that_keeps_its_word_is_read_up_to_the_word() -> None:
 @pytest.fixture(scope="module")
 def hindi_translator() -> Translator:
     """A random Hindi→English model with character vocabularies (digits included)."""
-    from conftest import EN_HI_PAIRS
+    from conftest import EN_HI_PAIRS, char_translator
 
-    char = TokenizerConfig(model_type="char")
-    src = train_tokenizer([hi for _, hi in EN_HI_PAIRS] + ["0123456789,.: ढाई सौ"], char, 200)
-    tgt = train_tokenizer([en for en, _ in EN_HI_PAIRS] + ["0123456789,.:"], char, 200)
-    model_config = ModelConfig(
-        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=2, num_decoder_layers=2,
-        dropout=0.0, max_positions=128, src_vocab_size=src.vocab_size,
-        tgt_vocab_size=tgt.vocab_size,
-    )  # fmt: skip
-    config = ExperimentConfig(name="number-words", model=model_config)
-    config.decode = DecodeConfig(beam_size=2, max_len_a=0.0, max_len_b=12)
-    config.data.src_lang, config.data.tgt_lang = "hi", "en"
-    torch.manual_seed(5)
-    model = build_model(model_config).eval()
-    bias = torch.zeros(tgt.vocab_size)
-    bias[EOS_ID] = 3.0
-    model.output_bias = nn.Parameter(bias)
-    return Translator(ModelFile(model, config, src, tgt))
+    return char_translator(
+        [hi for _, hi in EN_HI_PAIRS] + ["0123456789,.: ढाई सौ"],
+        [en for en, _ in EN_HI_PAIRS] + ["0123456789,.:"],
+        ("hi", "en"),
+        beam_size=2,
+        name="number-words",
+    )
 
 
 @pytest.mark.parametrize("beam", [1, 2])

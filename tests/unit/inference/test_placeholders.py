@@ -4,17 +4,10 @@ written: exactly once in every candidate, reported as copied, the model never se
 from __future__ import annotations
 
 import pytest
-import torch
-from torch import nn
 
-from anuvad.checkpoint import ModelFile
-from anuvad.config import ExperimentConfig, ModelConfig, TokenizerConfig
-from anuvad.data.tokenizer import EOS_ID, train_tokenizer
-from anuvad.decode_config import DecodeConfig
 from anuvad.inference.placeholders import addresses_alone, hide, reveal
 from anuvad.inference.translator import Translator
 from anuvad.inference.verbatim import Verbatim, find_spans
-from anuvad.model.transformer import build_model
 from conftest import encoded_texts
 
 
@@ -95,29 +88,15 @@ def test_a_vocabulary_that_cannot_spell_a_placeholder_sees_the_source_as_it_is()
 def latin_translator() -> Translator:
     """A random English→Hindi model whose character vocabulary can spell placeholders and
     addresses; outputs of at most 12 pieces."""
-    from conftest import EN_HI_PAIRS
+    from conftest import EN_HI_PAIRS, char_translator
 
-    char = TokenizerConfig(model_type="char")
-    src = train_tokenizer(
-        [en for en, _ in EN_HI_PAIRS] + ["care@irctc.co.in XZ 0123456789"], char, 200
+    return char_translator(
+        [en for en, _ in EN_HI_PAIRS] + ["care@irctc.co.in XZ 0123456789"],
+        [hi for _, hi in EN_HI_PAIRS] + ["care@irctc.co.in RS XZ 0123456789"],
+        ("en", "hi"),
+        beam_size=3,
+        name="placeholders",
     )
-    tgt = train_tokenizer(
-        [hi for _, hi in EN_HI_PAIRS] + ["care@irctc.co.in RS XZ 0123456789"], char, 200
-    )
-    model_config = ModelConfig(
-        d_model=32, num_heads=4, d_ff=64, num_encoder_layers=2, num_decoder_layers=2,
-        dropout=0.0, max_positions=128, src_vocab_size=src.vocab_size,
-        tgt_vocab_size=tgt.vocab_size,
-    )  # fmt: skip
-    config = ExperimentConfig(name="placeholders", model=model_config)
-    config.decode = DecodeConfig(beam_size=3, max_len_a=0.0, max_len_b=12)
-    config.data.src_lang, config.data.tgt_lang = "en", "hi"
-    torch.manual_seed(5)
-    model = build_model(model_config).eval()
-    bias = torch.zeros(tgt.vocab_size)
-    bias[EOS_ID] = 3.0
-    model.output_bias = nn.Parameter(bias)
-    return Translator(ModelFile(model, config, src, tgt))
 
 
 @pytest.mark.parametrize("beam", [1, 3])
