@@ -2,7 +2,7 @@
 features on the rows of ``anuvad calibrate --save-rows`` (which keep each source and output)::
 
     .venv/bin/python bench/confidence_signals.py --rows runs/calib-enhi.rows \\
-        --model data/trained_models/enhi_d256_L3_V8000_20261128-213019.pt \\
+        --model data/trained_models/enhi_d256_L3_V8000_20261129-161436.pt \\
         --lexicon ../shared/data/en-hi/dictionary/muse-en-hi.tsv
 
 The candidates, each computed from the source and the output alone:

@@ -3,7 +3,7 @@ currency for each amount) against the same served copying policy without them, o
 sentences that hold an amount (NTREX-128, WMT24, WMT24++, newsdev2014, IITB val)::
 
     .venv/bin/python bench/currency_amounts.py \\
-        --model data/trained_models/enhi_d256_L3_V8000_20261128-213019.pt
+        --model data/trained_models/enhi_d256_L3_V8000_20261129-161436.pt
 
 Greedy and beam 4, one thread; prints the sentence count, BLEU (``intl``) and chrF++ of both
 arms, and each sentence whose beam-4 output changed.

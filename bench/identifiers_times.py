@@ -3,7 +3,7 @@
 the NTREX-128 dev sentences that hold one::
 
     .venv/bin/python bench/identifiers_times.py \\
-        --model data/trained_models/enhi_d256_L3_V8000_20261128-213019.pt
+        --model data/trained_models/enhi_d256_L3_V8000_20261129-161436.pt
 
 Beam 4, one thread; prints the sentence count, BLEU (``intl``) and chrF++ of both arms, and
 each sentence whose output changed.

@@ -67,6 +67,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "legal text, TED talks, speeches and dictionaries, and 131,000 Hindi sentences "
         "translated back into English (a sixth round, by a better Hindi → English model)",
     ),
+    "enhi_r11": (  # round 11, on the CPU: round 9 continued twice, everyday phrases weighted up
+        "general text",
+        "trained on 125,000 sentence pairs of image captions, everyday phrases, news, Wikipedia, "
+        "government and legal text, TED talks, speeches and dictionaries, and 131,000 Hindi "
+        "sentences translated back into English (a seventh round)",
+    ),
     "hien_bt_d256_L3": (
         "general text",
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
@@ -84,6 +90,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
         "trained on 112,000 sentence pairs of image captions, news, Wikipedia, government and "
         "legal text, TED talks, speeches and dictionaries, and 112,000 English news sentences "
         "translated into Hindi (by the fifth-round English → Hindi model)",
+    ),
+    "hien_r9": (  # Hindi -> English round 9, on the CPU: round 8 continued, everyday phrases up
+        "general text",
+        "trained on 112,000 sentence pairs of image captions, everyday phrases, news, Wikipedia, "
+        "government and legal text, TED talks, speeches and dictionaries, and 112,000 English "
+        "news sentences translated into Hindi (afresh, by the ninth-round English → Hindi model)",
     ),
     "hien_d256_L3": (
         "",
