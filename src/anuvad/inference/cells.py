@@ -7,11 +7,6 @@ model dropped the pipes and some of the words between them ("घर के ब�
 Devanagari language "|" outside a table row is the danda typed on a keyboard without one
 ("आज मौसम अच्छा है | हम पार्क जाएंगे |"), so it ends a sentence instead
 (:mod:`anuvad.inference.sentences`).
-
-Lettered options on one line are cells too ("A) हाँ B) नहीं", "Do you agree? (a) yes (b) no"):
-given whole, "A) हाँ B) नहीं" came out "A) No B". Only where the line begins with the first
-option, or with a question or label before it ("?" or ":"), and every option is short (at most
-eight words): "(a) a dog and (b) a cat" inside a sentence stays one sentence.
 """
 
 from __future__ import annotations
@@ -25,18 +20,6 @@ TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")  # "|---|:--:|": layou
 ROW_CELLS = re.compile(r"[\t|]")  # between the cells of a table row
 SPACED_PIPE_CELLS = re.compile(r"\t|(?<= )\|(?= )")  # a tab, or a pipe between spaces
 TAB_CELLS = re.compile(r"\t")
-# Options "A) … B) …" (or "(a) … (b) …", one case): the line, and before each later option.
-OPTION_LINES = {
-    case: re.compile(
-        rf"^(?:[^\t]*[?:]\s+)?\(?{a}\)\s+(?:\S+\s+){{0,7}}?\(?{b}\)\s+\S+(?:\s+\S+){{0,7}}"
-        rf"(?:\s+\(?[{c}]\)\s+\S+(?:\s+\S+){{0,7}})*\s*$"
-    )
-    for case, (a, b, c) in {"upper": ("A", "B", "C-H"), "lower": ("a", "b", "c-h")}.items()
-}
-OPTIONS = {
-    "upper": re.compile(r"(?<=\s)(?=\(?[A-H]\)\s)"),
-    "lower": re.compile(r"(?<=\s)(?=\(?[a-h]\)\s)"),
-}
 
 
 def pipe_is_danda(lang: str) -> bool:
@@ -44,26 +27,20 @@ def pipe_is_danda(lang: str) -> bool:
     return SCRIPTS.get(lang) == SCRIPTS["hi"]
 
 
-def cell_separator(line: str, lang: str, whole: str | None = None) -> re.Pattern[str]:
-    """What separates the cells of ``line`` in a ``lang`` document (module docstring);
-    ``whole``: the full line whose rest after a list marker ``line`` is (its options)."""
+def cell_separator(line: str, lang: str) -> re.Pattern[str]:
+    """What separates the cells of ``line`` in a ``lang`` document (module docstring)."""
     if TABLE_ROW.match(line):
         return ROW_CELLS
-    for case, options in OPTION_LINES.items():
-        if options.match(whole or line):
-            return OPTIONS[case]
     return TAB_CELLS if pipe_is_danda(lang) else SPACED_PIPE_CELLS
 
 
-def cell_spans(line: str, lang: str, whole: str | None = None) -> list[tuple[int, int]]:
+def cell_spans(line: str, lang: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of ``line``, in order, separators left out (a table row's
-    outer pipes give empty cells at its ends; the rule under a table's head has none);
-    ``whole``: the full line where ``line`` is its rest after a list marker (options: "A) हाँ
-    B) नहीं" without its "A) "), which decides what separates the cells."""
+    outer pipes give empty cells at its ends; the rule under a table's head has none)."""
     if TABLE_RULE.match(line):
         return []
     spans, start = [], 0
-    for separator in cell_separator(line, lang, whole).finditer(line):
+    for separator in cell_separator(line, lang).finditer(line):
         spans.append((start, separator.start()))
         start = separator.end()
     spans.append((start, len(line)))

@@ -180,11 +180,11 @@ def split_document(
             fenced = fenced != fence
             offset += len(line) + 1
             continue
-        # Cells (a tab, a table's pipes, options: inference.cells), after the line's list marker
+        # Cells (a tab, a table's pipes: inference.cells), after the line's list marker
         # ("1.<TAB>The train is late.": a marker followed by a tab is one).
         lead = _LIST_MARKER.match(line)
         rest = lead.end() if lead else 0
-        for first, last in cell_spans(line[rest:], lang, line):
+        for first, last in cell_spans(line[rest:], lang):
             cell, base = line[rest + first : rest + last], offset + rest + first
             marker = _LIST_MARKER.match(cell)
             skip = marker.end() if marker else 0

@@ -103,9 +103,6 @@ def text_rules(src_lang: str, tgt_lang: str) -> dict[str, Any]:
         # what separates a line's cells (cells.cell_separator): a table row's, else this language's
         "table_row": js_pattern(cells.TABLE_ROW.pattern),
         "table_rule": js_pattern(cells.TABLE_RULE.pattern),
-        # lettered options on one line ("A) हाँ B) नहीं"), by case: the line, the separators
-        "option_lines": {c: js_pattern(p.pattern) for c, p in cells.OPTION_LINES.items()},
-        "options": {c: js_pattern(p.pattern) for c, p in cells.OPTIONS.items()},
         "row_cells": js_pattern(cells.ROW_CELLS.pattern),
         "cells": js_pattern(
             (cells.TAB_CELLS if cells.pipe_is_danda(src_lang) else cells.SPACED_PIPE_CELLS).pattern

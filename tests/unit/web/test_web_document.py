@@ -58,13 +58,9 @@ DOCUMENTS = {
         # so does a pipe between spaces and in a Markdown table row (inference.cells)
         "Home | About Us | Contact\nPrice: ₹500 | Size: M\n| City | Population |\n|---|---|\n"
         "| Delhi | 3.2 crore |\n- a|b and a |b stay. | Lead pipe.",
-        # lettered options on one line are cells too (inference.cells)
-        "Options: A) yes B) no C) maybe\nDo you agree? (a) yes (b) no\nI have (a) a dog and (b) a "
-        "cat.\nA) one two three four five six seven eight nine B) no\nA) yes b) no",
     ],
     "hi": [
         "वह घर गया। फिर वापस आया| क्या वह ठीक है? हाँ!\nनई पंक्ति॥ अंत.",
-        "A) हाँ B) नहीं\nक्या आप सहमत हैं? (a) हाँ (b) नहीं",
         '  "उद्धरण।" और फिर (कोष्ठक।) आगे ',
         "आज अच्छा है। 🎉 कल मिलेंगे। 😀\n👍🏽 ठीक है।",
         "शब्द। अंत\u200d\nक्\u200dष और क्\u200cष। 👍",

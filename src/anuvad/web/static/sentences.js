@@ -247,7 +247,7 @@ export function splitDocument(text, split) {
     marker.lastIndex = 0;
     const lead = marker.exec(line);
     const rest = lead ? lead[0].length : 0;
-    for (const [first, last] of cellSpans(line.slice(rest), split, line)) {
+    for (const [first, last] of cellSpans(line.slice(rest), split)) {
       const cell = line.slice(rest + first, rest + last);
       const base = offset + rest + first;
       marker.lastIndex = 0;
@@ -278,13 +278,11 @@ export function splitDocument(text, split) {
 }
 
 /** [start, end] of each cell of a line (cells.cell_spans): a table row's pipes, a tab, or a
- * pipe between spaces where the language does not type it for the danda, options ("A) हाँ B) नहीं");
- * none in a table's rule. whole: the full line where line is its rest after a list marker. */
-function cellSpans(line, split, whole = line) {
+ * pipe between spaces where the language does not type it for the danda; none in a table's rule. */
+function cellSpans(line, split) {
   if (re(split.table_rule, "u").test(line)) return [];
   const row = re(split.table_row, "u").test(line);
-  const options = row ? undefined : Object.keys(split.option_lines).find((c) => re(split.option_lines[c], "u").test(whole));
-  const separator = re(row ? split.row_cells : options ? split.options[options] : split.cells, "gu");
+  const separator = re(row ? split.row_cells : split.cells, "gu");
   const spans = [];
   let start = 0;
   for (const m of line.matchAll(separator)) {
