@@ -65,11 +65,17 @@ _KEPT_WORD = 100_000
 Kind = Literal["count", "whole", "shift", "hundred", "large"]
 
 
+# U+0958 … U+095F (a letter with its nukta, precomposed) to the letter, nukta and chandrabindu
+# dropped to what they sit on: one table for every word's key.
+_FOLD = str.maketrans(
+    {chr(0x0958 + i): base for i, base in enumerate("कखगजडढफय")} | {"\u093c": None, "ँ": "ं"}
+)
+
+
 def _key(word: str) -> str:
     """``word`` with its nukta dropped and chandrabindu as anusvara ("करोड़" and "करोड",
     "पाँच" and "पांच" are one key)."""
-    precomposed = {chr(0x0958 + i): base for i, base in enumerate("कखगजडढफय")}
-    return "".join(precomposed.get(c, c) for c in word).replace("\u093c", "").replace("ँ", "ं")
+    return word.translate(_FOLD)
 
 
 def _table() -> dict[str, tuple[Kind, Fraction]]:
